@@ -1,0 +1,99 @@
+package skygate
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes are stable PascalCase identifiers that partners may switch on. The HTTP
+// layer maps each to one status; anything that is not an *Error is CodeInternal.
+const (
+	CodeValidation                = "ValidationFailed"
+	CodeBadRequest                = "BadRequest"
+	CodeNotFound                  = "NotFound"
+	CodeConflict                  = "Conflict"
+	CodeUnauthorized              = "Unauthorized"
+	CodeInsufficientScope         = "InsufficientScope"
+	CodeForbidden                 = "Forbidden"
+	CodeRateLimited               = "RateLimited"
+	CodePayloadTooLarge           = "PayloadTooLarge"
+	CodeUnsupportedMediaType      = "UnsupportedMediaType"
+	CodeNotAcceptable             = "NotAcceptable"
+	CodeMethodNotAllowed          = "MethodNotAllowed"
+	CodeClientCertificateRequired = "ClientCertificateRequired"
+	CodeIdempotencyConflict       = "IdempotencyConflict"
+	CodeIdempotencyInProgress     = "IdempotencyInProgress"
+	CodeInvalidBookingStatus      = "InvalidBookingStatus"
+	CodePassNotReady              = "PassNotReady"
+	CodeWebhookExists             = "WebhookExists"
+	CodePoolExhausted             = "PoolExhausted"
+	CodeInsufficientFunds         = "InsufficientFunds"
+	CodeUnavailable               = "Unavailable"
+	CodeInternal                  = "Internal"
+)
+
+// Error is the one domain error. Message is safe to show to the caller; Err is the
+// private cause, which is logged and never sent.
+type Error struct {
+	Code    string
+	Message string
+	// Fields lists per-field problems of a CodeValidation error.
+	Fields []FieldError
+	Err    error
+}
+
+// FieldError names one invalid field of a request, by its JSON path.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the code and a formatted public message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ValidationError returns a CodeValidation error listing the invalid fields.
+func ValidationError(fields ...FieldError) *Error {
+	return &Error{Code: CodeValidation, Message: "the request failed validation", Fields: fields}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, CodeInternal for any
+// other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return CodeInternal
+	}
+}
+
+// ErrorMessage returns the public message of err; internal errors get a fixed text so
+// that nothing private leaks.
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	default:
+		return "an internal error occurred"
+	}
+}
+
+// IsCode reports whether err carries the code.
+func IsCode(err error, code string) bool { return ErrorCode(err) == code }

@@ -1,0 +1,147 @@
+package skygate
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scopes named by the contract. Admin scopes end in ":*".
+const (
+	ScopeESIMWrite            = "esim:write"
+	ScopeESIMRead             = "esim:read"
+	ScopeCatalogESIMRead      = "catalog.esim:read"
+	ScopeCatalogFastTrackRead = "catalog.fasttrack:read"
+	ScopeCatalogLoungesRead   = "catalog.lounges:read"
+	ScopeBookingWrite         = "booking.fasttrack:write"
+	ScopeBookingRead          = "booking.fasttrack:read"
+	ScopeWebhooksWrite        = "webhooks:write"
+	ScopeWebhooksRead         = "webhooks:read"
+	ScopeAdminAccounts        = "identity.account:*"
+	ScopeAdminApplications    = "identity.application:*"
+)
+
+// B2BScopes are the scopes an application may be allowed; admin scopes are for employees.
+var B2BScopes = []string{
+	ScopeCatalogLoungesRead, ScopeCatalogFastTrackRead, ScopeCatalogESIMRead,
+	ScopeBookingWrite, ScopeBookingRead, ScopeESIMWrite, ScopeESIMRead,
+	ScopeWebhooksWrite, ScopeWebhooksRead,
+}
+
+// AllScopes is every scope the service knows, B2B and admin.
+var AllScopes = append(slices.Clone(B2BScopes), ScopeAdminAccounts, ScopeAdminApplications)
+
+// IsKnownScope reports whether s is one of AllScopes.
+func IsKnownScope(s string) bool { return slices.Contains(AllScopes, s) }
+
+// ParseScopes splits a space-separated scope string (RFC 6749 §3.3), dropping empty
+// parts and duplicates while keeping the first order.
+func ParseScopes(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AccountStatus is active or suspended. A suspended account's tokens stop working at once.
+type AccountStatus string
+
+const (
+	AccountActive    AccountStatus = "active"
+	AccountSuspended AccountStatus = "suspended"
+)
+
+// Account is a tenant. Every business object belongs to exactly one account.
+type Account struct {
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Status    AccountStatus `json:"status"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
+}
+
+// Application is a B2B client of an account. Its secret is never stored: SecretHash is
+// a keyed fast hash (HMAC-SHA256) of a ≥32-byte random secret.
+type Application struct {
+	ID            string   `json:"id"`
+	AccountID     string   `json:"account_id"`
+	Name          string   `json:"name"`
+	ClientID      string   `json:"client_id"`
+	SecretHash    []byte   `json:"-"`
+	AllowedScopes []string `json:"allowed_scopes"`
+	Sandbox       bool     `json:"sandbox"`
+	// ClientCertSHA256 optionally binds the application to one client certificate
+	// (RFC 8705 x5t#S256, base64url without padding). Empty means any certificate that
+	// chains to the client CA.
+	ClientCertSHA256 string    `json:"client_cert_sha256,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// SigningKey is one ES256 key of the token issuer. The private key is stored encrypted
+// with the master key so that replicas on one database share it and a database dump
+// does not reveal it.
+type SigningKey struct {
+	ID string // the JWS kid
+	// PrivateKeyEnc is the PKCS#8 private key sealed with the master key.
+	PrivateKeyEnc []byte
+	// PublicKeyDER is the PKIX public key, kept in clear for the JWKS.
+	PublicKeyDER []byte
+	CreatedAt    time.Time
+	// ActiveAt is when the key starts signing. Until then it is only published, so that
+	// verifiers that cache the JWKS learn it before the first token signed with it.
+	ActiveAt time.Time
+}
+
+// AccountStore keeps accounts.
+type AccountStore interface {
+	// CreateAccount inserts a. ID, CreatedAt and UpdatedAt are set by the caller. A name
+	// already taken is CodeConflict.
+	CreateAccount(ctx context.Context, a *Account) error
+	// Account returns the account or CodeNotFound.
+	Account(ctx context.Context, accountID string) (*Account, error)
+	// AccountByName returns the account with that exact name or CodeNotFound.
+	AccountByName(ctx context.Context, name string) (*Account, error)
+	// ListAccounts returns a page of accounts ordered by creation, and the total count.
+	ListAccounts(ctx context.Context, p Page) ([]*Account, int, error)
+	// SetAccountStatus changes the status and UpdatedAt (to now) and returns the result,
+	// or CodeNotFound.
+	SetAccountStatus(ctx context.Context, accountID string, s AccountStatus, now time.Time) (*Account, error)
+	// AccountsUpdatedSince returns accounts whose UpdatedAt is at or after t. The token
+	// middleware polls it to learn suspensions made by other replicas.
+	AccountsUpdatedSince(ctx context.Context, t time.Time) ([]*Account, error)
+}
+
+// ApplicationStore keeps applications. Every method but ApplicationByClientID takes the
+// account id; an application of another account is CodeNotFound.
+type ApplicationStore interface {
+	// CreateApplication inserts app. A client_id already taken is CodeConflict; an
+	// unknown account is CodeNotFound.
+	CreateApplication(ctx context.Context, app *Application) error
+	// Application returns the account's application or CodeNotFound.
+	Application(ctx context.Context, accountID, applicationID string) (*Application, error)
+	// ApplicationByClientID authenticates a client: it returns the application and its
+	// account, or CodeNotFound.
+	ApplicationByClientID(ctx context.Context, clientID string) (*Application, *Account, error)
+	// ListApplications returns a page of the account's applications and the total.
+	ListApplications(ctx context.Context, accountID string, p Page) ([]*Application, int, error)
+	// DeleteApplication removes the account's application or returns CodeNotFound.
+	DeleteApplication(ctx context.Context, accountID, applicationID string) error
+	// SetApplicationSecret replaces the secret hash and UpdatedAt, or CodeNotFound.
+	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
+}
+
+// KeyStore keeps the token signing keys.
+type KeyStore interface {
+	// CreateSigningKey inserts k; a kid already taken is CodeConflict.
+	CreateSigningKey(ctx context.Context, k *SigningKey) error
+	// SigningKeys returns every key, oldest ActiveAt first.
+	SigningKeys(ctx context.Context) ([]*SigningKey, error)
+	// DeleteSigningKeys removes the keys with those kids (retired keys whose tokens have
+	// all expired); unknown kids are ignored.
+	DeleteSigningKeys(ctx context.Context, kids []string) error
+}
