@@ -1,0 +1,187 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environments.
+const (
+	EnvDevelopment = "development"
+	EnvSandbox     = "sandbox"
+	EnvProduction  = "production"
+)
+
+// Config is the whole operator configuration. Zero values never reach the server: Load
+// fills every default.
+type Config struct {
+	Env      string
+	HTTPAddr string
+	MTLSAddr string
+	// DatabaseURL is sqlite://PATH or postgres://…
+	DatabaseURL string
+	DataDir     string
+	PublicURL   string
+	// MasterKey is the 32-byte key-encryption key, or nil when it must be generated into
+	// the data dir (never in production).
+	MasterKey       []byte
+	Migrate         bool
+	TokenTTL        time.Duration
+	KeyPrepublish   time.Duration
+	ConfirmWindow   time.Duration
+	WebhookGrace    time.Duration
+	WebhookPrivate  bool
+	OIDCIssuer      string
+	OIDCClientID    string
+	OIDCSecret      string
+	AdminRedirects  []string
+	RoleMap         map[string]string
+	TLSCert         string
+	TLSKey          string
+	ClientCA        string
+	ProxyCertHeader string
+	TrustedProxies  []netip.Prefix
+	RedisURL        string
+	LogLevel        string
+}
+
+// Production reports whether the service runs in production.
+func (c *Config) Production() bool { return c.Env == EnvProduction }
+
+// DevPKI reports whether the TLS material comes from the generated development PKI.
+func (c *Config) DevPKI() bool { return c.TLSCert == "" && c.TLSKey == "" && c.ClientCA == "" }
+
+// DevIdP reports whether the built-in development identity provider is used.
+func (c *Config) DevIdP() bool { return c.OIDCIssuer == "" }
+
+// SQLitePath returns the file of a sqlite:// database URL and true, or "" and false for
+// any other engine.
+func (c *Config) SQLitePath() (string, bool) {
+	p, ok := strings.CutPrefix(c.DatabaseURL, "sqlite://")
+	return p, ok
+}
+
+// Load reads the configuration through getenv. Every invalid variable is reported in
+// the returned error, joined.
+func Load(getenv func(string) string) (*Config, error) {
+	l := loader{getenv: getenv}
+	c := &Config{
+		Env:             l.str("SKYGATE_ENV", EnvDevelopment),
+		HTTPAddr:        l.str("SKYGATE_HTTP_ADDR", "127.0.0.1:8080"),
+		MTLSAddr:        l.str("SKYGATE_MTLS_ADDR", "127.0.0.1:8443"),
+		DataDir:         l.str("SKYGATE_DATA_DIR", "./data"),
+		PublicURL:       strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://127.0.0.1:8080"), "/"),
+		Migrate:         l.boolean("SKYGATE_MIGRATE", true),
+		TokenTTL:        l.duration("SKYGATE_TOKEN_TTL", time.Hour),
+		KeyPrepublish:   l.duration("SKYGATE_KEY_PREPUBLISH", 10*time.Minute),
+		ConfirmWindow:   l.duration("SKYGATE_CONFIRM_WINDOW", 30*time.Minute),
+		WebhookGrace:    l.duration("SKYGATE_WEBHOOK_GRACE", 24*time.Hour),
+		OIDCIssuer:      l.str("SKYGATE_OIDC_ISSUER", ""),
+		OIDCClientID:    l.str("SKYGATE_OIDC_CLIENT_ID", ""),
+		OIDCSecret:      l.str("SKYGATE_OIDC_CLIENT_SECRET", ""),
+		TLSCert:         l.str("SKYGATE_TLS_CERT", ""),
+		TLSKey:          l.str("SKYGATE_TLS_KEY", ""),
+		ClientCA:        l.str("SKYGATE_CLIENT_CA", ""),
+		ProxyCertHeader: l.str("SKYGATE_TRUSTED_PROXY_CERT_HEADER", ""),
+		RedisURL:        l.str("SKYGATE_REDIS_URL", ""),
+		LogLevel:        l.str("SKYGATE_LOG_LEVEL", "info"),
+	}
+	switch c.Env {
+	case EnvDevelopment, EnvSandbox, EnvProduction:
+	default:
+		l.fail("SKYGATE_ENV", "must be development, sandbox or production, got %q", c.Env)
+	}
+	c.DatabaseURL = l.str("SKYGATE_DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "skygate.db"))
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite://") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		l.fail("SKYGATE_DATABASE_URL", "must start with sqlite:// or postgres://")
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.fail("SKYGATE_PUBLIC_URL", "must be an absolute http(s) URL")
+	}
+	c.WebhookPrivate = l.boolean("SKYGATE_WEBHOOK_ALLOW_PRIVATE", c.Env == EnvDevelopment)
+	c.MasterKey = l.masterKey("SKYGATE_MASTER_KEY")
+	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", c.PublicURL+"/admin/callback"), ",", " "))
+	c.RoleMap = l.roleMap("SKYGATE_ROLE_MAP")
+	c.TrustedProxies = l.prefixes("SKYGATE_TRUSTED_PROXIES")
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow}} {
+		if d.v <= 0 {
+			l.fail(d.name, "must be positive")
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") || (c.TLSCert != "" && c.ClientCA == "") {
+		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together")
+	}
+	if c.OIDCIssuer != "" && c.OIDCClientID == "" {
+		l.fail("SKYGATE_OIDC_CLIENT_ID", "is required with SKYGATE_OIDC_ISSUER")
+	}
+	if c.ProxyCertHeader != "" && len(c.TrustedProxies) == 0 {
+		l.fail("SKYGATE_TRUSTED_PROXIES", "is required with SKYGATE_TRUSTED_PROXY_CERT_HEADER")
+	}
+	if c.Production() {
+		if c.MasterKey == nil {
+			l.fail("SKYGATE_MASTER_KEY", "is required in production")
+		}
+		if c.DevPKI() {
+			l.fail("SKYGATE_TLS_CERT", "production refuses the development PKI: set SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA")
+		}
+		if c.DevIdP() {
+			l.fail("SKYGATE_OIDC_ISSUER", "production refuses the development identity provider")
+		}
+		if c.RoleMap == nil {
+			l.fail("SKYGATE_ROLE_MAP", "is required in production")
+		}
+	}
+	if err := errors.Join(l.errs...); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return c, nil
+}
+
+type loader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (l *loader) fail(name, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s %s", name, fmt.Sprintf(format, args...)))
+}
+
+func (l *loader) str(name, def string) string {
+	if v := strings.TrimSpace(l.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (l *loader) boolean(name string, def bool) bool {
+	v := l.getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		l.fail(name, "must be true or false, got %q", v)
+	}
+	return b
+}
+
+func (l *loader) duration(name string, def time.Duration) time.Duration {
+	v := l.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		l.fail(name, "must be a Go duration such as 30m, got %q", v)
+	}
+	return d
+}

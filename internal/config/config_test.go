@@ -1,0 +1,96 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate/internal/config"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Env != "development" || c.HTTPAddr != "127.0.0.1:8080" || c.MTLSAddr != "127.0.0.1:8443" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c.DatabaseURL != "sqlite://data/skygate.db" {
+		t.Errorf("DatabaseURL = %q", c.DatabaseURL)
+	}
+	if c.TokenTTL != time.Hour || c.ConfirmWindow != 30*time.Minute || c.WebhookGrace != 24*time.Hour || c.KeyPrepublish != 10*time.Minute {
+		t.Errorf("durations: %+v", c)
+	}
+	if !c.WebhookPrivate || !c.DevPKI() || !c.DevIdP() || !c.Migrate {
+		t.Errorf("development conveniences off: %+v", c)
+	}
+	if got := c.AdminRedirects; len(got) != 1 || got[0] != "http://127.0.0.1:8080/admin/callback" {
+		t.Errorf("AdminRedirects = %v", got)
+	}
+}
+
+func TestLoadValues(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(map[string]string{
+		"SKYGATE_ENV":                       "sandbox",
+		"SKYGATE_MASTER_KEY":                strings.Repeat("ab", 32),
+		"SKYGATE_ROLE_MAP":                  "grp-ops=admin, grp-audit=auditor",
+		"SKYGATE_TRUSTED_PROXIES":           "10.0.0.0/8, 127.0.0.1",
+		"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert",
+		"SKYGATE_ADMIN_REDIRECT_URIS":       "https://a.example/cb,https://b.example/cb",
+		"SKYGATE_PUBLIC_URL":                "https://api.example/",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.MasterKey) != 32 || c.RoleMap["grp-audit"] != "auditor" || len(c.TrustedProxies) != 2 || len(c.AdminRedirects) != 2 {
+		t.Errorf("parsed: %+v", c)
+	}
+	if c.PublicURL != "https://api.example" || c.WebhookPrivate {
+		t.Errorf("PublicURL %q WebhookPrivate %v", c.PublicURL, c.WebhookPrivate)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	_, err := config.Load(env(map[string]string{
+		"SKYGATE_ENV":          "production",
+		"SKYGATE_TOKEN_TTL":    "forever",
+		"SKYGATE_MIGRATE":      "maybe",
+		"SKYGATE_DATABASE_URL": "mysql://x",
+		"SKYGATE_ROLE_MAP":     "nogroup",
+	}))
+	if err == nil {
+		t.Fatal("want error")
+	}
+	for _, want := range []string{"SKYGATE_TOKEN_TTL", "SKYGATE_MIGRATE", "SKYGATE_DATABASE_URL", "SKYGATE_MASTER_KEY", "development PKI", "development identity provider", "SKYGATE_ROLE_MAP"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}
+
+func TestParseMasterKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{strings.Repeat("0f", 32), true},
+		{"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", true},
+		{"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", true},
+		{"short", false},
+		{strings.Repeat("0f", 31), false},
+	} {
+		_, err := config.ParseMasterKey(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("ParseMasterKey(%q) err=%v", tc.in, err)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package config
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/netip"
+	"strings"
+)
+
+// masterKey accepts 32 bytes as 64 hex digits or standard/URL base64.
+func (l *loader) masterKey(name string) []byte {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return nil
+	}
+	if k, err := ParseMasterKey(v); err == nil {
+		return k
+	}
+	l.fail(name, "must be 32 bytes as 64 hex digits or base64")
+	return nil
+}
+
+// ParseMasterKey decodes a 32-byte key written as 64 hex digits or base64 (standard or
+// URL alphabet, padded or not).
+func ParseMasterKey(v string) ([]byte, error) {
+	v = strings.TrimSpace(v)
+	if k, err := hex.DecodeString(v); err == nil && len(k) == 32 {
+		return k, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if k, err := enc.DecodeString(v); err == nil && len(k) == 32 {
+			return k, nil
+		}
+	}
+	return nil, errBadKey
+}
+
+var errBadKey = errors.New("master key must be 32 bytes as 64 hex digits or base64")
+
+// roleMap parses "group=role,group=role".
+func (l *loader) roleMap(name string) map[string]string {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return nil
+	}
+	m := map[string]string{}
+	for _, pair := range strings.Split(v, ",") {
+		g, r, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok || strings.TrimSpace(g) == "" || strings.TrimSpace(r) == "" {
+			l.fail(name, "entries must be group=role, got %q", pair)
+			continue
+		}
+		m[strings.TrimSpace(g)] = strings.TrimSpace(r)
+	}
+	return m
+}
+
+// prefixes parses a comma or space separated list of CIDRs or single addresses.
+func (l *loader) prefixes(name string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, f := range strings.Fields(strings.ReplaceAll(l.getenv(name), ",", " ")) {
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			l.fail(name, "has an invalid CIDR or address %q", f)
+			continue
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out
+}
