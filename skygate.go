@@ -7,6 +7,10 @@ package skygate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/hex"
+	"strings"
 	"time"
 )
 
@@ -23,4 +27,53 @@ type Page struct {
 // Pinger reports whether a backend is reachable; /readyz uses it.
 type Pinger interface {
 	Ping(ctx context.Context) error
+}
+
+// NewID returns a random (version 4) UUID in its canonical lowercase form.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+// IsID reports whether s is a UUID in canonical lowercase form; path parameters that
+// are not are answered 404 without a store lookup.
+func IsID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NewClientID returns a new public client identifier: "skg_" and 20 random base32
+// characters.
+func NewClientID() string {
+	var b [15]byte
+	_, _ = rand.Read(b[:])
+	return "skg_" + strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
 }
