@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// accountGate answers "is this account active?" on the hot path from memory. A miss
+// reads the store once; a poller applies changes made by any replica, so a suspension
+// takes effect everywhere within one poll interval and at once on the replica that made
+// it (Set).
+type accountGate struct {
+	store skygate.AccountStore
+	now   skygate.Clock
+	log   *slog.Logger
+
+	mu     sync.RWMutex
+	status map[string]skygate.AccountStatus
+	since  time.Time
+}
+
+func newAccountGate(store skygate.AccountStore, now skygate.Clock, log *slog.Logger) *accountGate {
+	return &accountGate{store: store, now: now, log: log, status: map[string]skygate.AccountStatus{}, since: now()}
+}
+
+// Active reports whether the account exists and is active.
+func (g *accountGate) Active(ctx context.Context, accountID string) (bool, error) {
+	g.mu.RLock()
+	st, ok := g.status[accountID]
+	g.mu.RUnlock()
+	if ok {
+		return st == skygate.AccountActive, nil
+	}
+	a, err := g.store.Account(ctx, accountID)
+	if skygate.IsCode(err, skygate.CodeNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	g.Set(a.ID, a.Status)
+	return a.Status == skygate.AccountActive, nil
+}
+
+// Set records a status change made by this replica.
+func (g *accountGate) Set(accountID string, st skygate.AccountStatus) {
+	g.mu.Lock()
+	g.status[accountID] = st
+	g.mu.Unlock()
+}
+
+// pollOverlap re-reads a little before the last poll so that clock skew between
+// replicas cannot hide a change.
+const pollOverlap = 5 * time.Second
+
+// Poll applies the account changes since the last poll.
+func (g *accountGate) Poll(ctx context.Context) error {
+	g.mu.RLock()
+	since := g.since
+	g.mu.RUnlock()
+	started := g.now()
+	changed, err := g.store.AccountsUpdatedSince(ctx, since.Add(-pollOverlap))
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, a := range changed {
+		if _, known := g.status[a.ID]; known {
+			g.status[a.ID] = a.Status
+		}
+	}
+	g.since = started
+	return nil
+}
+
+// Run polls every interval until ctx ends.
+func (g *accountGate) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := g.Poll(ctx); err != nil && ctx.Err() == nil {
+				g.log.WarnContext(ctx, "account poll failed", "err", err)
+			}
+		}
+	}
+}

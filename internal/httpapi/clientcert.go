@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// ClientCertConfig says how booking routes find the caller's client certificate.
+type ClientCertConfig struct {
+	// CAs verify certificates that arrive in ProxyHeader (the TLS listener verifies its
+	// own with the same pool).
+	CAs *x509.CertPool
+	// ProxyHeader, when set, names a header carrying the URL-escaped PEM certificate
+	// (as nginx's $ssl_client_escaped_cert), honoured only from TrustedProxies.
+	ProxyHeader    string
+	TrustedProxies []netip.Prefix
+}
+
+// clientCertificate returns the verified client certificate of the request, or
+// ClientCertificateRequired. A certificate from the TLS handshake was already verified
+// against the client CA by the listener (tls.VerifyClientCertIfGiven).
+func (s *Server) clientCertificate(r *http.Request) (*x509.Certificate, error) {
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 && len(r.TLS.VerifiedChains) > 0 {
+		return r.TLS.PeerCertificates[0], nil
+	}
+	cfg := s.deps.ClientCerts
+	if cfg.ProxyHeader != "" && cfg.CAs != nil && s.fromTrustedProxy(r) {
+		if v := r.Header.Get(cfg.ProxyHeader); v != "" {
+			cert, err := parseProxyCert(v)
+			if err != nil {
+				return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate is not a PEM certificate")
+			}
+			_, err = cert.Verify(x509.VerifyOptions{Roots: cfg.CAs, CurrentTime: s.now(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+			if err != nil {
+				return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate does not chain to the client CA")
+			}
+			return cert, nil
+		}
+	}
+	return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "booking routes need a client certificate on the mutual-TLS listener")
+}
+
+func (s *Server) fromTrustedProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range s.deps.ClientCerts.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+func parseProxyCert(v string) (*x509.Certificate, error) {
+	unescaped, err := url.QueryUnescape(v)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode([]byte(unescaped))
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, errNotPEM
+	}
+	return x509.ParseCertificate(block.Bytes)
+}
+
+var errNotPEM = skygate.Errorf(skygate.CodeBadRequest, "not a PEM certificate")
+
+// CertThumbprint is the RFC 8705 x5t#S256 of a certificate: base64url(SHA-256(DER)).
+func CertThumbprint(cert *x509.Certificate) string {
+	sum := sha256.Sum256(cert.Raw)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// requireClientCert wraps an authenticated handler: the request must carry a verified
+// client certificate and, when the token's application is bound to one
+// (client_cert_sha256), exactly that certificate.
+func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		cert, err := s.clientCertificate(r)
+		if err != nil {
+			return err
+		}
+		claims := principalFrom(r.Context())
+		if claims == nil || claims.ClientID == "" {
+			return next(w, r)
+		}
+		bound, err := s.certBinding(r, claims.ClientID)
+		if err != nil {
+			return err
+		}
+		if bound != "" && bound != CertThumbprint(cert) {
+			return skygate.Errorf(skygate.CodeClientCertificateRequired, "the client certificate does not match the one bound to this application")
+		}
+		return next(w, r)
+	}
+}
+
+// certBindingTTL bounds how long a changed binding may take to apply on a replica.
+const certBindingTTL = 10 * time.Second
+
+// certBinding returns the application's bound thumbprint, cached briefly.
+func (s *Server) certBinding(r *http.Request, clientID string) (string, error) {
+	now := s.now()
+	if v, ok := s.bindings.Load(clientID); ok {
+		if e := v.(bindingEntry); now.Before(e.until) {
+			return e.thumbprint, nil
+		}
+	}
+	app, _, err := s.deps.Store.ApplicationByClientID(r.Context(), clientID)
+	if skygate.IsCode(err, skygate.CodeNotFound) {
+		return "", skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
+	}
+	if err != nil {
+		return "", err
+	}
+	s.bindings.Store(clientID, bindingEntry{thumbprint: app.ClientCertSHA256, until: now.Add(certBindingTTL)})
+	return app.ClientCertSHA256, nil
+}
+
+type bindingEntry struct {
+	thumbprint string
+	until      time.Time
+}

@@ -1,0 +1,165 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+type ctxKey int
+
+const (
+	ctxRequestID ctxKey = iota
+	ctxPrincipal
+)
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(ctxRequestID).(string)
+	return id
+}
+
+// validRequestID accepts 1–128 characters of [A-Za-z0-9._-], as the contract says.
+func validRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// responseWriter records the status for logs and metrics, and replaces the plain-text
+// 404/405 answers of http.ServeMux with problem+json.
+type responseWriter struct {
+	http.ResponseWriter
+	s       *Server
+	r       *http.Request
+	status  int
+	written int64
+	swallow bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.status != 0 {
+		return
+	}
+	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) &&
+		strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		// Only ServeMux writes text/plain errors: our handlers return errors instead.
+		w.swallow = true
+		w.Header().Del("X-Content-Type-Options")
+		err := skygate.Errorf(skygate.CodeNotFound, "no resource at %s", w.r.URL.Path)
+		if code == http.StatusMethodNotAllowed {
+			err = skygate.Errorf(skygate.CodeMethodNotAllowed, "%s is not allowed here; see the Allow header", w.r.Method)
+		}
+		w.status = code
+		w.s.writeError(w.ResponseWriter, w.r, err)
+		return
+	}
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.swallow {
+		return len(b), nil
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.written += int64(n)
+	return n, err
+}
+
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
+// then the router.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := s.now()
+	id := r.Header.Get("X-Request-ID")
+	if !validRequestID(id) {
+		id = newRequestID()
+	}
+	w.Header().Set("X-Request-ID", id)
+	ctx := context.WithValue(r.Context(), ctxRequestID, id)
+	r = r.WithContext(ctx)
+	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", id)
+			if rw.status == 0 {
+				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
+			}
+		}
+		s.observe(rw, r, start)
+	}()
+	s.mux.ServeHTTP(rw, r)
+}
+
+// observe logs one line per request and updates the metrics.
+func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
+	status := rw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	elapsed := s.now().Sub(start)
+	route := r.Pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	s.metrics.observe(route, r.Method, status, elapsed)
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Int64("bytes", rw.written),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.String("request_id", requestIDFrom(r.Context())),
+	}
+	if p := principalFrom(r.Context()); p != nil {
+		if p.AccountID != "" {
+			attrs = append(attrs, slog.String("account_id", p.AccountID))
+		}
+		attrs = append(attrs, slog.String("sub", p.Subject))
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+}
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc: a returned error becomes a problem+json response.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

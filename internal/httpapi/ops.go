@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// healthz answers 200 while the process serves requests.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when every readiness check passes (database reachable, signing
+// key loaded), else 503 with the failing checks.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ok := true
+	for name, check := range s.deps.Ready {
+		if err := check(ctx); err != nil {
+			checks[name] = "failing"
+			ok = false
+			s.log.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
+			continue
+		}
+		checks[name] = "ok"
+	}
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		return &skygate.Error{Code: skygate.CodeUnavailable, Message: "not ready: " + failing(checks)}
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})
+}
+
+func failing(checks map[string]string) string {
+	out := ""
+	for name, st := range checks {
+		if st != "ok" {
+			if out != "" {
+				out += ", "
+			}
+			out += name
+		}
+	}
+	return out
+}
+
+// openAPI serves the contract in the representation the path names.
+func (s *Server) openAPI(contentType string, body []byte) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(body)
+		return nil
+	}
+}

@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/skygate/skygate"
+)
+
+// problem is the RFC 9457 body of every error response.
+type problem struct {
+	Type      string                `json:"type"`
+	Title     string                `json:"title"`
+	Status    int                   `json:"status"`
+	Detail    string                `json:"detail,omitempty"`
+	Code      string                `json:"code"`
+	RequestID string                `json:"request_id,omitempty"`
+	Errors    []skygate.FieldError  `json:"errors,omitempty"`
+}
+
+// statusOf maps each domain code to its one HTTP status.
+var statusOf = map[string]int{
+	skygate.CodeBadRequest:                http.StatusBadRequest,
+	skygate.CodeValidation:                http.StatusUnprocessableEntity,
+	skygate.CodeUnauthorized:              http.StatusUnauthorized,
+	skygate.CodeClientCertificateRequired: http.StatusUnauthorized,
+	skygate.CodeInsufficientScope:         http.StatusForbidden,
+	skygate.CodeForbidden:                 http.StatusForbidden,
+	skygate.CodeNotFound:                  http.StatusNotFound,
+	skygate.CodeMethodNotAllowed:          http.StatusMethodNotAllowed,
+	skygate.CodeNotAcceptable:             http.StatusNotAcceptable,
+	skygate.CodeConflict:                  http.StatusConflict,
+	skygate.CodeIdempotencyConflict:       http.StatusConflict,
+	skygate.CodeIdempotencyInProgress:     http.StatusConflict,
+	skygate.CodeInvalidBookingStatus:      http.StatusConflict,
+	skygate.CodePassNotReady:              http.StatusConflict,
+	skygate.CodeWebhookExists:             http.StatusConflict,
+	skygate.CodePoolExhausted:             http.StatusConflict,
+	skygate.CodeInsufficientFunds:         http.StatusPaymentRequired,
+	skygate.CodePayloadTooLarge:           http.StatusRequestEntityTooLarge,
+	skygate.CodeUnsupportedMediaType:      http.StatusUnsupportedMediaType,
+	skygate.CodeRateLimited:               http.StatusTooManyRequests,
+	skygate.CodeUnavailable:               http.StatusServiceUnavailable,
+	skygate.CodeInternal:                  http.StatusInternalServerError,
+}
+
+// problemTypeBase prefixes the type URI of every problem; the OpenAPI document lists
+// the codes.
+const problemTypeBase = "https://docs.skygate.example/problems/"
+
+// writeError turns err into a problem+json response. Internal errors are logged with
+// their cause and answered with a fixed text; known errors are logged at debug level.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := skygate.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	p := problem{
+		Type:      problemTypeBase + code,
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    skygate.ErrorMessage(err),
+		Code:      code,
+		RequestID: requestIDFrom(r.Context()),
+	}
+	var e *skygate.Error
+	if errors.As(err, &e) {
+		p.Errors = e.Fields
+	}
+	var ae *authError
+	if errors.As(err, &ae) {
+		w.Header().Set("WWW-Authenticate", ae.challenge)
+	}
+	var ra retryAfter
+	if errors.As(err, &ra) {
+		w.Header().Set("Retry-After", strconv.Itoa(ra.RetryAfterSeconds()))
+	}
+	if status >= 500 {
+		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", p.RequestID)
+	}
+	writeProblem(w, p)
+}
+
+// retryAfter is implemented by errors that tell the client when to come back.
+type retryAfter interface {
+	error
+	RetryAfterSeconds() int
+}
+
+func writeProblem(w http.ResponseWriter, p problem) {
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Del("Content-Length")
+	h.Del("ETag")
+	h.Del("Last-Modified")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}

@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// Deps are the collaborators of the HTTP layer. cmd/skygate builds them.
+type Deps struct {
+	Store  skygate.Store
+	Tokens TokenVerifier
+	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
+	TokenEndpoint http.Handler
+	// JWKS and Discovery serve the public keys and the discovery document.
+	JWKS      http.Handler
+	Discovery http.Handler
+	// OpenAPIYAML and OpenAPIJSON are the contract in both representations.
+	OpenAPIYAML []byte
+	OpenAPIJSON []byte
+	// ClientCerts says how booking routes find client certificates.
+	ClientCerts ClientCertConfig
+	// Ready are the readiness checks of /readyz by name.
+	Ready map[string]func(context.Context) error
+	Log   *slog.Logger
+	Now   skygate.Clock
+}
+
+// Server is the http.Handler of both listeners. Routes that need a client certificate
+// check for one themselves, so the same handler serves the plain and the mTLS listener.
+type Server struct {
+	deps     Deps
+	mux      *http.ServeMux
+	log      *slog.Logger
+	now      skygate.Clock
+	metrics  *metrics
+	accounts *accountGate
+	// bindings caches client_id → certificate binding (bindingEntry).
+	bindings sync.Map
+}
+
+// NewServer builds the handler with every route registered.
+func NewServer(d Deps) *Server {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	s := &Server{
+		deps:    d,
+		mux:     http.NewServeMux(),
+		log:     d.Log,
+		now:     d.Now,
+		metrics: newMetrics(),
+	}
+	s.accounts = newAccountGate(d.Store, d.Now, d.Log)
+	s.routes()
+	return s
+}
+
+// Run runs the background work of the HTTP layer (the account status poller) until
+// ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	s.accounts.Run(ctx, time.Second)
+}
