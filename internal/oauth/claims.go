@@ -1,0 +1,117 @@
+package oauth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"time"
+)
+
+// Claims are the claims of a Skygate access token (RFC 9068 profile).
+//
+// For a B2B client Subject and ClientID are the application's client_id and AccountID
+// is its account; for an employee Subject is the employee's identifier at the identity
+// provider, AccountID is empty and Roles lists the employee's roles.
+type Claims struct {
+	Issuer    string
+	Subject   string
+	Audience  []string
+	ClientID  string
+	AccountID string
+	Scopes    []string
+	Roles     []string
+	IssuedAt  time.Time
+	ExpiresAt time.Time
+	// ID is the jti, unique per token.
+	ID string
+}
+
+// HasScope reports whether the token grants scope.
+func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, scope) }
+
+// HasAudience reports whether aud is one of the token's audiences.
+func (c *Claims) HasAudience(aud string) bool { return slices.Contains(c.Audience, aud) }
+
+// wireClaims is the JSON payload of a token. The times are NumericDate values: whole
+// seconds when issued here; fractions are accepted when read (RFC 7519 §2).
+type wireClaims struct {
+	Iss       string       `json:"iss"`
+	Sub       string       `json:"sub"`
+	Aud       audience     `json:"aud"`
+	ClientID  string       `json:"client_id"`
+	AccountID string       `json:"account_id,omitempty"`
+	Scopes    []string     `json:"scopes"`
+	Roles     []string     `json:"roles,omitempty"`
+	Exp       *numericDate `json:"exp"`
+	Iat       *numericDate `json:"iat"`
+	Nbf       *numericDate `json:"nbf,omitempty"`
+	Jti       string       `json:"jti"`
+}
+
+func (c *Claims) wire() *wireClaims {
+	exp, iat := numericDate(c.ExpiresAt.Unix()), numericDate(c.IssuedAt.Unix())
+	w := &wireClaims{
+		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
+		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
+		Exp: &exp, Iat: &iat, Jti: c.ID,
+	}
+	if w.Scopes == nil {
+		w.Scopes = []string{} // always an array, never null
+	}
+	return w
+}
+
+func (w *wireClaims) claims() *Claims {
+	return &Claims{
+		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
+		AccountID: w.AccountID, Scopes: w.Scopes, Roles: w.Roles,
+		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti,
+	}
+}
+
+// audience is the aud claim: one string when there is one audience (the common form),
+// an array otherwise.
+type audience []string
+
+func (a audience) MarshalJSON() ([]byte, error) {
+	if len(a) == 1 {
+		return json.Marshal(a[0])
+	}
+	return json.Marshal([]string(a))
+}
+
+func (a *audience) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(b, []byte(`"`)) {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*a = audience{s}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]string)(a))
+}
+
+// numericDate is seconds since the epoch.
+type numericDate int64
+
+func (d *numericDate) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	if math.IsNaN(f) || f < 0 || f > math.MaxInt32*1000 {
+		return errors.New("numeric date out of range")
+	}
+	*d = numericDate(math.Floor(f))
+	return nil
+}
+
+func (d *numericDate) time() time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return time.Unix(int64(*d), 0)
+}

@@ -1,0 +1,66 @@
+package oauth
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/skygate/skygate"
+)
+
+// Paths of the identity endpoints, relative to SKYGATE_PUBLIC_URL.
+const (
+	TokenPath                 = "/oauth/v2/token"
+	JWKSPath                  = "/.well-known/jwks.json"
+	OpenIDConfigPath          = "/.well-known/openid-configuration"
+	ServerMetadataPath        = "/.well-known/oauth-authorization-server"
+	AuthorizationPath         = "/api/v1/auth/idp/login"
+	AuthorizationCallbackPath = "/api/v1/auth/idp/callback"
+)
+
+// Metadata is the discovery document (RFC 8414, OpenID Connect Discovery 1.0), served
+// identically at OpenIDConfigPath and ServerMetadataPath.
+type Metadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	JWKSURI                           string   `json:"jwks_uri"`
+	ScopesSupported                   []string `json:"scopes_supported"`
+	ResponseTypesSupported            []string `json:"response_types_supported"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	SubjectTypesSupported             []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
+}
+
+// NewMetadata returns the discovery document of the service at publicURL
+// (SKYGATE_PUBLIC_URL, which is also the issuer; a trailing slash is dropped).
+func NewMetadata(publicURL string) *Metadata {
+	base := strings.TrimRight(publicURL, "/")
+	return &Metadata{
+		Issuer:                            base,
+		AuthorizationEndpoint:             base + AuthorizationPath,
+		TokenEndpoint:                     base + TokenPath,
+		JWKSURI:                           base + JWKSPath,
+		ScopesSupported:                   append([]string(nil), skygate.AllScopes...),
+		ResponseTypesSupported:            []string{"code"},
+		GrantTypesSupported:               []string{GrantClientCredentials, GrantAuthorizationCode},
+		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost},
+		CodeChallengeMethodsSupported:     []string{"S256"},
+		SubjectTypesSupported:             []string{"public"},
+		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
+	}
+}
+
+// DiscoveryHandler serves the discovery document of publicURL, encoded once, for both
+// OpenIDConfigPath and ServerMetadataPath.
+func DiscoveryHandler(publicURL string) http.Handler {
+	body, _ := json.Marshal(NewMetadata(publicURL)) // strings only: cannot fail
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "public, max-age=300")
+		w.Write(body)
+	})
+}

@@ -1,0 +1,88 @@
+package oauth
+
+import (
+	"context"
+	"strings"
+
+	"github.com/skygate/skygate"
+)
+
+// Grant types and client authentication methods of the token endpoint.
+const (
+	GrantClientCredentials = "client_credentials"
+	GrantAuthorizationCode = "authorization_code"
+
+	AuthMethodBasic = "client_secret_basic"
+	AuthMethodPost  = "client_secret_post"
+)
+
+// Grant is one grant_type of the token endpoint. The TokenHandler parses the request,
+// extracts the client credentials and dispatches on Type; the grant decides what it
+// needs (a confidential client through ClientAuthenticator, a code, a verifier) and
+// returns the token. The employee authorization_code grant implements it too.
+type Grant interface {
+	// Type is the grant_type value the grant handles.
+	Type() string
+	// Exchange validates req and returns the response to send. An *Error is sent as it
+	// is; any other error is logged and answered with server_error.
+	Exchange(ctx context.Context, req *TokenRequest) (*TokenResponse, error)
+}
+
+// TokenRequest is a parsed token request.
+type TokenRequest struct {
+	GrantType string
+	// Client is the client authentication the request carried, by either method.
+	Client ClientAuth
+	// Params are the body parameters other than client_id and client_secret, each
+	// present at most once and never empty (RFC 6749 §3.2: empty means omitted).
+	Params map[string]string
+}
+
+// Param returns the body parameter name, or "".
+func (r *TokenRequest) Param(name string) string { return r.Params[name] }
+
+// ClientAuth is the client identification of a token request.
+type ClientAuth struct {
+	// Method is AuthMethodBasic, AuthMethodPost, or "" when no secret was sent.
+	Method string
+	// ID is the client_id, from Basic or the body; it may be set without a secret.
+	ID     string
+	Secret string
+}
+
+// TokenResponse is the body of a successful token response (RFC 6749 §5.1).
+type TokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Scope       string `json:"scope,omitempty"`
+}
+
+// NarrowScopes returns the scopes to grant for the space-separated requested list
+// given the allowed ones: all of allowed when requested is empty, else the requested
+// scopes that are allowed, in request order. A requested scope the service does not
+// know, or an empty result, is invalid_scope.
+func NarrowScopes(requested string, allowed []string) ([]string, error) {
+	if strings.TrimSpace(requested) == "" {
+		if len(allowed) == 0 {
+			return nil, Errorf(CodeInvalidScope, "the client is allowed no scopes")
+		}
+		return allowed, nil
+	}
+	var granted []string
+	for _, s := range skygate.ParseScopes(requested) {
+		if !skygate.IsKnownScope(s) {
+			return nil, Errorf(CodeInvalidScope, "unknown scope %q", s)
+		}
+		for _, a := range allowed {
+			if a == s {
+				granted = append(granted, s)
+				break
+			}
+		}
+	}
+	if len(granted) == 0 {
+		return nil, Errorf(CodeInvalidScope, "none of the requested scopes is allowed for this client")
+	}
+	return granted, nil
+}

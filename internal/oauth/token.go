@@ -1,0 +1,219 @@
+package oauth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// MaxTokenRequestBody is the largest token request body accepted.
+const MaxTokenRequestBody = 64 << 10
+
+// TokenHandler serves POST /oauth/v2/token. It accepts form-urlencoded (RFC 6749) and
+// JSON bodies, extracts client authentication by client_secret_basic or
+// client_secret_post (both at once is invalid_request), and hands the request to the
+// Grant registered for its grant_type. Every response carries Cache-Control: no-store
+// and Pragma: no-cache; errors are RFC 6749 §5.2 JSON bodies.
+type TokenHandler struct {
+	grants map[string]Grant
+	log    *slog.Logger
+}
+
+// NewTokenHandler returns a handler serving grants. log receives the causes of
+// server_error responses; nil discards them.
+func NewTokenHandler(log *slog.Logger, grants ...Grant) *TokenHandler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &TokenHandler{grants: make(map[string]Grant, len(grants)), log: log}
+	for _, g := range grants {
+		h.grants[g.Type()] = g
+	}
+	return h
+}
+
+func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, &Error{Code: CodeInvalidRequest, Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
+		return
+	}
+	req, err := parseTokenRequest(w, r)
+	if err == nil {
+		var resp *TokenResponse
+		if resp, err = h.exchange(r, req); err == nil {
+			body, _ := json.Marshal(resp) // only strings and an integer: cannot fail
+			writeJSON(w, http.StatusOK, body)
+			return
+		}
+	}
+	e := asError(err)
+	if e.Code == CodeServerError {
+		h.log.ErrorContext(r.Context(), "token request failed", "err", err)
+	}
+	writeError(w, e)
+}
+
+func (h *TokenHandler) exchange(r *http.Request, req *TokenRequest) (*TokenResponse, error) {
+	if req.GrantType == "" {
+		return nil, Errorf(CodeInvalidRequest, "grant_type is required")
+	}
+	g := h.grants[req.GrantType]
+	if g == nil {
+		return nil, Errorf(CodeUnsupportedGrantType, "grant_type %q is not supported", req.GrantType)
+	}
+	return g.Exchange(r.Context(), req)
+}
+
+// parseTokenRequest reads the body and the client authentication of r.
+func parseTokenRequest(w http.ResponseWriter, r *http.Request) (*TokenRequest, error) {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mediaType != "application/x-www-form-urlencoded" && mediaType != "application/json") {
+		return nil, Errorf(CodeInvalidRequest, "Content-Type must be application/x-www-form-urlencoded or application/json")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxTokenRequestBody))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, Errorf(CodeInvalidRequest, "the request body exceeds %d bytes", MaxTokenRequestBody)
+		}
+		return nil, Errorf(CodeInvalidRequest, "cannot read the request body")
+	}
+	var params map[string]string
+	if mediaType == "application/json" {
+		params, err = parseJSONParams(body)
+	} else {
+		params, err = parseFormParams(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	req := &TokenRequest{GrantType: params["grant_type"], Params: params}
+	postID, postSecret := params["client_id"], params["client_secret"]
+	delete(params, "client_id")
+	delete(params, "client_secret")
+	if _, ok := r.Header["Authorization"]; ok {
+		id, secret, ok := parseBasicAuth(r.Header.Get("Authorization"))
+		if !ok {
+			return nil, &Error{Code: CodeInvalidClient, Description: "malformed HTTP Basic client authentication", basic: true}
+		}
+		if postSecret != "" {
+			return nil, Errorf(CodeInvalidRequest, "use one client authentication method, not both HTTP Basic and client_secret")
+		}
+		if postID != "" && postID != id {
+			return nil, Errorf(CodeInvalidRequest, "client_id in the body differs from HTTP Basic")
+		}
+		req.Client = ClientAuth{Method: AuthMethodBasic, ID: id, Secret: secret}
+	} else {
+		req.Client = ClientAuth{ID: postID, Secret: postSecret}
+		if postSecret != "" {
+			req.Client.Method = AuthMethodPost
+		}
+	}
+	return req, nil
+}
+
+// parseBasicAuth decodes client_secret_basic: the id and the secret are each
+// form-urlencoded before being joined for HTTP Basic (RFC 6749 §2.3.1).
+func parseBasicAuth(header string) (id, secret string, ok bool) {
+	r := http.Request{Header: http.Header{"Authorization": {header}}}
+	rawID, rawSecret, ok := r.BasicAuth()
+	if !ok {
+		return "", "", false
+	}
+	id, err1 := url.QueryUnescape(rawID)
+	secret, err2 := url.QueryUnescape(rawSecret)
+	if err1 != nil || err2 != nil || id == "" {
+		return "", "", false
+	}
+	return id, secret, true
+}
+
+// parseFormParams parses a form body. Repeated parameters are invalid_request (RFC 6749
+// §3.2); empty ones are dropped.
+func parseFormParams(body []byte) (map[string]string, error) {
+	values, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, Errorf(CodeInvalidRequest, "malformed form body")
+	}
+	params := make(map[string]string, len(values))
+	for k, vs := range values {
+		if len(vs) > 1 {
+			return nil, Errorf(CodeInvalidRequest, "parameter %q is repeated", k)
+		}
+		if vs[0] != "" {
+			params[k] = vs[0]
+		}
+	}
+	return params, nil
+}
+
+// parseJSONParams parses a JSON object of string members. scope may also be an array
+// of strings. Repeated members are invalid_request as in a form; empty ones and nulls
+// are dropped.
+func parseJSONParams(body []byte) (map[string]string, error) {
+	bad := func(format string, args ...any) (map[string]string, error) {
+		return nil, Errorf(CodeInvalidRequest, format, args...)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return bad("the body must be a JSON object")
+	}
+	params, seen := map[string]string{}, map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return bad("malformed JSON body")
+		}
+		key := t.(string) // object keys are always strings
+		if seen[key] {
+			return bad("member %q is repeated", key)
+		}
+		seen[key] = true
+		t, err = dec.Token()
+		if err != nil {
+			return bad("malformed JSON body")
+		}
+		var value string
+		switch t := t.(type) {
+		case string:
+			value = t
+		case nil:
+		case json.Delim:
+			if t != '[' || key != "scope" {
+				return bad("member %q must be a string", key)
+			}
+			var scopes []string
+			for dec.More() {
+				s, err := dec.Token()
+				if _, ok := s.(string); err != nil || !ok {
+					return bad("scope must be a string or an array of strings")
+				}
+				scopes = append(scopes, s.(string))
+			}
+			if _, err := dec.Token(); err != nil { // the closing ']'
+				return bad("malformed JSON body")
+			}
+			value = strings.Join(scopes, " ")
+		default:
+			return bad("member %q must be a string", key)
+		}
+		if value != "" {
+			params[key] = value
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return bad("malformed JSON body")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("unexpected data after the JSON object")
+	}
+	return params, nil
+}

@@ -1,0 +1,245 @@
+package oauth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// MaxTokenSize is the longest token Verify looks at; longer ones are invalid.
+const MaxTokenSize = 4096
+
+// VerifierConfig configures a Verifier.
+type VerifierConfig struct {
+	// Issuer is the required iss: SKYGATE_PUBLIC_URL. Required.
+	Issuer string
+	// Audience must be among the token's aud values. Defaults to Issuer.
+	Audience string
+	// Leeway absorbs clock skew for exp, iat and nbf (default 30s).
+	Leeway time.Duration
+	// CacheSize bounds the verified-token cache (default 100000 tokens, about 1 KiB
+	// each); a negative value disables the cache.
+	CacheSize int
+	// Clock defaults to time.Now.
+	Clock skygate.Clock
+}
+
+// Verifier checks access tokens signed by the KeyManager's keys. It is safe for
+// concurrent use.
+type Verifier struct {
+	keys     *KeyManager
+	issuer   string
+	audience string
+	leeway   int64 // seconds
+	clock    skygate.Clock
+	cache    *tokenCache
+}
+
+// NewVerifier returns a Verifier over keys.
+func NewVerifier(keys *KeyManager, cfg VerifierConfig) (*Verifier, error) {
+	if cfg.Issuer == "" {
+		return nil, errors.New("oauth: issuer is required")
+	}
+	if cfg.Audience == "" {
+		cfg.Audience = cfg.Issuer
+	}
+	if cfg.Leeway <= 0 {
+		cfg.Leeway = 30 * time.Second
+	}
+	if cfg.CacheSize == 0 {
+		cfg.CacheSize = 100_000
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	return &Verifier{
+		keys: keys, issuer: cfg.Issuer, audience: cfg.Audience,
+		leeway: int64((cfg.Leeway + time.Second - 1) / time.Second),
+		clock:  cfg.Clock, cache: newTokenCache(cfg.CacheSize),
+	}, nil
+}
+
+// Rejections, each wrapping ErrInvalidToken.
+var (
+	errMalformed    = fmt.Errorf("%w: malformed", ErrInvalidToken)
+	errTooLarge     = fmt.Errorf("%w: too large", ErrInvalidToken)
+	errAlg          = fmt.Errorf("%w: alg must be ES256", ErrInvalidToken)
+	errTyp          = fmt.Errorf("%w: typ must be at+jwt", ErrInvalidToken)
+	errCrit         = fmt.Errorf("%w: unsupported critical header", ErrInvalidToken)
+	errUnknownKey   = fmt.Errorf("%w: unknown kid", ErrInvalidToken)
+	errSignature    = fmt.Errorf("%w: bad signature", ErrInvalidToken)
+	errIssuer       = fmt.Errorf("%w: wrong issuer", ErrInvalidToken)
+	errExpired      = fmt.Errorf("%w: expired", ErrInvalidToken)
+	errNotYetValid  = fmt.Errorf("%w: not yet valid", ErrInvalidToken)
+	errMissingClaim = fmt.Errorf("%w: missing required claim", ErrInvalidToken)
+)
+
+// Verify checks token and returns its claims. It accepts only what Issuer produces:
+// JWS compact of at most MaxTokenSize bytes, header alg ES256 (nothing else), typ
+// at+jwt or application/at+jwt (any case), a kid of a known key (an unknown kid
+// causes one rate-limited reload of the keys first), a valid 64-byte P-256
+// signature, iss equal to the configured issuer, exp, iat, sub, client_id and jti
+// present, exp not passed and iat and nbf not in the future (each within the leeway),
+// and the configured audience in aud.
+//
+// Failures wrap ErrInvalidToken (401), or ErrWrongAudience (403) when only the
+// audience is wrong. Successful results are cached until exp; a cached token is
+// still rejected once it expires or its key is no longer known.
+//
+// The returned Claims may be shared with other callers and must not be modified.
+func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
+	if len(token) > MaxTokenSize {
+		return nil, errTooLarge
+	}
+	now := v.clock().Unix()
+	if v.cache != nil {
+		if e := v.cache.get(token); e != nil {
+			if now <= e.deadline && v.keys.set.Load().byKID[e.kid] != nil {
+				return e.claims, nil
+			}
+			v.cache.remove(token)
+		}
+	}
+	claims, kid, err := v.verify(ctx, token, now)
+	if err != nil {
+		return nil, err
+	}
+	if v.cache != nil {
+		v.cache.put(strings.Clone(token), &cacheEntry{
+			claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid,
+		}, now)
+	}
+	return claims, nil
+}
+
+// jwsHeader holds the header parameters Verify looks at.
+type jwsHeader struct {
+	Alg  string          `json:"alg"`
+	Kid  string          `json:"kid"`
+	Typ  string          `json:"typ"`
+	Crit json.RawMessage `json:"crit"`
+}
+
+// verify does the full check without the cache and returns the claims and the kid.
+func (v *Verifier) verify(ctx context.Context, token string, now int64) (*Claims, string, error) {
+	if !isCompactJWS(token) {
+		return nil, "", errMalformed
+	}
+	headerEnd := strings.IndexByte(token, '.')
+	payloadEnd := headerEnd + 1 + strings.IndexByte(token[headerEnd+1:], '.')
+	headerSeg, payloadSeg, sigSeg := token[:headerEnd], token[headerEnd+1:payloadEnd], token[payloadEnd+1:]
+
+	key := v.keys.set.Load().byHeader[headerSeg] // fast path: a header we produced
+	if key == nil {
+		var err error
+		if key, err = v.parseHeader(ctx, headerSeg); err != nil {
+			return nil, "", err
+		}
+	}
+
+	enc := base64.RawURLEncoding.Strict()
+	var sig [64]byte
+	if enc.DecodedLen(len(sigSeg)) != len(sig) {
+		return nil, "", errSignature
+	}
+	if n, err := enc.Decode(sig[:], []byte(sigSeg)); err != nil || n != len(sig) {
+		return nil, "", errSignature
+	}
+	digest := sha256.Sum256([]byte(token[:payloadEnd]))
+	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+	if !ecdsa.Verify(key.pub, digest[:], r, s) { // rejects r, s = 0 and ≥ N
+		return nil, "", errSignature
+	}
+
+	payload, err := enc.DecodeString(payloadSeg)
+	if err != nil {
+		return nil, "", errMalformed
+	}
+	var w wireClaims
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return nil, "", errMalformed
+	}
+	if err := v.checkClaims(&w, now); err != nil {
+		return nil, "", err
+	}
+	return w.claims(), key.kid, nil
+}
+
+// parseHeader checks a header that is not byte-for-byte one of ours and returns its key.
+func (v *Verifier) parseHeader(ctx context.Context, seg string) (*signingKey, error) {
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(seg)
+	if err != nil {
+		return nil, errMalformed
+	}
+	var h jwsHeader
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, errMalformed
+	}
+	switch {
+	case h.Alg != "ES256": // an allow-list of one: none, HS256, RS256, ES384… all fail
+		return nil, errAlg
+	case !strings.EqualFold(h.Typ, "at+jwt") && !strings.EqualFold(h.Typ, "application/at+jwt"):
+		return nil, errTyp
+	case h.Crit != nil: // no extension is understood, so none may be critical
+		return nil, errCrit
+	case h.Kid == "":
+		return nil, errUnknownKey
+	}
+	key := v.keys.verificationKey(ctx, h.Kid)
+	if key == nil {
+		return nil, errUnknownKey
+	}
+	return key, nil
+}
+
+// checkClaims applies the claim rules; the audience comes last so that ErrWrongAudience
+// means the token is otherwise valid.
+func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
+	switch {
+	case w.Exp == nil || w.Iat == nil || w.Sub == "" || w.ClientID == "" || w.Jti == "":
+		return errMissingClaim
+	case w.Iss != v.issuer:
+		return errIssuer
+	case now > int64(*w.Exp)+v.leeway:
+		return errExpired
+	case int64(*w.Iat) > now+v.leeway:
+		return errNotYetValid
+	case w.Nbf != nil && int64(*w.Nbf) > now+v.leeway:
+		return errNotYetValid
+	case !slices.Contains(w.Aud, v.audience):
+		return ErrWrongAudience
+	}
+	return nil
+}
+
+// isCompactJWS reports whether token is three non-empty base64url segments. Checking
+// the alphabet up front matters because the base64 decoder skips newlines, which would
+// let many strings decode to one token.
+func isCompactJWS(token string) bool {
+	dots, segLen := 0, 0
+	for i := 0; i < len(token); i++ {
+		c := token[i]
+		switch {
+		case c == '.':
+			if segLen == 0 {
+				return false
+			}
+			dots, segLen = dots+1, 0
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+			segLen++
+		default:
+			return false
+		}
+	}
+	return dots == 2 && segLen > 0
+}
