@@ -160,6 +160,7 @@ func TestOtherReplicaKey(t *testing.T) {
 	f := setup(t)
 	other := f.replica(t)
 	MustEnsureKey(t, other)
+	f.clock.Advance(time.Second) // else the two keys share an ActiveAt and the kid decides
 	MustRotate(t, other, 0)
 	otherIssuer := MustIssuer(t, other, oauth.IssuerConfig{Issuer: testIssuer, Clock: f.clock.Now})
 	tok := MustIssueWith(t, otherIssuer)

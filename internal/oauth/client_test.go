@@ -1,7 +1,9 @@
 package oauth_test
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 
@@ -65,5 +67,37 @@ func TestSecretHasher(t *testing.T) {
 	}
 	if h.VerifyUnknown(secret) || h.VerifyUnknown("no client has this secret") {
 		t.Error("VerifyUnknown returned true")
+	}
+}
+
+// TestClientAuthenticator: an unknown client and a wrong secret fail identically.
+func TestClientAuthenticator(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	id, secret := f.MustApplication(t, appOptions{})
+	auth := oauth.NewClientAuthenticator(f.apps, f.hasher)
+	ctx := context.Background()
+
+	app, acct, err := auth.Authenticate(ctx, oauth.ClientAuth{Method: oauth.AuthMethodPost, ID: id, Secret: secret})
+	if err != nil || app.ClientID != id || acct.ID != app.AccountID {
+		t.Fatalf("Authenticate = %v, %v, %v", app, acct, err)
+	}
+	var first string
+	for _, c := range []oauth.ClientAuth{
+		{Method: oauth.AuthMethodPost, ID: id, Secret: secret + "x"},
+		{Method: oauth.AuthMethodPost, ID: "nobody", Secret: secret},
+		{Method: oauth.AuthMethodPost, ID: id},
+		{Secret: secret},
+	} {
+		_, _, err := auth.Authenticate(ctx, c)
+		var e *oauth.Error
+		if !errors.As(err, &e) || e.Code != oauth.CodeInvalidClient || e.StatusOf() != 401 {
+			t.Fatalf("%+v: err = %v", c, err)
+		}
+		if first == "" {
+			first = e.Error()
+		} else if e.Error() != first {
+			t.Errorf("%+v: %q differs from %q", c, e.Error(), first)
+		}
 	}
 }

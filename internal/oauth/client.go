@@ -1,11 +1,14 @@
 package oauth
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/seal"
 )
 
@@ -62,4 +65,40 @@ func (h *SecretHasher) Verify(secret string, hash []byte) bool {
 func (h *SecretHasher) VerifyUnknown(secret string) bool {
 	h.Verify(secret, h.dummy)
 	return false
+}
+
+// ClientAuthenticator authenticates confidential clients (B2B applications) by their
+// client secret. It is the one place where client secrets are checked.
+type ClientAuthenticator struct {
+	apps   skygate.ApplicationStore
+	hasher *SecretHasher
+}
+
+// NewClientAuthenticator returns an authenticator over apps.
+func NewClientAuthenticator(apps skygate.ApplicationStore, hasher *SecretHasher) *ClientAuthenticator {
+	return &ClientAuthenticator{apps: apps, hasher: hasher}
+}
+
+// Authenticate returns the application of c and its account. A missing secret, an
+// unknown client_id and a wrong secret are all invalid_client (401), indistinguishable
+// in body and, as far as the hash goes, in timing: an unknown client is checked
+// against a dummy hash. Store failures are returned as they are (server_error).
+func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
+	fail := &Error{Code: CodeInvalidClient, Description: "client authentication failed", basic: c.Method == AuthMethodBasic}
+	if c.ID == "" || c.Secret == "" {
+		return nil, nil, fail
+	}
+	app, acct, err := a.apps.ApplicationByClientID(ctx, c.ID)
+	switch {
+	case skygate.IsCode(err, skygate.CodeNotFound):
+		a.hasher.VerifyUnknown(c.Secret)
+		return nil, nil, fail
+	case err != nil:
+		return nil, nil, err
+	case acct == nil:
+		return nil, nil, errors.New("oauth: application without account")
+	case !a.hasher.Verify(c.Secret, app.SecretHash):
+		return nil, nil, fail
+	}
+	return app, acct, nil
 }
