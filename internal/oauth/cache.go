@@ -69,23 +69,25 @@ func (c *tokenCache) put(token string, e *cacheEntry, now int64) {
 	s := c.shard(token)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.m) >= c.perShard {
-		var victim string
-		n, freed := 0, false
-		for k, old := range s.m { // map order is random: a cheap random sample
-			if old.deadline < now {
-				delete(s.m, k)
-				freed = true
-			} else if victim == "" {
-				victim = k
-			}
-			if n++; n == evictScan {
-				break
-			}
+	if _, ok := s.m[token]; ok || len(s.m) < c.perShard {
+		s.m[token] = e
+		return
+	}
+	var victim string
+	n, freed := 0, false
+	for k, old := range s.m { // map order is random: a cheap random sample
+		if old.deadline < now {
+			delete(s.m, k)
+			freed = true
+		} else if victim == "" {
+			victim = k
 		}
-		if !freed {
-			delete(s.m, victim)
+		if n++; n == evictScan {
+			break
 		}
+	}
+	if !freed {
+		delete(s.m, victim)
 	}
 	s.m[token] = e
 }

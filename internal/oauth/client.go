@@ -84,7 +84,7 @@ func NewClientAuthenticator(apps skygate.ApplicationStore, hasher *SecretHasher)
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
-	fail := &Error{Code: CodeInvalidClient, Description: "client authentication failed", basic: c.Method == AuthMethodBasic}
+	fail := Errorf(CodeInvalidClient, "client authentication failed")
 	if c.ID == "" || c.Secret == "" {
 		return nil, nil, fail
 	}

@@ -42,9 +42,6 @@ type Error struct {
 	// Status is the HTTP status; zero means the default for Code (see StatusOf).
 	Status int   `json:"-"`
 	Err    error `json:"-"`
-	// basic marks an invalid_client error of a request that used HTTP Basic, which
-	// RFC 6749 §5.2 answers with a WWW-Authenticate challenge.
-	basic bool
 }
 
 // Errorf returns an *Error with code and a formatted public description.
@@ -93,10 +90,12 @@ func asError(err error) *Error {
 	return &Error{Code: CodeServerError, Description: "the server could not complete the request", Err: err}
 }
 
-// writeError sends e as the token endpoint's JSON error body.
-func writeError(w http.ResponseWriter, e *Error) {
+// writeError sends e as the token endpoint's JSON error body. RFC 6749 §5.2 answers
+// an invalid_client error of a request that tried the Authorization header with a
+// challenge.
+func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
 	h := w.Header()
-	if e.Code == CodeInvalidClient && e.basic {
+	if _, triedHeader := r.Header["Authorization"]; triedHeader && e.Code == CodeInvalidClient {
 		h.Set("WWW-Authenticate", `Basic realm="skygate", charset="UTF-8"`)
 	}
 	body, _ := json.Marshal(e) // only strings: cannot fail

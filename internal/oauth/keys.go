@@ -122,7 +122,8 @@ func (m *KeyManager) EnsureKey(ctx context.Context) error {
 
 // Rotate creates a key that is published at once and signs from now+prepublish. With a
 // prepublish longer than the JWKS cache lifetime (5m) and the replicas' reload interval,
-// every verifier knows the key before the first token it signs.
+// every verifier knows the key before the first token it signs. The key is stored
+// even when the reload that follows fails; the error says so.
 func (m *KeyManager) Rotate(ctx context.Context, prepublish time.Duration) (*skygate.SigningKey, error) {
 	if prepublish < 0 {
 		return nil, errors.New("oauth: negative prepublish")
@@ -217,7 +218,8 @@ func (m *KeyManager) Maintain(ctx context.Context, interval time.Duration, log *
 
 // verificationKey returns the key with kid. An unknown kid triggers one reload (shared
 // by concurrent callers, at most one per MissReloadInterval) so that a key another
-// replica just created is found. It returns nil when the kid stays unknown.
+// replica just created is found. It returns nil when the kid stays unknown, which
+// includes a store that cannot be read at that moment.
 func (m *KeyManager) verificationKey(ctx context.Context, kid string) *signingKey {
 	if k := m.set.Load().byKID[kid]; k != nil {
 		return k

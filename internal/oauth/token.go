@@ -41,7 +41,7 @@ func NewTokenHandler(log *slog.Logger, grants ...Grant) *TokenHandler {
 func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, &Error{Code: CodeInvalidRequest, Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
+		writeError(w, r, &Error{Code: CodeInvalidRequest, Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
 		return
 	}
 	req, err := parseTokenRequest(w, r)
@@ -57,7 +57,7 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.Code == CodeServerError {
 		h.log.ErrorContext(r.Context(), "token request failed", "err", err)
 	}
-	writeError(w, e)
+	writeError(w, r, e)
 }
 
 func (h *TokenHandler) exchange(r *http.Request, req *TokenRequest) (*TokenResponse, error) {
@@ -101,7 +101,7 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (*TokenRequest, e
 	if _, ok := r.Header["Authorization"]; ok {
 		id, secret, ok := parseBasicAuth(r.Header.Get("Authorization"))
 		if !ok {
-			return nil, &Error{Code: CodeInvalidClient, Description: "malformed HTTP Basic client authentication", basic: true}
+			return nil, Errorf(CodeInvalidClient, "malformed HTTP Basic client authentication")
 		}
 		if postSecret != "" {
 			return nil, Errorf(CodeInvalidRequest, "use one client authentication method, not both HTTP Basic and client_secret")
