@@ -1,0 +1,126 @@
+package conditional
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// NotModified reports whether r may be answered 304 Not Modified for the current
+// representation, whose entity tag is etag (as sent in the ETag header, strong or weak;
+// "" when it has none) and whose modification time is lastModified (zero when unknown).
+// The caller must only ask for a resource that exists, since "*" matches it.
+func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if inm := r.Header["If-None-Match"]; present(inm) {
+		for _, field := range inm {
+			if ETagListMatches(field, etag) {
+				return true
+			}
+		}
+		return false
+	}
+	ims := r.Header["If-Modified-Since"]
+	if len(ims) != 1 || lastModified.IsZero() {
+		return false
+	}
+	since, err := http.ParseTime(strings.TrimSpace(ims[0]))
+	if err != nil {
+		return false
+	}
+	return !lastModified.Truncate(time.Second).After(since)
+}
+
+// present reports whether an If-None-Match field has a non-blank line. A blank field is
+// not a valid list, and net/http's own file server treats it as absent too.
+func present(lines []string) bool {
+	for _, l := range lines {
+		if strings.Trim(l, " \t") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ETagListMatches reports whether an If-None-Match field value (a comma-separated list of
+// entity tags, or "*") matches etag by weak comparison. Malformed elements are skipped.
+func ETagListMatches(list, etag string) bool {
+	want := opaque(etag)
+	for s := list; ; {
+		s = strings.TrimLeft(s, " \t,")
+		if s == "" {
+			return false
+		}
+		var tag string
+		var ok bool
+		tag, s, ok = next(s)
+		if !ok {
+			// Skip the malformed element up to the next comma.
+			i := strings.IndexByte(s, ',')
+			if i < 0 {
+				return false
+			}
+			s = s[i+1:]
+			continue
+		}
+		if tag == "*" || (tag == want && want != "") {
+			return true
+		}
+	}
+}
+
+// next parses the element at the start of s (which does not start with OWS or a comma):
+// "*" or [W/] DQUOTE *etagc DQUOTE followed by OWS and a comma or the end. It returns
+// the element without its W/ prefix and what follows; on failure ok is false and rest is
+// s itself.
+func next(s string) (tag, rest string, ok bool) {
+	var end int
+	switch {
+	case s[0] == '*':
+		tag, end = "*", 1
+	default:
+		q := s
+		if strings.HasPrefix(q, "W/") {
+			q = q[2:]
+		}
+		if q == "" || q[0] != '"' {
+			return "", s, false
+		}
+		i := strings.IndexByte(q[1:], '"')
+		if i < 0 {
+			return "", s, false
+		}
+		tag = q[:i+2]
+		if !validOpaque(tag[1 : len(tag)-1]) {
+			return "", s, false
+		}
+		end = len(s) - len(q) + len(tag)
+	}
+	rest = strings.TrimLeft(s[end:], " \t")
+	if rest != "" && rest[0] != ',' {
+		return "", s, false
+	}
+	return tag, rest, true
+}
+
+// opaque returns the opaque-tag of an entity tag (the quoted part without W/), or "" when
+// etag is not a valid entity tag.
+func opaque(etag string) string {
+	etag = strings.TrimPrefix(etag, "W/")
+	if len(etag) < 2 || etag[0] != '"' || etag[len(etag)-1] != '"' || !validOpaque(etag[1:len(etag)-1]) {
+		return ""
+	}
+	return etag
+}
+
+// validOpaque reports whether every byte is an etagc: %x21 / %x23-7E / obs-text.
+func validOpaque(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c == '"' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,160 @@
+package conditional_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate/internal/conditional"
+)
+
+const etag = `"v1-abc"`
+
+var modified = time.Date(2026, 3, 1, 10, 30, 15, 500_000_000, time.UTC)
+
+// date formats t as an IMF-fixdate.
+func date(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+func TestNotModified(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		method  string
+		headers map[string][]string
+		etag    string
+		lastMod time.Time
+		want    bool
+	}{
+		{name: "no conditional headers", want: false},
+		{name: "strong equal", headers: h("If-None-Match", `"v1-abc"`), want: true},
+		{name: "different tag", headers: h("If-None-Match", `"v2"`), want: false},
+		{name: "weak request, strong current", headers: h("If-None-Match", `W/"v1-abc"`), want: true},
+		{name: "strong request, weak current", headers: h("If-None-Match", `"v1-abc"`), etag: `W/"v1-abc"`, want: true},
+		{name: "weak both", headers: h("If-None-Match", `W/"v1-abc"`), etag: `W/"v1-abc"`, want: true},
+		{name: "list match last", headers: h("If-None-Match", `"a", W/"b" ,"v1-abc"`), want: true},
+		{name: "list no match", headers: h("If-None-Match", `"a", "b"`), want: false},
+		{name: "several header lines", headers: h("If-None-Match", `"a"`, `"v1-abc"`), want: true},
+		{name: "star", headers: h("If-None-Match", `*`), want: true},
+		{name: "star with OWS", headers: h("If-None-Match", ` * `), want: true},
+		{name: "star in a list", headers: h("If-None-Match", `"x", *`), want: true},
+		{name: "star glued is malformed", headers: h("If-None-Match", `*x`), want: false},
+		{name: "unquoted is malformed", headers: h("If-None-Match", `v1-abc`), want: false},
+		{name: "malformed then match", headers: h("If-None-Match", `v1-abc, "v1-abc"`), want: true},
+		{name: "garbage after tag skips it", headers: h("If-None-Match", `"v1-abc"x, "z"`), want: false},
+		{name: "unterminated quote", headers: h("If-None-Match", `"v1-abc`), want: false},
+		{name: "lowercase w prefix is malformed", headers: h("If-None-Match", `w/"v1-abc"`), want: false},
+		{name: "comma inside tag", headers: h("If-None-Match", `"a,b"`), etag: `"a,b"`, want: true},
+		{name: "space inside tag is malformed", headers: h("If-None-Match", `"v1 abc"`), etag: `"v1 abc"`, want: false},
+		{name: "empty opaque tag", headers: h("If-None-Match", `""`), etag: `""`, want: true},
+		{name: "no current etag", headers: h("If-None-Match", `"v1-abc"`), etag: "-", want: false},
+		{name: "no current etag, star", headers: h("If-None-Match", `*`), etag: "-", want: true},
+		{name: "empty list elements", headers: h("If-None-Match", `, ,"v1-abc",`), want: true},
+		{
+			name:    "If-None-Match mismatch ignores matching If-Modified-Since",
+			headers: hh(h("If-None-Match", `"other"`), h("If-Modified-Since", date(modified.Add(time.Hour)))),
+			want:    false,
+		},
+		{
+			name:    "If-None-Match match ignores failing If-Modified-Since",
+			headers: hh(h("If-None-Match", etag), h("If-Modified-Since", date(modified.Add(-time.Hour)))),
+			want:    true,
+		},
+		{
+			name:    "blank If-None-Match counts as absent",
+			headers: hh(h("If-None-Match", " "), h("If-Modified-Since", date(modified))),
+			want:    true,
+		},
+		{name: "IMS equal to the second", headers: h("If-Modified-Since", date(modified)), want: true},
+		{name: "IMS later", headers: h("If-Modified-Since", date(modified.Add(time.Minute))), want: true},
+		{name: "IMS earlier", headers: h("If-Modified-Since", date(modified.Add(-time.Second))), want: false},
+		{name: "IMS RFC 850", headers: h("If-Modified-Since", modified.UTC().Format(time.RFC850)), want: true},
+		{name: "IMS asctime", headers: h("If-Modified-Since", modified.UTC().Format(time.ANSIC)), want: true},
+		{name: "IMS invalid", headers: h("If-Modified-Since", "yesterday"), want: false},
+		{name: "IMS ISO 8601 is invalid", headers: h("If-Modified-Since", "2030-01-01T00:00:00Z"), want: false},
+		{name: "IMS twice", headers: h("If-Modified-Since", date(modified), date(modified)), want: false},
+		{name: "IMS without modification time", headers: h("If-Modified-Since", date(modified)), lastMod: time.Time{}, want: false},
+		{name: "HEAD", method: http.MethodHead, headers: h("If-None-Match", etag), want: true},
+		{name: "POST never", method: http.MethodPost, headers: h("If-None-Match", etag), want: false},
+		{name: "PUT with IMS never", method: http.MethodPut, headers: h("If-Modified-Since", date(modified)), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			method := tt.method
+			if method == "" {
+				method = http.MethodGet
+			}
+			r := httptest.NewRequest(method, "/v2/catalog/lounges", nil)
+			for k, vs := range tt.headers {
+				for _, v := range vs {
+					r.Header.Add(k, v)
+				}
+			}
+			e := tt.etag
+			switch e {
+			case "":
+				e = etag
+			case "-":
+				e = ""
+			}
+			lm := tt.lastMod
+			if lm.IsZero() && !strings.Contains(tt.name, "without modification") {
+				lm = modified
+			}
+			if got := conditional.NotModified(r, e, lm); got != tt.want {
+				t.Errorf("NotModified(%v, %q, %v) = %v, want %v", tt.headers, e, lm, got, tt.want)
+			}
+		})
+	}
+}
+
+func h(k string, vs ...string) map[string][]string { return map[string][]string{k: vs} }
+
+func hh(a, b map[string][]string) map[string][]string {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func FuzzETagListMatches(f *testing.F) {
+	for _, s := range []string{
+		`"a"`, `W/"a"`, `*`, ` * `, `"a", "b"`, `"a,b"`, `W/`, `"`, `,,,`, `W/"a" x, "b"`,
+		"\"\x80\"", `"a"*`,
+	} {
+		f.Add(s, `"b"`)
+	}
+	f.Fuzz(func(t *testing.T, list, tag string) {
+		conditional.ETagListMatches(list, tag)
+		// Whatever precedes it, a well-formed tag after a quote-free element is found.
+		if !strings.Contains(list, `"`) {
+			if !conditional.ETagListMatches(list+`, "b"`, `"b"`) {
+				t.Fatalf("%q does not match after %q", `"b"`, list)
+			}
+		}
+		if !conditional.ETagListMatches("*", tag) {
+			t.Fatalf("* does not match %q", tag)
+		}
+	})
+}
+
+func BenchmarkNotModified(b *testing.B) {
+	r := httptest.NewRequest(http.MethodGet, "/v2/catalog/lounges", nil)
+	r.Header.Set("If-None-Match", `W/"x", "y", "v1-abc"`)
+	b.Run("IfNoneMatch", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			conditional.NotModified(r, etag, modified)
+		}
+	})
+	r2 := httptest.NewRequest(http.MethodGet, "/v2/catalog/lounges", nil)
+	r2.Header.Set("If-Modified-Since", date(modified))
+	b.Run("IfModifiedSince", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			conditional.NotModified(r2, etag, modified)
+		}
+	})
+}
