@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/api"
+	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/seal"
+)
+
+// app is the assembled service: the store, the identity core and the HTTP handler.
+// serve runs it; tests start the same thing through run.
+type app struct {
+	cfg      *config.Config
+	log      *slog.Logger
+	db       database
+	box      *seal.Box
+	keys     *oauth.KeyManager
+	issuer   *oauth.Issuer
+	verifier *oauth.Verifier
+	hasher   *oauth.SecretHasher
+	server   *httpapi.Server
+}
+
+// newApp opens the store (migrating when configured), makes sure a signing key exists,
+// and builds the HTTP handler.
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCerts httpapi.ClientCertConfig) (_ *app, err error) {
+	a := &app{cfg: cfg, log: log}
+	if a.box, err = openBox(cfg, log); err != nil {
+		return nil, err
+	}
+	if a.db, err = openMigrated(ctx, cfg, log, cfg.Migrate); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			a.db.Close()
+		}
+	}()
+	a.keys = oauth.NewKeyManager(a.db, a.box, time.Now, oauth.KeyManagerOptions{MaxTokenTTL: max(cfg.TokenTTL, time.Hour)})
+	if err := a.keys.EnsureKey(ctx); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	if a.issuer, err = oauth.NewIssuer(a.keys, oauth.IssuerConfig{Issuer: cfg.PublicURL, TTL: cfg.TokenTTL}); err != nil {
+		return nil, err
+	}
+	if a.verifier, err = oauth.NewVerifier(a.keys, oauth.VerifierConfig{Issuer: cfg.PublicURL}); err != nil {
+		return nil, err
+	}
+	a.hasher = oauth.NewSecretHasher(a.box)
+	openAPIJSON, err := api.JSON(ctx)
+	if err != nil {
+		return nil, err
+	}
+	clients := oauth.NewClientAuthenticator(a.db, a.hasher)
+	a.server = httpapi.NewServer(httpapi.Deps{
+		Store:         a.db,
+		Tokens:        a.verifier,
+		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
+		JWKS:          a.keys.JWKSHandler(),
+		Discovery:     oauth.DiscoveryHandler(cfg.PublicURL),
+		OpenAPIYAML:   api.OpenAPIYAML,
+		OpenAPIJSON:   openAPIJSON,
+		ClientCerts:   clientCerts,
+		Ready: map[string]func(context.Context) error{
+			"database":    a.db.Ping,
+			"signing_key": a.signingKeyReady,
+		},
+		Log: log,
+		Now: time.Now,
+	})
+	return a, nil
+}
+
+// run starts the background work of every component; it returns when ctx ends.
+func (a *app) background(ctx context.Context) {
+	go a.keys.Maintain(ctx, 30*time.Second, a.log)
+	go a.server.Run(ctx)
+}
+
+// demoAccount is the account every non-production start makes sure of, so that the
+// sandbox works at once.
+const demoAccount = "demo"
+
+// ensureDemo creates the demo account and application outside production. Its secret
+// is derived from the master key, so it is the same on every start and can be printed.
+func (a *app) ensureDemo(ctx context.Context) (*credentials, error) {
+	secret := "sks_" + base64.RawURLEncoding.EncodeToString(a.box.DeriveKey("skygate demo client secret"))
+	return ensureAccount(ctx, a.db, a.hasher, time.Now, bootstrapRequest{
+		Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true, Secret: secret,
+	})
+}
+
+// signingKeyReady reports whether a signing key is loaded.
+func (a *app) signingKeyReady(context.Context) error {
+	if !bytes.Contains(a.keys.JWKS(), []byte(`"kid"`)) {
+		return errors.New("no signing key loaded")
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/skygate/skygate/api"
+)
+
+// validatingTransport checks every response of a test client against the OpenAPI
+// document: the route must be documented, and status, headers and body must match.
+type validatingTransport struct {
+	tb     testing.TB
+	base   http.RoundTripper
+	router routers.Router
+}
+
+func newValidatingTransport(tb testing.TB, base http.RoundTripper, urls ...string) http.RoundTripper {
+	tb.Helper()
+	doc, err := api.Load(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	doc.Servers = nil
+	for _, u := range urls {
+		doc.Servers = append(doc.Servers, &openapi3.Server{URL: u})
+	}
+	r, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &validatingTransport{tb: tb, base: base, router: r}
+}
+
+func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := v.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if resp.Header.Get("X-Request-ID") == "" && !strings.HasPrefix(req.URL.Path, "/metrics") {
+		v.tb.Errorf("%s %s: response without X-Request-ID", req.Method, req.URL.Path)
+	}
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		// Unknown paths are answered 404/405 problem+json, which is all we check.
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+			v.tb.Errorf("%s %s: undocumented route answered %d", req.Method, req.URL.Path, resp.StatusCode)
+		} else if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			v.tb.Errorf("%s %s: %d with Content-Type %q", req.Method, req.URL.Path, resp.StatusCode, ct)
+		}
+		return resp, nil
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status: resp.StatusCode,
+		Header: resp.Header,
+		Body:   io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	if resp.StatusCode == http.StatusNotModified {
+		in.Body = io.NopCloser(bytes.NewReader(nil))
+	}
+	if err := openapi3filter.ValidateResponse(req.Context(), in); err != nil {
+		v.tb.Errorf("%s %s → %d does not match the OpenAPI document: %v\nbody: %.500s", req.Method, req.URL.Path, resp.StatusCode, err, body)
+	}
+	return resp, nil
+}

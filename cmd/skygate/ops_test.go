@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestServeOperations(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+
+	for _, f := range []string{"ca.pem", "server.pem", "server-key.pem", "client.pem", "client-key.pem"} {
+		if _, err := os.Stat(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki", f)); err != nil {
+			t.Errorf("dev PKI: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		path, contentType string
+		status            int
+	}{
+		{"/healthz", "application/json", 200},
+		{"/readyz", "application/json", 200},
+		{"/openapi.json", "application/json", 200},
+		{"/openapi.yaml", "application/yaml", 200},
+		{"/.well-known/jwks.json", "application/json", 200},
+		{"/.well-known/openid-configuration", "application/json", 200},
+		{"/.well-known/oauth-authorization-server", "application/json", 200},
+		{"/metrics", "text/plain", 200},
+		{"/no/such/path", "application/problem+json", 404},
+	} {
+		resp, body := s.get(tc.path, "", nil)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.contentType) {
+			t.Errorf("GET %s = %d %q: %.200s", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+
+	// The router's 405 is problem+json with Allow.
+	resp, body := s.do(s.client, http.MethodDelete, s.base+"/oauth/v2/token", nil, nil)
+	p := problemOf(t, resp, body)
+	if resp.StatusCode != 405 || p["code"] != "MethodNotAllowed" || !strings.Contains(resp.Header.Get("Allow"), "POST") {
+		t.Errorf("405: %d %v Allow=%q", resp.StatusCode, p, resp.Header.Get("Allow"))
+	}
+
+	// X-Request-ID: echoed when valid, replaced when not.
+	resp, _ = s.get("/healthz", "", map[string]string{"X-Request-ID": "trace-1.A_b"})
+	if got := resp.Header.Get("X-Request-ID"); got != "trace-1.A_b" {
+		t.Errorf("valid X-Request-ID not echoed: %q", got)
+	}
+	resp, body = s.get("/nope", "", map[string]string{"X-Request-ID": "bad id with spaces"})
+	p = problemOf(t, resp, body)
+	if got := resp.Header.Get("X-Request-ID"); got == "" || got == "bad id with spaces" || p["request_id"] != got {
+		t.Errorf("invalid X-Request-ID: header %q body %v", got, p["request_id"])
+	}
+
+	// Discovery names the endpoints under the public URL.
+	_, body = s.get("/.well-known/openid-configuration", "", nil)
+	var d map[string]any
+	if err := json.Unmarshal(body, &d); err != nil || d["issuer"] != testPublicURL || d["token_endpoint"] != testPublicURL+"/oauth/v2/token" {
+		t.Errorf("discovery: %v %s", err, body)
+	}
+	resp, _ = s.get("/.well-known/jwks.json", "", nil)
+	if resp.Header.Get("Cache-Control") != "public, max-age=300" {
+		t.Errorf("JWKS Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+}
+
+func TestProductionRefusesDevConveniences(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, map[string]string{"SKYGATE_ENV": "production", "SKYGATE_MASTER_KEY": ""})
+	err := run(t.Context(), []string{"skygate", "serve"}, func(k string) string { return env[k] }, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "SKYGATE_MASTER_KEY") || !strings.Contains(err.Error(), "development PKI") {
+		t.Fatalf("production start: %v", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	if err := run(t.Context(), []string{"skygate", "version"}, nil, &out, nil); err != nil || !strings.HasPrefix(out.String(), "skygate ") {
+		t.Fatalf("version: %v %q", err, out.String())
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/devpki"
+	"github.com/skygate/skygate/internal/httpapi"
+)
+
+// serve runs the API on both listeners and the background workers until ctx ends,
+// then shuts down gracefully.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
+	if err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{
+		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader, TrustedProxies: cfg.TrustedProxies,
+	})
+	if err != nil {
+		return err
+	}
+	defer a.db.Close()
+	if !cfg.Production() {
+		creds, err := a.ensureDemo(ctx)
+		if err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		log.Info("demo account ready (development only)", "account_id", creds.AccountID, "client_id", creds.ClientID, "client_secret", creds.ClientSecret)
+	}
+
+	plainLn, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	mtlsLn, err := net.Listen("tcp", cfg.MTLSAddr)
+	if err != nil {
+		plainLn.Close()
+		return err
+	}
+	errLog := slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	newServer := func(tc *tls.Config) *http.Server {
+		return &http.Server{
+			Handler:           a.server,
+			TLSConfig:         tc,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          errLog,
+		}
+	}
+	plain, secure := newServer(nil), newServer(tlsCfg)
+
+	bg, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	a.background(bg)
+
+	errc := make(chan error, 2)
+	go func() { errc <- plain.Serve(plainLn) }()
+	go func() { errc <- secure.Serve(tls.NewListener(mtlsLn, tlsCfg)) }()
+	log.Info("listening", "http", "http://"+plainLn.Addr().String(), "mtls", "https://"+mtlsLn.Addr().String(),
+		"database", engineName(cfg), "env", cfg.Env)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	log.Info("shutting down")
+	stopBG()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx))
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, err)
+}
+
+// mtlsConfig builds the TLS configuration of the mutual-TLS listener: the server
+// certificate, and client certificates requested and, when given, verified against the
+// client CA. Requests without one reach the handler, which answers booking routes with
+// ClientCertificateRequired (a clear 401 rather than a failed handshake).
+func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPool, error) {
+	certFile, keyFile, caFile := cfg.TLSCert, cfg.TLSKey, cfg.ClientCA
+	if cfg.DevPKI() {
+		f, err := devpki.Ensure(filepath.Join(cfg.DataDir, "pki"), time.Now())
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.GeneratedNow {
+			log.Info("created the development PKI", "dir", f.Dir, "ca", f.CA, "client_cert", f.ClientCert, "client_key", f.ClientKey)
+		}
+		certFile, keyFile, caFile = f.ServerCert, f.ServerKey, f.CA
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TLS certificate: %w", err)
+	}
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("client CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, nil, fmt.Errorf("client CA %s holds no PEM certificate", caFile)
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		ClientAuth:   tls.VerifyClientCertIfGiven,
+		ClientCAs:    pool,
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}, pool, nil
+}
+
+// migrate applies the migrations and exits.
+func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	db, err := openMigrated(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}

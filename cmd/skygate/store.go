@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite"
+)
+
+// database is a store that can also migrate its schema.
+type database interface {
+	skygate.Store
+	Migrate(ctx context.Context) error
+}
+
+// openStore opens the engine the database URL names. It is the only place that names
+// concrete storage engines.
+func openStore(ctx context.Context, cfg *config.Config) (database, error) {
+	if path, ok := cfg.SQLitePath(); ok {
+		return sqlite.Open(ctx, path)
+	}
+	return postgres.Open(ctx, cfg.DatabaseURL)
+}
+
+// openMigrated opens the store and applies migrations when asked to.
+func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate bool) (database, error) {
+	db, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if migrate {
+		if err := db.Migrate(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		log.Info("database migrated", "engine", engineName(cfg))
+	}
+	return db, nil
+}
+
+func engineName(cfg *config.Config) string {
+	if _, ok := cfg.SQLitePath(); ok {
+		return "sqlite"
+	}
+	return "postgres"
+}
+
+// masterKeyFile holds the generated master key outside production.
+const masterKeyFile = "master.key"
+
+// openBox returns the box sealing secrets at rest. Outside production a missing
+// SKYGATE_MASTER_KEY is generated once into the data dir (config refuses this in
+// production).
+func openBox(cfg *config.Config, log *slog.Logger) (*seal.Box, error) {
+	key := cfg.MasterKey
+	if key == nil {
+		path := filepath.Join(cfg.DataDir, masterKeyFile)
+		b, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			key = seal.NewMasterKey()
+			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+				return nil, err
+			}
+			// O_EXCL: two processes starting at once must not each write a different key.
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if errors.Is(err, fs.ErrExist) {
+				return openBox(cfg, log)
+			}
+			if err != nil {
+				return nil, err
+			}
+			_, werr := f.WriteString(hex.EncodeToString(key) + "\n")
+			if cerr := f.Close(); werr != nil || cerr != nil {
+				return nil, errors.Join(werr, cerr)
+			}
+			log.Warn("generated a development master key; set SKYGATE_MASTER_KEY in production", "path", path)
+		case err != nil:
+			return nil, err
+		default:
+			if key, err = config.ParseMasterKey(strings.TrimSpace(string(b))); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	return seal.New(key)
+}
