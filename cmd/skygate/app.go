@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"

@@ -300,4 +300,3 @@ func TestBootstrapIsIdempotentByName(t *testing.T) {
 	}
 	s.mustToken(rotated, "")
 }
-
