@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var _ skygate.Store = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is skygate.Store on a PostgreSQL database.
+type Store struct {
+	*sqlstore.Store
+	db *sql.DB // for migrations
+}
+
+// SQLSTATE codes the store interprets.
+const (
+	codeUniqueViolation     = "23505"
+	codeForeignKeyViolation = "23503"
+)
+
+// dialect is what the shared store needs to know about PostgreSQL.
+var dialect = sqlstore.Dialect{
+	Name:        "postgres",
+	Placeholder: sqlstore.Dollar,
+	Classify:    classify,
+	EncodeTime:  func(t time.Time) any { return t },
+	// SHARE ROW EXCLUSIVE conflicts with itself and with inserts but not with reads, so
+	// read-then-insert sequences (the next catalog version) run one at a time while
+	// readers go on.
+	LockTable: func(table string) string {
+		return "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE"
+	},
+	// A page and its total must come from one snapshot.
+	ReadIsolation: sql.LevelRepeatableRead,
+}
+
+// classify maps the SQLSTATE of a server error.
+func classify(err error) sqlstore.Violation {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return sqlstore.NoViolation
+	}
+	switch e.Code {
+	case codeUniqueViolation:
+		return sqlstore.UniqueViolation
+	case codeForeignKeyViolation:
+		return sqlstore.ForeignKeyViolation
+	default:
+		return sqlstore.NoViolation
+	}
+}
+
+// Open connects to the database named by dsn (a postgres:// URL or key=value string;
+// runtime parameters such as search_path are honoured) and checks the connection. It
+// does not migrate; call Migrate before use.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	db.SetMaxOpenConns(25)
+	db.SetMaxIdleConns(10)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	// One pool serves reads and writes: PostgreSQL has no single-writer limit.
+	return &Store{Store: sqlstore.New(dialect, db, db), db: db}, nil
+}
+
+// Migrate brings the schema up to date. Replicas may call it at the same time: a
+// session advisory lock lets one migrate while the others wait, then find nothing to
+// do. The lock id is derived from the current schema, so databases that keep several
+// Skygate schemas (tests) migrate them independently.
+func (s *Store) Migrate(ctx context.Context) error {
+	var schema string
+	if err := s.db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return fmt.Errorf("postgres: migrate: current schema: %w", err)
+	}
+	if schema == "" {
+		return errors.New("postgres: migrate: no schema on the search_path exists")
+	}
+	locker, err := lock.NewPostgresSessionLocker(
+		lock.WithLockID(lockID(schema)),
+		lock.WithLockTimeout(1, 600), // poll every second, for up to ten minutes
+	)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("postgres: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, s.db, fsys,
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("postgres: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	return nil
+}
+
+// lockID is the advisory lock key of migrations in schema.
+func lockID(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("skygate migrations\x00" + schema))
+	return int64(h.Sum64())
+}

@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var _ skygate.Store = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is skygate.Store on one SQLite file.
+type Store struct {
+	*sqlstore.Store
+	write *sql.DB // for migrations
+	path  string
+}
+
+// dialect is what the shared store needs to know about SQLite.
+var dialect = sqlstore.Dialect{
+	Name:        "sqlite",
+	Placeholder: sqlstore.Question,
+	Classify:    classify,
+	// INTEGER microseconds sort and compare as numbers, need no parsing, and keep the
+	// precision PostgreSQL keeps.
+	EncodeTime: func(t time.Time) any { return t.UnixMicro() },
+	// The single writer connection already serialises every write transaction.
+	LockTable:     nil,
+	ReadIsolation: sql.LevelDefault,
+}
+
+// classify maps SQLite's extended result codes; the driver enables them on every
+// connection.
+func classify(err error) sqlstore.Violation {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return sqlstore.NoViolation
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return sqlstore.UniqueViolation
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return sqlstore.ForeignKeyViolation
+	default:
+		return sqlstore.NoViolation
+	}
+}
+
+// Open opens (creating it and its directory if needed) the database file at path. It
+// does not migrate; call Migrate before use. The path must name a file: an in-memory
+// database would give the writer and reader pools two different databases.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || path == ":memory:" {
+		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: create directory of %s: %w", path, err)
+	}
+
+	// The writer is opened and pinged first so that it switches the file to WAL before
+	// any reader connects.
+	write, err := openPool(ctx, abs, writerParams(), 1)
+	if err != nil {
+		return nil, err
+	}
+	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)))
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs}, nil
+}
+
+// Path returns the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Migrate brings the schema up to date. It is safe to call on every start.
+func (s *Store) Migrate(ctx context.Context) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.write, fsys,
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	return nil
+}
+
+// commonParams are set on every connection through _pragma, which the driver runs on
+// each new connection of the pool, not only the first one. busy_timeout still matters
+// with one writer: a checkpoint or another process can hold the lock briefly.
+func commonParams() url.Values {
+	return url.Values{"_pragma": {
+		"busy_timeout(10000)",
+		"journal_mode(WAL)",
+		"synchronous(FULL)",
+		"foreign_keys(ON)",
+	}}
+}
+
+// writerParams start write transactions with BEGIN IMMEDIATE, so a transaction that
+// reads before it writes cannot fail to upgrade its lock.
+func writerParams() url.Values {
+	v := commonParams()
+	v.Set("_txlock", "immediate")
+	return v
+}
+
+// readerParams make reader connections refuse writes, so a query sent to the wrong
+// pool fails loudly instead of competing with the writer.
+func readerParams() url.Values {
+	v := commonParams()
+	v.Add("_pragma", "query_only(1)")
+	return v
+}
+
+// openPool opens a pool of at most conns connections to the file and checks that one
+// connection can be made.
+func openPool(ctx context.Context, abs string, params url.Values, conns int) (*sql.DB, error) {
+	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
+	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	return db, nil
+}

@@ -1,0 +1,148 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+const applicationColumns = `id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
+	client_cert_sha256, created_at, updated_at`
+
+// Every statement but qApplicationByClientID names the account, so that an id of
+// another account's application matches nothing.
+var (
+	qInsertApplication = newStmt(`INSERT INTO applications (` + applicationColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	qApplication = newStmt(`SELECT ` + applicationColumns + ` FROM applications
+		WHERE account_id = ? AND id = ?`)
+	qApplicationByClientID = newStmt(`SELECT
+		app.id, app.account_id, app.name, app.client_id, app.secret_hash, app.allowed_scopes,
+		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at,
+		acc.id, acc.name, acc.status, acc.created_at, acc.updated_at
+		FROM applications app JOIN accounts acc ON acc.id = app.account_id
+		WHERE app.client_id = ?`)
+	qListApplications = newStmt(`SELECT ` + applicationColumns + ` FROM applications
+		WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`)
+	qCountApplications = newStmt(`SELECT COUNT(*) FROM applications WHERE account_id = ?`)
+	qDeleteApplication = newStmt(`DELETE FROM applications WHERE account_id = ? AND id = ?`)
+	qSetSecret         = newStmt(`UPDATE applications SET secret_hash = ?, updated_at = ?
+		WHERE account_id = ? AND id = ? RETURNING ` + applicationColumns)
+)
+
+// applicationNotFound is the public message of a missing application, including one
+// that belongs to another account.
+const applicationNotFound = "application not found"
+
+// scanApplication reads applicationColumns, then extra destinations of the same row.
+func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
+	var app skygate.Application
+	dest := append([]any{
+		&app.ID, &app.AccountID, &app.Name, &app.ClientID, &app.SecretHash,
+		jsonCol{&app.AllowedScopes}, &app.Sandbox, &app.ClientCertSHA256,
+		timeCol{&app.CreatedAt}, timeCol{&app.UpdatedAt},
+	}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	return &app, nil
+}
+
+// CreateApplication implements skygate.ApplicationStore. It normalises app's times to
+// the stored precision and a nil AllowedScopes to an empty list.
+func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application) error {
+	app.CreatedAt, app.UpdatedAt = utc(app.CreatedAt), utc(app.UpdatedAt)
+	if app.AllowedScopes == nil {
+		app.AllowedScopes = []string{}
+	}
+	scopes, err := scopesText(app.AllowedScopes)
+	if err != nil {
+		return err
+	}
+	_, err = s.write.ExecContext(ctx, s.q(qInsertApplication),
+		app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
+		app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt))
+	return s.interpret(outcome{
+		op:       "create application",
+		conflict: fmt.Sprintf("an application with client_id %q already exists", app.ClientID),
+		notFound: accountNotFound,
+	}, err)
+}
+
+// Application implements skygate.ApplicationStore.
+func (s *Store) Application(ctx context.Context, accountID, applicationID string) (*skygate.Application, error) {
+	app, err := scanApplication(s.read.QueryRowContext(ctx, s.q(qApplication), accountID, applicationID))
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get application", notFound: applicationNotFound}, err)
+	}
+	return app, nil
+}
+
+// ApplicationByClientID implements skygate.ApplicationStore. The account is returned
+// whatever its status; refusing a suspended account is the caller's decision.
+func (s *Store) ApplicationByClientID(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+	var (
+		acc    skygate.Account
+		status string
+	)
+	app, err := scanApplication(s.read.QueryRowContext(ctx, s.q(qApplicationByClientID), clientID),
+		&acc.ID, &acc.Name, &status, timeCol{&acc.CreatedAt}, timeCol{&acc.UpdatedAt})
+	if err != nil {
+		return nil, nil, s.interpret(outcome{op: "get application by client id", notFound: applicationNotFound}, err)
+	}
+	acc.Status = skygate.AccountStatus(status)
+	return app, &acc, nil
+}
+
+// ListApplications implements skygate.ApplicationStore. A Limit of zero or less
+// returns every application after Offset. An unknown account has none.
+func (s *Store) ListApplications(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.Application, int, error) {
+	limit, offset := pageArgs(p)
+	apps := []*skygate.Application{}
+	var total int
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, s.q(qListApplications), accountID, limit, offset)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			app, err := scanApplication(rows)
+			if err != nil {
+				return err
+			}
+			apps = append(apps, app)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, s.q(qCountApplications), accountID).Scan(&total)
+	})
+	if err != nil {
+		return nil, 0, s.interpret(outcome{op: "list applications"}, err)
+	}
+	return apps, total, nil
+}
+
+// DeleteApplication implements skygate.ApplicationStore.
+func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string) error {
+	o := outcome{op: "delete application", notFound: applicationNotFound}
+	res, err := s.write.ExecContext(ctx, s.q(qDeleteApplication), accountID, applicationID)
+	if err != nil {
+		return s.interpret(o, err)
+	}
+	return s.checkAffected(o, res)
+}
+
+// SetApplicationSecret implements skygate.ApplicationStore.
+func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
+	row := s.write.QueryRowContext(ctx, s.q(qSetSecret), nonNil(hash), s.time(now), accountID, applicationID)
+	app, err := scanApplication(row)
+	if err != nil {
+		return nil, s.interpret(outcome{op: "set application secret", notFound: applicationNotFound}, err)
+	}
+	return app, nil
+}

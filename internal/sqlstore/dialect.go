@@ -1,0 +1,98 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Placeholder is how an engine numbers query parameters.
+type Placeholder int
+
+const (
+	// Question is SQLite's "?".
+	Question Placeholder = iota
+	// Dollar is PostgreSQL's "$1", "$2", ….
+	Dollar
+)
+
+// Violation is what a driver error means to the store. Engines classify by the
+// driver's error codes, never by the error text.
+type Violation int
+
+const (
+	// NoViolation is any error that is not a constraint violation.
+	NoViolation Violation = iota
+	// UniqueViolation is a duplicate primary key or unique column.
+	UniqueViolation
+	// ForeignKeyViolation is a reference to a row that does not exist.
+	ForeignKeyViolation
+)
+
+// Dialect is what the shared store needs to know about one SQL engine.
+type Dialect struct {
+	// Name identifies the engine in error messages.
+	Name string
+	// Placeholder is the parameter style the statements are rebound to.
+	Placeholder Placeholder
+	// Classify reports which constraint, if any, err violated.
+	Classify func(err error) Violation
+	// EncodeTime turns a time, already UTC and truncated to the microsecond, into the
+	// value stored in a time column. Scanning accepts both int64 unix microseconds
+	// and time.Time, so engines may choose either.
+	EncodeTime func(t time.Time) any
+	// LockTable returns a statement that keeps other writers of table out until the
+	// transaction ends, while readers go on; "" when the engine serialises writers
+	// anyway (SQLite's single writer connection).
+	LockTable func(table string) string
+	// ReadIsolation is the isolation of read-only transactions that must see one
+	// snapshot, such as a page and its total.
+	ReadIsolation sql.IsolationLevel
+}
+
+// stmt names a registered statement; Store.q returns its text for the dialect.
+type stmt int
+
+// registry holds every statement in "?" form, in registration order.
+var registry []string
+
+// newStmt registers a query written with "?" placeholders. It is only called from
+// package-level variable declarations, so the registry is complete before New runs.
+func newStmt(query string) stmt {
+	registry = append(registry, query)
+	return stmt(len(registry) - 1)
+}
+
+// rebind rewrites the "?" placeholders of query for p. Question marks inside quoted
+// strings and identifiers are left alone.
+func rebind(p Placeholder, query string) string {
+	if p == Question {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	var quote byte
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// utc is the form in which every time is stored and returned.
+func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

@@ -1,0 +1,69 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// scanner is the part of *sql.Row and *sql.Rows that reads one row.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// timeCol scans a time column stored either as int64 unix microseconds (SQLite) or as
+// a timestamp (PostgreSQL) into a UTC time.
+type timeCol struct{ t *time.Time }
+
+func (c timeCol) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		*c.t = time.UnixMicro(v).UTC()
+	case time.Time:
+		*c.t = utc(v)
+	default:
+		return fmt.Errorf("sqlstore: cannot scan %T into a time", src)
+	}
+	return nil
+}
+
+// jsonCol scans a JSON text column into the value it points to.
+type jsonCol struct{ v any }
+
+func (c jsonCol) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		return json.Unmarshal([]byte(v), c.v)
+	case []byte:
+		return json.Unmarshal(v, c.v)
+	default:
+		return fmt.Errorf("sqlstore: cannot scan %T as JSON", src)
+	}
+}
+
+// jsonText encodes v as the JSON text stored in a column.
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("sqlstore: encode JSON: %w", err)
+	}
+	return string(b), nil
+}
+
+// scopesText encodes a scope list; a nil list is stored as [] so that reads always
+// return a non-nil slice and JSON responses show an empty array.
+func scopesText(scopes []string) (string, error) {
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return jsonText(scopes)
+}
+
+// nonNil returns b, or an empty slice for nil, because NOT NULL blob columns reject
+// the NULL that drivers send for a nil slice.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

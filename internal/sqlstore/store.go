@@ -1,0 +1,182 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+var _ skygate.Store = (*Store)(nil)
+
+// Store implements skygate.Store over two connection pools: writes and every
+// read-modify-write transaction go to write, plain reads to read. PostgreSQL passes one
+// pool twice; SQLite passes a single-connection writer and a pool of readers so that
+// writers queue in Go instead of failing with SQLITE_BUSY.
+type Store struct {
+	d     Dialect
+	write *sql.DB
+	read  *sql.DB
+	stmts []string
+}
+
+// New returns a store over the pools; it owns them and Close closes them. write and
+// read may be the same pool.
+func New(d Dialect, write, read *sql.DB) *Store {
+	s := &Store{d: d, write: write, read: read, stmts: make([]string, len(registry))}
+	for i, q := range registry {
+		s.stmts[i] = rebind(d.Placeholder, q)
+	}
+	return s
+}
+
+// Ping checks that both pools reach the database.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("%s: ping: %w", s.d.Name, err)
+	}
+	if s.read != s.write {
+		if err := s.read.PingContext(ctx); err != nil {
+			return fmt.Errorf("%s: ping reader: %w", s.d.Name, err)
+		}
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		err = errors.Join(err, s.read.Close())
+	}
+	return err
+}
+
+// queryer is what *sql.DB and *sql.Tx share for reading rows.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// q returns the statement's text in the dialect's placeholder style.
+func (s *Store) q(st stmt) string { return s.stmts[st] }
+
+// time returns the stored form of t.
+func (s *Store) time(t time.Time) any { return s.d.EncodeTime(utc(t)) }
+
+// inTx runs fn in a transaction on the write pool and commits when fn returns nil.
+// fn must do all its work through tx: on SQLite the writer pool has one connection,
+// so touching the pool again from inside fn would wait forever.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
+	}
+	// Rollback after a successful Commit is a harmless ErrTxDone; deferring it
+	// unconditionally also covers a panic in fn.
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", s.d.Name, err)
+	}
+	return nil
+}
+
+// inReadTx runs fn in a read-only transaction on the read pool, so that several
+// queries (a page and its total) see one snapshot.
+func (s *Store) inReadTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: s.d.ReadIsolation})
+	if err != nil {
+		return fmt.Errorf("%s: begin read: %w", s.d.Name, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit read: %w", s.d.Name, err)
+	}
+	return nil
+}
+
+// lockTable takes the dialect's table lock inside tx, if the engine needs one.
+func (s *Store) lockTable(ctx context.Context, tx *sql.Tx, table string) error {
+	if s.d.LockTable == nil {
+		return nil
+	}
+	q := s.d.LockTable(table)
+	if q == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: lock %s: %w", s.d.Name, table, err)
+	}
+	return nil
+}
+
+// outcome says what an operation's failures mean to the caller: the public message of
+// a unique violation (conflict) and of a missing row or broken reference (notFound).
+// An empty message leaves that failure internal.
+type outcome struct {
+	op       string
+	conflict string
+	notFound string
+}
+
+// interpret turns a driver error into a domain error. sql.ErrNoRows is CodeNotFound,
+// a unique violation CodeConflict and a foreign key violation CodeNotFound, each only
+// where o gives it a message; anything else stays internal, wrapped with the operation.
+func (s *Store) interpret(o outcome, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) && o.notFound != "" {
+		return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound}
+	}
+	switch s.d.Classify(err) {
+	case UniqueViolation:
+		if o.conflict != "" {
+			return &skygate.Error{Code: skygate.CodeConflict, Message: o.conflict, Err: err}
+		}
+	case ForeignKeyViolation:
+		if o.notFound != "" {
+			return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound, Err: err}
+		}
+	}
+	return fmt.Errorf("%s: %s: %w", s.d.Name, o.op, err)
+}
+
+// notFound is the CodeNotFound error of an update or delete that matched no row.
+func notFound(message string) error {
+	return &skygate.Error{Code: skygate.CodeNotFound, Message: message}
+}
+
+// checkAffected returns a CodeNotFound error when res changed no row.
+func (s *Store) checkAffected(o outcome, res sql.Result) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.interpret(o, err)
+	}
+	if n == 0 {
+		return notFound(o.notFound)
+	}
+	return nil
+}
+
+// pageArgs returns LIMIT and OFFSET values for p. A Limit of zero or less means no
+// limit, and a negative Offset is zero.
+func pageArgs(p skygate.Page) (limit, offset int64) {
+	limit, offset = int64(p.Limit), int64(p.Offset)
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	return limit, offset
+}
