@@ -29,9 +29,9 @@ func (s *Store) Catalog(ctx context.Context) (*skygate.CatalogDocument, error) {
 }
 
 // ReplaceCatalog implements skygate.CatalogStore. Concurrent calls get distinct,
-// increasing versions: the next version is read and inserted under a table lock
-// (PostgreSQL) or by the only writer connection (SQLite), so no call fails with a
-// duplicate version.
+// increasing versions and none fails with a duplicate version: the next version is
+// read and inserted under a table lock on PostgreSQL, and inside a BEGIN IMMEDIATE
+// transaction, which holds the database's write lock, on SQLite.
 func (s *Store) ReplaceCatalog(ctx context.Context, data []byte, now time.Time) (*skygate.CatalogDocument, error) {
 	doc := &skygate.CatalogDocument{Data: nonNil(data), UpdatedAt: utc(now)}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

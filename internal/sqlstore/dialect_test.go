@@ -1,0 +1,50 @@
+package sqlstore
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRebind(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		p     Placeholder
+		query string
+		want  string
+	}{
+		{"question is unchanged", Question, `SELECT a FROM t WHERE a = ? AND b = ?`, `SELECT a FROM t WHERE a = ? AND b = ?`},
+		{"dollar numbers in order", Dollar, `INSERT INTO t (a, b, c) VALUES (?, ?, ?)`, `INSERT INTO t (a, b, c) VALUES ($1, $2, $3)`},
+		{"no placeholders", Dollar, `SELECT COUNT(*) FROM t`, `SELECT COUNT(*) FROM t`},
+		{"string literal kept", Dollar, `SELECT '?' FROM t WHERE a = ?`, `SELECT '?' FROM t WHERE a = $1`},
+		{"escaped quote in literal", Dollar, `SELECT 'it''s ?' WHERE a = ? AND b = ?`, `SELECT 'it''s ?' WHERE a = $1 AND b = $2`},
+		{"quoted identifier kept", Dollar, `SELECT "odd?name" FROM t WHERE a = ?`, `SELECT "odd?name" FROM t WHERE a = $1`},
+		{"ten or more", Dollar, strings.Repeat("?,", 10) + "?", "$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := rebind(tt.p, tt.query); got != tt.want {
+				t.Errorf("rebind(%q)\n got  %q\n want %q", tt.query, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNewRebindsEveryStatement checks that New prepares one text per registered
+// statement, so that s.q never rewrites a query per call.
+func TestNewRebindsEveryStatement(t *testing.T) {
+	t.Parallel()
+	s := New(Dialect{Name: "test", Placeholder: Dollar}, nil, nil)
+	if len(s.stmts) != len(registry) || len(registry) == 0 {
+		t.Fatalf("%d statements prepared for %d registered", len(s.stmts), len(registry))
+	}
+	for i, q := range s.stmts {
+		if strings.Contains(q, "?") {
+			t.Errorf("statement %d still has a '?': %s", i, q)
+		}
+	}
+	if got, want := s.q(qDeleteKey), `DELETE FROM signing_keys WHERE kid = $1`; got != want {
+		t.Errorf("q(qDeleteKey) = %q, want %q", got, want)
+	}
+}
