@@ -31,6 +31,7 @@ type Store interface {
 	ApplicationStore
 	KeyStore
 	CatalogStore
+	BookingStore
 	// Close releases the connections.
 	Close() error
 }

@@ -1,0 +1,87 @@
+package skygate
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Event types delivered to webhook subscriptions (CONTRACT §5).
+const (
+	EventBookingStatusChanged = "booking.status.changed"
+	EventPassStatusChanged    = "pass.status.changed"
+)
+
+// Event is one notification in the outbox. It is written in the transaction that
+// caused it and later delivered by the webhook dispatcher. Its JSON form is the webhook
+// body (the envelope) {"id","type","created_at","account_id","data"}; ID is also the
+// webhook-id receivers dedupe by. Seq is assigned by the store and increases in the
+// order events become visible.
+type Event struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	CreatedAt time.Time       `json:"created_at"`
+	AccountID string          `json:"account_id"`
+	Data      json.RawMessage `json:"data"`
+	Seq       int64           `json:"-"`
+}
+
+// BookingStatusChanged is the data of a booking.status.changed event. Booking is the
+// booking as it is after the change.
+type BookingStatusChanged struct {
+	BookingID      string        `json:"booking_id"`
+	Status         BookingStatus `json:"status"`
+	PreviousStatus BookingStatus `json:"previous_status"`
+	Booking        *Booking      `json:"booking"`
+}
+
+// PassStatusChanged is the data of a pass.status.changed event. PreviousStatus is null
+// when the pass has just been issued (Active).
+type PassStatusChanged struct {
+	BookingID      string      `json:"booking_id"`
+	Status         PassStatus  `json:"status"`
+	PreviousStatus *PassStatus `json:"previous_status"`
+}
+
+// NewEvent returns an event of the account with a new id, created at now, whose data
+// is the JSON encoding of data.
+func NewEvent(accountID, typ string, data any, now time.Time) (*Event, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", typ, err)
+	}
+	return &Event{ID: NewID(), Type: typ, CreatedAt: now, AccountID: accountID, Data: b}, nil
+}
+
+// BookingEvents returns the events of a transition from before to after at now:
+// booking.status.changed when the status changed, and pass.status.changed when the
+// pass status changed (issued as Active, then Used, Voided or Expired).
+func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
+	var events []*Event
+	if before.Status != after.Status {
+		e, err := NewEvent(after.AccountID, EventBookingStatusChanged, BookingStatusChanged{
+			BookingID:      after.ID,
+			Status:         after.Status,
+			PreviousStatus: before.Status,
+			Booking:        after,
+		}, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	prev, hadPass := before.PassStatus()
+	next, hasPass := after.PassStatus()
+	if hasPass && (!hadPass || prev != next) {
+		data := PassStatusChanged{BookingID: after.ID, Status: next}
+		if hadPass {
+			data.PreviousStatus = &prev
+		}
+		e, err := NewEvent(after.AccountID, EventPassStatusChanged, data, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return events, nil
+}

@@ -1,0 +1,356 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+var _ skygate.BookingStore = (*Store)(nil)
+
+const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
+	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
+	pass_valid_from, pass_valid_until, created_at, updated_at`
+
+// Every tenant statement names the account. The claim statements come in two forms:
+// engines with concurrent writers lock the claimed row and skip rows that other
+// claimers hold; SQLite's single writer needs no row locks (and has no FOR UPDATE).
+var (
+	qInsertBooking = newStmt(`INSERT INTO bookings (` + bookingColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	qBooking = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = ? AND id = ?`)
+	qBookingAdmin = newStmt(`SELECT ` + bookingColumns + ` FROM bookings WHERE id = ?`)
+	qListBookings = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+	qCountBookings       = newStmt(`SELECT COUNT(*) FROM bookings WHERE account_id = ?`)
+	qListBookingsByState = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+	qCountBookingsByState = newStmt(`SELECT COUNT(*) FROM bookings WHERE account_id = ? AND status = ?`)
+	// The status condition makes the update a compare-and-swap on the status read.
+	qUpdateBooking = newStmt(`UPDATE bookings SET status = ?, confirm_before = ?,
+		status_history = ?, pass_code = ?, pass_payload = ?, pass_valid_from = ?,
+		pass_valid_until = ?, updated_at = ?
+		WHERE account_id = ? AND id = ? AND status = ?`)
+
+	claimPending = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE status = ? AND created_at <= ? ORDER BY created_at, id LIMIT 1`
+	claimIssued = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE status = ? AND confirm_before < ? ORDER BY confirm_before, id LIMIT 1`
+	qClaimPending       = newStmt(claimPending)
+	qClaimIssued        = newStmt(claimIssued)
+	qClaimPendingLocked = newStmt(claimPending + ` FOR UPDATE SKIP LOCKED`)
+	qClaimIssuedLocked  = newStmt(claimIssued + ` FOR UPDATE SKIP LOCKED`)
+)
+
+// bookingNotFound is the public message of a missing booking, including one of
+// another account.
+const bookingNotFound = "booking not found"
+
+// maxTransitionAttempts bounds the re-reads of a booking that keeps changing under a
+// transition; each attempt follows a committed change, so a few always suffice.
+const maxTransitionAttempts = 16
+
+// scanBooking reads one row of bookingColumns.
+func scanBooking(row scanner) (*skygate.Booking, error) {
+	var (
+		b                    skygate.Booking
+		status               string
+		code, payload        sql.NullString
+		validFrom, validUtil *time.Time
+	)
+	err := row.Scan(&b.ID, &b.AccountID, &b.ClientID, &status, &b.FastTrackID, &b.ServiceDate,
+		jsonCol{&b.Flight}, jsonCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
+		jsonCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
+		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt})
+	if err != nil {
+		return nil, err
+	}
+	b.Status = skygate.BookingStatus(status)
+	if code.Valid {
+		b.Pass = &skygate.Pass{Code: code.String, Payload: payload.String}
+		if validFrom != nil {
+			b.Pass.ValidFrom = *validFrom
+		}
+		if validUtil != nil {
+			b.Pass.ValidUntil = *validUtil
+		}
+	}
+	return &b, nil
+}
+
+// normaliseBooking brings b's times to the stored precision and its lists to non-nil,
+// so that what the caller holds equals what a later read returns.
+func normaliseBooking(b *skygate.Booking) {
+	b.CreatedAt, b.UpdatedAt = utc(b.CreatedAt), utc(b.UpdatedAt)
+	if b.ConfirmBefore != nil {
+		t := utc(*b.ConfirmBefore)
+		b.ConfirmBefore = &t
+	}
+	if b.Passengers == nil {
+		b.Passengers = []skygate.Passenger{}
+	}
+	if b.StatusHistory == nil {
+		b.StatusHistory = []skygate.StatusChange{}
+	}
+	for i := range b.StatusHistory {
+		b.StatusHistory[i].At = utc(b.StatusHistory[i].At)
+	}
+	if b.Pass != nil {
+		b.Pass.ValidFrom, b.Pass.ValidUntil = utc(b.Pass.ValidFrom), utc(b.Pass.ValidUntil)
+	}
+}
+
+// passArgs returns the stored form of the pass columns: NULL for no pass.
+func (s *Store) passArgs(p *skygate.Pass) (code, payload, validFrom, validUntil any) {
+	if p == nil {
+		return nil, nil, nil, nil
+	}
+	return p.Code, p.Payload, s.time(p.ValidFrom), s.time(p.ValidUntil)
+}
+
+// insertBooking inserts a normalised booking inside tx.
+func (s *Store) insertBooking(ctx context.Context, tx *sql.Tx, b *skygate.Booking) error {
+	flight, err := jsonText(b.Flight)
+	if err != nil {
+		return err
+	}
+	passengers, err := jsonText(b.Passengers)
+	if err != nil {
+		return err
+	}
+	history, err := jsonText(b.StatusHistory)
+	if err != nil {
+		return err
+	}
+	code, payload, from, until := s.passArgs(b.Pass)
+	_, err = tx.ExecContext(ctx, s.q(qInsertBooking),
+		b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate, flight,
+		passengers, b.PartnerReference, s.nullTime(b.ConfirmBefore), history, code, payload, from, until,
+		s.time(b.CreatedAt), s.time(b.UpdatedAt))
+	return err
+}
+
+// Booking implements skygate.BookingStore.
+func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
+	b, err := scanBooking(s.read.QueryRowContext(ctx, s.q(qBooking), accountID, bookingID))
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get booking", notFound: bookingNotFound}, err)
+	}
+	return b, nil
+}
+
+// BookingAdmin implements skygate.BookingStore. Admin only: it ignores the account.
+func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Booking, error) {
+	b, err := scanBooking(s.read.QueryRowContext(ctx, s.q(qBookingAdmin), bookingID))
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get booking (admin)", notFound: bookingNotFound}, err)
+	}
+	return b, nil
+}
+
+// ListBookings implements skygate.BookingStore. A Limit of zero or less returns every
+// booking after Offset.
+func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
+	limit, offset := pageArgs(p)
+	list, count := s.q(qListBookings), s.q(qCountBookings)
+	filter := []any{accountID}
+	if status != "" {
+		list, count = s.q(qListBookingsByState), s.q(qCountBookingsByState)
+		filter = append(filter, string(status))
+	}
+	bookings := []*skygate.Booking{}
+	var total int
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, list, append(filter, limit, offset)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			b, err := scanBooking(rows)
+			if err != nil {
+				return err
+			}
+			bookings = append(bookings, b)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, count, filter...).Scan(&total)
+	})
+	if err != nil {
+		return nil, 0, s.interpret(outcome{op: "list bookings"}, err)
+	}
+	return bookings, total, nil
+}
+
+// TransitionBooking implements skygate.BookingStore.
+func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
+	return s.transitionOne(ctx, "transition booking", t, now, apply, func(tx *sql.Tx) *sql.Row {
+		return tx.QueryRowContext(ctx, s.q(qBooking), accountID, bookingID)
+	})
+}
+
+// TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
+// account.
+func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
+	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, func(tx *sql.Tx) *sql.Row {
+		return tx.QueryRowContext(ctx, s.q(qBookingAdmin), bookingID)
+	})
+}
+
+// transitionOne reads a booking with read and applies t to it in one transaction,
+// re-reading after a concurrent change (possible on PostgreSQL, where the read takes
+// no lock; SQLite's writer transaction already excludes other writers).
+func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, read func(tx *sql.Tx) *sql.Row) (*skygate.Booking, error) {
+	var out *skygate.Booking
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for range maxTransitionAttempts {
+			before, err := scanBooking(read(tx))
+			if err != nil {
+				return err
+			}
+			after, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
+			if err != nil || written {
+				out = after
+				return err
+			}
+		}
+		return errors.New("the booking kept changing; giving up")
+	})
+	if err != nil {
+		return nil, s.interpretBooking(outcome{op: op, notFound: bookingNotFound}, err)
+	}
+	return out, nil
+}
+
+// ClaimBookings implements skygate.BookingStore.
+func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
+	var query string
+	locked := s.concurrentWriters()
+	switch {
+	case from == skygate.BookingPending && locked:
+		query = s.q(qClaimPendingLocked)
+	case from == skygate.BookingPending:
+		query = s.q(qClaimPending)
+	case from == skygate.BookingIssued && locked:
+		query = s.q(qClaimIssuedLocked)
+	case from == skygate.BookingIssued:
+		query = s.q(qClaimIssued)
+	default:
+		return 0, skygate.Errorf(skygate.CodeValidation, "bookings in status %s are never due", from)
+	}
+	n := 0
+	for limit <= 0 || n < limit {
+		var moved bool
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			before, err := scanBooking(tx.QueryRowContext(ctx, query, string(from), s.time(now)))
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			_, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
+			if err == nil && !written {
+				// The row is locked (or the writer is alone), so it cannot have changed.
+				err = fmt.Errorf("claimed booking %s changed under its lock", before.ID)
+			}
+			moved = err == nil
+			return err
+		})
+		if err != nil {
+			return n, s.interpretBooking(outcome{op: "claim bookings"}, err)
+		}
+		if !moved {
+			break
+		}
+		n++
+	}
+	return n, nil
+}
+
+// applyTransition computes and writes the transition of before inside tx. written is
+// false, with no error, when the booking's status changed since it was read.
+func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, written bool, err error) {
+	next, err := skygate.Transition(before.Status, t)
+	if err != nil {
+		return nil, false, err
+	}
+	now = utc(now)
+	after = before.Clone()
+	after.Status = next
+	after.UpdatedAt = now
+	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
+	var events []*skygate.Event
+	if apply != nil {
+		if events, err = apply(before, after); err != nil {
+			return nil, false, err
+		}
+	}
+	normaliseBooking(after)
+	history, err := jsonText(after.StatusHistory)
+	if err != nil {
+		return nil, false, err
+	}
+	code, payload, from, until := s.passArgs(after.Pass)
+	res, err := tx.ExecContext(ctx, s.q(qUpdateBooking),
+		string(after.Status), s.nullTime(after.ConfirmBefore), history, code, payload, from, until,
+		s.time(after.UpdatedAt), before.AccountID, before.ID, string(before.Status))
+	if err != nil {
+		return nil, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return nil, false, err
+	}
+	if err := s.insertEvents(ctx, tx, events); err != nil {
+		return nil, false, err
+	}
+	return after, true, nil
+}
+
+// concurrentWriters reports whether the engine runs writers concurrently, so claims
+// must lock rows. It follows the dialect's LockTable, which is empty exactly when the
+// engine serialises writers (SQLite's single writer connection).
+func (s *Store) concurrentWriters() bool {
+	return s.d.LockTable != nil && s.d.LockTable("bookings") != ""
+}
+
+// interpretBooking returns domain errors (from Transition or apply) as they are and
+// interprets the rest.
+func (s *Store) interpretBooking(o outcome, err error) error {
+	var e *skygate.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return s.interpret(o, err)
+}
+
+// nullTimeCol scans a nullable time column into a *time.Time, nil for NULL.
+type nullTimeCol struct{ t **time.Time }
+
+func (c nullTimeCol) Scan(src any) error {
+	if src == nil {
+		*c.t = nil
+		return nil
+	}
+	var t time.Time
+	if err := (timeCol{&t}).Scan(src); err != nil {
+		return err
+	}
+	*c.t = &t
+	return nil
+}
+
+// nullTime returns the stored form of t, NULL for nil.
+func (s *Store) nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return s.time(*t)
+}

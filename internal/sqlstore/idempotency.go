@@ -1,0 +1,106 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status_code, resource_id,
+	body, created_at, expires_at`
+
+var (
+	// ON CONFLICT DO NOTHING makes the key the arbiter: on PostgreSQL it waits for a
+	// concurrent transaction that inserted the same key and then inserts nothing, so a
+	// concurrent duplicate never gets past this statement; RETURNING says who won.
+	qInsertIdempotency = newStmt(`INSERT INTO idempotency_records (` + idempotencyColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, operation, idem_key) DO NOTHING RETURNING idem_key`)
+	qIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
+		WHERE account_id = ? AND operation = ? AND idem_key = ?`)
+	qLiveIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
+		WHERE account_id = ? AND operation = ? AND idem_key = ? AND expires_at > ?`)
+	qDeleteExpiredKey = newStmt(`DELETE FROM idempotency_records
+		WHERE account_id = ? AND operation = ? AND idem_key = ? AND expires_at <= ?`)
+	qPurgeIdempotency = newStmt(`DELETE FROM idempotency_records WHERE expires_at < ?`)
+)
+
+const idempotencyNotFound = "idempotency key not found"
+
+// scanIdempotency reads one row of idempotencyColumns.
+func scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
+	var r skygate.IdempotencyRecord
+	err := row.Scan(&r.AccountID, &r.Operation, &r.Key, &r.Fingerprint, &r.StatusCode, &r.ResourceID,
+		&r.Body, timeCol{&r.CreatedAt}, timeCol{&r.ExpiresAt})
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// CreateBooking implements skygate.BookingStore. rec.CreatedAt is the "now" against
+// which an existing record of the key counts as expired.
+func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
+	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
+	normaliseBooking(b)
+	var replay *skygate.IdempotencyRecord
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// An expired record must not block the key; deleting it first lets the insert
+		// below treat the key as new.
+		if _, err := tx.ExecContext(ctx, s.q(qDeleteExpiredKey),
+			rec.AccountID, rec.Operation, rec.Key, s.time(rec.CreatedAt)); err != nil {
+			return err
+		}
+		var key string
+		err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
+			rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
+			nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
+		if errors.Is(err, sql.ErrNoRows) {
+			// The key is taken: answer with the stored record and write nothing.
+			replay, err = scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency),
+				rec.AccountID, rec.Operation, rec.Key))
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.insertBooking(ctx, tx, b); err != nil {
+			return err
+		}
+		return s.insertEvents(ctx, tx, events)
+	})
+	if err != nil {
+		return nil, s.interpret(outcome{
+			op:       "create booking",
+			conflict: "a booking with this id already exists",
+			notFound: accountNotFound,
+		}, err)
+	}
+	return replay, nil
+}
+
+// IdempotencyRecord implements skygate.BookingStore.
+func (s *Store) IdempotencyRecord(ctx context.Context, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error) {
+	r, err := scanIdempotency(s.read.QueryRowContext(ctx, s.q(qLiveIdempotency),
+		accountID, operation, key, s.time(now)))
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get idempotency record", notFound: idempotencyNotFound}, err)
+	}
+	return r, nil
+}
+
+// PurgeIdempotencyRecords implements skygate.BookingStore.
+func (s *Store) PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, s.q(qPurgeIdempotency), s.time(before))
+	if err != nil {
+		return 0, s.interpret(outcome{op: "purge idempotency records"}, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, s.interpret(outcome{op: "purge idempotency records"}, err)
+	}
+	return int(n), nil
+}
