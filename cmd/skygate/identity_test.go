@@ -123,7 +123,14 @@ func TestForgedAndInvalidTokens(t *testing.T) {
 	// outside, so change the header and keep the signature.
 	typJWT := b64([]byte(`{"alg":"ES256","typ":"JWT","kid":"`+kidOf(t, good)+`"}`)) + "." + parts[1] + "." + parts[2]
 
-	expired := s.mintToken(km, func() time.Time { return time.Now().Add(-2 * time.Hour) }, testPublicURL, claims)
+	// An expired token signed by a key the server publishes: a key made active two
+	// hours ago (as by a rotation back then) signs a token with a one-hour lifetime.
+	past := func() time.Time { return time.Now().Add(-2 * time.Hour) }
+	kmPast := s.keyManager(db, past)
+	if _, err := kmPast.Rotate(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	expired := s.mintToken(kmPast, past, testPublicURL, claims)
 	wrongAud := s.mintToken(km, time.Now, "https://other.api.example", claims)
 	wrongIss := mintWithIssuer(t, km, "https://evil.example", claims)
 

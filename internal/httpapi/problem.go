@@ -11,13 +11,13 @@ import (
 
 // problem is the RFC 9457 body of every error response.
 type problem struct {
-	Type      string                `json:"type"`
-	Title     string                `json:"title"`
-	Status    int                   `json:"status"`
-	Detail    string                `json:"detail,omitempty"`
-	Code      string                `json:"code"`
-	RequestID string                `json:"request_id,omitempty"`
-	Errors    []skygate.FieldError  `json:"errors,omitempty"`
+	Type      string               `json:"type"`
+	Title     string               `json:"title"`
+	Status    int                  `json:"status"`
+	Detail    string               `json:"detail,omitempty"`
+	Code      string               `json:"code"`
+	RequestID string               `json:"request_id,omitempty"`
+	Errors    []skygate.FieldError `json:"errors,omitempty"`
 }
 
 // statusOf maps each domain code to its one HTTP status.

@@ -1,6 +1,5 @@
 package httpapi
 
-
 // routes registers every route of the service. Authentication and scopes are visible
 // here, route by route.
 func (s *Server) routes() {
