@@ -94,6 +94,8 @@ func writeProblem(w http.ResponseWriter, p problem) {
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
+	// Problem texts are English whatever the request asked for.
+	h.Set("Content-Language", "en")
 	h.Del("Content-Length")
 	h.Del("ETag")
 	h.Del("Last-Modified")

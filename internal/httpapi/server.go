@@ -16,6 +16,8 @@ type Deps struct {
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
+	// Catalog serves the airport catalog.
+	Catalog CatalogSource
 	// JWKS and Discovery serve the public keys and the discovery document.
 	JWKS      http.Handler
 	Discovery http.Handler

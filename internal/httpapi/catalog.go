@@ -1,0 +1,68 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/internal/conditional"
+	"github.com/skygate/skygate/internal/i18n"
+)
+
+// CatalogSource returns the catalog to serve now. catalog.Service implements it and
+// swaps in a new *catalog.Catalog when the stored version changes.
+type CatalogSource interface {
+	Current() *catalog.Catalog
+}
+
+// catalogList serves a page of lounges or fast-tracks. Pages come precomputed (and
+// cached per query) from the catalog, so a request negotiates the language, parses the
+// query and writes ready bytes.
+func (s *Server) catalogList(k catalog.Kind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+		q, err := catalog.ParseQuery(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		page, err := s.deps.Catalog.Current().List(k, lang, q)
+		if err != nil {
+			return err
+		}
+		return writePage(w, r, page)
+	}
+}
+
+// catalogItem serves one lounge or fast-track by id.
+func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+		page, err := s.deps.Catalog.Current().Item(k, lang, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		return writePage(w, r, page)
+	}
+}
+
+// writePage writes a precomputed page with its validators, or 304 when the request's
+// conditional headers match (RFC 9110 §13.2.2 precedence).
+func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
+	h := w.Header()
+	h.Set("Content-Language", page.Language)
+	h.Set("Vary", "Accept-Language")
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("ETag", page.ETag)
+	if !page.LastModified.IsZero() {
+		h.Set("Last-Modified", page.LastModified.UTC().Format(http.TimeFormat))
+	}
+	if conditional.NotModified(r, page.ETag, page.LastModified) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(page.Body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(page.Body)
+	return nil
+}
