@@ -189,8 +189,8 @@ type Amenity struct {
 	IsFree bool   `json:"is_free"`
 }
 
-// AgePolicy: MinAge is the minimum age in years to enter unaccompanied (0 = no minimum);
-// Notes explains rules for children.
+// AgePolicy: MinAge is the minimum age of a guest in years (0: guests of any age, infants
+// included); Notes explains the rules for children, such as who must be accompanied.
 type AgePolicy struct {
 	MinAge int    `json:"min_age"`
 	Notes  string `json:"notes"`

@@ -1,0 +1,129 @@
+package catalog
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/skygate/skygate"
+)
+
+// Limits of the list query (CONTRACT §3).
+const (
+	DefaultLimit = 100
+	MaxLimit     = 500
+	MaxOffset    = 1_000_000
+	MaxNameLen   = 64 // characters (Unicode code points)
+)
+
+// Query is a validated, normalized list query. Two requests that mean the same thing
+// have equal Queries, which therefore key the page cache and the ETag.
+type Query struct {
+	Limit  int
+	Offset int
+	// Name is the Fold of the trimmed name filter; "" means no filter.
+	Name string
+	// IATA is the hub's IATA code in upper case; "" means any hub.
+	IATA string
+	// Country is the hub's ISO 3166-1 alpha-2 country in upper case; "" means any.
+	Country string
+}
+
+// DefaultQuery is the query of a request without parameters.
+var DefaultQuery = Query{Limit: DefaultLimit}
+
+// ParseQuery reads limit, offset, name, iata and country from v. An empty value counts as
+// absent; other parameters are ignored, so that partners may add their own (such as a
+// cache buster). Every invalid parameter is reported at once in a CodeBadRequest
+// *skygate.Error, one FieldError per parameter.
+func ParseQuery(v url.Values) (Query, error) {
+	q := DefaultQuery
+	var problems []skygate.FieldError
+	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
+
+	get := func(name string) (string, bool) {
+		vs := v[name]
+		if len(vs) > 1 {
+			bad(name, "must be given at most once")
+			return "", false
+		}
+		if len(vs) == 0 || vs[0] == "" {
+			return "", false
+		}
+		return vs[0], true
+	}
+
+	if s, ok := get("limit"); ok {
+		n, ok := number(s, MaxLimit)
+		if !ok || n < 1 {
+			bad("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
+		}
+		q.Limit = n
+	}
+	if s, ok := get("offset"); ok {
+		n, ok := number(s, MaxOffset)
+		if !ok {
+			bad("offset", fmt.Sprintf("must be an integer from 0 to %d", MaxOffset))
+		}
+		q.Offset = n
+	}
+	if s, ok := get("name"); ok {
+		switch {
+		case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
+			bad("name", "must be text without control characters")
+		case utf8.RuneCountInString(s) > MaxNameLen:
+			bad("name", fmt.Sprintf("must be at most %d characters", MaxNameLen))
+		default:
+			q.Name = Fold(strings.TrimSpace(s))
+		}
+	}
+	if s, ok := get("iata"); ok {
+		if q.IATA, ok = letters(s, 3); !ok {
+			bad("iata", "must be a three-letter IATA airport code")
+		}
+	}
+	if s, ok := get("country"); ok {
+		if q.Country, ok = letters(s, 2); !ok {
+			bad("country", "must be a two-letter ISO 3166-1 country code")
+		}
+	}
+	if problems != nil {
+		return DefaultQuery, &skygate.Error{
+			Code:    skygate.CodeBadRequest,
+			Message: "invalid query parameter",
+			Fields:  problems,
+		}
+	}
+	return q, nil
+}
+
+// number parses a decimal integer of digits only (no sign, no spaces) up to limit.
+func number(s string, limit int) (int, bool) {
+	if len(s) > 7 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= limit
+}
+
+// letters upper-cases s when it is exactly n ASCII letters.
+func letters(s string, n int) (string, bool) {
+	if len(s) != n {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return "", false
+		}
+	}
+	return strings.ToUpper(s), true
+}
