@@ -1,0 +1,80 @@
+package catalog_test
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/catalog"
+)
+
+func TestParseQuery(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		raw        string
+		want       catalog.Query
+		wantFields []string // parameters named by the error, nil for success
+	}{
+		{raw: "", want: catalog.Query{Limit: 100}},
+		{raw: "limit=1&offset=0", want: catalog.Query{Limit: 1}},
+		{raw: "limit=500&offset=1000000", want: catalog.Query{Limit: 500, Offset: 1_000_000}},
+		{raw: "limit=&offset=&name=&iata=&country=", want: catalog.Query{Limit: 100}},
+		{raw: "limit=0", wantFields: []string{"limit"}},
+		{raw: "limit=501", wantFields: []string{"limit"}},
+		{raw: "limit=-1", wantFields: []string{"limit"}},
+		{raw: "limit=%2B5", wantFields: []string{"limit"}},
+		{raw: "limit=1e2", wantFields: []string{"limit"}},
+		{raw: "limit=99999999999999999999", wantFields: []string{"limit"}},
+		{raw: "offset=-1", wantFields: []string{"offset"}},
+		{raw: "offset=1000001", wantFields: []string{"offset"}},
+		{raw: "offset=%201", wantFields: []string{"offset"}},
+		{raw: "limit=1&limit=2", wantFields: []string{"limit"}},
+		{raw: "name=%20T%C4%B0FL%C4%B0S%20", want: catalog.Query{Limit: 100, Name: "tiflis"}},
+		{raw: "name=%D0%A2%D0%90%D0%A8", want: catalog.Query{Limit: 100, Name: "таш"}},
+		{raw: "name=" + strings.Repeat("%D0%96", 64), want: catalog.Query{Limit: 100, Name: strings.Repeat("ж", 64)}},
+		{raw: "name=" + strings.Repeat("%D0%96", 65), wantFields: []string{"name"}},
+		{raw: "name=a%00b", wantFields: []string{"name"}},
+		{raw: "name=a%0Ab", wantFields: []string{"name"}},
+		{raw: "name=%FF", wantFields: []string{"name"}},
+		{raw: "iata=tas", want: catalog.Query{Limit: 100, IATA: "TAS"}},
+		{raw: "iata=TA", wantFields: []string{"iata"}},
+		{raw: "iata=T4S", wantFields: []string{"iata"}},
+		{raw: "country=uz", want: catalog.Query{Limit: 100, Country: "UZ"}},
+		{raw: "country=UZB", wantFields: []string{"country"}},
+		{raw: "unknown=1&sort=name", want: catalog.Query{Limit: 100}},
+		{raw: "limit=0&offset=x&iata=1&country=2", wantFields: []string{"limit", "offset", "iata", "country"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			t.Parallel()
+			v, err := url.ParseQuery(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := catalog.ParseQuery(v)
+			if tt.wantFields == nil {
+				if err != nil {
+					t.Fatalf("ParseQuery(%q): %v", tt.raw, err)
+				}
+				if got != tt.want {
+					t.Errorf("ParseQuery(%q) = %+v, want %+v", tt.raw, got, tt.want)
+				}
+				return
+			}
+			if !skygate.IsCode(err, skygate.CodeBadRequest) {
+				t.Fatalf("ParseQuery(%q) error = %v, want %s", tt.raw, err, skygate.CodeBadRequest)
+			}
+			var fields []string
+			for _, f := range err.(*skygate.Error).Fields {
+				fields = append(fields, f.Field)
+			}
+			slices.Sort(fields)
+			want := slices.Sorted(slices.Values(tt.wantFields))
+			if !slices.Equal(fields, want) {
+				t.Errorf("ParseQuery(%q) names %v, want %v", tt.raw, fields, want)
+			}
+		})
+	}
+}
