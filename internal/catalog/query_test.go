@@ -78,3 +78,26 @@ func TestParseQuery(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"", "limit=5&offset=10", "name=%D0%A2%D0%90%D0%A8&iata=tas", "limit=501", "name=%FF", "country=u%00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := catalog.ParseQuery(v)
+		if err != nil {
+			if !skygate.IsCode(err, skygate.CodeBadRequest) {
+				t.Fatalf("error %v is not BadRequest", err)
+			}
+			return
+		}
+		if q.Limit < 1 || q.Limit > catalog.MaxLimit || q.Offset < 0 || q.Offset > catalog.MaxOffset ||
+			len(q.IATA) != 0 && len(q.IATA) != 3 || len(q.Country) != 0 && len(q.Country) != 2 {
+			t.Fatalf("ParseQuery(%q) = %+v out of range", raw, q)
+		}
+	})
+}

@@ -65,8 +65,12 @@ func TestValidate(t *testing.T) {
 		{"min age", func(d *skygate.CatalogData) { d.Lounges[0].Policy.Age.MinAge = -1 }, []string{"lounges[0].policy.age.min_age"}},
 		{"max duration", func(d *skygate.CatalogData) { d.Lounges[0].Policy.Stay.MaxDuration = "3h" }, []string{"lounges[0].policy.stay.max_duration"}},
 		{"booking before", func(d *skygate.CatalogData) { d.FastTracks[0].Policy.BookingBeforeHours = "PT0H" }, []string{"fast_tracks[0].policy.booking_before_hours"}},
-		{"booking info unknown", func(d *skygate.CatalogData) { d.FastTracks[0].RequiredBookingInfo = []skygate.BookingInfo{"Name", "Shoe size"} }, []string{"fast_tracks[0].required_booking_info[1]"}},
-		{"booking info twice", func(d *skygate.CatalogData) { d.FastTracks[0].RequiredBookingInfo = []skygate.BookingInfo{"Name", "Name"} }, []string{"fast_tracks[0].required_booking_info[1]"}},
+		{"booking info unknown", func(d *skygate.CatalogData) {
+			d.FastTracks[0].RequiredBookingInfo = []skygate.BookingInfo{"Name", "Shoe size"}
+		}, []string{"fast_tracks[0].required_booking_info[1]"}},
+		{"booking info twice", func(d *skygate.CatalogData) {
+			d.FastTracks[0].RequiredBookingInfo = []skygate.BookingInfo{"Name", "Name"}
+		}, []string{"fast_tracks[0].required_booking_info[1]"}},
 		{"booking info empty", func(d *skygate.CatalogData) { d.FastTracks[0].RequiredBookingInfo = nil }, []string{"fast_tracks[0].required_booking_info"}},
 		{"image http", func(d *skygate.CatalogData) { d.Lounges[0].Images[0].URL = "http://cdn.example/x.jpg" }, []string{"lounges[0].images[0].url"}},
 		{"image relative", func(d *skygate.CatalogData) { d.Lounges[0].Images[0].URL = "/x.jpg" }, []string{"lounges[0].images[0].url"}},

@@ -1,0 +1,52 @@
+package catalog_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/internal/conditional"
+	"github.com/skygate/skygate/internal/i18n"
+)
+
+// Example shows the request path of GET /v2/catalog/lounges: negotiate the language,
+// parse the query, take the page, and answer 304 when the client's copy is current.
+func Example() {
+	c, err := catalog.Load(catalog.Seed())
+	if err != nil {
+		panic(err)
+	}
+	serve := func(r *http.Request) (status int, lang string) {
+		lang = i18n.Negotiate(r.Header.Get("Accept-Language"))
+		q, err := catalog.ParseQuery(r.URL.Query())
+		if err != nil {
+			return http.StatusBadRequest, lang
+		}
+		page, err := c.Lounges(lang, q)
+		if err != nil {
+			return http.StatusInternalServerError, lang
+		}
+		// The handler sets ETag, Last-Modified (when not zero), Content-Language,
+		// Vary: Accept-Language and Cache-Control: private, no-cache on 200 and 304 alike.
+		if conditional.NotModified(r, page.ETag, page.LastModified) {
+			return http.StatusNotModified, page.Language
+		}
+		return http.StatusOK, page.Language
+	}
+
+	r := httptest.NewRequest(http.MethodGet, "/v2/catalog/lounges?iata=tas&limit=1", nil)
+	r.Header.Set("Accept-Language", "uz-Cyrl-UZ, ru;q=0.8")
+	fmt.Println(serve(r))
+
+	page, _ := c.Lounges("uz", catalog.Query{Limit: 1, IATA: "TAS"})
+	r.Header.Set("If-None-Match", `W/"stale", `+page.ETag)
+	fmt.Println(serve(r))
+
+	r = httptest.NewRequest(http.MethodGet, "/v2/catalog/lounges?limit=0", nil)
+	fmt.Println(serve(r))
+	// Output:
+	// 200 uz
+	// 304 uz
+	// 400 en
+}
