@@ -130,3 +130,9 @@ func (s *Service) Item(k Kind, lang, id string) (*Page, error) {
 	}
 	return c.Item(k, lang, id)
 }
+
+// Lounge is Catalog.Lounge on the current catalog.
+func (s *Service) Lounge(lang, id string) (*Page, error) { return s.Item(KindLounge, lang, id) }
+
+// FastTrack is Catalog.FastTrack on the current catalog.
+func (s *Service) FastTrack(lang, id string) (*Page, error) { return s.Item(KindFastTrack, lang, id) }

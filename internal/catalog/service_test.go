@@ -82,6 +82,13 @@ func TestServiceSeedsEmptyStore(t *testing.T) {
 	if err != nil || p.Language != "ru" || !p.LastModified.Equal(c.UpdatedAt()) {
 		t.Errorf("Lounges: %v", err)
 	}
+	d := MustSeedData(t)
+	if p, err := b.svc.FastTrack("kk", d.FastTracks[0].ID); err != nil || p.Language != "kk" {
+		t.Errorf("FastTrack: %v", err)
+	}
+	if _, err := b.svc.Lounge("kk", d.FastTracks[0].ID); !skygate.IsCode(err, skygate.CodeNotFound) {
+		t.Errorf("Lounge(fast-track id): %v", err)
+	}
 }
 
 func TestServiceKeepsStoredDocument(t *testing.T) {
