@@ -32,6 +32,7 @@ type Store interface {
 	KeyStore
 	CatalogStore
 	BookingStore
+	ESIMStore
 	// Close releases the connections.
 	Close() error
 }

@@ -1,0 +1,319 @@
+package skygate
+
+// This file holds an eSIM's life: its statuses and the transitions between them, data
+// usage with its notification thresholds, top-ups, and the events every change emits.
+
+import (
+	"slices"
+	"time"
+)
+
+// ESIMStatus is where an eSIM is in its life.
+type ESIMStatus string
+
+const (
+	// ESIMAssigned: allocated to an order; the profile is not on a device yet.
+	ESIMAssigned ESIMStatus = "Assigned"
+	// ESIMInstalled: the profile was downloaded to a device.
+	ESIMInstalled ESIMStatus = "Installed"
+	// ESIMActive: the device attached to a network; validity runs from then on.
+	ESIMActive ESIMStatus = "Active"
+	// ESIMDepleted: the whole data allowance is used; a top-up makes it Active again.
+	ESIMDepleted ESIMStatus = "Depleted"
+	// ESIMExpired: the validity ended; a top-up makes it Active again.
+	ESIMExpired ESIMStatus = "Expired"
+)
+
+// ESIMStatuses lists every ESIMStatus in the order of an eSIM's life.
+var ESIMStatuses = []ESIMStatus{ESIMAssigned, ESIMInstalled, ESIMActive, ESIMDepleted, ESIMExpired}
+
+// IsValid reports whether s is one of ESIMStatuses.
+func (s ESIMStatus) IsValid() bool { return slices.Contains(ESIMStatuses, s) }
+
+// esimTransitions is the whole status machine:
+//
+//	Assigned  --install-->            Installed
+//	Installed --activate-->           Active
+//	Active    --usage reaches 100 %--> Depleted
+//	Active    --validity ends-->      Expired
+//	Depleted  --validity ends-->      Expired
+//	Depleted  --top-up-->             Active
+//	Expired   --top-up-->             Active
+//
+// A top-up of an Assigned, Installed or Active eSIM adds data and validity and keeps
+// the status. Nothing else moves an eSIM; in particular it never goes back to Assigned
+// or Installed, and an eSIM that was never activated does not expire.
+var esimTransitions = map[ESIMStatus][]ESIMStatus{
+	ESIMAssigned:  {ESIMInstalled},
+	ESIMInstalled: {ESIMActive},
+	ESIMActive:    {ESIMDepleted, ESIMExpired},
+	ESIMDepleted:  {ESIMExpired, ESIMActive},
+	ESIMExpired:   {ESIMActive},
+}
+
+// CanTransition reports whether the status machine allows an eSIM to move from one
+// status to another (see ESIMStatuses and the table in the source).
+func CanTransition(from, to ESIMStatus) bool { return slices.Contains(esimTransitions[from], to) }
+
+// ESIMThresholds are the usage percentages whose crossing emits esim.usage.threshold,
+// once each per data allowance.
+var ESIMThresholds = []int{80, 100}
+
+// ESIMUsage is the data use of an eSIM in megabytes. TotalMB and RemainingMB are null
+// for an unlimited eSIM.
+type ESIMUsage struct {
+	TotalMB     *int `json:"total_mb"`
+	UsedMB      int  `json:"used_mb"`
+	RemainingMB *int `json:"remaining_mb"`
+}
+
+// NewESIMUsage returns the usage of an eSIM with total (nil: unlimited) and used.
+func NewESIMUsage(total *int, used int) ESIMUsage {
+	u := ESIMUsage{TotalMB: cloneInt(total), UsedMB: used}
+	if total != nil {
+		r := max(*total-used, 0)
+		u.RemainingMB = &r
+	}
+	return u
+}
+
+// ESIM is a profile sold to a partner. Package is the package it was ordered with, in
+// the response language (filled by the service). SMDPAddress, MatchingID and
+// ActivationCode are filled by the service for the owner only; the store keeps the
+// matching ID sealed in MatchingIDSealed. ValidityDays is every day bought (the order's
+// package plus top-ups); ExpiresAt is set at activation and moved by top-ups.
+// NotifiedThresholds lists the ESIMThresholds already announced for the current
+// allowance.
+type ESIM struct {
+	ICCID          string           `json:"iccid"`
+	Status         ESIMStatus       `json:"status"`
+	OrderID        string           `json:"order_id"`
+	PackageID      string           `json:"package_id"`
+	Package        *ESIMPackageItem `json:"package"`
+	SMDPAddress    string           `json:"smdp_address"`
+	MatchingID     string           `json:"matching_id"`
+	ActivationCode string           `json:"activation_code"`
+	Usage          ESIMUsage        `json:"usage"`
+	ValidityDays   int              `json:"validity_days"`
+	InstalledAt    *time.Time       `json:"installed_at"`
+	ActivatedAt    *time.Time       `json:"activated_at"`
+	ExpiresAt      *time.Time       `json:"expires_at"`
+	CreatedAt      time.Time        `json:"created_at"`
+	UpdatedAt      time.Time        `json:"updated_at"`
+
+	AccountID          string `json:"-"`
+	MatchingIDSealed   []byte `json:"-"`
+	NotifiedThresholds []int  `json:"-"`
+}
+
+// Clone returns a deep copy of e.
+func (e *ESIM) Clone() *ESIM {
+	c := *e
+	if e.Package != nil {
+		p := *e.Package
+		p.Countries = slices.Clone(e.Package.Countries)
+		p.DataMB = cloneInt(e.Package.DataMB)
+		c.Package = &p
+	}
+	c.Usage = NewESIMUsage(e.Usage.TotalMB, e.Usage.UsedMB)
+	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = cloneTime(e.InstalledAt), cloneTime(e.ActivatedAt), cloneTime(e.ExpiresAt)
+	c.MatchingIDSealed = slices.Clone(e.MatchingIDSealed)
+	c.NotifiedThresholds = slices.Clone(e.NotifiedThresholds)
+	return &c
+}
+
+// setStatus moves e to status, or returns CodeConflict naming the current status.
+func (e *ESIM) setStatus(to ESIMStatus, what string) error {
+	if !CanTransition(e.Status, to) {
+		return Errorf(CodeConflict, "the eSIM is %s; %s is not allowed in that status", e.Status, what)
+	}
+	e.Status = to
+	return nil
+}
+
+// Install records that the profile was downloaded to a device at now: Assigned →
+// Installed. Any other status is CodeConflict.
+func (e *ESIM) Install(now time.Time) error {
+	if err := e.setStatus(ESIMInstalled, "install"); err != nil {
+		return err
+	}
+	e.InstalledAt = &now
+	return nil
+}
+
+// Activate records the first network attach at now: Installed → Active. Validity starts:
+// ExpiresAt becomes now plus ValidityDays. Any other status is CodeConflict.
+func (e *ESIM) Activate(now time.Time) error {
+	if err := e.setStatus(ESIMActive, "activate"); err != nil {
+		return err
+	}
+	exp := now.AddDate(0, 0, e.ValidityDays)
+	e.ActivatedAt, e.ExpiresAt = &now, &exp
+	return nil
+}
+
+// ReportUsage sets the data used so far to usedMB, a running total as networks report
+// it. Only an Active eSIM has usage (else CodeConflict); usedMB below the current value
+// is CodeValidation. A value above the allowance is capped at it. It marks every
+// threshold reached for the first time as notified, and at 100 % the eSIM becomes
+// Depleted. An unlimited eSIM has no thresholds and never depletes.
+func (e *ESIM) ReportUsage(usedMB int) error {
+	if e.Status != ESIMActive {
+		return Errorf(CodeConflict, "the eSIM is %s; usage is only reported for an Active eSIM", e.Status)
+	}
+	if usedMB < e.Usage.UsedMB {
+		return ValidationError(FieldError{Field: "used_mb", Message: "usage is a running total and cannot decrease"})
+	}
+	total := e.Usage.TotalMB
+	if total != nil {
+		usedMB = min(usedMB, *total)
+	}
+	e.Usage = NewESIMUsage(total, usedMB)
+	if total == nil {
+		return nil
+	}
+	for _, t := range ESIMThresholds {
+		if reached(usedMB, *total, t) && !slices.Contains(e.NotifiedThresholds, t) {
+			e.NotifiedThresholds = append(e.NotifiedThresholds, t)
+		}
+	}
+	if usedMB >= *total {
+		return e.setStatus(ESIMDepleted, "depletion")
+	}
+	return nil
+}
+
+// reached reports whether used is at least pct percent of total.
+func reached(used, total, pct int) bool { return int64(used)*100 >= int64(total)*int64(pct) }
+
+// Expire ends the validity at now: Active or Depleted → Expired, once ExpiresAt is at
+// or before now. Otherwise it is CodeConflict.
+func (e *ESIM) Expire(now time.Time) error {
+	if e.ExpiresAt == nil || e.ExpiresAt.After(now) {
+		return Errorf(CodeConflict, "the eSIM's validity has not ended")
+	}
+	return e.setStatus(ESIMExpired, "expiry")
+}
+
+// ApplyTopUp adds top-up package p to e at now. Data: a limited allowance grows by
+// p.DataMB; an unlimited p makes the eSIM unlimited; an unlimited eSIM stays unlimited.
+// Validity: ValidityDays grows by p.ValidityDays; an activated eSIM's ExpiresAt moves
+// by as many days, from now if it had already passed. A Depleted or Expired eSIM
+// becomes Active. Thresholds that the new allowance is no longer past are forgotten, so
+// they are announced again when reached. p must be a top-up package (else
+// CodeValidation).
+func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
+	if !p.TopUp || !p.Active {
+		return ValidationError(FieldError{Field: "package_id", Message: "is not an active top-up package"})
+	}
+	total := e.Usage.TotalMB
+	switch {
+	case p.DataMB == nil:
+		total = nil
+	case total != nil:
+		t := *total + *p.DataMB
+		total = &t
+	}
+	e.Usage = NewESIMUsage(total, e.Usage.UsedMB)
+	e.ValidityDays += p.ValidityDays
+	if e.ExpiresAt != nil {
+		from := *e.ExpiresAt
+		if from.Before(now) {
+			from = now
+		}
+		exp := from.AddDate(0, 0, p.ValidityDays)
+		e.ExpiresAt = &exp
+	}
+	e.NotifiedThresholds = slices.DeleteFunc(e.NotifiedThresholds, func(t int) bool {
+		return total == nil || !reached(e.Usage.UsedMB, *total, t)
+	})
+	if e.Status == ESIMDepleted || e.Status == ESIMExpired {
+		return e.setStatus(ESIMActive, "top-up")
+	}
+	return nil
+}
+
+// Event types of eSIMs (CONTRACT §5).
+const (
+	EventESIMOrderCompleted = "esim.order.completed"
+	EventESIMUsageThreshold = "esim.usage.threshold"
+	EventESIMStatusChanged  = "esim.status.changed"
+)
+
+// ESIMOrderCompletedData is the data of esim.order.completed. It never carries
+// activation codes: webhooks leave the service, activation codes only by the owner's GET.
+type ESIMOrderCompletedData struct {
+	OrderID          string   `json:"order_id"`
+	PackageID        string   `json:"package_id"`
+	Quantity         int      `json:"quantity"`
+	ICCIDs           []string `json:"iccids"`
+	PartnerReference string   `json:"partner_reference"`
+	Total            Money    `json:"total"`
+}
+
+// ESIMUsageThresholdData is the data of esim.usage.threshold: the eSIM reached
+// Threshold percent (80 or 100) of its allowance.
+type ESIMUsageThresholdData struct {
+	ICCID     string    `json:"iccid"`
+	OrderID   string    `json:"order_id"`
+	Threshold int       `json:"threshold"`
+	Usage     ESIMUsage `json:"usage"`
+}
+
+// ESIMStatusChangedData is the data of esim.status.changed.
+type ESIMStatusChangedData struct {
+	ICCID          string     `json:"iccid"`
+	OrderID        string     `json:"order_id"`
+	Status         ESIMStatus `json:"status"`
+	PreviousStatus ESIMStatus `json:"previous_status"`
+}
+
+// ESIMOrderEvents returns the event of a completed order: esim.order.completed.
+func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
+	e, err := NewEvent(o.AccountID, EventESIMOrderCompleted, ESIMOrderCompletedData{
+		OrderID: o.ID, PackageID: o.PackageID, Quantity: o.Quantity, ICCIDs: o.ICCIDs(),
+		PartnerReference: o.PartnerReference, Total: o.Total,
+	}, now)
+	if err != nil {
+		return nil, err
+	}
+	return []*Event{e}, nil
+}
+
+// ESIMEvents returns the events of a change of an eSIM from before to after at now: an
+// esim.usage.threshold for every threshold in after's notified list that was not in
+// before's, lowest first, then esim.status.changed when the status changed.
+func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
+	var events []*Event
+	for _, t := range ESIMThresholds {
+		if !slices.Contains(after.NotifiedThresholds, t) || slices.Contains(before.NotifiedThresholds, t) {
+			continue
+		}
+		e, err := NewEvent(after.AccountID, EventESIMUsageThreshold, ESIMUsageThresholdData{
+			ICCID: after.ICCID, OrderID: after.OrderID, Threshold: t, Usage: after.Usage,
+		}, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	if before.Status != after.Status {
+		e, err := NewEvent(after.AccountID, EventESIMStatusChanged, ESIMStatusChangedData{
+			ICCID: after.ICCID, OrderID: after.OrderID, Status: after.Status, PreviousStatus: before.Status,
+		}, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return events, nil
+}
+
+// cloneTime returns a copy of *t, or nil.
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}

@@ -1,0 +1,120 @@
+package skygate
+
+import (
+	"context"
+	"time"
+)
+
+// ESIMFilter narrows a list of eSIMs; empty fields do not filter.
+type ESIMFilter struct {
+	Status  ESIMStatus
+	OrderID string
+}
+
+// ESIMOrderApply is called by the store inside an order's transaction once the profiles
+// are allocated and the balance is debited: o.ESIMs holds the new eSIMs (ICCID, status
+// Assigned, usage, sealed matching ID). It returns the events to insert in the same
+// transaction. An error from it aborts the order and is returned as is.
+type ESIMOrderApply func(o *ESIMOrder) ([]*Event, error)
+
+// ESIMApply is called by the store inside the transaction of an eSIM change. before is
+// the eSIM as read (its row locked on engines with concurrent writers); after is a
+// copy that apply changes. Only Status, Usage, ValidityDays, InstalledAt, ActivatedAt,
+// ExpiresAt and NotifiedThresholds of after are written; UpdatedAt is set by the store.
+// It returns the events to insert in the same transaction. An error from it aborts the
+// change and is returned as is.
+type ESIMApply func(before, after *ESIM) ([]*Event, error)
+
+// ESIMStore keeps the eSIM side of every account: packages, the profile pool, orders,
+// eSIMs, top-ups and the prepaid balances with their ledger. Every method takes the
+// account id and treats another account's package, order or eSIM as CodeNotFound. An
+// order and a top-up are each one transaction that claims the idempotency key, debits
+// the balance, writes what was bought and inserts the events into the outbox (the same
+// idempotency records and events as bookings), so that a failure leaves nothing behind.
+// Times are normalised to the stored precision (UTC, microseconds).
+type ESIMStore interface {
+	// SetESIMPackages upserts pkgs (by ID) as packages of the account at now and
+	// increases the account's catalog version, in one transaction; packages not in
+	// pkgs are left as they are (an admin retires one by sending it with Active false).
+	// A new package gets CreatedAt now; every package in pkgs gets UpdatedAt now. An ID
+	// that belongs to another account is CodeConflict; an unknown account CodeNotFound.
+	// It returns the catalog after the change.
+	SetESIMPackages(ctx context.Context, accountID string, pkgs []*ESIMPackage, now time.Time) (*ESIMCatalog, error)
+	// ESIMCatalog returns the account's packages, active or not, oldest first, with the
+	// catalog version; an account with no packages has Version 0 and no packages.
+	ESIMCatalog(ctx context.Context, accountID string) (*ESIMCatalog, error)
+	// ESIMPackage returns the account's package, active or not, or CodeNotFound.
+	ESIMPackage(ctx context.Context, accountID, packageID string) (*ESIMPackage, error)
+
+	// ImportPoolProfiles adds profiles (status Available, ImportedAt set by the caller)
+	// to the account's pool, all or nothing. Every ICCID that is already in any
+	// account's pool, or repeated within profiles, is reported as a CodeValidation
+	// FieldError named "[i].iccid" (i the index in profiles), and then nothing is
+	// imported. A concurrent import of the same ICCID cannot slip through: uniqueness is
+	// the table's primary key. An unknown account is CodeNotFound.
+	ImportPoolProfiles(ctx context.Context, accountID string, profiles []*PoolProfile) error
+	// PoolCounts counts the account's pool profiles by status.
+	PoolCounts(ctx context.Context, accountID string) (*PoolCounts, error)
+
+	// CreateESIMOrder places o (ID, PackageID, Quantity, UnitPrice, Total, CreatedAt and
+	// the rest set by the caller; Status becomes Completed) in one transaction:
+	//
+	//  1. claims rec's key as CreateBooking does: when the account holds an unexpired
+	//     record for the operation and key (written earlier or by a concurrent call,
+	//     whose commit it waits for), nothing is written and the stored record is
+	//     returned for the caller to compare fingerprints; an expired one is replaced;
+	//  2. debits o.Total from the account's balance in its currency only if the balance
+	//     covers it, else CodeInsufficientFunds (a zero total debits nothing);
+	//  3. takes o.Quantity Available profiles of the account's pool, oldest import
+	//     first, else CodePoolExhausted; on PostgreSQL with SELECT … FOR UPDATE SKIP
+	//     LOCKED, so concurrent orders never get one profile twice;
+	//  4. marks them Assigned, inserts the order and its eSIMs (status Assigned, usage
+	//     from the package, ValidityDays from the package), a charge on the ledger
+	//     referencing the order, and the events apply returns.
+	//
+	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs. A package that
+	// is not the account's is CodeNotFound. Funds are checked before the pool, so an
+	// order that fails both is CodeInsufficientFunds.
+	CreateESIMOrder(ctx context.Context, rec *IdempotencyRecord, o *ESIMOrder, apply ESIMOrderApply) (replay *IdempotencyRecord, err error)
+	// ESIMOrder returns the account's order with its eSIMs, or CodeNotFound.
+	ESIMOrder(ctx context.Context, accountID, orderID string) (*ESIMOrder, error)
+	// ListESIMOrders returns a page of the account's orders with their eSIMs, newest
+	// first, and the total.
+	ListESIMOrders(ctx context.Context, accountID string, p Page) ([]*ESIMOrder, int, error)
+
+	// ESIM returns the account's eSIM or CodeNotFound.
+	ESIM(ctx context.Context, accountID, iccid string) (*ESIM, error)
+	// ListESIMs returns a page of the account's eSIMs matching f, newest first (by
+	// order, then ICCID), and the total.
+	ListESIMs(ctx context.Context, accountID string, f ESIMFilter, p Page) ([]*ESIM, int, error)
+	// UpdateESIM changes the account's eSIM at now with apply in one transaction (see
+	// ESIMApply) and returns it as written, or CodeNotFound. Concurrent updates of one
+	// eSIM are serialised, each seeing the result of the one before.
+	UpdateESIM(ctx context.Context, accountID, iccid string, now time.Time, apply ESIMApply) (*ESIM, error)
+	// ExpireESIMs calls apply at now for due eSIMs of every account, each in its own
+	// transaction, until limit were changed (no limit when limit <= 0) or none is due,
+	// and returns how many were changed. An eSIM is due when it is Active or Depleted
+	// and its ExpiresAt is at or before now; apply must move it out of those statuses
+	// (ESIM.Expire does), else the call stops with an error. Concurrent callers never
+	// change one eSIM twice.
+	ExpireESIMs(ctx context.Context, now time.Time, limit int, apply ESIMApply) (int, error)
+	// TopUpESIM applies t (ID, ICCID, PackageID, Price, CreatedAt set by the caller) in
+	// one transaction: it claims rec's key as CreateESIMOrder does, reads the account's
+	// eSIM t.ICCID (CodeNotFound), debits t.Price (CodeInsufficientFunds), calls apply,
+	// writes the eSIM, the top-up, a charge on the ledger referencing the top-up, and
+	// the events. It returns (nil, nil) when it wrote; then t.ESIM is the eSIM after the
+	// top-up.
+	TopUpESIM(ctx context.Context, rec *IdempotencyRecord, t *TopUp, apply ESIMApply) (replay *IdempotencyRecord, err error)
+	// TopUp returns the account's top-up (with its eSIM as it is now) or CodeNotFound.
+	TopUp(ctx context.Context, accountID, topUpID string) (*TopUp, error)
+
+	// ESIMBalances returns the account's balance in every currency it ever held,
+	// ordered by currency.
+	ESIMBalances(ctx context.Context, accountID string) ([]Money, error)
+	// ListLedger returns a page of the account's ledger, newest first, and the total.
+	ListLedger(ctx context.Context, accountID string, p Page) ([]*LedgerEntry, int, error)
+	// CreditBalance adds e.Amount (positive) to the account's balance and appends e
+	// (Kind credit or refund; ID and CreatedAt set by the caller) to the ledger in one
+	// transaction, setting e.BalanceAfter. An unknown account is CodeNotFound.
+	CreditBalance(ctx context.Context, e *LedgerEntry) error
+}

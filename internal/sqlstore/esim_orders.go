@@ -1,0 +1,208 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/skygate/skygate"
+)
+
+const esimOrderColumns = `id, account_id, client_id, package_id, quantity, partner_reference, status,
+	unit_amount, total_amount, currency, created_at`
+
+var (
+	qInsertESIMOrder = newStmt(`INSERT INTO esim_orders (` + esimOrderColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	qESIMOrder = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
+		WHERE account_id = ? AND id = ?`)
+	qListESIMOrders = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
+		WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+	qCountESIMOrders = newStmt(`SELECT COUNT(*) FROM esim_orders WHERE account_id = ?`)
+)
+
+// esimOrderNotFound is the public message of a missing order, including one of
+// another account.
+const esimOrderNotFound = "eSIM order not found"
+
+// scanESIMOrder reads one row of esimOrderColumns.
+func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
+	var (
+		o      skygate.ESIMOrder
+		status string
+	)
+	err := row.Scan(&o.ID, &o.AccountID, &o.ClientID, &o.PackageID, &o.Quantity, &o.PartnerReference, &status,
+		&o.UnitPrice.Amount, &o.Total.Amount, &o.Total.Currency, timeCol{&o.CreatedAt})
+	if err != nil {
+		return nil, err
+	}
+	o.Status = skygate.ESIMOrderStatus(status)
+	o.UnitPrice.Currency = o.Total.Currency
+	o.ESIMs = []*skygate.ESIM{}
+	return &o, nil
+}
+
+// claimIdempotencyKey is the key claim of CreateBooking (idempotency.go), on the same
+// table and statements, for the eSIM writes: inside tx it drops an expired record of
+// rec's key and inserts rec, or, when an unexpired record holds the key (on PostgreSQL
+// after waiting for a concurrent holder to commit), returns that record and inserts
+// nothing.
+func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
+	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
+	if _, err := tx.ExecContext(ctx, s.q(qDeleteExpiredKey),
+		rec.AccountID, rec.Operation, rec.Key, s.time(rec.CreatedAt)); err != nil {
+		return nil, err
+	}
+	var key string
+	err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
+		rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
+		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+	}
+	return nil, err
+}
+
+// CreateESIMOrder implements skygate.ESIMStore. The balance row is locked by the
+// debit before the pool is read, so concurrent orders of one account in one currency
+// run their allocation one after the other and each sees the profiles the previous
+// one took; SKIP LOCKED keeps orders in different currencies (or free ones) apart.
+func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
+	o.CreatedAt = utc(o.CreatedAt)
+	o.Status = skygate.ESIMOrderCompleted
+	var replay *skygate.IdempotencyRecord
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
+			return err
+		}
+		pkg, err := s.pricedPackage(ctx, tx, o.AccountID, o.PackageID, o.UnitPrice)
+		if err != nil {
+			return err
+		}
+		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.Name.EN)
+		if err := s.charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt); err != nil {
+			return err
+		}
+		profiles, err := s.allocateProfiles(ctx, tx, o.AccountID, o.ID, o.Quantity)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(qInsertESIMOrder), o.ID, o.AccountID, o.ClientID, o.PackageID,
+			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
+			o.Total.Currency, s.time(o.CreatedAt))
+		if err != nil {
+			return err
+		}
+		o.ESIMs = make([]*skygate.ESIM, len(profiles))
+		for i, p := range profiles {
+			e := &skygate.ESIM{
+				ICCID: p.iccid, AccountID: o.AccountID, OrderID: o.ID, PackageID: o.PackageID,
+				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.DataMB, 0),
+				ValidityDays: pkg.ValidityDays, NotifiedThresholds: []int{},
+				SMDPAddress: p.smdp, MatchingIDSealed: p.sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
+			}
+			if err := s.insertESIM(ctx, tx, e); err != nil {
+				return err
+			}
+			o.ESIMs[i] = e
+		}
+		var events []*skygate.Event
+		if apply != nil {
+			if events, err = apply(o); err != nil {
+				return err
+			}
+		}
+		return s.insertEvents(ctx, tx, events)
+	})
+	if err != nil {
+		return nil, s.interpretDomain(outcome{
+			op:       "create eSIM order",
+			conflict: "an eSIM order with this id already exists",
+			notFound: accountNotFound,
+		}, err)
+	}
+	return replay, nil
+}
+
+// ESIMOrder implements skygate.ESIMStore.
+func (s *Store) ESIMOrder(ctx context.Context, accountID, orderID string) (*skygate.ESIMOrder, error) {
+	var o *skygate.ESIMOrder
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if o, err = scanESIMOrder(tx.QueryRowContext(ctx, s.q(qESIMOrder), accountID, orderID)); err != nil {
+			return err
+		}
+		return s.attachESIMs(ctx, tx, accountID, []*skygate.ESIMOrder{o})
+	})
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get eSIM order", notFound: esimOrderNotFound}, err)
+	}
+	return o, nil
+}
+
+// ListESIMOrders implements skygate.ESIMStore. A Limit of zero or less returns every
+// order after Offset.
+func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.ESIMOrder, int, error) {
+	limit, offset := pageArgs(p)
+	orders := []*skygate.ESIMOrder{}
+	var total int
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, s.q(qListESIMOrders), accountID, limit, offset)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			o, err := scanESIMOrder(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			orders = append(orders, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := s.attachESIMs(ctx, tx, accountID, orders); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, s.q(qCountESIMOrders), accountID).Scan(&total)
+	})
+	if err != nil {
+		return nil, 0, s.interpret(outcome{op: "list eSIM orders"}, err)
+	}
+	return orders, total, nil
+}
+
+// attachESIMs reads the eSIMs of orders inside tx, in one query, and sets their ESIMs
+// ordered by ICCID.
+func (s *Store) attachESIMs(ctx context.Context, tx *sql.Tx, accountID string, orders []*skygate.ESIMOrder) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	byID := make(map[string]*skygate.ESIMOrder, len(orders))
+	args := []any{accountID}
+	for _, o := range orders {
+		byID[o.ID] = o
+		args = append(args, o.ID)
+	}
+	rows, err := tx.QueryContext(ctx, s.dynamic(`SELECT `+esimColumns+` FROM `+esimFrom+`
+		WHERE e.account_id = ? AND e.order_id IN (`+placeholders(len(orders))+`)
+		ORDER BY e.order_id, e.iccid`), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanESIM(rows)
+		if err != nil {
+			return err
+		}
+		if o := byID[e.OrderID]; o != nil {
+			o.ESIMs = append(o.ESIMs, e)
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,218 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+var _ skygate.ESIMStore = (*Store)(nil)
+
+const esimPackageColumns = `id, account_id, name, countries, data_mb, validity_days, price_amount,
+	price_currency, top_up, active, created_at, updated_at`
+
+var (
+	// The version row is written first in SetESIMPackages, so on PostgreSQL its row lock
+	// serialises concurrent changes of one account's catalog.
+	qBumpESIMCatalog = newStmt(`INSERT INTO esim_catalogs (account_id, version, updated_at)
+		VALUES (?, 1, ?)
+		ON CONFLICT (account_id) DO UPDATE SET version = esim_catalogs.version + 1,
+			updated_at = excluded.updated_at`)
+	qESIMCatalogVersion = newStmt(`SELECT version, updated_at FROM esim_catalogs WHERE account_id = ?`)
+	// The WHERE of DO UPDATE leaves another account's package alone; then nothing is
+	// returned and the ID counts as taken.
+	qUpsertESIMPackage = newStmt(`INSERT INTO esim_packages (` + esimPackageColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, countries = excluded.countries,
+			data_mb = excluded.data_mb, validity_days = excluded.validity_days,
+			price_amount = excluded.price_amount, price_currency = excluded.price_currency,
+			top_up = excluded.top_up, active = excluded.active, updated_at = excluded.updated_at
+		WHERE esim_packages.account_id = excluded.account_id
+		RETURNING created_at`)
+	qESIMPackages = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
+		WHERE account_id = ? ORDER BY created_at, id`)
+	qESIMPackage = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
+		WHERE account_id = ? AND id = ?`)
+)
+
+// esimPackageNotFound is the public message of a missing package, including one of
+// another account.
+const esimPackageNotFound = "eSIM package not found"
+
+// scanESIMPackage reads one row of esimPackageColumns.
+func scanESIMPackage(row scanner) (*skygate.ESIMPackage, error) {
+	var (
+		p    skygate.ESIMPackage
+		data sql.NullInt64
+	)
+	err := row.Scan(&p.ID, &p.AccountID, jsonCol{&p.Name}, jsonCol{&p.Countries}, &data, &p.ValidityDays,
+		&p.Price.Amount, &p.Price.Currency, &p.TopUp, &p.Active, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt})
+	if err != nil {
+		return nil, err
+	}
+	p.DataMB = nullInt(data)
+	if p.Countries == nil {
+		p.Countries = []string{}
+	}
+	return &p, nil
+}
+
+// SetESIMPackages implements skygate.ESIMStore.
+func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage, now time.Time) (*skygate.ESIMCatalog, error) {
+	now = utc(now)
+	var cat *skygate.ESIMCatalog
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(qBumpESIMCatalog), accountID, s.time(now)); err != nil {
+			return err
+		}
+		for _, p := range pkgs {
+			p.AccountID, p.UpdatedAt = accountID, now
+			if p.Countries == nil {
+				p.Countries = []string{}
+			}
+			name, err := jsonText(p.Name)
+			if err != nil {
+				return err
+			}
+			countries, err := jsonText(p.Countries)
+			if err != nil {
+				return err
+			}
+			err = tx.QueryRowContext(ctx, s.q(qUpsertESIMPackage),
+				p.ID, accountID, name, countries, intArg(p.DataMB), p.ValidityDays, p.Price.Amount,
+				p.Price.Currency, p.TopUp, p.Active, s.time(now), s.time(now)).Scan(timeCol{&p.CreatedAt})
+			if errors.Is(err, sql.ErrNoRows) {
+				return skygate.Errorf(skygate.CodeConflict, "the package id %s is taken by another account", p.ID)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		var err error
+		cat, err = s.readESIMCatalog(ctx, tx, accountID)
+		return err
+	})
+	if err != nil {
+		return nil, s.interpretDomain(outcome{op: "set eSIM packages", notFound: accountNotFound}, err)
+	}
+	return cat, nil
+}
+
+// ESIMCatalog implements skygate.ESIMStore.
+func (s *Store) ESIMCatalog(ctx context.Context, accountID string) (*skygate.ESIMCatalog, error) {
+	var cat *skygate.ESIMCatalog
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		cat, err = s.readESIMCatalog(ctx, tx, accountID)
+		return err
+	})
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get eSIM catalog"}, err)
+	}
+	return cat, nil
+}
+
+// readESIMCatalog reads the account's version and packages inside tx.
+func (s *Store) readESIMCatalog(ctx context.Context, tx *sql.Tx, accountID string) (*skygate.ESIMCatalog, error) {
+	cat := &skygate.ESIMCatalog{AccountID: accountID, Packages: []*skygate.ESIMPackage{}}
+	err := tx.QueryRowContext(ctx, s.q(qESIMCatalogVersion), accountID).Scan(&cat.Version, timeCol{&cat.UpdatedAt})
+	if errors.Is(err, sql.ErrNoRows) {
+		return cat, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, s.q(qESIMPackages), accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanESIMPackage(rows)
+		if err != nil {
+			return nil, err
+		}
+		cat.Packages = append(cat.Packages, p)
+	}
+	return cat, rows.Err()
+}
+
+// ESIMPackage implements skygate.ESIMStore.
+func (s *Store) ESIMPackage(ctx context.Context, accountID, packageID string) (*skygate.ESIMPackage, error) {
+	p, err := scanESIMPackage(s.read.QueryRowContext(ctx, s.q(qESIMPackage), accountID, packageID))
+	if err != nil {
+		return nil, s.interpret(outcome{op: "get eSIM package", notFound: esimPackageNotFound}, err)
+	}
+	return p, nil
+}
+
+// pricedPackage reads the account's package inside tx and checks that it still costs
+// price, so that a charge never differs from the price the caller showed.
+func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packageID string, price skygate.Money) (*skygate.ESIMPackage, error) {
+	p, err := scanESIMPackage(tx.QueryRowContext(ctx, s.q(qESIMPackage), accountID, packageID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(esimPackageNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Price != price {
+		return nil, skygate.Errorf(skygate.CodeConflict, "the package's price changed to %d %s; retry",
+			p.Price.Amount, p.Price.Currency)
+	}
+	return p, nil
+}
+
+// interpretDomain returns domain errors as they are and interprets the rest.
+func (s *Store) interpretDomain(o outcome, err error) error {
+	var e *skygate.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return s.interpret(o, err)
+}
+
+// nullInt returns the value of a nullable integer column, nil for NULL.
+func nullInt(v sql.NullInt64) *int {
+	if !v.Valid {
+		return nil
+	}
+	n := int(v.Int64)
+	return &n
+}
+
+// intArg returns the stored form of an optional integer: NULL for nil.
+func intArg(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
+
+// placeholders returns n comma-separated "?" for an IN list or a VALUES row; queries
+// built with it are rebound with rebind before use.
+func placeholders(n int) string {
+	b := make([]byte, 0, 3*n)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '?')
+	}
+	return string(b)
+}
+
+// dynamic rebinds a query built at run time (an IN list of variable length).
+func (s *Store) dynamic(query string) string { return rebind(s.d.Placeholder, query) }
+
+// rowLocks reports whether the engine runs writers concurrently, so reads that decide
+// a write must lock their rows. It follows the dialect's LockTable, which is empty
+// exactly when the engine serialises writers (SQLite's single writer connection).
+func (s *Store) rowLocks() bool { return s.d.LockTable != nil && s.d.LockTable("esims") != "" }
+
+// errorf wraps err with the engine and operation; used where no outcome applies.
+func (s *Store) errorf(op string, err error) error { return fmt.Errorf("%s: %s: %w", s.d.Name, op, err) }

@@ -1,0 +1,179 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/skygate/skygate"
+)
+
+var (
+	qPoolCounts = newStmt(`SELECT status, COUNT(*) FROM esim_pool_profiles
+		WHERE account_id = ? GROUP BY status`)
+	// Allocation takes the oldest Available profiles. The locked form skips rows that a
+	// concurrent order holds, so two orders never wait for, or get, the same profile.
+	allocateProfiles = `SELECT iccid, smdp_address, matching_id_enc FROM esim_pool_profiles
+		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid LIMIT ?`
+	qAllocateProfiles       = newStmt(allocateProfiles)
+	qAllocateProfilesLocked = newStmt(allocateProfiles + ` FOR UPDATE SKIP LOCKED`)
+)
+
+// poolImportBatch is how many profiles one INSERT carries: 7 parameters each stays far
+// below both engines' limits on parameters per statement.
+const poolImportBatch = 200
+
+// ImportPoolProfiles implements skygate.ESIMStore. Each batch is one INSERT … ON
+// CONFLICT DO NOTHING RETURNING iccid: the rows it does not return are duplicates of a
+// profile in some pool (on PostgreSQL after waiting for a concurrent import of the same
+// ICCID to commit), and any duplicate rolls the whole import back.
+func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profiles []*skygate.PoolProfile) error {
+	var problems []skygate.FieldError
+	first := make(map[string]int, len(profiles))
+	for i, p := range profiles {
+		p.AccountID, p.Status, p.OrderID, p.ImportedAt = accountID, skygate.PoolAvailable, "", utc(p.ImportedAt)
+		if j, ok := first[p.ICCID]; ok {
+			problems = append(problems, skygate.FieldError{
+				Field: fmt.Sprintf("[%d].iccid", i), Message: fmt.Sprintf("repeats the ICCID of [%d]", j),
+			})
+			continue
+		}
+		first[p.ICCID] = i
+	}
+	if len(problems) > 0 {
+		return skygate.ValidationError(problems...)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(profiles); start += poolImportBatch {
+			batch := profiles[start:min(start+poolImportBatch, len(profiles))]
+			inserted, err := s.insertProfiles(ctx, tx, batch)
+			if err != nil {
+				return err
+			}
+			for i, p := range batch {
+				if !inserted[p.ICCID] {
+					problems = append(problems, skygate.FieldError{
+						Field: fmt.Sprintf("[%d].iccid", start+i), Message: "is already in a pool",
+					})
+				}
+			}
+		}
+		if len(problems) > 0 {
+			return skygate.ValidationError(problems...)
+		}
+		return nil
+	})
+	return s.interpretDomain(outcome{op: "import pool profiles", notFound: accountNotFound}, err)
+}
+
+// insertProfiles inserts one batch inside tx and returns the ICCIDs it inserted.
+func (s *Store) insertProfiles(ctx context.Context, tx *sql.Tx, batch []*skygate.PoolProfile) (map[string]bool, error) {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO esim_pool_profiles
+		(iccid, account_id, smdp_address, matching_id_enc, status, order_id, imported_at) VALUES `)
+	args := make([]any, 0, 7*len(batch))
+	for i, p := range batch {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + placeholders(7) + ")")
+		args = append(args, p.ICCID, p.AccountID, p.SMDPAddress, nonNil(p.MatchingIDSealed),
+			string(p.Status), nil, s.time(p.ImportedAt))
+	}
+	q.WriteString(` ON CONFLICT (iccid) DO NOTHING RETURNING iccid`)
+	rows, err := tx.QueryContext(ctx, s.dynamic(q.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	inserted := make(map[string]bool, len(batch))
+	for rows.Next() {
+		var iccid string
+		if err := rows.Scan(&iccid); err != nil {
+			return nil, err
+		}
+		inserted[iccid] = true
+	}
+	return inserted, rows.Err()
+}
+
+// PoolCounts implements skygate.ESIMStore.
+func (s *Store) PoolCounts(ctx context.Context, accountID string) (*skygate.PoolCounts, error) {
+	c := &skygate.PoolCounts{ByStatus: map[skygate.PoolProfileStatus]int{}}
+	for _, st := range skygate.PoolProfileStatuses {
+		c.ByStatus[st] = 0
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(qPoolCounts), accountID)
+	if err != nil {
+		return nil, s.interpret(outcome{op: "count pool profiles"}, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			status string
+			n      int
+		)
+		if err := rows.Scan(&status, &n); err != nil {
+			return nil, s.interpret(outcome{op: "count pool profiles"}, err)
+		}
+		c.ByStatus[skygate.PoolProfileStatus(status)] = n
+		c.Total += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.interpret(outcome{op: "count pool profiles"}, err)
+	}
+	return c, nil
+}
+
+// allocatedProfile is a pool profile taken for an order.
+type allocatedProfile struct {
+	iccid, smdp string
+	sealed      []byte
+}
+
+// allocateProfiles takes n Available profiles of the account inside tx and marks them
+// Assigned to orderID, or returns CodePoolExhausted when fewer than n are free.
+func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int) ([]allocatedProfile, error) {
+	query := s.q(qAllocateProfiles)
+	if s.rowLocks() {
+		query = s.q(qAllocateProfilesLocked)
+	}
+	rows, err := tx.QueryContext(ctx, query, accountID, string(skygate.PoolAvailable), n)
+	if err != nil {
+		return nil, err
+	}
+	var out []allocatedProfile
+	for rows.Next() {
+		var p allocatedProfile
+		if err := rows.Scan(&p.iccid, &p.smdp, &p.sealed); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) < n {
+		return nil, skygate.Errorf(skygate.CodePoolExhausted,
+			"the account's eSIM pool cannot supply %d more eSIMs", n)
+	}
+	args := []any{orderID, accountID, string(skygate.PoolAvailable)}
+	for _, p := range out {
+		args = append(args, p.iccid)
+	}
+	// The status condition is a second guard: a profile that is no longer Available
+	// makes the count differ and the order fail instead of sharing it.
+	res, err := tx.ExecContext(ctx, s.dynamic(`UPDATE esim_pool_profiles SET status = '`+
+		string(skygate.PoolAssigned)+`', order_id = ?
+		WHERE account_id = ? AND status = ? AND iccid IN (`+placeholders(len(out))+`)`), args...)
+	if err != nil {
+		return nil, err
+	}
+	if got, err := res.RowsAffected(); err != nil || got != int64(n) {
+		return nil, fmt.Errorf("assigned %d of %d allocated profiles (%v)", got, n, err)
+	}
+	return out, nil
+}
