@@ -6,7 +6,7 @@ import (
 )
 
 // CatalogDocument is the whole airport catalog as one JSON document (the format of
-// catalog/seed.json). The catalog is shared by every account; Version increases with
+// internal/catalog/seed/catalog.json, skygate.CatalogData). The catalog is shared by every account; Version increases with
 // every replacement so that replicas and ETags notice a change.
 type CatalogDocument struct {
 	Data      []byte
@@ -32,6 +32,7 @@ type Store interface {
 	KeyStore
 	CatalogStore
 	BookingStore
+	WebhookStore
 	ESIMStore
 	// Close releases the connections.
 	Close() error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/api"
+	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/oauth"
@@ -28,6 +29,7 @@ type app struct {
 	issuer   *oauth.Issuer
 	verifier *oauth.Verifier
 	hasher   *oauth.SecretHasher
+	catalog  *catalog.Service
 	server   *httpapi.Server
 }
 
@@ -57,6 +59,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, err
 	}
 	a.hasher = oauth.NewSecretHasher(a.box)
+	a.catalog = catalog.NewService(a.db, time.Now)
+	if err := a.catalog.Open(ctx); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {
 		return nil, err
@@ -65,6 +71,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Store:         a.db,
 		Tokens:        a.verifier,
+		Catalog:       a.catalog,
 		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
 		JWKS:          a.keys.JWKSHandler(),
 		Discovery:     oauth.DiscoveryHandler(cfg.PublicURL),
@@ -85,6 +92,27 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 func (a *app) background(ctx context.Context) {
 	go a.keys.Maintain(ctx, 30*time.Second, a.log)
 	go a.server.Run(ctx)
+	go every(ctx, 5*time.Second, func(ctx context.Context) {
+		if changed, err := a.catalog.Refresh(ctx); err != nil {
+			a.log.WarnContext(ctx, "catalog refresh failed", "err", err)
+		} else if changed {
+			a.log.InfoContext(ctx, "catalog reloaded", "version", a.catalog.Current().Version())
+		}
+	})
+}
+
+// every runs f every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f(ctx)
+		}
+	}
 }
 
 // demoAccount is the account every non-production start makes sure of, so that the

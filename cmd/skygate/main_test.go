@@ -19,6 +19,7 @@ import (
 
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/devpki"
+	"github.com/skygate/skygate/internal/storetest"
 )
 
 // testMasterKey seals the test servers' secrets; tests open the same store with it.
@@ -210,4 +211,31 @@ func (s *testServer) do(c *http.Client, method, url string, body io.Reader, head
 		s.t.Fatal(err)
 	}
 	return resp, b
+}
+
+// engine is a storage engine the end-to-end tests run on.
+type engine struct {
+	name string
+	env  func(tb testing.TB, overrides map[string]string) map[string]string
+}
+
+// engines are SQLite always and PostgreSQL when SKYGATE_TEST_DATABASE_URL is set (the
+// PostgreSQL subtest skips with a message otherwise).
+var engines = []engine{
+	{"sqlite", testEnv},
+	{"postgres", func(tb testing.TB, overrides map[string]string) map[string]string {
+		env := testEnv(tb, overrides)
+		env["SKYGATE_DATABASE_URL"] = storetest.MustPostgresDSN(tb)
+		return env
+	}},
+}
+
+// forEachEngine runs f as a parallel subtest per engine.
+func forEachEngine(t *testing.T, f func(t *testing.T, e engine)) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
+	}
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/skygate/skygate/internal/i18n"
 )
 
-// CatalogSource returns the catalog to serve now. catalog.Service implements it and
-// swaps in a new *catalog.Catalog when the stored version changes.
+// CatalogSource serves precomputed catalog pages. catalog.Service implements it over
+// the current catalog version.
 type CatalogSource interface {
-	Current() *catalog.Catalog
+	List(k catalog.Kind, lang string, q catalog.Query) (*catalog.Page, error)
+	Item(k catalog.Kind, lang, id string) (*catalog.Page, error)
 }
 
 // catalogList serves a page of lounges or fast-tracks. Pages come precomputed (and
@@ -25,7 +26,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 		if err != nil {
 			return err
 		}
-		page, err := s.deps.Catalog.Current().List(k, lang, q)
+		page, err := s.deps.Catalog.List(k, lang, q)
 		if err != nil {
 			return err
 		}
@@ -37,7 +38,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
-		page, err := s.deps.Catalog.Current().Item(k, lang, r.PathValue("id"))
+		page, err := s.deps.Catalog.Item(k, lang, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
