@@ -22,6 +22,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Applications", applicationTests},
 		{"SigningKeys", keyTests},
 		{"Catalog", catalogTests},
+		{"Bookings", bookingTests},
 		{"Store", storeTests},
 	}
 	for _, g := range groups {

@@ -1,0 +1,182 @@
+package booking_test
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// Fast-tracks of the fake catalog.
+var (
+	ftAll      = "11111111-1111-4111-8111-111111111111" // every BookingInfo, hub at UTC+5
+	ftName     = "22222222-2222-4222-8222-222222222222" // Name only, UTC
+	ftInactive = "33333333-3333-4333-8333-333333333333"
+	ftNothing  = "44444444-4444-4444-8444-444444444444" // requires nothing
+)
+
+// hubZone is the zone of ftAll's hub (Tashkent, without tzdata).
+var hubZone = time.FixedZone("UTC+5", 5*3600)
+
+// fastTracks is a fake catalog implementing booking.FastTracks and booking.Zones.
+type fastTracks struct{}
+
+func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {
+	switch id {
+	case ftAll:
+		infos := make([]string, len(skygate.BookingInfos))
+		for i, v := range skygate.BookingInfos {
+			infos[i] = string(v)
+		}
+		return append(infos, "SomethingNew"), true, true
+	case ftName:
+		return []string{string(skygate.InfoName)}, true, true
+	case ftInactive:
+		return []string{string(skygate.InfoName)}, false, true
+	case ftNothing:
+		return []string{}, true, true
+	}
+	return nil, false, false
+}
+
+func (fastTracks) FastTrackZone(id string) (*time.Location, bool) {
+	if id == ftAll {
+		return hubZone, true
+	}
+	return nil, false
+}
+
+// clock is a settable skygate.Clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// Start is the tests' initial time: 20:00 UTC on 1 June 2025, already 2 June at the
+// UTC+5 hub.
+var Start = time.Date(2025, 6, 1, 20, 0, 0, 0, time.UTC)
+
+// bundle is what setup gives a test.
+type bundle struct {
+	store   skygate.Store
+	svc     *booking.Service
+	worker  *booking.Worker
+	clock   *clock
+	account string
+	other   string
+}
+
+// setup returns a service over a fresh SQLite store with two accounts.
+func setup(tb testing.TB) *bundle {
+	tb.Helper()
+	return setupStore(tb, storetest.MustSQLite(tb))
+}
+
+func setupStore(tb testing.TB, s skygate.Store) *bundle {
+	tb.Helper()
+	c := &clock{t: Start}
+	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now})
+	return &bundle{
+		store: s, svc: svc, worker: booking.NewWorker(svc, nil), clock: c,
+		account: storetest.MustCreateAccount(tb, s).ID,
+		other:   storetest.MustCreateAccount(tb, s).ID,
+	}
+}
+
+// request returns a valid create request for ftName; mods change it.
+func request(mods ...func(r map[string]any)) map[string]any {
+	r := map[string]any{
+		"fast_track_id": ftName,
+		"service_date":  "2025-06-03",
+		"flight":        map[string]any{"number": "HY601", "direction": "departure"},
+		"passengers": []any{
+			map[string]any{"first_name": "Ada", "last_name": "Lovelace"},
+		},
+		"partner_reference": "PNR-42",
+	}
+	for _, m := range mods {
+		m(r)
+	}
+	return r
+}
+
+// fullRequest is a valid request for ftAll, which requires every field.
+func fullRequest() map[string]any {
+	return request(func(r map[string]any) {
+		r["fast_track_id"] = ftAll
+		r["passengers"] = []any{map[string]any{
+			"first_name": "Ada", "last_name": "Lovelace", "date_of_birth": "1990-12-10",
+			"passport_number": "FA1234567", "nationality": "UZ", "email": "ada@example.com",
+			"phone": "+998901234567",
+		}}
+	})
+}
+
+// passenger returns the first passenger of r for changing.
+func passenger(r map[string]any) map[string]any { return r["passengers"].([]any)[0].(map[string]any) }
+
+func mustJSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// MustCreate creates a booking from r with a new key and returns it.
+func (b *bundle) MustCreate(tb testing.TB, r map[string]any) *skygate.Booking {
+	tb.Helper()
+	res, err := b.svc.Create(tb.Context(), b.account, "client-1", "key-"+storetest.NewID(), mustJSON(tb, r))
+	if err != nil {
+		tb.Fatalf("Create: %v", err)
+	}
+	var out skygate.Booking
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return &out
+}
+
+// MustRun runs the worker once.
+func (b *bundle) MustRun(tb testing.TB) booking.RunStats {
+	tb.Helper()
+	st, err := b.worker.RunOnce(tb.Context())
+	if err != nil {
+		tb.Fatalf("RunOnce: %v", err)
+	}
+	return st
+}
+
+// eventsOf returns type and status of the booking's events, oldest first.
+func (b *bundle) eventsOf(tb testing.TB, bookingID string) []string {
+	tb.Helper()
+	events, err := b.store.EventsAfter(tb.Context(), 0, 0)
+	storetest.MustNoError(tb, err, "EventsAfter")
+	var out []string
+	for _, e := range events {
+		var d struct {
+			BookingID string  `json:"booking_id"`
+			Status    string  `json:"status"`
+			Previous  *string `json:"previous_status"`
+		}
+		storetest.MustNoError(tb, json.Unmarshal(e.Data, &d), "decode event")
+		if d.BookingID != bookingID {
+			continue
+		}
+		prev := "null"
+		if d.Previous != nil {
+			prev = *d.Previous
+		}
+		out = append(out, e.Type+" "+prev+"→"+d.Status)
+	}
+	return out
+}

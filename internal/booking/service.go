@@ -1,0 +1,189 @@
+package booking
+
+import (
+	"context"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// Defaults of Config.
+const (
+	// DefaultConfirmWindow is how long an Issued booking waits for confirmation
+	// (SKYGATE_CONFIRM_WINDOW).
+	DefaultConfirmWindow = 30 * time.Minute
+	// KeyLifetime is how long an Idempotency-Key is remembered (CONTRACT §4).
+	KeyLifetime = 72 * time.Hour
+)
+
+// FastTracks tells the service about the catalog's fast-tracks. The catalog
+// implements it; it must be safe for concurrent use.
+type FastTracks interface {
+	// FastTrackInfo returns the fast-track's required_booking_info values (the
+	// skygate.BookingInfo strings) and whether it is active; ok is false for an
+	// unknown id.
+	FastTrackInfo(id string) (requiredBookingInfo []string, active bool, ok bool)
+}
+
+// Zones is optionally implemented by a FastTracks. It returns the time zone of the
+// fast-track's hub, in which service_date is a calendar day. Without it, or when ok is
+// false, service dates are UTC days.
+type Zones interface {
+	FastTrackZone(id string) (loc *time.Location, ok bool)
+}
+
+// Config is what a Service needs. Store and FastTracks are required.
+type Config struct {
+	Store      skygate.BookingStore
+	FastTracks FastTracks
+	// Clock defaults to time.Now.
+	Clock skygate.Clock
+	// ConfirmWindow defaults to DefaultConfirmWindow.
+	ConfirmWindow time.Duration
+}
+
+// Service is the booking logic. It is safe for concurrent use.
+type Service struct {
+	store      skygate.BookingStore
+	fastTracks FastTracks
+	now        skygate.Clock
+	window     time.Duration
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.window <= 0 {
+		s.window = DefaultConfirmWindow
+	}
+	return s
+}
+
+// notFound is the error of an unknown booking id, also of another account's.
+func notFound() error { return skygate.Errorf(skygate.CodeNotFound, "booking not found") }
+
+// Get returns the account's booking. An id that is not a UUID is CodeNotFound without
+// a lookup.
+func (s *Service) Get(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
+	if !skygate.IsID(bookingID) {
+		return nil, notFound()
+	}
+	return s.store.Booking(ctx, accountID, bookingID)
+}
+
+// List returns a page of the account's bookings, newest first, and the total. status
+// is "" or one of skygate.BookingStatuses (else CodeBadRequest, as for any bad query
+// parameter).
+func (s *Service) List(ctx context.Context, accountID, status string, p skygate.Page) ([]*skygate.Booking, int, error) {
+	st := skygate.BookingStatus(status)
+	if status != "" && !st.IsValid() {
+		return nil, 0, &skygate.Error{Code: skygate.CodeBadRequest,
+			Message: "status must be one of Pending, Issued, Confirmed, Completed, Expired, Canceled",
+			Fields:  []skygate.FieldError{{Field: "status", Message: "unknown status"}}}
+	}
+	return s.store.ListBookings(ctx, accountID, st, p)
+}
+
+// Confirm moves the account's Issued booking to Confirmed. Any other status is
+// CodeInvalidBookingStatus naming the current status (a repeated confirm included).
+func (s *Service) Confirm(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
+	return s.transition(ctx, accountID, bookingID, skygate.TriggerConfirm)
+}
+
+// Cancel moves the account's booking to Canceled from any status but Canceled (a
+// repeated cancel is CodeInvalidBookingStatus). A pass that existed becomes Voided.
+func (s *Service) Cancel(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
+	return s.transition(ctx, accountID, bookingID, skygate.TriggerCancel)
+}
+
+// Pass returns the pass of the account's booking, or CodePassNotReady before the
+// booking is issued. FastTrack is left nil for the caller to fill in.
+func (s *Service) Pass(ctx context.Context, accountID, bookingID string) (*skygate.BookingPass, error) {
+	b, err := s.Get(ctx, accountID, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return b.BookingPass()
+}
+
+// PassPNG returns the QR code of the account's booking's pass as a PNG image, or
+// CodePassNotReady before the booking is issued.
+func (s *Service) PassPNG(ctx context.Context, accountID, bookingID string) ([]byte, error) {
+	p, err := s.Pass(ctx, accountID, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return PassQR(p.Barcode.Payload)
+}
+
+// Simulation events accepted by Simulate.
+var simulations = map[string]skygate.Trigger{
+	"issue":  skygate.TriggerIssue,
+	"use":    skygate.TriggerUse,
+	"expire": skygate.TriggerExpire,
+}
+
+// Simulate triggers, for a sandbox caller, a transition that the service or the
+// airport would otherwise trigger: "issue" (Pending → Issued, as the worker does),
+// "use" (Confirmed → Completed) or "expire" (Issued → Expired, without waiting for the
+// deadline). The state machine still applies; deciding who may simulate is the
+// caller's job. Another event is CodeValidation on the field "event".
+func (s *Service) Simulate(ctx context.Context, accountID, bookingID, event string) (*skygate.Booking, error) {
+	t, ok := simulations[event]
+	if !ok {
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "event", Message: "must be one of issue, use, expire"})
+	}
+	return s.transition(ctx, accountID, bookingID, t)
+}
+
+// AdminGet returns any account's booking. Admin only.
+func (s *Service) AdminGet(ctx context.Context, bookingID string) (*skygate.Booking, error) {
+	if !skygate.IsID(bookingID) {
+		return nil, notFound()
+	}
+	return s.store.BookingAdmin(ctx, bookingID)
+}
+
+// Complete records that the pass of any account's Confirmed booking was used
+// (Confirmed → Completed). Admin only.
+func (s *Service) Complete(ctx context.Context, bookingID string) (*skygate.Booking, error) {
+	if !skygate.IsID(bookingID) {
+		return nil, notFound()
+	}
+	return s.store.TransitionBookingAdmin(ctx, bookingID, skygate.TriggerUse, s.now(), s.apply)
+}
+
+func (s *Service) transition(ctx context.Context, accountID, bookingID string, t skygate.Trigger) (*skygate.Booking, error) {
+	if !skygate.IsID(bookingID) {
+		return nil, notFound()
+	}
+	return s.store.TransitionBooking(ctx, accountID, bookingID, t, s.now(), s.apply)
+}
+
+// apply is the skygate.BookingApply of every transition: on issue it generates the
+// pass and sets the confirmation deadline; it returns the events of the change. It is
+// pure apart from drawing random pass codes, so the store may call it again.
+func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error) {
+	if before.Status == skygate.BookingPending && after.Status == skygate.BookingIssued {
+		pass, err := newPass(after.ID, after.ServiceDate, s.zone(after.FastTrackID))
+		if err != nil {
+			return nil, err
+		}
+		deadline := after.UpdatedAt.Add(s.window)
+		after.Pass, after.ConfirmBefore = pass, &deadline
+	}
+	return skygate.BookingEvents(before, after, after.UpdatedAt)
+}
+
+// zone returns the time zone of the fast-track's hub, UTC when unknown.
+func (s *Service) zone(fastTrackID string) *time.Location {
+	if z, ok := s.fastTracks.(Zones); ok {
+		if loc, ok := z.FastTrackZone(fastTrackID); ok && loc != nil {
+			return loc
+		}
+	}
+	return time.UTC
+}

@@ -1,0 +1,157 @@
+package booking_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// pngSignature starts every PNG file.
+var pngSignature = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
+
+func wantPNG(tb testing.TB, b []byte) {
+	tb.Helper()
+	if !bytes.HasPrefix(b, pngSignature) {
+		tb.Fatalf("not a PNG: % x", b[:min(len(b), 16)])
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		tb.Fatalf("decode PNG: %v", err)
+	}
+	if r := img.Bounds(); r.Dx() < 100 || r.Dx() != r.Dy() {
+		tb.Fatalf("QR image is %v", r)
+	}
+}
+
+func TestPassQR(t *testing.T) {
+	t.Parallel()
+	for _, payload := range []string{"SKYGATE:" + skygate.NewID() + ":ABCDEFGHJK", "x"} {
+		png, err := booking.PassQR(payload)
+		storetest.MustNoError(t, err, "PassQR")
+		wantPNG(t, png)
+	}
+}
+
+// TestPassValidity checks the validity window in the hub's zone and in UTC.
+func TestPassValidity(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tests := []struct {
+		name     string
+		r        map[string]any
+		from, to time.Time
+	}{
+		{"hub at UTC+5", func() map[string]any { r := fullRequest(); r["service_date"] = "2025-06-03"; return r }(),
+			time.Date(2025, 6, 2, 19, 0, 0, 0, time.UTC), time.Date(2025, 6, 4, 1, 0, 0, 0, time.UTC)},
+		{"UTC", request(), time.Date(2025, 6, 3, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 4, 6, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		bk := b.MustCreate(t, tt.r)
+		_, err := b.svc.Simulate(t.Context(), b.account, bk.ID, "issue")
+		storetest.MustNoError(t, err, "issue")
+		p, err := b.svc.Pass(t.Context(), b.account, bk.ID)
+		storetest.MustNoError(t, err, "Pass")
+		if !p.ValidFrom.Equal(tt.from) || !p.ValidUntil.Equal(tt.to) {
+			t.Errorf("%s: valid %v – %v, want %v – %v", tt.name, p.ValidFrom, p.ValidUntil, tt.from, tt.to)
+		}
+	}
+}
+
+func TestWorkerPurgesKeys(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.MustCreate(t, request())
+	b.clock.Advance(booking.KeyLifetime)
+	if st := b.MustRun(t); st.Purged != 0 {
+		t.Fatalf("purged a key at its expiry: %+v", st)
+	}
+	b.clock.Advance(time.Microsecond)
+	if st := b.MustRun(t); st.Purged != 1 {
+		t.Fatalf("RunOnce = %+v, want one key purged", st)
+	}
+}
+
+// TestWorkerBatches checks that a backlog larger than a batch is drained.
+func TestWorkerBatches(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for range 5 {
+		b.MustCreate(t, request())
+	}
+	b.worker.Batch = 2
+	if st := b.MustRun(t); st.Issued != 2 {
+		t.Fatalf("RunOnce = %+v, want a batch of 2", st)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.worker.Run(ctx, time.Hour) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, n, err := b.svc.List(t.Context(), b.account, "Issued", skygate.Page{})
+		storetest.MustNoError(t, err, "List")
+		if n == 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Run issued %d of 5 bookings", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+}
+
+// TestWorkerResumes checks that a second worker (a restarted or another replica) sees
+// the work the first left.
+func TestWorkerResumes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for range 3 {
+		b.MustCreate(t, request())
+	}
+	w1 := booking.NewWorker(b.svc, nil)
+	w1.Batch = 1
+	if _, err := w1.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w2 := booking.NewWorker(b.svc, nil)
+	st, err := w2.RunOnce(t.Context())
+	if err != nil || st.Issued != 2 {
+		t.Fatalf("second worker = %+v, %v; want the 2 left", st, err)
+	}
+}
+
+// BenchmarkCreateBooking measures a whole create (validation, fingerprint, key check
+// and the write transaction) on each engine.
+func BenchmarkCreateBooking(b *testing.B) {
+	engines := []struct {
+		name string
+		open func(tb testing.TB) skygate.Store
+	}{
+		{"sqlite", func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) }},
+		{"postgres", func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) }},
+	}
+	for _, e := range engines {
+		b.Run(e.name, func(b *testing.B) {
+			bd := setupStore(b, e.open(b))
+			body := mustJSON(b, fullRequest())
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := bd.svc.Create(b.Context(), bd.account, "c", fmt.Sprint("key-", i), body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
