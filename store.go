@@ -6,8 +6,9 @@ import (
 )
 
 // CatalogDocument is the whole airport catalog as one JSON document (the format of
-// internal/catalog/seed/catalog.json, skygate.CatalogData). The catalog is shared by every account; Version increases with
-// every replacement so that replicas and ETags notice a change.
+// internal/catalog/seed/catalog.json, skygate.CatalogData). The catalog is shared by
+// every account; Version increases with every replacement so that replicas and ETags
+// notice a change.
 type CatalogDocument struct {
 	Data      []byte
 	Version   int64
@@ -32,7 +33,6 @@ type Store interface {
 	KeyStore
 	CatalogStore
 	BookingStore
-	WebhookStore
 	ESIMStore
 	// Close releases the connections.
 	Close() error
