@@ -292,11 +292,11 @@ func TestSuspendedAccountTokensStopWorking(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		// And it gets no new tokens.
-		resp, _ := s.do(s.client, http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader("grant_type=client_credentials"),
+		// And it gets no new tokens: the secret is right, the grant is refused.
+		resp, body := s.do(s.client, http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader("grant_type=client_credentials"),
 			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(c.ClientID+":"+c.ClientSecret))})
-		if resp.StatusCode != 401 {
-			t.Errorf("token for a suspended account: %d", resp.StatusCode)
+		if resp.StatusCode != 400 || !strings.Contains(string(body), `"invalid_grant"`) {
+			t.Errorf("token for a suspended account: %d %s", resp.StatusCode, body)
 		}
 	})
 }
