@@ -1,0 +1,41 @@
+package catalog
+
+import (
+	"time"
+)
+
+// FastTrackInfo returns the fast-track's required_booking_info and whether it is
+// active; ok is false for an unknown id or before Open. Booking validation uses it.
+func (s *Service) FastTrackInfo(id string) (requiredBookingInfo []string, active bool, ok bool) {
+	c := s.Current()
+	if c == nil {
+		return nil, false, false
+	}
+	ref, ok := c.fastTracks[id]
+	if !ok {
+		return nil, false, false
+	}
+	info := make([]string, len(ref.rec.RequiredBookingInfo))
+	for i, v := range ref.rec.RequiredBookingInfo {
+		info[i] = string(v)
+	}
+	return info, ref.rec.IsActive, true
+}
+
+// FastTrackZone returns the time zone of the fast-track's hub, in which a booking's
+// service_date is a calendar day.
+func (s *Service) FastTrackZone(id string) (*time.Location, bool) {
+	c := s.Current()
+	if c == nil {
+		return nil, false
+	}
+	ref, ok := c.fastTracks[id]
+	if !ok {
+		return nil, false
+	}
+	loc, err := time.LoadLocation(ref.hub.Timezone)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
+}
