@@ -2,6 +2,7 @@ package skygate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,18 @@ func transitionModel(from, trigger string) (skygate.BookingStatus, string) {
 	default:
 		return "", skygate.CodeInvalidBookingStatus
 	}
+}
+
+// ExampleTransition shows the state machine answering a partner's repeated confirm.
+func ExampleTransition() {
+	s, _ := skygate.Transition(skygate.BookingIssued, skygate.TriggerConfirm)
+	fmt.Println(s)
+	_, err := skygate.Transition(s, skygate.TriggerConfirm)
+	fmt.Println(skygate.ErrorCode(err), "-", skygate.ErrorMessage(err))
+	s, _ = skygate.Transition(s, skygate.TriggerCancel)
+	fmt.Println(s)
+	// Output:
+	// Confirmed
+	// InvalidBookingStatus - the booking is Confirmed; confirm is not allowed in that status
+	// Canceled
 }

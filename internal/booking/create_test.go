@@ -81,10 +81,19 @@ func TestCreateIdempotency(t *testing.T) {
 	}
 }
 
-// TestCreateConcurrent sends one request 20 times at once: one booking, 19 replays.
+// TestCreateConcurrent sends one request 20 times at once, on each engine: one
+// booking, 19 replays.
 func TestCreateConcurrent(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			testCreateConcurrent(t, setupStore(t, e.open(t)))
+		})
+	}
+}
+
+func testCreateConcurrent(t *testing.T, b *bundle) {
 	body := mustJSON(t, request())
 	const n = 20
 	results := make([]*booking.CreateResult, n)

@@ -91,6 +91,16 @@ func setupStore(tb testing.TB, s skygate.Store) *bundle {
 	}
 }
 
+// engines are the stores tests may run on; PostgreSQL is skipped without
+// SKYGATE_TEST_DATABASE_URL.
+var engines = []struct {
+	name string
+	open func(tb testing.TB) skygate.Store
+}{
+	{"sqlite", func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) }},
+	{"postgres", func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) }},
+}
+
 // request returns a valid create request for ftName; mods change it.
 func request(mods ...func(r map[string]any)) map[string]any {
 	r := map[string]any{

@@ -10,10 +10,19 @@ import (
 	"github.com/skygate/skygate/internal/storetest"
 )
 
-// TestLifecycle follows the typical flow: create, issue, confirm, pass, use.
+// TestLifecycle follows the typical flow on each engine: create, issue, confirm,
+// pass, use.
 func TestLifecycle(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			testLifecycle(t, setupStore(t, e.open(t)))
+		})
+	}
+}
+
+func testLifecycle(t *testing.T, b *bundle) {
 	ctx := t.Context()
 	created := b.MustCreate(t, request())
 

@@ -133,13 +133,6 @@ func TestWorkerResumes(t *testing.T) {
 // BenchmarkCreateBooking measures a whole create (validation, fingerprint, key check
 // and the write transaction) on each engine.
 func BenchmarkCreateBooking(b *testing.B) {
-	engines := []struct {
-		name string
-		open func(tb testing.TB) skygate.Store
-	}{
-		{"sqlite", func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) }},
-		{"postgres", func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) }},
-	}
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
 			bd := setupStore(b, e.open(b))
