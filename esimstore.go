@@ -72,11 +72,11 @@ type ESIMStore interface {
 	//     from the package, ValidityDays from the package), a charge on the ledger
 	//     referencing the order, and the events apply returns.
 	//
-	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs. A package that
+	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs by ICCID. A package that
 	// is not the account's is CodeNotFound. Funds are checked before the pool, so an
 	// order that fails both is CodeInsufficientFunds.
 	CreateESIMOrder(ctx context.Context, rec *IdempotencyRecord, o *ESIMOrder, apply ESIMOrderApply) (replay *IdempotencyRecord, err error)
-	// ESIMOrder returns the account's order with its eSIMs, or CodeNotFound.
+	// ESIMOrder returns the account's order with its eSIMs (by ICCID), or CodeNotFound.
 	ESIMOrder(ctx context.Context, accountID, orderID string) (*ESIMOrder, error)
 	// ListESIMOrders returns a page of the account's orders with their eSIMs, newest
 	// first, and the total.

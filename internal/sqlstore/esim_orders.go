@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/skygate/skygate"
 )
@@ -95,6 +97,7 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		if err != nil {
 			return err
 		}
+		slices.SortFunc(profiles, func(a, b allocatedProfile) int { return strings.Compare(a.iccid, b.iccid) })
 		o.ESIMs = make([]*skygate.ESIM, len(profiles))
 		for i, p := range profiles {
 			e := &skygate.ESIM{

@@ -215,4 +215,6 @@ func (s *Store) dynamic(query string) string { return rebind(s.d.Placeholder, qu
 func (s *Store) rowLocks() bool { return s.d.LockTable != nil && s.d.LockTable("esims") != "" }
 
 // errorf wraps err with the engine and operation; used where no outcome applies.
-func (s *Store) errorf(op string, err error) error { return fmt.Errorf("%s: %s: %w", s.d.Name, op, err) }
+func (s *Store) errorf(op string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.d.Name, op, err)
+}
