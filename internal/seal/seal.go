@@ -22,6 +22,9 @@ const (
 	PurposeLoginState = "auth/login-state-hmac/v1"
 	// PurposeWebhookSecret keys the Box that encrypts webhook signing secrets.
 	PurposeWebhookSecret = "webhook/secret-aead/v1"
+	// PurposeESIMMatchingID keys the Box that encrypts eSIM matching IDs (the secret
+	// half of an activation code).
+	PurposeESIMMatchingID = "esim/matching-id-aead/v1"
 )
 
 const (
