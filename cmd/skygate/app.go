@@ -11,6 +11,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/api"
+	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/httpapi"
@@ -30,6 +31,7 @@ type app struct {
 	verifier *oauth.Verifier
 	hasher   *oauth.SecretHasher
 	catalog  *catalog.Service
+	bookings *booking.Service
 	server   *httpapi.Server
 }
 
@@ -63,6 +65,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err := a.catalog.Open(ctx); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow})
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {
 		return nil, err
@@ -72,6 +75,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Store:         a.db,
 		Tokens:        a.verifier,
 		Catalog:       a.catalog,
+		Bookings:      a.bookings,
+		Sandbox:       cfg.Env == config.EnvSandbox,
 		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
 		JWKS:          a.keys.JWKSHandler(),
 		Discovery:     oauth.DiscoveryHandler(cfg.PublicURL),
@@ -92,6 +97,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 func (a *app) background(ctx context.Context) {
 	go a.keys.Maintain(ctx, 30*time.Second, a.log)
 	go a.server.Run(ctx)
+	go func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) }()
 	go every(ctx, 5*time.Second, func(ctx context.Context) {
 		if changed, err := a.catalog.Refresh(ctx); err != nil {
 			a.log.WarnContext(ctx, "catalog refresh failed", "err", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/url"
@@ -127,4 +128,14 @@ func problemOf(tb testing.TB, resp *http.Response, body []byte) map[string]any {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// pemBlock returns the DER bytes of the first PEM block.
+func pemBlock(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	b, _ := pem.Decode(data)
+	if b == nil {
+		tb.Fatal("no PEM block")
+	}
+	return b.Bytes
 }

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"time"
+
+	"github.com/skygate/skygate"
 )
 
 // FastTrackInfo returns the fast-track's required_booking_info and whether it is
@@ -38,4 +40,18 @@ func (s *Service) FastTrackZone(id string) (*time.Location, bool) {
 		return nil, false
 	}
 	return loc, true
+}
+
+// LocalizedFastTrack returns the fast-track in the response form in lang, or
+// CodeNotFound (also before Open).
+func (s *Service) LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error) {
+	c := s.Current()
+	if c == nil {
+		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
+	}
+	ft, err := c.LocalizedFastTrack(lang, id)
+	if err != nil {
+		return nil, err
+	}
+	return &ft, nil
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/skygate/skygate"
 	"net/http"
 	"strconv"
 
@@ -14,6 +15,8 @@ import (
 type CatalogSource interface {
 	List(k catalog.Kind, lang string, q catalog.Query) (*catalog.Page, error)
 	Item(k catalog.Kind, lang, id string) (*catalog.Page, error)
+	// LocalizedFastTrack returns one fast-track in lang, for booking passes.
+	LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error)
 }
 
 // catalogList serves a page of lounges or fast-tracks. Pages come precomputed (and

@@ -100,40 +100,59 @@ func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
 		if claims == nil || claims.ClientID == "" {
 			return next(w, r)
 		}
-		bound, err := s.certBinding(r, claims.ClientID)
+		app, err := s.application(r, claims.ClientID)
 		if err != nil {
 			return err
 		}
-		if bound != "" && bound != CertThumbprint(cert) {
+		if app.thumbprint != "" && app.thumbprint != CertThumbprint(cert) {
 			return skygate.Errorf(skygate.CodeClientCertificateRequired, "the client certificate does not match the one bound to this application")
 		}
 		return next(w, r)
 	}
 }
 
-// certBindingTTL bounds how long a changed binding may take to apply on a replica.
-const certBindingTTL = 10 * time.Second
+// appInfoTTL bounds how long a changed binding or sandbox flag may take to apply on a
+// replica.
+const appInfoTTL = 10 * time.Second
 
-// certBinding returns the application's bound thumbprint, cached briefly.
-func (s *Server) certBinding(r *http.Request, clientID string) (string, error) {
+// appInfo is what request handling needs to know about the token's application.
+type appInfo struct {
+	thumbprint string
+	sandbox    bool
+	until      time.Time
+}
+
+// application returns the facts of the token's application, cached briefly so that
+// booking calls do not read the store each time.
+func (s *Server) application(r *http.Request, clientID string) (appInfo, error) {
 	now := s.now()
-	if v, ok := s.bindings.Load(clientID); ok {
-		if e := v.(bindingEntry); now.Before(e.until) {
-			return e.thumbprint, nil
+	if v, ok := s.apps.Load(clientID); ok {
+		if e := v.(appInfo); now.Before(e.until) {
+			return e, nil
 		}
 	}
 	app, _, err := s.deps.Store.ApplicationByClientID(r.Context(), clientID)
 	if skygate.IsCode(err, skygate.CodeNotFound) {
-		return "", skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
+		return appInfo{}, skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
 	}
 	if err != nil {
-		return "", err
+		return appInfo{}, err
 	}
-	s.bindings.Store(clientID, bindingEntry{thumbprint: app.ClientCertSHA256, until: now.Add(certBindingTTL)})
-	return app.ClientCertSHA256, nil
+	e := appInfo{thumbprint: app.ClientCertSHA256, sandbox: app.Sandbox, until: now.Add(appInfoTTL)}
+	s.apps.Store(clientID, e)
+	return e, nil
 }
 
-type bindingEntry struct {
-	thumbprint string
-	until      time.Time
+// isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,
+// or a sandbox application.
+func (s *Server) isSandbox(r *http.Request) (bool, error) {
+	if s.deps.Sandbox {
+		return true, nil
+	}
+	claims := principalFrom(r.Context())
+	if claims == nil || claims.ClientID == "" {
+		return false, nil
+	}
+	app, err := s.application(r, claims.ClientID)
+	return app.sandbox, err
 }

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
 )
@@ -28,4 +30,23 @@ func (s *Server) routes() {
 	m.Handle("GET /v2/catalog/fast-tracks", s.handle(s.authenticate(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack))))
 	m.Handle("GET /v2/catalog/fast-tracks/{id}", s.handle(s.authenticate(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack))))
 
+	// Fast-track booking: bearer token and a client certificate (mTLS listener).
+	write, read := skygate.ScopeBookingWrite, skygate.ScopeBookingRead
+	m.Handle("POST /v2/b2b/booking/fast-tracks", s.booking(write, s.createBooking))
+	m.Handle("GET /v2/b2b/booking/fast-tracks", s.booking(read, s.listBookings))
+	m.Handle("GET /v2/b2b/booking/fast-tracks/{bookingID}", s.booking(read, s.getBooking))
+	m.Handle("POST /v2/b2b/booking/fast-tracks/{bookingID}/confirm", s.booking(write, s.confirmBooking))
+	m.Handle("POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel", s.booking(write, s.cancelBooking))
+	m.Handle("GET /v2/b2b/booking/fast-tracks/{bookingID}/pass", s.booking(read, s.getPass))
+	m.Handle("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
+
+	// Admin (employees).
+	m.Handle("GET /api/v1/admin/bookings/{bookingID}", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminGetBooking)))
+	m.Handle("POST /api/v1/admin/bookings/{bookingID}/complete", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminCompleteBooking)))
+
+}
+
+// booking guards a booking route: the scope, then the client certificate.
+func (s *Server) booking(scope string, h handlerFunc) http.Handler {
+	return s.handle(s.authenticate(scope, s.requireClientCert(h)))
 }

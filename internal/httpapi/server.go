@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
 )
 
 // Deps are the collaborators of the HTTP layer. cmd/skygate builds them.
@@ -16,6 +17,11 @@ type Deps struct {
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
+	// Bookings is the fast-track booking service.
+	Bookings *booking.Service
+	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may
+	// use the sandbox routes.
+	Sandbox bool
 	// Catalog serves the airport catalog.
 	Catalog CatalogSource
 	// JWKS and Discovery serve the public keys and the discovery document.
@@ -41,8 +47,8 @@ type Server struct {
 	now      skygate.Clock
 	metrics  *metrics
 	accounts *accountGate
-	// bindings caches client_id → certificate binding (bindingEntry).
-	bindings sync.Map
+	// apps caches client_id → appInfo.
+	apps sync.Map
 }
 
 // NewServer builds the handler with every route registered.

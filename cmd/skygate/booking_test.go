@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/devpki"
+	"github.com/skygate/skygate/internal/oauth"
+)
+
+var bookingScopes = []string{skygate.ScopeCatalogFastTrackRead, skygate.ScopeBookingWrite, skygate.ScopeBookingRead}
+
+// bookingBody is a create request that satisfies every required_booking_info.
+func bookingBody(fastTrackID, ref string) string {
+	date := time.Now().UTC().AddDate(0, 0, 7).Format(time.DateOnly)
+	return fmt.Sprintf(`{"fast_track_id":%q,"service_date":%q,"flight":{"number":"HY601","direction":"departure"},
+		"passengers":[{"first_name":"Aziza","last_name":"Karimova","date_of_birth":"1990-04-01","passport_number":"FA1234567",
+		"nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"}],"partner_reference":%q}`, fastTrackID, date, ref)
+}
+
+// firstFastTrack returns the id of an active fast-track of the catalog.
+func (s *testServer) firstFastTrack(tok string) string {
+	s.t.Helper()
+	_, body := s.get("/v2/catalog/fast-tracks?iata=TAS&limit=1", tok, nil)
+	p := mustPage(s.t, body)
+	if len(p.Data) == 0 {
+		s.t.Fatal("no fast-track at TAS")
+	}
+	return p.Data[0].ID
+}
+
+// book sends a create request on the mTLS listener.
+func (s *testServer) book(c *http.Client, tok, key, body string) (*http.Response, []byte) {
+	s.t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+	if key != "" {
+		h["Idempotency-Key"] = key
+	}
+	return s.do(c, http.MethodPost, s.mtlsBase+bookingPath, strings.NewReader(body), h)
+}
+
+const bookingPath = "/v2/b2b/booking/fast-tracks"
+
+func (s *testServer) bookingCall(method, path, tok string) (*http.Response, []byte) {
+	s.t.Helper()
+	return s.do(s.mtlsClient, method, s.mtlsBase+path, nil, map[string]string{"Authorization": "Bearer " + tok})
+}
+
+type bookingJSON struct {
+	ID            string                    `json:"id"`
+	Status        string                    `json:"status"`
+	ConfirmBefore *string                   `json:"confirm_before"`
+	History       []struct{ Status string } `json:"status_history"`
+}
+
+func mustBooking(tb testing.TB, body []byte) bookingJSON {
+	tb.Helper()
+	var b bookingJSON
+	if err := json.Unmarshal(body, &b); err != nil || b.ID == "" {
+		tb.Fatalf("booking %v: %.300s", err, body)
+	}
+	return b
+}
+
+// waitStatus polls the booking until it has the status.
+func (s *testServer) waitStatus(tok, id, status string) bookingJSON {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, body := s.bookingCall(http.MethodGet, bookingPath+"/"+id, tok)
+		if resp.StatusCode != 200 {
+			s.t.Fatalf("GET booking: %d %s", resp.StatusCode, body)
+		}
+		if b := mustBooking(s.t, body); b.Status == status {
+			return b
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("booking %s never became %s: %s", id, status, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestBookingLifecycle(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		c := s.mustBootstrap("acme", bookingScopes)
+		tok := s.mustToken(c, "")
+		ft := s.firstFastTrack(tok)
+		body := bookingBody(ft, "PNR-1")
+
+		resp, created := s.book(s.mtlsClient, tok, "key-1", body)
+		if resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "created" {
+			t.Fatalf("create: %d %q %s", resp.StatusCode, resp.Header.Get("Idempotency-Status"), created)
+		}
+		b := mustBooking(t, created)
+		if resp.Header.Get("Location") != bookingPath+"/"+b.ID || b.Status != "Pending" {
+			t.Errorf("Location %q status %s", resp.Header.Get("Location"), b.Status)
+		}
+		// Same key, same body (other layout): the stored answer.
+		resp, replay := s.book(s.mtlsClient, tok, "key-1", strings.ReplaceAll(body, "\n\t\t", " "))
+		if resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "reused" || !bytes.Equal(replay, created) {
+			t.Errorf("replay: %d %q", resp.StatusCode, resp.Header.Get("Idempotency-Status"))
+		}
+		// Same key, other body.
+		resp, pb := s.book(s.mtlsClient, tok, "key-1", bookingBody(ft, "PNR-2"))
+		if p := problemOf(t, resp, pb); resp.StatusCode != 409 || p["code"] != "IdempotencyConflict" {
+			t.Errorf("conflict: %d %v", resp.StatusCode, p)
+		}
+		// Missing key, bad JSON, validation.
+		for _, tc := range []struct {
+			key, body string
+			status    int
+			code      string
+		}{
+			{"", body, 400, "BadRequest"},
+			{"k\x01", body, 400, "BadRequest"},
+			{"key-2", `{"fast_track_id":`, 400, "BadRequest"},
+			{"key-3", `{"fast_track_id":"` + ft + `","surprise":1}`, 400, "BadRequest"},
+			{"key-4", `{"fast_track_id":"` + ft + `","service_date":"2001-01-01","flight":{"direction":"sideways"},"passengers":[]}`, 422, "ValidationFailed"},
+		} {
+			resp, pb := s.book(s.mtlsClient, tok, tc.key, tc.body)
+			if p := problemOf(t, resp, pb); resp.StatusCode != tc.status || p["code"] != tc.code {
+				t.Errorf("create %q: %d %v", tc.key, resp.StatusCode, p)
+			}
+		}
+
+		// The pass is not ready before the worker issues the booking.
+		issued := s.waitStatus(tok, b.ID, "Issued")
+		if issued.ConfirmBefore == nil {
+			t.Error("Issued without confirm_before")
+		}
+		resp, pass := s.do(s.mtlsClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+b.ID+"/pass", nil, map[string]string{"Authorization": "Bearer " + tok, "Accept-Language": "ru"})
+		if resp.StatusCode != 200 || !strings.Contains(string(pass), `"status":"Active"`) || !strings.Contains(string(pass), "Фаст-трек") {
+			t.Errorf("pass: %d %.300s", resp.StatusCode, pass)
+		}
+		resp, png := s.do(s.mtlsClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+b.ID+"/pass", nil, map[string]string{"Authorization": "Bearer " + tok, "Accept": "image/png"})
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("pass PNG: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		resp, _ = s.do(s.mtlsClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+b.ID+"/pass", nil, map[string]string{"Authorization": "Bearer " + tok, "Accept": "text/html"})
+		if resp.StatusCode != 406 {
+			t.Errorf("pass as HTML: %d", resp.StatusCode)
+		}
+
+		// Confirm once; twice is 409.
+		if resp, body := s.bookingCall(http.MethodPost, bookingPath+"/"+b.ID+"/confirm", tok); resp.StatusCode != 200 || mustBooking(t, body).Status != "Confirmed" {
+			t.Fatalf("confirm: %d %s", resp.StatusCode, body)
+		}
+		resp, body2 := s.bookingCall(http.MethodPost, bookingPath+"/"+b.ID+"/confirm", tok)
+		if p := problemOf(t, resp, body2); resp.StatusCode != 409 || p["code"] != "InvalidBookingStatus" || !strings.Contains(p["detail"].(string), "Confirmed") {
+			t.Errorf("second confirm: %d %v", resp.StatusCode, p)
+		}
+
+		// An employee records the use of the pass.
+		admin := s.adminToken()
+		resp, body3 := s.do(s.client, http.MethodPost, s.base+"/api/v1/admin/bookings/"+b.ID+"/complete", nil, map[string]string{"Authorization": "Bearer " + admin})
+		if resp.StatusCode != 200 || mustBooking(t, body3).Status != "Completed" {
+			t.Fatalf("complete: %d %s", resp.StatusCode, body3)
+		}
+		// A B2B token cannot use the admin route.
+		if resp, _ := s.do(s.client, http.MethodGet, s.base+"/api/v1/admin/bookings/"+b.ID, nil, map[string]string{"Authorization": "Bearer " + tok}); resp.StatusCode != 403 {
+			t.Errorf("admin route with a B2B token: %d", resp.StatusCode)
+		}
+		final := s.waitStatus(tok, b.ID, "Completed")
+		var hist []string
+		for _, h := range final.History {
+			hist = append(hist, h.Status)
+		}
+		if strings.Join(hist, ",") != "Pending,Issued,Confirmed,Completed" {
+			t.Errorf("history %v", hist)
+		}
+
+		// The list.
+		resp, list := s.bookingCall(http.MethodGet, bookingPath+"?status=Completed&limit=10", tok)
+		if resp.StatusCode != 200 || !strings.Contains(string(list), b.ID) || !strings.Contains(string(list), `"total":1`) {
+			t.Errorf("list: %d %.300s", resp.StatusCode, list)
+		}
+	})
+}
+
+// adminToken mints an employee token with the admin scopes (the login flow is a later
+// capability; the token is what it will issue).
+func (s *testServer) adminToken() string {
+	s.t.Helper()
+	db := s.openStore()
+	km := s.keyManager(db, time.Now)
+	return s.mintToken(km, time.Now, testPublicURL, oauth.Claims{
+		Subject: "employee-1", ClientID: "skygate-admin", Scopes: []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications}, Roles: []string{"admin"},
+	})
+}
+
+func TestBookingAccessRules(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	c := s.mustBootstrap("acme", bookingScopes)
+	tok := s.mustToken(c, "")
+	ft := s.firstFastTrack(tok)
+	resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(ft, ""))
+	if resp.StatusCode != 202 {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	id := mustBooking(t, body).ID
+
+	// No client certificate: on the plain listener and on the TLS listener.
+	for name, do := range map[string]func() (*http.Response, []byte){
+		"plain listener": func() (*http.Response, []byte) {
+			return s.do(s.client, http.MethodGet, s.base+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
+		},
+		"TLS without certificate": func() (*http.Response, []byte) {
+			return s.do(s.noCertClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
+		},
+	} {
+		resp, body := do()
+		if p := problemOf(t, resp, body); resp.StatusCode != 401 || p["code"] != "ClientCertificateRequired" {
+			t.Errorf("%s: %d %v", name, resp.StatusCode, p)
+		}
+	}
+
+	// A read-only token cannot create.
+	readOnly := s.mustToken(c, skygate.ScopeBookingRead)
+	if resp, body := s.book(s.mtlsClient, readOnly, "k2", bookingBody(ft, "")); resp.StatusCode != 403 || problemOf(t, resp, body)["code"] != "InsufficientScope" {
+		t.Errorf("read-only create: %d", resp.StatusCode)
+	}
+
+	// Another account sees nothing: 404 everywhere, and its own list is empty.
+	other := s.mustToken(s.mustBootstrap("globex", bookingScopes), "")
+	for _, call := range []struct{ method, path string }{
+		{http.MethodGet, bookingPath + "/" + id},
+		{http.MethodPost, bookingPath + "/" + id + "/confirm"},
+		{http.MethodPost, bookingPath + "/" + id + "/cancel"},
+		{http.MethodGet, bookingPath + "/" + id + "/pass"},
+	} {
+		resp, body := s.bookingCall(call.method, call.path, other)
+		if p := problemOf(t, resp, body); resp.StatusCode != 404 || p["code"] != "NotFound" {
+			t.Errorf("other account %s %s: %d %v", call.method, call.path, resp.StatusCode, p)
+		}
+	}
+	if _, list := s.bookingCall(http.MethodGet, bookingPath, other); !strings.Contains(string(list), `"total":0`) {
+		t.Errorf("other account's list: %s", list)
+	}
+	// The same Idempotency-Key in another account is another booking.
+	if resp, body := s.book(s.mtlsClient, other, "k", bookingBody(ft, "")); resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "created" || mustBooking(t, body).ID == id {
+		t.Errorf("key of another account: %d %q", resp.StatusCode, resp.Header.Get("Idempotency-Status"))
+	}
+
+	// Simulate is for sandbox applications only.
+	resp, body = s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"expire"}`),
+		map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})
+	if resp.StatusCode != 403 {
+		t.Errorf("simulate by a production application: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestBookingCertificateBinding(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	pki := devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki"))
+	certPEM, err := os.ReadFile(pki.ClientCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devThumb := thumbprintOfPEM(t, certPEM)
+
+	bound := s.mustToken(s.mustBootstrap("bound", bookingScopes, "--client-cert-sha256", devThumb), "")
+	other := s.mustToken(s.mustBootstrap("elsewhere", bookingScopes, "--client-cert-sha256", base64.RawURLEncoding.EncodeToString(make([]byte, 32))), "")
+	if resp, _ := s.bookingCall(http.MethodGet, bookingPath, bound); resp.StatusCode != 200 {
+		t.Errorf("matching certificate: %d", resp.StatusCode)
+	}
+	resp, body := s.bookingCall(http.MethodGet, bookingPath, other)
+	if p := problemOf(t, resp, body); resp.StatusCode != 401 || p["code"] != "ClientCertificateRequired" {
+		t.Errorf("other certificate: %d %v", resp.StatusCode, p)
+	}
+}
+
+func thumbprintOfPEM(tb testing.TB, certPEM []byte) string {
+	tb.Helper()
+	der := pemBlock(tb, certPEM)
+	sum := sha256.Sum256(der)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+func TestBookingConcurrentSameKey(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		tok := s.mustToken(s.mustBootstrap("acme", bookingScopes), "")
+		body := bookingBody(s.firstFastTrack(tok), "race")
+		var wg sync.WaitGroup
+		ids := make(chan string, 50)
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, b := s.book(s.mtlsClient, tok, "same-key", body)
+				if resp.StatusCode != 202 {
+					t.Errorf("create: %d %s", resp.StatusCode, b)
+					return
+				}
+				ids <- mustBooking(t, b).ID
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		seen := map[string]bool{}
+		for id := range ids {
+			seen[id] = true
+		}
+		_, list := s.bookingCall(http.MethodGet, bookingPath, tok)
+		if len(seen) != 1 || !strings.Contains(string(list), `"total":1`) {
+			t.Fatalf("50 creates with one key made %d bookings: %.200s", len(seen), list)
+		}
+	})
+}
+
+func TestSandboxSimulate(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	tok := s.mustToken(s.mustBootstrap("sandboxer", bookingScopes, "--sandbox"), "")
+	resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(s.firstFastTrack(tok), ""))
+	if resp.StatusCode != 202 {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	id := mustBooking(t, body).ID
+	simulate := func(event string) (*http.Response, []byte) {
+		return s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"`+event+`"}`),
+			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})
+	}
+	s.waitStatus(tok, id, "Issued")
+	if resp, body := simulate("use"); resp.StatusCode != 409 {
+		t.Errorf("use while Issued: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := simulate("expire"); resp.StatusCode != 200 || mustBooking(t, body).Status != "Expired" {
+		t.Errorf("expire: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := simulate("explode"); resp.StatusCode != 422 {
+		t.Errorf("unknown event: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,202 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/i18n"
+)
+
+// bookingPath is the collection of fast-track bookings; Location headers point below it.
+const bookingPath = "/v2/b2b/booking/fast-tracks"
+
+// createBooking accepts a booking (202). The Idempotency-Key, the booking and its
+// first event are stored in one transaction; a repeated key with the same body replays
+// the stored answer with Idempotency-Status: reused.
+func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
+	key := r.Header.Get("Idempotency-Key")
+	if err := booking.ValidateKey(key); err != nil {
+		return err
+	}
+	body, err := readJSONBody(w, r)
+	if err != nil {
+		return err
+	}
+	claims := principalFrom(r.Context())
+	res, err := s.deps.Bookings.Create(r.Context(), claims.AccountID, claims.ClientID, key, body)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Location", bookingPath+"/"+res.BookingID)
+	h.Set("Idempotency-Status", "created")
+	if res.Reused {
+		h.Set("Idempotency-Status", "reused")
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(res.StatusCode)
+	_, _ = w.Write(res.Body)
+	return nil
+}
+
+func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) error {
+	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountID(r), r.PathValue("bookingID")))
+}
+
+// listResponse is every paginated list: data and {count, offset, total}.
+type listResponse[T any] struct {
+	Data       []T        `json:"data"`
+	Pagination pagination `json:"pagination"`
+}
+
+type pagination struct {
+	Count  int `json:"count"`
+	Offset int `json:"offset"`
+	Total  int `json:"total"`
+}
+
+func newList[T any](items []T, p skygate.Page, total int) listResponse[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return listResponse[T]{Data: items, Pagination: pagination{Count: len(items), Offset: p.Offset, Total: total}}
+}
+
+func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	status := r.URL.Query().Get("status")
+	items, total, err := s.deps.Bookings.List(r.Context(), accountID(r), status, p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
+	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountID(r), r.PathValue("bookingID")))
+}
+
+func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) error {
+	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountID(r), r.PathValue("bookingID")))
+}
+
+// writeBooking answers 200 with the booking, or the error (409 InvalidBookingStatus
+// names the current status).
+func writeBooking(w http.ResponseWriter) func(*skygate.Booking, error) error {
+	return func(b *skygate.Booking, err error) error {
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, b)
+	}
+}
+
+// getPass answers the pass as JSON, or as a QR code PNG for Accept: image/png.
+func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
+	wantPNG, err := acceptsPNG(r.Header.Get("Accept"))
+	if err != nil {
+		return err
+	}
+	if wantPNG {
+		png, err := s.deps.Bookings.PassPNG(r.Context(), accountID(r), r.PathValue("bookingID"))
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "image/png")
+		w.Header().Set("Content-Length", strconv.Itoa(len(png)))
+		w.Header().Set("Cache-Control", "private, no-store")
+		_, _ = w.Write(png)
+		return nil
+	}
+	b, err := s.deps.Bookings.Get(r.Context(), accountID(r), r.PathValue("bookingID"))
+	if err != nil {
+		return err
+	}
+	pass, err := b.BookingPass()
+	if err != nil {
+		return err
+	}
+	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	if pass.FastTrack, err = s.deps.Catalog.LocalizedFastTrack(lang, b.FastTrackID); err != nil && !skygate.IsCode(err, skygate.CodeNotFound) {
+		return err
+	}
+	w.Header().Set("Content-Language", lang)
+	w.Header().Set("Cache-Control", "private, no-store")
+	return writeJSON(w, http.StatusOK, pass)
+}
+
+// acceptsPNG decides between the pass's two representations: image/png when the
+// Accept header prefers it, JSON when it allows JSON (or is absent), 406 otherwise.
+func acceptsPNG(accept string) (bool, error) {
+	if strings.TrimSpace(accept) == "" {
+		return false, nil
+	}
+	var qPNG, qJSON float64
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "image/png":
+			qPNG = max(qPNG, q)
+		case "application/json":
+			qJSON = max(qJSON, q)
+		case "image/*":
+			qPNG = max(qPNG, q*0.99)
+		case "application/*", "*/*":
+			qJSON = max(qJSON, q*0.99)
+		}
+	}
+	switch {
+	case qPNG > 0 && qPNG > qJSON:
+		return true, nil
+	case qJSON > 0:
+		return false, nil
+	default:
+		return false, skygate.Errorf(skygate.CodeNotAcceptable, "the pass is available as application/json or image/png")
+	}
+}
+
+// simulateRequest is the body of the sandbox simulate route.
+type simulateRequest struct {
+	Event string `json:"event"`
+}
+
+// simulateBooking triggers, for sandbox applications (or in a sandbox deployment),
+// the transitions that time or the airport would trigger.
+func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
+	sandbox, err := s.isSandbox(r)
+	if err != nil {
+		return err
+	}
+	if !sandbox {
+		return skygate.Errorf(skygate.CodeForbidden, "simulate is for sandbox applications only")
+	}
+	var req simulateRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountID(r), r.PathValue("bookingID"), req.Event))
+}
+
+// adminGetBooking reads any account's booking (employees).
+func (s *Server) adminGetBooking(w http.ResponseWriter, r *http.Request) error {
+	return writeBooking(w)(s.deps.Bookings.AdminGet(r.Context(), r.PathValue("bookingID")))
+}
+
+// adminCompleteBooking records that the pass was used (Confirmed → Completed).
+func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) error {
+	return writeBooking(w)(s.deps.Bookings.Complete(r.Context(), r.PathValue("bookingID")))
+}

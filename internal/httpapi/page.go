@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/skygate/skygate"
+)
+
+// List paging limits shared by every paginated route but the catalog's (which has its
+// own parser with the same ranges).
+const (
+	defaultLimit = 100
+	maxLimit     = 500
+	maxOffset    = 1_000_000
+)
+
+// parsePage reads limit (1–500, default 100) and offset (0–1,000,000, default 0);
+// anything else is 400 naming the parameter.
+func parsePage(r *http.Request) (skygate.Page, error) {
+	q := r.URL.Query()
+	p := skygate.Page{Limit: defaultLimit}
+	for _, f := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"limit", &p.Limit, 1, maxLimit}, {"offset", &p.Offset, 0, maxOffset}} {
+		v := q.Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < f.min || n > f.max {
+			msg := "must be an integer from " + strconv.Itoa(f.min) + " to " + strconv.Itoa(f.max)
+			return p, &skygate.Error{Code: skygate.CodeBadRequest, Message: f.name + " " + msg,
+				Fields: []skygate.FieldError{{Field: f.name, Message: msg}}}
+		}
+		*f.dst = n
+	}
+	return p, nil
+}
