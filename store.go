@@ -33,6 +33,7 @@ type Store interface {
 	KeyStore
 	CatalogStore
 	BookingStore
+	WebhookStore
 	ESIMStore
 	// Close releases the connections.
 	Close() error

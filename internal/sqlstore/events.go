@@ -56,7 +56,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 			return err
 		}
 	}
-	return nil
+	return s.enqueueDeliveries(ctx, tx, events)
 }
 
 // Event implements skygate.BookingStore.

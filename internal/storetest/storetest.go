@@ -23,6 +23,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"SigningKeys", keyTests},
 		{"Catalog", catalogTests},
 		{"Bookings", bookingTests},
+		{"Webhooks", webhookTests},
 		{"ESIM", esimTests},
 		{"Store", storeTests},
 	}

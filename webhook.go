@@ -1,0 +1,180 @@
+package skygate
+
+// This file holds outgoing webhooks (SPEC §2.1, §4.4, §6; CONTRACT §5): the one
+// subscription an account may have, the delivery of every outbox event to it, the log
+// of delivery attempts, and the WebhookStore contract.
+
+import (
+	"context"
+	"time"
+)
+
+// EventWebhookTest is the type of the event that the test operation writes to the
+// outbox; it is delivered like any other event. Its data is WebhookTestData.
+const EventWebhookTest = "webhook.test"
+
+// WebhookTestData is the data of a webhook.test event.
+type WebhookTestData struct {
+	SubscriptionID string `json:"subscription_id"`
+	Message        string `json:"message"`
+}
+
+// WebhookSubscription is an account's endpoint for events. An account has at most one.
+// Its JSON form is the partner-facing resource (SPEC §2.1); the secrets, the account
+// and the failure bookkeeping are internal and never serialised.
+//
+// Secret and PreviousSecret are sealed (encrypted) signing secrets; the store keeps
+// the bytes it is given and never sees a plaintext secret. PreviousSecret still signs
+// until PreviousValidUntil (the grace period after a rotation). FailingSince is the
+// time of the first failed attempt after the last successful one; nil while the
+// endpoint is healthy.
+type WebhookSubscription struct {
+	ID        string    `json:"id"`
+	AccountID string    `json:"-"`
+	URL       string    `json:"url"`
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	Secret             []byte     `json:"-"`
+	PreviousSecret     []byte     `json:"-"`
+	PreviousValidUntil *time.Time `json:"-"`
+	FailingSince       *time.Time `json:"-"`
+}
+
+// WebhookDeliveryStatus is where a delivery is: pending (waiting for its next attempt,
+// or in flight), succeeded (a 2xx answer) or failed (retries exhausted, 410 Gone).
+type WebhookDeliveryStatus string
+
+const (
+	WebhookPending   WebhookDeliveryStatus = "pending"
+	WebhookSucceeded WebhookDeliveryStatus = "succeeded"
+	WebhookFailed    WebhookDeliveryStatus = "failed"
+)
+
+// WebhookDelivery is the delivery of one event to one subscription. It is created in
+// the transaction that writes the event, so an event is never lost between the two.
+//
+// MessageID is the Standard Webhooks webhook-id header: the event id, the same on
+// every attempt, so receivers dedupe by it. AttemptCount counts attempts started,
+// including one whose outcome a crashed dispatcher never recorded. NextAttemptAt is
+// set only while the delivery is pending; while an attempt is in flight it is the end
+// of the attempt's lease, when another dispatcher may take the delivery over.
+// LastStatusCode is 0 when the last attempt got no HTTP answer. Attempts is the log,
+// oldest first, filled by the methods that document it.
+type WebhookDelivery struct {
+	ID             string                `json:"id"`
+	SubscriptionID string                `json:"subscription_id"`
+	AccountID      string                `json:"-"`
+	EventID        string                `json:"event_id"`
+	EventType      string                `json:"event_type"`
+	MessageID      string                `json:"message_id"`
+	Status         WebhookDeliveryStatus `json:"status"`
+	AttemptCount   int                   `json:"attempt_count"`
+	NextAttemptAt  *time.Time            `json:"next_attempt_at"`
+	LastStatusCode int                   `json:"last_status_code"`
+	LastError      string                `json:"last_error"`
+	CreatedAt      time.Time             `json:"created_at"`
+	UpdatedAt      time.Time             `json:"updated_at"`
+	Attempts       []*WebhookAttempt     `json:"attempts"`
+}
+
+// WebhookAttempt is one HTTP request of a delivery. StatusCode is 0 when no answer
+// arrived; Error is empty on success and otherwise a short, partner-safe description
+// (an HTTP status, a timeout, a refused connection or address, a redirect).
+type WebhookAttempt struct {
+	DeliveryID string    `json:"-"`
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"status_code"`
+	LatencyMS  int64     `json:"latency_ms"`
+	Error      string    `json:"error"`
+}
+
+// WebhookJob is a claimed delivery with what sending it needs: the subscription (URL
+// and sealed secrets) and the request body, which is the event envelope
+// {"id","type","created_at","account_id","data"} encoded once when the delivery was
+// created, so every attempt sends the same bytes. Delivery.AttemptCount already
+// counts this attempt and is its number.
+type WebhookJob struct {
+	Delivery     *WebhookDelivery
+	Subscription *WebhookSubscription
+	Body         []byte
+}
+
+// WebhookOutcome is the result of one attempt, written by CompleteWebhookDelivery.
+// Status is the delivery's new status: succeeded, pending (retry at NextAttemptAt) or
+// failed. Disable turns the subscription inactive (410 Gone). On a failure the store
+// records the first failure time and turns the subscription inactive when it has
+// been failing since FailingCutoff or earlier (the 72-hour rule).
+type WebhookOutcome struct {
+	DeliveryID     string
+	SubscriptionID string
+	Attempt        WebhookAttempt
+	Status         WebhookDeliveryStatus
+	NextAttemptAt  time.Time
+	Disable        bool
+	FailingCutoff  time.Time
+}
+
+// WebhookStore keeps webhook subscriptions, their deliveries and the attempt log.
+// Every tenant method takes the account id; another account's subscription or
+// delivery is CodeNotFound. Deliveries are created by the store itself: every event
+// written to the outbox (by any store method) gets, in the same transaction, a pending
+// delivery to the account's subscription if it has one and it is active. Pending
+// deliveries of an inactive subscription are parked: they are not claimed until the
+// subscription is active again.
+type WebhookStore interface {
+	// CreateWebhook inserts sub. An account that already has a subscription is
+	// CodeWebhookExists (decided by a unique constraint, so of two concurrent creates
+	// one wins); an unknown account is CodeNotFound. Times are normalised.
+	CreateWebhook(ctx context.Context, sub *WebhookSubscription) error
+	// Webhook returns the account's subscription or CodeNotFound.
+	Webhook(ctx context.Context, accountID, webhookID string) (*WebhookSubscription, error)
+	// ListWebhooks returns the account's subscriptions (zero or one), never nil.
+	ListWebhooks(ctx context.Context, accountID string) ([]*WebhookSubscription, error)
+	// DeleteWebhook deletes the subscription with its deliveries and their attempts,
+	// or returns CodeNotFound.
+	DeleteWebhook(ctx context.Context, accountID, webhookID string) error
+	// RotateWebhookSecret makes secret (sealed) the current secret and the current one
+	// the previous secret, valid until previousValidUntil; a previous secret from an
+	// earlier rotation is dropped. It sets Active, clears FailingSince and returns the
+	// subscription as written, or CodeNotFound.
+	RotateWebhookSecret(ctx context.Context, accountID, webhookID string, secret []byte, previousValidUntil, now time.Time) (*WebhookSubscription, error)
+	// ChangeWebhookURL replaces the URL, sets Active, clears FailingSince and returns
+	// the subscription as written, or CodeNotFound.
+	ChangeWebhookURL(ctx context.Context, accountID, webhookID, url string, now time.Time) (*WebhookSubscription, error)
+	// CreateWebhookTestEvent writes e (an event of the account) to the outbox and
+	// returns the delivery it produced for the subscription, with an empty attempt
+	// log. The subscription must be the account's (else CodeNotFound) and active
+	// (else CodeConflict, and nothing is written).
+	CreateWebhookTestEvent(ctx context.Context, accountID, webhookID string, e *Event) (*WebhookDelivery, error)
+
+	// ListWebhookDeliveries returns a page of the subscription's deliveries, newest
+	// first, each with its attempt log, and the total. An unknown subscription is
+	// CodeNotFound.
+	ListWebhookDeliveries(ctx context.Context, accountID, webhookID string, p Page) ([]*WebhookDelivery, int, error)
+	// WebhookDelivery returns one delivery of the subscription with its attempt log,
+	// or CodeNotFound.
+	WebhookDelivery(ctx context.Context, accountID, webhookID, deliveryID string) (*WebhookDelivery, error)
+	// RetryWebhookDelivery makes a failed or pending delivery of the subscription due
+	// at now and returns it with its attempt log. A delivery whose attempt is in flight
+	// (its lease has not ended) is returned unchanged, so it is never sent twice at
+	// once. A succeeded delivery is CodeConflict, an inactive subscription too; an
+	// unknown delivery CodeNotFound. The attempt count continues.
+	RetryWebhookDelivery(ctx context.Context, accountID, webhookID, deliveryID string, now time.Time) (*WebhookDelivery, error)
+
+	// ClaimWebhookDeliveries takes at most limit pending deliveries of active
+	// subscriptions that are due at now, oldest due first, in one transaction: it
+	// counts an attempt on each and leases it until leaseUntil by moving its
+	// NextAttemptAt there. A dispatcher that crashes leaves the delivery due again when
+	// the lease ends, so another one retries it (at-least-once). Concurrent claimers
+	// in this or another replica never claim one delivery twice within a lease: on
+	// PostgreSQL the claim locks rows and skips those others hold.
+	ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*WebhookJob, error)
+	// CompleteWebhookDelivery records an attempt and its outcome in one transaction.
+	// The attempt is always logged; the delivery and subscription are updated only if
+	// the delivery is still pending with this attempt's number (another dispatcher
+	// has not taken it over since). A delivery deleted meanwhile is ignored.
+	CompleteWebhookDelivery(ctx context.Context, o *WebhookOutcome) error
+}
