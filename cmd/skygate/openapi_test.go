@@ -16,6 +16,11 @@ import (
 	"github.com/skygate/skygate/api"
 )
 
+func init() {
+	// Binary responses (pass and eSIM QR codes) are checked for their media type only.
+	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
+}
+
 // validatingTransport checks every response of a test client against the OpenAPI
 // document: the route must be documented, and status, headers and body must match.
 type validatingTransport struct {
