@@ -116,14 +116,17 @@ type AccountStore interface {
 	AccountsUpdatedSince(ctx context.Context, t time.Time) ([]*Account, error)
 }
 
-// ApplicationStore keeps applications. Every method but ApplicationByClientID takes the
-// account id; an application of another account is CodeNotFound.
+// ApplicationStore keeps applications. Every method but ApplicationByClientID and
+// ApplicationAdmin takes the account id; an application of another account is CodeNotFound.
 type ApplicationStore interface {
 	// CreateApplication inserts app. A client_id already taken is CodeConflict; an
 	// unknown account is CodeNotFound.
 	CreateApplication(ctx context.Context, app *Application) error
 	// Application returns the account's application or CodeNotFound.
 	Application(ctx context.Context, accountID, applicationID string) (*Application, error)
+	// ApplicationAdmin returns any account's application by id, or CodeNotFound. It is
+	// for the admin API only, where employees address applications by id alone.
+	ApplicationAdmin(ctx context.Context, applicationID string) (*Application, error)
 	// ApplicationByClientID authenticates a client: it returns the application and its
 	// account, or CodeNotFound.
 	ApplicationByClientID(ctx context.Context, clientID string) (*Application, *Account, error)

@@ -22,6 +22,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Applications", applicationTests},
 		{"SigningKeys", keyTests},
 		{"Catalog", catalogTests},
+		{"Audit", auditTests},
 		{"Bookings", bookingTests},
 		{"Webhooks", webhookTests},
 		{"ESIM", esimTests},
