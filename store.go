@@ -32,6 +32,7 @@ type Store interface {
 	ApplicationStore
 	KeyStore
 	CatalogStore
+	AuditStore
 	BookingStore
 	WebhookStore
 	ESIMStore
