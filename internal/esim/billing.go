@@ -1,0 +1,87 @@
+package esim
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skygate/skygate"
+)
+
+// Billing is the body of GET /v2/b2b/esim/billing: the balance in every currency the
+// account holds (ordered by currency; a currency never credited is absent, meaning
+// zero) and a page of the ledger, newest first.
+type Billing struct {
+	Balances []skygate.Money             `json:"balances"`
+	Ledger   *List[*skygate.LedgerEntry] `json:"ledger"`
+}
+
+// Billing returns the account's balances and a page of its ledger (esim:read). Paging
+// is as for ListOrders.
+func (s *Service) Billing(ctx context.Context, accountID string, p skygate.Page) (*Billing, error) {
+	p, err := checkPage(p)
+	if err != nil {
+		return nil, err
+	}
+	balances, err := s.store.ESIMBalances(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	entries, total, err := s.store.ListLedger(ctx, accountID, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Billing{Balances: balances, Ledger: newList(entries, p.Offset, total)}, nil
+}
+
+// CreditRequest is an admin's credit: Amount (positive, minor units) in Currency, Kind
+// credit (prepaid funds; the default) or refund (money given back, Reference naming the
+// order or top-up), and free texts shown in the ledger.
+type CreditRequest struct {
+	Amount      skygate.Money      `json:"amount"`
+	Kind        skygate.LedgerKind `json:"kind"`
+	Reference   string             `json:"reference"`
+	Description string             `json:"description"`
+}
+
+// Limits of the free texts of a credit.
+const (
+	MaxReferenceLen   = 128
+	MaxDescriptionLen = 256
+)
+
+// AddCredit adds funds to the account's balance (admin) and returns the ledger entry
+// with the balance after it. Invalid input is CodeValidation with every problem; an
+// unknown account CodeNotFound.
+func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditRequest) (*skygate.LedgerEntry, error) {
+	if req.Kind == "" {
+		req.Kind = skygate.LedgerCredit
+	}
+	var problems []skygate.FieldError
+	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
+	if req.Amount.Amount < 1 || req.Amount.Amount > skygate.MaxMoneyAmount {
+		bad("amount.amount", fmt.Sprintf("must be an integer from 1 to %d minor units", skygate.MaxMoneyAmount))
+	}
+	if !skygate.IsCurrency(req.Amount.Currency) {
+		bad("amount.currency", "must be an ISO 4217 code such as USD")
+	}
+	if req.Kind != skygate.LedgerCredit && req.Kind != skygate.LedgerRefund {
+		bad("kind", "must be credit or refund")
+	}
+	if msg := checkText(req.Reference, MaxReferenceLen); msg != "" {
+		bad("reference", msg)
+	}
+	if msg := checkText(req.Description, MaxDescriptionLen); msg != "" {
+		bad("description", msg)
+	}
+	if problems != nil {
+		return nil, skygate.ValidationError(problems...)
+	}
+	e := &skygate.LedgerEntry{
+		ID: skygate.NewID(), AccountID: accountID, Kind: req.Kind, Amount: req.Amount,
+		Reference: req.Reference, Description: req.Description, CreatedAt: s.now(),
+	}
+	if err := s.store.CreditBalance(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}

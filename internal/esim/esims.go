@@ -1,0 +1,255 @@
+package esim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/yeqown/go-qrcode/v2"
+	"github.com/yeqown/go-qrcode/writer/standard"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
+)
+
+// ESIM returns the account's eSIM with its activation code and its package in lang, or
+// CodeNotFound, also for another account's eSIM or a value that is not an ICCID.
+func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*skygate.ESIM, error) {
+	if !skygate.IsICCID(iccid) {
+		return nil, notFoundESIM()
+	}
+	e, err := s.store.ESIM(ctx, accountID, iccid)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.present(ctx, accountID, language(lang), e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ListESIMs returns a page of the account's eSIMs matching f, newest first. An unknown
+// status in f is CodeBadRequest; paging is as for ListOrders.
+func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*List[*skygate.ESIM], error) {
+	p, err := checkPage(p)
+	if err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !f.Status.IsValid() {
+		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
+			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
+	}
+	list, total, err := s.store.ListESIMs(ctx, accountID, f, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.present(ctx, accountID, language(lang), list...); err != nil {
+		return nil, err
+	}
+	return newList(list, p.Offset, total), nil
+}
+
+// QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera
+// or eSIM settings scan to install the profile, or CodeNotFound.
+func (s *Service) QRCode(ctx context.Context, accountID, iccid string) ([]byte, error) {
+	e, err := s.ESIM(ctx, accountID, iccid, skygate.LangEN)
+	if err != nil {
+		return nil, err
+	}
+	return QRPNG(e.ActivationCode)
+}
+
+// QRPNG renders text as a QR code (error correction level M) in a PNG image with a
+// quiet zone, 8 pixels per module.
+func QRPNG(text string) ([]byte, error) {
+	qr, err := qrcode.NewWith(text, qrcode.WithErrorCorrectionLevel(qrcode.ErrorCorrectionMedium))
+	if err != nil {
+		return nil, fmt.Errorf("esim: encode QR code: %w", err)
+	}
+	var buf bytes.Buffer
+	w := standard.NewWithWriter(nopCloser{&buf},
+		standard.WithBuiltinImageEncoder(standard.PNG_FORMAT),
+		standard.WithQRWidth(8),
+		standard.WithBorderWidth(32))
+	if err := qr.Save(w); err != nil {
+		return nil, fmt.Errorf("esim: render QR code: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// nopCloser lets the QR writer, which wants an io.WriteCloser, write to a buffer.
+type nopCloser struct{ *bytes.Buffer }
+
+func (nopCloser) Close() error { return nil }
+
+// TopUpRequest is the body of POST /v2/b2b/esims/{iccid}/topups.
+type TopUpRequest struct {
+	PackageID string `json:"package_id"`
+}
+
+// TopUpResult is the answer to a top-up: StatusCode (201), the top-up with the eSIM
+// after it, and Reused as for OrderResult.
+type TopUpResult struct {
+	StatusCode int
+	TopUp      *skygate.TopUp
+	Reused     bool
+}
+
+// TopUp adds a top-up package to the account's eSIM (esim:write) under an
+// Idempotency-Key, like Order: the key is checked, a known key answers the top-up it
+// made (the fingerprint covers the ICCID and the body), the eSIM must be the account's
+// (CodeNotFound), package_id an active top-up package of the account that covers at
+// least one country of the eSIM's package (CodeValidation). Then in one transaction the
+// price is debited (CodeInsufficientFunds), data and validity are added
+// (skygate.ESIM.ApplyTopUp: a Depleted or Expired eSIM becomes Active) and the events
+// written.
+func (s *Service) TopUp(ctx context.Context, accountID, clientID, iccid, key, lang string, req TopUpRequest) (*TopUpResult, error) {
+	if err := booking.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if !skygate.IsICCID(iccid) {
+		return nil, notFoundESIM()
+	}
+	fp, err := fingerprint(struct {
+		ICCID string `json:"iccid"`
+		TopUpRequest
+	}{iccid, req})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if rec, found, err := s.idempotent(ctx, accountID, skygate.OperationESIMTopUp, key, fp, now); err != nil || found {
+		if err != nil {
+			return nil, err
+		}
+		return s.replayTopUp(ctx, accountID, lang, rec)
+	}
+	e, err := s.store.ESIM(ctx, accountID, iccid)
+	if err != nil {
+		return nil, err
+	}
+	pkg, msg, err := s.activePackage(ctx, accountID, req.PackageID, true)
+	if err != nil {
+		return nil, err
+	}
+	if msg == "" {
+		msg, err = s.covers(ctx, accountID, e, pkg)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if msg != "" {
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: msg})
+	}
+	t := &skygate.TopUp{ID: skygate.NewID(), AccountID: accountID, ClientID: clientID, ICCID: iccid,
+		PackageID: pkg.ID, Price: pkg.Price, CreatedAt: stored(now)}
+	rec := &skygate.IdempotencyRecord{
+		AccountID: accountID, Operation: skygate.OperationESIMTopUp, Key: key, Fingerprint: fp,
+		StatusCode: http.StatusCreated, ResourceID: t.ID, Body: []byte(`{"id":"` + t.ID + `"}`),
+		CreatedAt: now, ExpiresAt: now.Add(s.keyLife),
+	}
+	replay, err := s.store.TopUpESIM(ctx, rec, t, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+		if err := after.ApplyTopUp(pkg, now); err != nil {
+			return nil, err
+		}
+		return skygate.ESIMEvents(before, after, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if replay != nil {
+		if err := sameRequest(replay, fp); err != nil {
+			return nil, err
+		}
+		return s.replayTopUp(ctx, accountID, lang, replay)
+	}
+	if err := s.present(ctx, accountID, language(lang), t.ESIM); err != nil {
+		return nil, err
+	}
+	return &TopUpResult{StatusCode: rec.StatusCode, TopUp: t}, nil
+}
+
+// covers returns a validation message when top-up package p covers no country of e's
+// own package (a Türkiye plan does not top up an Uzbekistan profile), else "".
+func (s *Service) covers(ctx context.Context, accountID string, e *skygate.ESIM, p *skygate.ESIMPackage) (string, error) {
+	own, err := s.store.ESIMPackage(ctx, accountID, e.PackageID)
+	if err != nil {
+		return "", err
+	}
+	if slices.ContainsFunc(p.Countries, func(c string) bool { return slices.Contains(own.Countries, c) }) {
+		return "", nil
+	}
+	return "covers none of the eSIM's countries", nil
+}
+
+// replayTopUp answers a known key with the top-up it made and the eSIM as it is now.
+func (s *Service) replayTopUp(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*TopUpResult, error) {
+	t, err := s.store.TopUp(ctx, accountID, rec.ResourceID)
+	if err != nil {
+		return nil, fmt.Errorf("esim: the top-up %s of a stored key: %w", rec.ResourceID, err)
+	}
+	if err := s.present(ctx, accountID, language(lang), t.ESIM); err != nil {
+		return nil, err
+	}
+	return &TopUpResult{StatusCode: rec.StatusCode, TopUp: t, Reused: true}, nil
+}
+
+// Install is the sandbox's "the profile was downloaded": Assigned → Installed, with
+// esim.status.changed. Another status is CodeConflict; an unknown eSIM CodeNotFound.
+func (s *Service) Install(ctx context.Context, accountID, iccid, lang string) (*skygate.ESIM, error) {
+	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, now time.Time) error { return e.Install(now) })
+}
+
+// Activate is the sandbox's "the device attached to a network": Installed → Active,
+// validity starts, with esim.status.changed.
+func (s *Service) Activate(ctx context.Context, accountID, iccid, lang string) (*skygate.ESIM, error) {
+	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, now time.Time) error { return e.Activate(now) })
+}
+
+// ReportUsage is the sandbox's usage report: usedMB is the running total of data used
+// (skygate.ESIM.ReportUsage). Reaching 80 % and 100 % emits esim.usage.threshold once
+// each; at 100 % the eSIM becomes Depleted with esim.status.changed.
+func (s *Service) ReportUsage(ctx context.Context, accountID, iccid, lang string, usedMB int) (*skygate.ESIM, error) {
+	if usedMB < 0 || usedMB > 1_000_000_000 {
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "used_mb", Message: "must be an integer from 0 to 1000000000"})
+	}
+	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, _ time.Time) error { return e.ReportUsage(usedMB) })
+}
+
+// change applies fn to the account's eSIM at now in one transaction with the events
+// of the change, and returns the eSIM presented for its owner.
+func (s *Service) change(ctx context.Context, accountID, iccid, lang string, fn func(e *skygate.ESIM, now time.Time) error) (*skygate.ESIM, error) {
+	if !skygate.IsICCID(iccid) {
+		return nil, notFoundESIM()
+	}
+	now := s.now()
+	e, err := s.store.UpdateESIM(ctx, accountID, iccid, now, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+		if err := fn(after, now); err != nil {
+			return nil, err
+		}
+		return skygate.ESIMEvents(before, after, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.present(ctx, accountID, language(lang), e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ExpireDue moves every Active or Depleted eSIM whose validity has ended to Expired,
+// with esim.status.changed, at most limit of them (all when limit <= 0), and returns
+// how many. A worker calls it periodically; replicas may call it concurrently.
+func (s *Service) ExpireDue(ctx context.Context, limit int) (int, error) {
+	now := s.now()
+	return s.store.ExpireESIMs(ctx, now, limit, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+		if err := after.Expire(now); err != nil {
+			return nil, err
+		}
+		return skygate.ESIMEvents(before, after, now)
+	})
+}

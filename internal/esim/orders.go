@@ -1,0 +1,204 @@
+package esim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
+)
+
+// OrderRequest is the body of POST /v2/b2b/esim/orders.
+type OrderRequest struct {
+	PackageID        string `json:"package_id"`
+	Quantity         int    `json:"quantity"`
+	PartnerReference string `json:"partner_reference"`
+}
+
+// OrderResult is the answer to an order: StatusCode (201) and the order with its eSIMs
+// and their activation codes. Reused says whether the key was known (the HTTP layer
+// sends Idempotency-Status: reused, else created).
+type OrderResult struct {
+	StatusCode int
+	Order      *skygate.ESIMOrder
+	Reused     bool
+}
+
+// fingerprint is the SHA-256 of the canonical JSON of a typed request, computed like
+// create-booking's (booking.Fingerprint), so both operations treat keys alike.
+func fingerprint(req any) ([]byte, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("esim: encode request: %w", err)
+	}
+	sum, _, err := booking.Fingerprint(b)
+	return sum, err
+}
+
+// Order places an order for the account's client (esim:write), all or nothing: it
+// checks the key (CodeBadRequest), answers a known key with the order it created
+// (Reused) or CodeIdempotencyConflict for a different request, validates the request
+// (CodeValidation: quantity 1–50, partner_reference at most 128 characters without
+// control characters, package_id an active package of the account), and then in one
+// transaction takes Quantity profiles from the account's pool, debits the total from
+// the balance in the package's currency and writes esim.order.completed to the outbox.
+// An empty pool is CodePoolExhausted (409), a short balance CodeInsufficientFunds
+// (402); a rejected request does not use up its key. eSIMs and their packages are in
+// lang.
+func (s *Service) Order(ctx context.Context, accountID, clientID, key, lang string, req OrderRequest) (*OrderResult, error) {
+	if err := booking.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	fp, err := fingerprint(req)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if rec, found, err := s.idempotent(ctx, accountID, skygate.OperationESIMOrder, key, fp, now); err != nil || found {
+		if err != nil {
+			return nil, err
+		}
+		return s.replayOrder(ctx, accountID, lang, rec)
+	}
+	pkg, err := s.validateOrder(ctx, accountID, req)
+	if err != nil {
+		return nil, err
+	}
+	o := &skygate.ESIMOrder{
+		ID: skygate.NewID(), AccountID: accountID, ClientID: clientID, Status: skygate.ESIMOrderCompleted,
+		PackageID: pkg.ID, Quantity: req.Quantity, PartnerReference: req.PartnerReference,
+		UnitPrice: pkg.Price, Total: skygate.Money{Amount: pkg.Price.Amount * int64(req.Quantity), Currency: pkg.Price.Currency},
+		ESIMs: []*skygate.ESIM{}, CreatedAt: stored(now),
+	}
+	body, err := json.Marshal(o) // before allocation: no eSIMs, no activation codes
+	if err != nil {
+		return nil, err
+	}
+	rec := &skygate.IdempotencyRecord{
+		AccountID: accountID, Operation: skygate.OperationESIMOrder, Key: key, Fingerprint: fp,
+		StatusCode: http.StatusCreated, ResourceID: o.ID, Body: body, CreatedAt: now, ExpiresAt: now.Add(s.keyLife),
+	}
+	replay, err := s.store.CreateESIMOrder(ctx, rec, o, func(o *skygate.ESIMOrder) ([]*skygate.Event, error) {
+		return skygate.ESIMOrderEvents(o, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if replay != nil { // a concurrent request with this key won
+		if err := sameRequest(replay, fp); err != nil {
+			return nil, err
+		}
+		return s.replayOrder(ctx, accountID, lang, replay)
+	}
+	if err := s.present(ctx, accountID, lang, o.ESIMs...); err != nil {
+		return nil, err
+	}
+	return &OrderResult{StatusCode: rec.StatusCode, Order: o}, nil
+}
+
+// validateOrder checks req and returns its package.
+func (s *Service) validateOrder(ctx context.Context, accountID string, req OrderRequest) (*skygate.ESIMPackage, error) {
+	var problems []skygate.FieldError
+	if req.Quantity < skygate.MinESIMOrderQuantity || req.Quantity > skygate.MaxESIMOrderQuantity {
+		problems = append(problems, skygate.FieldError{Field: "quantity", Message: "must be an integer from 1 to 50"})
+	}
+	if msg := checkText(req.PartnerReference, skygate.MaxPartnerReferenceLen); msg != "" {
+		problems = append(problems, skygate.FieldError{Field: "partner_reference", Message: msg})
+	}
+	pkg, msg, err := s.activePackage(ctx, accountID, req.PackageID, false)
+	if err != nil {
+		return nil, err
+	}
+	if msg != "" {
+		problems = append(problems, skygate.FieldError{Field: "package_id", Message: msg})
+	}
+	if problems != nil {
+		return nil, skygate.ValidationError(problems...)
+	}
+	return pkg, nil
+}
+
+// activePackage returns the account's active package id (a top-up package when topUp),
+// or a validation message saying why it cannot be bought.
+func (s *Service) activePackage(ctx context.Context, accountID, id string, topUp bool) (*skygate.ESIMPackage, string, error) {
+	if id == "" {
+		return nil, "is required", nil
+	}
+	if !skygate.IsID(id) {
+		return nil, "is not a package of this account", nil
+	}
+	pkg, err := s.store.ESIMPackage(ctx, accountID, id)
+	switch {
+	case isNotFound(err):
+		return nil, "is not a package of this account", nil
+	case err != nil:
+		return nil, "", err
+	case !pkg.Active:
+		return nil, "is not available any more", nil
+	case topUp && !pkg.TopUp:
+		return nil, "is not a top-up package", nil
+	}
+	return pkg, "", nil
+}
+
+// checkText returns why s is not an acceptable free text of at most n characters, or "".
+func checkText(s string, n int) string {
+	switch {
+	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
+		return "must be text without control characters"
+	case utf8.RuneCountInString(s) > n:
+		return fmt.Sprintf("must be at most %d characters", n)
+	}
+	return ""
+}
+
+// replayOrder answers a known key with the order it created, as it is now.
+func (s *Service) replayOrder(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*OrderResult, error) {
+	o, err := s.GetOrder(ctx, accountID, rec.ResourceID, lang)
+	if err != nil {
+		return nil, fmt.Errorf("esim: the order %s of a stored key: %w", rec.ResourceID, err)
+	}
+	return &OrderResult{StatusCode: rec.StatusCode, Order: o, Reused: true}, nil
+}
+
+// GetOrder returns the account's order with its eSIMs (activation codes included,
+// packages in lang), or CodeNotFound, also for another account's order.
+func (s *Service) GetOrder(ctx context.Context, accountID, orderID, lang string) (*skygate.ESIMOrder, error) {
+	if !skygate.IsID(orderID) {
+		return nil, skygate.Errorf(skygate.CodeNotFound, "eSIM order not found")
+	}
+	o, err := s.store.ESIMOrder(ctx, accountID, orderID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.present(ctx, accountID, language(lang), o.ESIMs...); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// ListOrders returns a page of the account's orders, newest first, with their eSIMs. A
+// zero Limit is DefaultLimit; out-of-range values are CodeBadRequest.
+func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*List[*skygate.ESIMOrder], error) {
+	p, err := checkPage(p)
+	if err != nil {
+		return nil, err
+	}
+	orders, total, err := s.store.ListESIMOrders(ctx, accountID, p)
+	if err != nil {
+		return nil, err
+	}
+	var esims []*skygate.ESIM
+	for _, o := range orders {
+		esims = append(esims, o.ESIMs...)
+	}
+	if err := s.present(ctx, accountID, language(lang), esims...); err != nil {
+		return nil, err
+	}
+	return newList(orders, p.Offset, total), nil
+}
