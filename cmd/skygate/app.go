@@ -76,6 +76,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Tokens:        a.verifier,
 		Catalog:       a.catalog,
 		Bookings:      a.bookings,
+		Secrets:       a.hasher,
 		Sandbox:       cfg.Env == config.EnvSandbox,
 		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
 		JWKS:          a.keys.JWKSHandler(),

@@ -58,13 +58,18 @@ func wrongAudience() error {
 // request context. Verification is offline and cached by the verifier until the token
 // expires, so the hot path pays no signature check.
 func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
+	return s.authenticateAny([]string{scope}, next)
+}
+
+// authenticateAny is authenticate for routes that any one of several scopes opens.
+func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		claims, err := s.principal(r)
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(claims.Scopes, scope) {
-			return insufficientScope(scope)
+		if !slices.ContainsFunc(scopes, claims.HasScope) {
+			return insufficientScope(strings.Join(scopes, " "))
 		}
 		return next(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal, claims)))
 	}

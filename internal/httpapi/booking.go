@@ -198,5 +198,12 @@ func (s *Server) adminGetBooking(w http.ResponseWriter, r *http.Request) error {
 
 // adminCompleteBooking records that the pass was used (Confirmed → Completed).
 func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Complete(r.Context(), r.PathValue("bookingID")))
+	b, err := s.deps.Bookings.Complete(r.Context(), r.PathValue("bookingID"))
+	if err != nil {
+		return err
+	}
+	if err := s.audit(r, "booking.complete", "booking", b.ID, b.AccountID, nil); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, b)
 }

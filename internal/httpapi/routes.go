@@ -40,7 +40,18 @@ func (s *Server) routes() {
 	m.Handle("GET /v2/b2b/booking/fast-tracks/{bookingID}/pass", s.booking(read, s.getPass))
 	m.Handle("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
 
-	// Admin (employees).
+	// Admin (employees). Every write is audited.
+	accounts, apps := skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications
+	m.Handle("POST /api/v1/admin/accounts", s.handle(s.authenticate(accounts, s.createAccount)))
+	m.Handle("GET /api/v1/admin/accounts", s.handle(s.authenticate(accounts, s.listAccounts)))
+	m.Handle("GET /api/v1/admin/accounts/{accountID}", s.handle(s.authenticate(accounts, s.getAccount)))
+	m.Handle("PATCH /api/v1/admin/accounts/{accountID}", s.handle(s.authenticate(accounts, s.patchAccount)))
+	m.Handle("POST /api/v1/admin/accounts/{accountID}/applications", s.handle(s.authenticate(apps, s.createApplication)))
+	m.Handle("GET /api/v1/admin/accounts/{accountID}/applications", s.handle(s.authenticate(apps, s.listApplications)))
+	m.Handle("GET /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.getApplication)))
+	m.Handle("DELETE /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.deleteApplication)))
+	m.Handle("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.handle(s.authenticate(apps, s.rotateApplicationSecret)))
+	m.Handle("GET /api/v1/admin/audit-events", s.handle(s.authenticateAny([]string{accounts, apps}, s.listAuditEvents)))
 	m.Handle("GET /api/v1/admin/bookings/{bookingID}", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminGetBooking)))
 	m.Handle("POST /api/v1/admin/bookings/{bookingID}/complete", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminCompleteBooking)))
 

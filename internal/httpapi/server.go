@@ -9,6 +9,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // Deps are the collaborators of the HTTP layer. cmd/skygate builds them.
@@ -17,6 +18,8 @@ type Deps struct {
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
+	// Secrets hashes client secrets of applications created by the admin API.
+	Secrets *oauth.SecretHasher
 	// Bookings is the fast-track booking service.
 	Bookings *booking.Service
 	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may

@@ -1,0 +1,274 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
+)
+
+// The admin API: accounts and applications, for employees. Every write is recorded in
+// the audit log with the employee's sub, the action, the target and the request id.
+
+const (
+	adminPath   = "/api/v1/admin"
+	maxNameLen  = 128
+	accountType = "account"
+	appType     = "application"
+)
+
+type accountRequest struct {
+	Name string `json:"name"`
+}
+
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
+	var req accountRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := validName("name", req.Name); err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	a := &skygate.Account{ID: skygate.NewID(), Name: strings.TrimSpace(req.Name), Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
+	if err := s.deps.Store.CreateAccount(r.Context(), a); err != nil {
+		return err
+	}
+	if err := s.audit(r, "account.create", accountType, a.ID, a.ID, req); err != nil {
+		return err
+	}
+	w.Header().Set("Location", adminPath+"/accounts/"+a.ID)
+	return writeJSON(w, http.StatusCreated, a)
+}
+
+func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.deps.Store.ListAccounts(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.deps.Store.Account(r.Context(), r.PathValue("accountID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, a)
+}
+
+type accountPatch struct {
+	Status skygate.AccountStatus `json:"status"`
+}
+
+// patchAccount changes the status. A suspension applies at once on this replica and
+// within a second on the others; the account's tokens stop working and it gets no new
+// ones.
+func (s *Server) patchAccount(w http.ResponseWriter, r *http.Request) error {
+	var req accountPatch
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.Status != skygate.AccountActive && req.Status != skygate.AccountSuspended {
+		return skygate.ValidationError(skygate.FieldError{Field: "status", Message: "must be active or suspended"})
+	}
+	a, err := s.deps.Store.SetAccountStatus(r.Context(), r.PathValue("accountID"), req.Status, s.now())
+	if err != nil {
+		return err
+	}
+	s.accounts.Set(a.ID, a.Status)
+	if err := s.audit(r, "account.update", accountType, a.ID, a.ID, req); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, a)
+}
+
+type applicationRequest struct {
+	Name             string   `json:"name"`
+	AllowedScopes    []string `json:"allowed_scopes"`
+	Sandbox          bool     `json:"sandbox"`
+	ClientCertSHA256 string   `json:"client_cert_sha256"`
+}
+
+func (req applicationRequest) validate() error {
+	var fields []skygate.FieldError
+	if err := validName("name", req.Name); err != nil {
+		fields = append(fields, err.(*skygate.Error).Fields...)
+	}
+	if len(req.AllowedScopes) == 0 {
+		fields = append(fields, skygate.FieldError{Field: "allowed_scopes", Message: "must list at least one scope"})
+	}
+	for i, sc := range req.AllowedScopes {
+		if !slices.Contains(skygate.B2BScopes, sc) {
+			fields = append(fields, skygate.FieldError{Field: "allowed_scopes[" + itoa(i) + "]", Message: "unknown B2B scope " + sc})
+		}
+	}
+	if req.ClientCertSHA256 != "" {
+		if b, err := base64.RawURLEncoding.DecodeString(req.ClientCertSHA256); err != nil || len(b) != 32 {
+			fields = append(fields, skygate.FieldError{Field: "client_cert_sha256", Message: "must be the base64url (unpadded) SHA-256 of the certificate's DER (x5t#S256)"})
+		}
+	}
+	if len(fields) > 0 {
+		return skygate.ValidationError(fields...)
+	}
+	return nil
+}
+
+// applicationWithSecret is the answer to create and rotate-secret: the only time the
+// secret is shown.
+type applicationWithSecret struct {
+	*skygate.Application
+	ClientSecret string `json:"client_secret"`
+}
+
+func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error {
+	var req applicationRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	secret, err := oauth.NewClientSecret()
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	app := &skygate.Application{
+		ID: skygate.NewID(), AccountID: r.PathValue("accountID"), Name: strings.TrimSpace(req.Name),
+		ClientID: skygate.NewClientID(), SecretHash: s.deps.Secrets.Hash(secret),
+		AllowedScopes: skygate.ParseScopes(strings.Join(req.AllowedScopes, " ")), Sandbox: req.Sandbox,
+		ClientCertSHA256: req.ClientCertSHA256, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.deps.Store.CreateApplication(r.Context(), app); err != nil {
+		return err
+	}
+	if err := s.audit(r, "application.create", appType, app.ID, app.AccountID, req); err != nil {
+		return err
+	}
+	w.Header().Set("Location", adminPath+"/applications/"+app.ID)
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusCreated, applicationWithSecret{app, secret})
+}
+
+func (s *Server) listApplications(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	accountID := r.PathValue("accountID")
+	if _, err := s.deps.Store.Account(r.Context(), accountID); err != nil {
+		return err
+	}
+	items, total, err := s.deps.Store.ListApplications(r.Context(), accountID, p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.deps.Store.ApplicationAdmin(r.Context(), r.PathValue("applicationID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, app)
+}
+
+func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.deps.Store.ApplicationAdmin(r.Context(), r.PathValue("applicationID"))
+	if err != nil {
+		return err
+	}
+	if err := s.deps.Store.DeleteApplication(r.Context(), app.AccountID, app.ID); err != nil {
+		return err
+	}
+	s.apps.Delete(app.ClientID)
+	if err := s.audit(r, "application.delete", appType, app.ID, app.AccountID, nil); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// rotateApplicationSecret replaces the secret at once: the old one stops working for
+// new tokens (tokens already issued live until they expire).
+func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.deps.Store.ApplicationAdmin(r.Context(), r.PathValue("applicationID"))
+	if err != nil {
+		return err
+	}
+	secret, err := oauth.NewClientSecret()
+	if err != nil {
+		return err
+	}
+	app, err = s.deps.Store.SetApplicationSecret(r.Context(), app.AccountID, app.ID, s.deps.Secrets.Hash(secret), s.now())
+	if err != nil {
+		return err
+	}
+	if err := s.audit(r, "application.rotate_secret", appType, app.ID, app.AccountID, nil); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, applicationWithSecret{app, secret})
+}
+
+func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := skygate.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action"), AccountID: q.Get("account_id"), TargetID: q.Get("target_id")}
+	items, total, err := s.deps.Store.ListAuditEvents(r.Context(), f, p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+// audit records an admin write. details are the request's non-secret parameters.
+func (s *Server) audit(r *http.Request, action, targetType, targetID, accountID string, details any) error {
+	var raw json.RawMessage
+	if details != nil {
+		b, err := json.Marshal(details)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	actor := ""
+	if c := principalFrom(r.Context()); c != nil {
+		actor = c.Subject
+	}
+	return s.deps.Store.AppendAudit(r.Context(), &skygate.AuditEvent{
+		ID: skygate.NewID(), Actor: actor, Action: action, TargetType: targetType, TargetID: targetID,
+		AccountID: accountID, RequestID: requestIDFrom(r.Context()), At: s.now(), Details: raw,
+	})
+}
+
+// validName checks a display name: 1–128 characters, no control characters.
+func validName(field, v string) error {
+	v = strings.TrimSpace(v)
+	msg := ""
+	switch {
+	case v == "":
+		msg = "is required"
+	case utf8.RuneCountInString(v) > maxNameLen:
+		msg = "must be at most 128 characters"
+	case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		msg = "must not contain control characters"
+	default:
+		return nil
+	}
+	return skygate.ValidationError(skygate.FieldError{Field: field, Message: msg})
+}
