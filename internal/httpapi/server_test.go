@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// newTestServer builds a Server on a real SQLite store with test-only routes added.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	none := http.NotFoundHandler()
+	s := NewServer(Deps{Store: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none})
+	s.mux.Handle("GET /test/panic", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		panic("boom at /src/skygate/handler.go:42")
+	}))
+	s.mux.Handle("GET /test/internal", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return errors.New(`sql: no rows in result set; pq: relation "x" goroutine 7 [running] handler.go:12`)
+	}))
+	s.mux.Handle("POST /test/json", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		var v struct {
+			Name string `json:"name"`
+			N    int    `json:"n"`
+		}
+		if _, err := decodeJSON(w, r, &v); err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, v)
+	}))
+	return s
+}
+
+func TestErrorResponses(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	big := `{"name":"` + strings.Repeat("x", maxBodyBytes) + `"}`
+	for _, tc := range []struct {
+		name, method, path, contentType, body string
+		status                                int
+		code                                  string
+	}{
+		{"panic", "GET", "/test/panic", "", "", 500, skygate.CodeInternal},
+		{"internal error", "GET", "/test/internal", "", "", 500, skygate.CodeInternal},
+		{"unknown path", "GET", "/nope", "", "", 404, skygate.CodeNotFound},
+		{"wrong method", "DELETE", "/test/json", "", "", 405, skygate.CodeMethodNotAllowed},
+		{"other media type", "POST", "/test/json", "text/plain", `{"name":"a"}`, 415, skygate.CodeUnsupportedMediaType},
+		{"no media type", "POST", "/test/json", "", `{"name":"a"}`, 415, skygate.CodeUnsupportedMediaType},
+		{"too large", "POST", "/test/json", "application/json", big, 413, skygate.CodePayloadTooLarge},
+		{"malformed", "POST", "/test/json", "application/json", `{"name":`, 400, skygate.CodeBadRequest},
+		{"unknown field", "POST", "/test/json", "application/json", `{"nom":"a"}`, 400, skygate.CodeBadRequest},
+		{"wrong type", "POST", "/test/json", "application/json", `{"n":"x"}`, 400, skygate.CodeBadRequest},
+		{"two values", "POST", "/test/json", "application/json", `{"name":"a"}{}`, 400, skygate.CodeBadRequest},
+		{"trailing garbage", "POST", "/test/json", "application/json", `{"name":"a"} x`, 400, skygate.CodeBadRequest},
+		{"empty", "POST", "/test/json", "application/json", ``, 400, skygate.CodeBadRequest},
+		{"raw NUL in a JSON string", "POST", "/test/json", "application/json", "{\"name\":\"a\x00b\"}", 400, skygate.CodeBadRequest},
+		{"escaped NUL", "POST", "/test/json", "application/json; charset=utf-8", `{"name":"a\u0000b"}`, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
+			}
+			if tc.code == "" {
+				return
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			var p problem
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Code != tc.code || p.Status != tc.status || p.RequestID == "" || p.RequestID != rec.Header().Get("X-Request-ID") || p.Type == "" || p.Title == "" {
+				t.Errorf("problem %+v", p)
+			}
+			for _, leak := range []string{"sql:", ".go:", "goroutine", "pq:", "boom", "panic"} {
+				if bytes.Contains(rec.Body.Bytes(), []byte(leak)) {
+					t.Errorf("body leaks %q: %s", leak, rec.Body)
+				}
+			}
+		})
+	}
+}
+
+func TestAcceptsPNG(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		accept string
+		png    bool
+		err    bool
+	}{
+		{"", false, false},
+		{"application/json", false, false},
+		{"image/png", true, false},
+		{"image/png, application/json;q=0.5", true, false},
+		{"application/json, image/png;q=0.5", false, false},
+		{"image/*", true, false},
+		{"*/*", false, false},
+		{"image/png;q=0, application/json", false, false},
+		{"text/html", false, true},
+		{"image/png;q=0", false, true},
+	} {
+		png, err := acceptsPNG(tc.accept)
+		if png != tc.png || (err != nil) != tc.err {
+			t.Errorf("acceptsPNG(%q) = %v, %v", tc.accept, png, err)
+		}
+	}
+}
+
+func TestValidRequestID(t *testing.T) {
+	t.Parallel()
+	for id, ok := range map[string]bool{"a": true, "A-b_c.9": true, strings.Repeat("x", 128): true, "": false, strings.Repeat("x", 129): false, "a b": false, "a/b": false, "ü": false} {
+		if validRequestID(id) != ok {
+			t.Errorf("validRequestID(%q) != %v", id, ok)
+		}
+	}
+}
