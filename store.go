@@ -36,6 +36,7 @@ type Store interface {
 	BookingStore
 	WebhookStore
 	ESIMStore
+	LoginCodeStore
 	// Close releases the connections.
 	Close() error
 }

@@ -26,6 +26,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Bookings", bookingTests},
 		{"Webhooks", webhookTests},
 		{"ESIM", esimTests},
+		{"LoginCodes", loginCodeTests},
 		{"Store", storeTests},
 	}
 	for _, g := range groups {
