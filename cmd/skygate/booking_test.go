@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -347,5 +348,42 @@ func TestSandboxSimulate(t *testing.T) {
 	}
 	if resp, _ := simulate("explode"); resp.StatusCode != 422 {
 		t.Errorf("unknown event: %d", resp.StatusCode)
+	}
+}
+
+func TestBookingClientCertFromTrustedProxy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		proxies string
+		status  int
+	}{
+		{"trusted proxy", "127.0.0.1/32", 200},
+		{"untrusted source", "10.0.0.0/8", 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startServer(t, testEnv(t, map[string]string{
+				"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert",
+				"SKYGATE_TRUSTED_PROXIES":           tc.proxies,
+			}))
+			tok := s.mustToken(s.mustBootstrap("acme", bookingScopes), "")
+			certPEM, err := os.ReadFile(devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki")).ClientCert)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// nginx's $ssl_client_escaped_cert: the PEM, URL-escaped, on the plain listener.
+			h := map[string]string{"Authorization": "Bearer " + tok, "X-Client-Cert": url.QueryEscape(string(certPEM))}
+			resp, body := s.do(s.client, http.MethodGet, s.base+bookingPath, nil, h)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
+			}
+			// A certificate that does not chain to the client CA is refused even from a
+			// trusted proxy.
+			h["X-Client-Cert"] = url.QueryEscape(strings.Replace(string(certPEM), "MII", "MIJ", 1))
+			if resp, _ := s.do(s.client, http.MethodGet, s.base+bookingPath, nil, h); resp.StatusCode != 401 {
+				t.Errorf("forged certificate: %d", resp.StatusCode)
+			}
+		})
 	}
 }
