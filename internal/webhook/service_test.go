@@ -223,4 +223,3 @@ func mustBox(t testing.TB) *seal.Box {
 	}
 	return box
 }
-
