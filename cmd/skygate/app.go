@@ -16,6 +16,7 @@ import (
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/ratelimit"
 	"github.com/skygate/skygate/internal/seal"
 )
 
@@ -70,6 +71,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err != nil {
 		return nil, err
 	}
+	limits, err := rateLimits(cfg)
+	if err != nil {
+		return nil, err
+	}
 	clients := oauth.NewClientAuthenticator(a.db, a.hasher)
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Store:         a.db,
@@ -77,6 +82,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Catalog:       a.catalog,
 		Bookings:      a.bookings,
 		Secrets:       a.hasher,
+		Limits:        limits,
 		Sandbox:       cfg.Env == config.EnvSandbox,
 		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
 		JWKS:          a.keys.JWKSHandler(),
@@ -141,4 +147,23 @@ func (a *app) signingKeyReady(context.Context) error {
 		return errors.New("no signing key loaded")
 	}
 	return nil
+}
+
+// rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
+// else in-process.
+func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
+	l := httpapi.RateLimits{
+		Account: ratelimit.Rate{PerSecond: cfg.AccountRate, Burst: cfg.AccountBurst},
+		Token:   ratelimit.Rate{PerSecond: cfg.TokenRate, Burst: cfg.TokenBurst},
+	}
+	if cfg.RedisURL == "" {
+		l.Limiter = ratelimit.NewMemory(time.Now)
+		return l, nil
+	}
+	r, err := ratelimit.NewRedis(cfg.RedisURL, "skygate:ratelimit:")
+	if err != nil {
+		return l, err
+	}
+	l.Limiter = r
+	return l, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -138,4 +139,9 @@ func pemBlock(tb testing.TB, data []byte) []byte {
 		tb.Fatal("no PEM block")
 	}
 	return b.Bytes
+}
+
+// basic is the HTTP Basic Authorization value for the credentials.
+func basic(c credentials) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(c.ClientID)+":"+url.QueryEscape(c.ClientSecret)))
 }

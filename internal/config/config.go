@@ -49,6 +49,13 @@ type Config struct {
 	TrustedProxies  []netip.Prefix
 	RedisURL        string
 	LogLevel        string
+	// AccountRate and AccountBurst limit each account's (or employee's) requests per
+	// second on authenticated routes; TokenRate and TokenBurst limit each client's
+	// token requests. A rate of 0 disables the limit.
+	AccountRate  float64
+	AccountBurst int
+	TokenRate    float64
+	TokenBurst   int
 }
 
 // Production reports whether the service runs in production.
@@ -91,6 +98,10 @@ func Load(getenv func(string) string) (*Config, error) {
 		ProxyCertHeader: l.str("SKYGATE_TRUSTED_PROXY_CERT_HEADER", ""),
 		RedisURL:        l.str("SKYGATE_REDIS_URL", ""),
 		LogLevel:        l.str("SKYGATE_LOG_LEVEL", "info"),
+		AccountRate:     l.float("SKYGATE_RATE_LIMIT", 100),
+		AccountBurst:    l.integer("SKYGATE_RATE_BURST", 200),
+		TokenRate:       l.float("SKYGATE_TOKEN_RATE_LIMIT", 10),
+		TokenBurst:      l.integer("SKYGATE_TOKEN_RATE_BURST", 20),
 	}
 	switch c.Env {
 	case EnvDevelopment, EnvSandbox, EnvProduction:

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"math"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -72,4 +74,32 @@ func (l *loader) prefixes(name string) []netip.Prefix {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out
+}
+
+// float parses a non-negative number.
+func (l *loader) float(name string, def float64) float64 {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		l.fail(name, "must be a non-negative number, got %q", v)
+		return def
+	}
+	return f
+}
+
+// integer parses a positive integer.
+func (l *loader) integer(name string, def int) int {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		l.fail(name, "must be a positive integer, got %q", v)
+		return def
+	}
+	return n
 }

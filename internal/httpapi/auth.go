@@ -71,6 +71,13 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if !slices.ContainsFunc(scopes, claims.HasScope) {
 			return insufficientScope(strings.Join(scopes, " "))
 		}
+		key := "account:" + claims.AccountID
+		if claims.AccountID == "" {
+			key = "employee:" + claims.Subject
+		}
+		if err := s.limit(w, r, key, s.deps.Limits.Account); err != nil {
+			return err
+		}
 		return next(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal, claims)))
 	}
 }

@@ -19,7 +19,7 @@ func (s *Server) routes() {
 	m.Handle("GET /openapi.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIJSON)))
 
 	// Identity.
-	m.Handle("POST /oauth/v2/token", s.deps.TokenEndpoint)
+	m.Handle("POST /oauth/v2/token", s.limitTokens(s.deps.TokenEndpoint))
 	m.Handle("GET /.well-known/jwks.json", s.deps.JWKS)
 	m.Handle("GET /.well-known/openid-configuration", s.deps.Discovery)
 	m.Handle("GET /.well-known/oauth-authorization-server", s.deps.Discovery)

@@ -35,6 +35,8 @@ type Deps struct {
 	OpenAPIJSON []byte
 	// ClientCerts says how booking routes find client certificates.
 	ClientCerts ClientCertConfig
+	// Limits are the request rate limits.
+	Limits RateLimits
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/ratelimit"
+)
+
+// RateLimits configures request limits. The zero value limits nothing.
+type RateLimits struct {
+	Limiter ratelimit.Limiter
+	// Account applies per account (B2B tokens) or per employee (sub) on every
+	// authenticated route.
+	Account ratelimit.Rate
+	// Token applies per client at the token endpoint (the HTTP Basic user, else the
+	// client_id query parameter, else the caller's address).
+	Token ratelimit.Rate
+}
+
+// rateLimitError is the 429 of a refused request.
+type rateLimitError struct {
+	err   *skygate.Error
+	retry time.Duration
+}
+
+func (e *rateLimitError) Error() string          { return e.err.Error() }
+func (e *rateLimitError) Unwrap() error          { return e.err }
+func (e *rateLimitError) RetryAfterSeconds() int { return ceilSeconds(e.retry) }
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// limit counts the request against key and sets the RateLimit headers (IETF
+// draft-ietf-httpapi-ratelimit-headers): limit, remaining and seconds until reset. A
+// limiter that fails lets the request through: limits protect, they must not take the
+// service down with Redis.
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate ratelimit.Rate) error {
+	l := s.deps.Limits.Limiter
+	if l == nil || !rate.Enabled() {
+		return nil
+	}
+	d, err := l.Allow(r.Context(), key, rate)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "rate limiter failed; allowing", "err", err)
+		return nil
+	}
+	h := w.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
+	if d.Allowed {
+		return nil
+	}
+	return &rateLimitError{
+		err:   skygate.Errorf(skygate.CodeRateLimited, "too many requests; retry after %d s", ceilSeconds(d.RetryAfter)),
+		retry: d.RetryAfter,
+	}
+}
+
+// limitTokens guards the token endpoint per client.
+func (s *Server) limitTokens(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := "ip:" + remoteHost(r)
+		if user, _, ok := r.BasicAuth(); ok && user != "" {
+			key = "client:" + user
+		}
+		if err := s.limit(w, r, key, s.deps.Limits.Token); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

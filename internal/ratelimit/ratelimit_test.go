@@ -1,0 +1,131 @@
+package ratelimit_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate/internal/ratelimit"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestMemoryGCRA(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	m := ratelimit.NewMemory(clk.Now)
+	r := ratelimit.Rate{PerSecond: 10, Burst: 5}
+	ctx := context.Background()
+	for i := range 5 {
+		d, _ := m.Allow(ctx, "k", r)
+		if !d.Allowed || d.Limit != 5 || d.Remaining != 4-i {
+			t.Fatalf("request %d: %+v", i, d)
+		}
+	}
+	d, _ := m.Allow(ctx, "k", r)
+	if d.Allowed || d.RetryAfter != 100*time.Millisecond || d.Remaining != 0 {
+		t.Fatalf("sixth request: %+v", d)
+	}
+	if d, _ := m.Allow(ctx, "other", r); !d.Allowed {
+		t.Fatal("keys share state")
+	}
+	clk.Add(100 * time.Millisecond)
+	if d, _ := m.Allow(ctx, "k", r); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("after one interval: %+v", d)
+	}
+	clk.Add(time.Second)
+	if d, _ := m.Allow(ctx, "k", r); !d.Allowed || d.Remaining != 4 {
+		t.Fatalf("after a quiet second: %+v", d)
+	}
+	if d, _ := m.Allow(ctx, "k", ratelimit.Rate{}); !d.Allowed {
+		t.Fatal("a zero rate limits")
+	}
+}
+
+func TestMemoryConcurrentNeverExceedsBurst(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	m := ratelimit.NewMemory(clk.Now)
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if d, _ := m.Allow(context.Background(), "k", ratelimit.Rate{PerSecond: 1, Burst: 20}); d.Allowed {
+					allowed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed.Load() != 20 {
+		t.Fatalf("%d allowed at one instant, want the burst of 20", allowed.Load())
+	}
+}
+
+// TestRedisSharesLimits runs against the Redis of SKYGATE_TEST_REDIS_URL: two limiters
+// (two replicas) share one allowance.
+func TestRedisSharesLimits(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("SKYGATE_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("SKYGATE_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379/0); skipping the Redis limiter test")
+	}
+	prefix := fmt.Sprintf("skygate-test-%d:", time.Now().UnixNano())
+	a, err := ratelimit.NewRedis(url, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, _ := ratelimit.NewRedis(url, prefix)
+	defer b.Close()
+	if err := a.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := ratelimit.Rate{PerSecond: 0.5, Burst: 6}
+	allowed := 0
+	for i := range 12 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		d, err := l.Allow(context.Background(), "acct", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		} else if d.RetryAfter <= 0 || d.RetryAfter > 2*time.Second {
+			t.Errorf("refused with RetryAfter %v", d.RetryAfter)
+		}
+	}
+	if allowed != 6 {
+		t.Fatalf("two replicas allowed %d, want the shared burst of 6", allowed)
+	}
+}
+
+func BenchmarkMemoryAllow(b *testing.B) {
+	m := ratelimit.NewMemory(nil)
+	r := ratelimit.Rate{PerSecond: 1e9, Burst: 1000}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Allow(context.Background(), "account-1", r)
+		}
+	})
+}
