@@ -132,7 +132,8 @@ func (p *ESIMPackage) Validate(prefix string) []FieldError {
 	return errs
 }
 
-// ESIMCatalog is an account's whole package list, active or not, oldest first. Version
+// ESIMCatalog is an account's whole package list, active or not, in the order the admin
+// listed them (packages added later come after the earlier ones). Version
 // increases with every change and UpdatedAt is the time of the last one, so that
 // conditional requests work as for the airport catalog; both are zero for an account
 // whose packages were never set.

@@ -40,7 +40,8 @@ type ESIMStore interface {
 	// that belongs to another account is CodeConflict; an unknown account CodeNotFound.
 	// It returns the catalog after the change.
 	SetESIMPackages(ctx context.Context, accountID string, pkgs []*ESIMPackage, now time.Time) (*ESIMCatalog, error)
-	// ESIMCatalog returns the account's packages, active or not, oldest first, with the
+	// ESIMCatalog returns the account's packages, active or not, in the order of
+	// ESIMCatalog.Packages, with the
 	// catalog version; an account with no packages has Version 0 and no packages.
 	ESIMCatalog(ctx context.Context, accountID string) (*ESIMCatalog, error)
 	// ESIMPackage returns the account's package, active or not, or CodeNotFound.

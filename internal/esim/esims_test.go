@@ -41,10 +41,10 @@ func TestSandboxLifecycle(t *testing.T) {
 		}{
 			{100, "", skygate.ESIMActive},
 			{50, skygate.CodeValidation, skygate.ESIMActive}, // usage never decreases
-			{819, "", skygate.ESIMActive},                     // 79.98 %
-			{820, "", skygate.ESIMActive},                     // 80.08 %: threshold 80
-			{900, "", skygate.ESIMActive},                     // still past 80: no new event
-			{5000, "", skygate.ESIMDepleted},                  // capped at 1024: threshold 100
+			{819, "", skygate.ESIMActive},                    // 79.98 %
+			{820, "", skygate.ESIMActive},                    // 80.08 %: threshold 80
+			{900, "", skygate.ESIMActive},                    // still past 80: no new event
+			{5000, "", skygate.ESIMDepleted},                 // capped at 1024: threshold 100
 			{1024, skygate.CodeConflict, skygate.ESIMDepleted},
 			{-1, skygate.CodeValidation, skygate.ESIMDepleted},
 		}

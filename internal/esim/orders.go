@@ -95,8 +95,12 @@ func (s *Service) Order(ctx context.Context, accountID, clientID, key, lang stri
 		}
 		return s.replayOrder(ctx, accountID, lang, replay)
 	}
-	if err := s.present(ctx, accountID, lang, o.ESIMs...); err != nil {
-		return nil, err
+	item := pkg.In(language(lang))
+	for _, e := range o.ESIMs {
+		if err := s.reveal(e); err != nil {
+			return nil, err
+		}
+		e.Package = item
 	}
 	return &OrderResult{StatusCode: rec.StatusCode, Order: o}, nil
 }

@@ -12,7 +12,7 @@ import (
 
 var _ skygate.ESIMStore = (*Store)(nil)
 
-const esimPackageColumns = `id, account_id, name, countries, data_mb, validity_days, price_amount,
+const esimPackageColumns = `id, account_id, seq, name, countries, data_mb, validity_days, price_amount,
 	price_currency, top_up, active, created_at, updated_at`
 
 var (
@@ -26,7 +26,7 @@ var (
 	// The WHERE of DO UPDATE leaves another account's package alone; then nothing is
 	// returned and the ID counts as taken.
 	qUpsertESIMPackage = newStmt(`INSERT INTO esim_packages (` + esimPackageColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, countries = excluded.countries,
 			data_mb = excluded.data_mb, validity_days = excluded.validity_days,
 			price_amount = excluded.price_amount, price_currency = excluded.price_currency,
@@ -34,8 +34,9 @@ var (
 		WHERE esim_packages.account_id = excluded.account_id
 		RETURNING created_at`)
 	qESIMPackages = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
-		WHERE account_id = ? ORDER BY created_at, id`)
-	qESIMPackage = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
+		WHERE account_id = ? ORDER BY seq, id`)
+	qLastESIMPackageSeq = newStmt(`SELECT COALESCE(MAX(seq), 0) FROM esim_packages WHERE account_id = ?`)
+	qESIMPackage        = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
 		WHERE account_id = ? AND id = ?`)
 )
 
@@ -47,9 +48,10 @@ const esimPackageNotFound = "eSIM package not found"
 func scanESIMPackage(row scanner) (*skygate.ESIMPackage, error) {
 	var (
 		p    skygate.ESIMPackage
+		seq  int64
 		data sql.NullInt64
 	)
-	err := row.Scan(&p.ID, &p.AccountID, jsonCol{&p.Name}, jsonCol{&p.Countries}, &data, &p.ValidityDays,
+	err := row.Scan(&p.ID, &p.AccountID, &seq, jsonCol{&p.Name}, jsonCol{&p.Countries}, &data, &p.ValidityDays,
 		&p.Price.Amount, &p.Price.Currency, &p.TopUp, &p.Active, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt})
 	if err != nil {
 		return nil, err
@@ -69,7 +71,13 @@ func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*s
 		if _, err := tx.ExecContext(ctx, s.q(qBumpESIMCatalog), accountID, s.time(now)); err != nil {
 			return err
 		}
-		for _, p := range pkgs {
+		// New packages go after the existing ones in list order; an update keeps its
+		// place. The catalog row locked above keeps concurrent calls from sharing a seq.
+		var last int64
+		if err := tx.QueryRowContext(ctx, s.q(qLastESIMPackageSeq), accountID).Scan(&last); err != nil {
+			return err
+		}
+		for i, p := range pkgs {
 			p.AccountID, p.UpdatedAt = accountID, now
 			if p.Countries == nil {
 				p.Countries = []string{}
@@ -83,7 +91,7 @@ func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*s
 				return err
 			}
 			err = tx.QueryRowContext(ctx, s.q(qUpsertESIMPackage),
-				p.ID, accountID, name, countries, intArg(p.DataMB), p.ValidityDays, p.Price.Amount,
+				p.ID, accountID, last+int64(i)+1, name, countries, intArg(p.DataMB), p.ValidityDays, p.Price.Amount,
 				p.Price.Currency, p.TopUp, p.Active, s.time(now), s.time(now)).Scan(timeCol{&p.CreatedAt})
 			if errors.Is(err, sql.ErrNoRows) {
 				return skygate.Errorf(skygate.CodeConflict, "the package id %s is taken by another account", p.ID)

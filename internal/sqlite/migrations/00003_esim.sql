@@ -11,6 +11,8 @@ CREATE TABLE esim_catalogs (
 
 CREATE TABLE esim_packages (
     id             TEXT PRIMARY KEY,
+    -- seq keeps the order in which the admin listed the account's packages.
+    seq            INTEGER NOT NULL,
     account_id     TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     name           TEXT NOT NULL,
     countries      TEXT NOT NULL DEFAULT '[]',
@@ -27,7 +29,7 @@ CREATE TABLE esim_packages (
     UNIQUE (account_id, id)
 ) STRICT;
 
-CREATE INDEX esim_packages_account ON esim_packages (account_id, created_at, id);
+CREATE INDEX esim_packages_account ON esim_packages (account_id, seq, id);
 
 -- A profile is in at most one pool of all accounts: the ICCID is the primary key.
 CREATE TABLE esim_pool_profiles (

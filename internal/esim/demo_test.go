@@ -1,0 +1,73 @@
+package esim_test
+
+import (
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+func TestSeedDemo(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, s store) {
+		b := setup(t, s, 0, 0)
+		demo := storetest.MustCreateAccount(t, s).ID
+		second := storetest.MustCreateAccount(t, s).ID
+		for range 3 { // idempotent: nothing is added twice
+			storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), demo), "SeedDemo")
+		}
+		storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), second), "SeedDemo of a second account")
+
+		cat, err := b.svc.AdminCatalog(t.Context(), demo)
+		storetest.MustNoError(t, err, "AdminCatalog")
+		counts, err := b.svc.PoolCounts(t.Context(), demo)
+		storetest.MustNoError(t, err, "PoolCounts")
+		billing, err := b.svc.Billing(t.Context(), demo, skygate.Page{})
+		storetest.MustNoError(t, err, "Billing")
+		if len(cat.Packages) != 4 || cat.Version != 1 || counts.Total != esim.DemoPoolSize ||
+			billing.Ledger.Pagination.Total != 1 || billing.Balances[0] != esim.DemoCredit {
+			t.Fatalf("demo data: %d packages (v%d), pool %+v, billing %+v", len(cat.Packages), cat.Version, counts, billing)
+		}
+		for _, p := range cat.Packages {
+			for _, lang := range skygate.Languages {
+				if p.Name.In(lang) == "" {
+					t.Fatalf("package %s has no %s name", p.ID, lang)
+				}
+			}
+		}
+
+		// The sandbox works at once: order, install, activate, use.
+		res, err := b.svc.Order(t.Context(), demo, "c", "demo-1", "uz", esim.OrderRequest{PackageID: cat.Packages[0].ID, Quantity: 2})
+		storetest.MustNoError(t, err, "Order")
+		e := res.Order.ESIMs[0]
+		if e.ActivationCode != "LPA:1$"+esim.DemoSMDPAddress+"$"+e.MatchingID || !skygate.IsICCID(e.ICCID) {
+			t.Fatalf("demo eSIM = %+v", e)
+		}
+		for _, step := range []func() (*skygate.ESIM, error){
+			func() (*skygate.ESIM, error) { return b.svc.Install(t.Context(), demo, e.ICCID, "en") },
+			func() (*skygate.ESIM, error) { return b.svc.Activate(t.Context(), demo, e.ICCID, "en") },
+			func() (*skygate.ESIM, error) { return b.svc.ReportUsage(t.Context(), demo, e.ICCID, "en", 900) },
+		} {
+			_, err := step()
+			storetest.MustNoError(t, err, "sandbox step")
+		}
+	})
+}
+
+func TestDemoProfiles(t *testing.T) {
+	t.Parallel()
+	a, b := esim.DemoProfiles("account-a"), esim.DemoProfiles("account-b")
+	seen := map[string]bool{}
+	for _, p := range append(a, b...) {
+		if !skygate.IsICCID(p.ICCID) || !skygate.IsMatchingID(p.MatchingID) || seen[p.ICCID] {
+			t.Fatalf("bad or repeated demo profile %+v", p)
+		}
+		seen[p.ICCID] = true
+	}
+	if esim.DemoPackages("account-a")[0].ID != esim.DemoPackages("account-a")[0].ID ||
+		esim.DemoPackages("account-a")[0].ID == esim.DemoPackages("account-b")[0].ID ||
+		!skygate.IsID(esim.DemoPackages("account-a")[0].ID) {
+		t.Fatal("demo package ids are not stable per account and distinct across accounts")
+	}
+}
