@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -221,8 +220,3 @@ func (s *Store) dynamic(query string) string { return rebind(s.d.Placeholder, qu
 // a write must lock their rows. It follows the dialect's LockTable, which is empty
 // exactly when the engine serialises writers (SQLite's single writer connection).
 func (s *Store) rowLocks() bool { return s.d.LockTable != nil && s.d.LockTable("esims") != "" }
-
-// errorf wraps err with the engine and operation; used where no outcome applies.
-func (s *Store) errorf(op string, err error) error {
-	return fmt.Errorf("%s: %s: %w", s.d.Name, op, err)
-}

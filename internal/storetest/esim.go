@@ -62,7 +62,11 @@ func testESIMPackagesUpsert(t *testing.T, s skygate.Store) {
 	wantEqual(t, "updated_at", got.UpdatedAt, Stored(At(time.Hour)))
 	wantEqual(t, "price", got.Price, a2.Price)
 	wantEqual(t, "active", got.Active, false)
-	wantEqual(t, "packages after update", len(cat.Packages), 3)
+	var order []string
+	for _, p := range cat.Packages {
+		order = append(order, p.ID)
+	}
+	wantEqual(t, "packages in the admin's order, new ones last", order, []string{a.ID, b.ID, c.ID})
 
 	read, err := s.ESIMCatalog(t.Context(), acc.ID)
 	MustNoError(t, err, "ESIMCatalog")
