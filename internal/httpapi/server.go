@@ -52,6 +52,8 @@ type Server struct {
 	now      skygate.Clock
 	metrics  *metrics
 	accounts *accountGate
+	// patterns lists the registered routes.
+	patterns []string
 	// apps caches client_id → appInfo.
 	apps sync.Map
 }
