@@ -136,6 +136,18 @@ func (s *memAppStore) Application(_ context.Context, accountID, applicationID st
 	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
 }
 
+func (s *memAppStore) ApplicationAdmin(_ context.Context, applicationID string) (*skygate.Application, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.apps {
+		if a.ID == applicationID {
+			c := *a
+			return &c, nil
+		}
+	}
+	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
+}
+
 func (s *memAppStore) ApplicationByClientID(_ context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
