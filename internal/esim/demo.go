@@ -57,8 +57,9 @@ var demoPackages = []demoPackage{
 // but Türkiye also sold as top-ups), DemoPoolSize profiles with test ICCIDs, and a
 // DemoCredit balance. Each of the three parts is only added when the account has none
 // of its kind (no packages, an empty pool, an empty ledger), so calling it on every
-// start adds nothing twice and does not undo an admin's later changes. The ids and
-// ICCIDs are derived from the account id, so two demo accounts never collide.
+// start adds nothing twice and does not undo an admin's later changes; replicas seeding
+// at the same moment end with one set too. The ids and ICCIDs are derived from the
+// account id, so two demo accounts never collide.
 func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
@@ -74,7 +75,9 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		return err
 	}
 	if pool.Total == 0 {
-		if _, err := s.ImportPool(ctx, accountID, DemoProfiles(accountID)); err != nil {
+		_, err := s.ImportPool(ctx, accountID, DemoProfiles(accountID))
+		// A replica starting at the same moment may have imported the same ICCIDs.
+		if err != nil && !skygate.IsCode(err, skygate.CodeValidation) {
 			return fmt.Errorf("esim: demo pool: %w", err)
 		}
 	}
@@ -83,8 +86,13 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		return err
 	}
 	if entries == 0 {
-		_, err := s.AddCredit(ctx, accountID, CreditRequest{Amount: DemoCredit, Reference: "demo", Description: "Demo balance"})
-		if err != nil {
+		// The entry's id is derived from the account, so a concurrent seed's credit
+		// collides with this one and only one of them is booked.
+		err := s.store.CreditBalance(ctx, &skygate.LedgerEntry{
+			ID: derivedID(accountID, "demo-credit"), AccountID: accountID, Kind: skygate.LedgerCredit,
+			Amount: DemoCredit, Reference: "demo", Description: "Demo balance", CreatedAt: s.now(),
+		})
+		if err != nil && !skygate.IsCode(err, skygate.CodeConflict) {
 			return fmt.Errorf("esim: demo credit: %w", err)
 		}
 	}

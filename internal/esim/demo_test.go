@@ -71,3 +71,29 @@ func TestDemoProfiles(t *testing.T) {
 		t.Fatal("demo package ids are not stable per account and distinct across accounts")
 	}
 }
+
+// TestSeedDemoConcurrently starts several seeds at once, as replicas starting together
+// would: the account ends with one set of demo data.
+func TestSeedDemoConcurrently(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, s store) {
+		b := setup(t, s, 0, 0)
+		demo := storetest.MustCreateAccount(t, s).ID
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() { errs <- b.svc.SeedDemo(t.Context(), demo) }()
+		}
+		for range 4 {
+			storetest.MustNoError(t, <-errs, "SeedDemo")
+		}
+		billing, err := b.svc.Billing(t.Context(), demo, skygate.Page{})
+		storetest.MustNoError(t, err, "Billing")
+		counts, err := b.svc.PoolCounts(t.Context(), demo)
+		storetest.MustNoError(t, err, "PoolCounts")
+		cat, err := b.svc.AdminCatalog(t.Context(), demo)
+		storetest.MustNoError(t, err, "AdminCatalog")
+		if billing.Balances[0] != esim.DemoCredit || counts.Total != esim.DemoPoolSize || len(cat.Packages) != 4 {
+			t.Fatalf("balances %+v, pool %d, %d packages", billing.Balances, counts.Total, len(cat.Packages))
+		}
+	})
+}
