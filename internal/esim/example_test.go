@@ -1,0 +1,63 @@
+package esim_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite"
+)
+
+// Example shows the life of an eSIM through the service: the demo data, an order with
+// an Idempotency-Key, its replay, and the sandbox driving the eSIM to Depleted.
+func Example() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "esim-example")
+	defer os.RemoveAll(dir)
+	db, _ := sqlite.Open(ctx, filepath.Join(dir, "skygate.db"))
+	defer db.Close()
+	_ = db.Migrate(ctx)
+
+	master, _ := seal.New(seal.NewMasterKey())
+	box, _ := seal.New(master.DeriveKey(seal.PurposeESIMMatchingID))
+	svc := esim.New(esim.Config{Store: db, Sealer: box})
+
+	now := time.Now()
+	acc := &skygate.Account{ID: skygate.NewID(), Name: "demo", Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
+	_ = db.CreateAccount(ctx, acc)
+	_ = svc.SeedDemo(ctx, acc.ID)
+	uzbekistan := esim.DemoPackages(acc.ID)[0]
+
+	req := esim.OrderRequest{PackageID: uzbekistan.ID, Quantity: 1, PartnerReference: "trip-1"}
+	res, err := svc.Order(ctx, acc.ID, "client", "order-1", "en", req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := res.Order.ESIMs[0]
+	fmt.Println(res.StatusCode, res.Order.Total.Amount, res.Order.Total.Currency, e.Status)
+	fmt.Println(strings.HasPrefix(e.ActivationCode, "LPA:1$"+esim.DemoSMDPAddress+"$DEMO-"))
+
+	again, _ := svc.Order(ctx, acc.ID, "client", "order-1", "en", req)
+	fmt.Println("reused:", again.Reused, again.Order.ID == res.Order.ID)
+
+	_, _ = svc.Install(ctx, acc.ID, e.ICCID, "en")
+	_, _ = svc.Activate(ctx, acc.ID, e.ICCID, "en")
+	after, _ := svc.ReportUsage(ctx, acc.ID, e.ICCID, "en", 1024)
+	fmt.Println(after.Status, *after.Usage.RemainingMB)
+
+	billing, _ := svc.Billing(ctx, acc.ID, skygate.Page{})
+	fmt.Println(billing.Balances[0].Amount, billing.Ledger.Data[0].Kind, billing.Ledger.Data[0].Amount.Amount)
+	// Output:
+	// 201 350 USD Assigned
+	// true
+	// reused: true true
+	// Depleted 0
+	// 99650 charge -350
+}
