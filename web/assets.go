@@ -1,0 +1,143 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed dist
+var dist embed.FS
+
+// asset is one embedded file, ready to serve.
+type asset struct {
+	body        []byte
+	contentType string
+	etag        string // strong, quoted; derived from the content
+	// gzipped is computed on first use: most of the docs' 1.9 MB is text.
+	gzipOnce sync.Once
+	gzipped  []byte
+}
+
+// contentTypes are the types of the files the builds produce. Explicit, so that the
+// answer does not depend on the host's MIME tables.
+var contentTypes = map[string]string{
+	".html":  "text/html; charset=utf-8",
+	".js":    "text/javascript; charset=utf-8",
+	".mjs":   "text/javascript; charset=utf-8",
+	".css":   "text/css; charset=utf-8",
+	".json":  "application/json",
+	".svg":   "image/svg+xml",
+	".png":   "image/png",
+	".ico":   "image/x-icon",
+	".woff2": "font/woff2",
+	".txt":   "text/plain; charset=utf-8",
+}
+
+// loadAssets reads every file under dir of fsys, keyed by its path relative to dir.
+func loadAssets(fsys fs.FS, dir string) (map[string]*asset, error) {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*asset{}
+	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(sub, p)
+		if err != nil {
+			return err
+		}
+		ct, ok := contentTypes[path.Ext(p)]
+		if !ok {
+			ct = "application/octet-stream"
+		}
+		sum := sha256.Sum256(body)
+		out[p] = &asset{body: body, contentType: ct, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web: embedded %s: %w", dir, err)
+	}
+	return out, nil
+}
+
+// compressible reports whether gzip is worth it for a.
+func (a *asset) compressible() bool {
+	return len(a.body) >= 1024 && (strings.HasPrefix(a.contentType, "text/") ||
+		strings.HasPrefix(a.contentType, "application/json") || a.contentType == "image/svg+xml")
+}
+
+func (a *asset) gzip() []byte {
+	a.gzipOnce.Do(func() {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = zw.Write(a.body)
+		_ = zw.Close()
+		a.gzipped = buf.Bytes()
+	})
+	return a.gzipped
+}
+
+// acceptsGzip is a deliberately simple reading of Accept-Encoding: gzip listed and
+// not refused with q=0.
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		}
+	}
+	return false
+}
+
+// securityHeaders are sent with every page and asset of the package.
+func securityHeaders(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+// serveAsset writes a with the given Cache-Control; conditional requests, HEAD and
+// ranges are http.ServeContent's. A gzip variant has its own ETag (RFC 9110 §8.8.3).
+func serveAsset(w http.ResponseWriter, r *http.Request, a *asset, cacheControl, csp string) {
+	h := w.Header()
+	securityHeaders(h, csp)
+	h.Set("Content-Type", a.contentType)
+	h.Set("Cache-Control", cacheControl)
+	body, etag := a.body, a.etag
+	if a.compressible() {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			body, etag = a.gzip(), strings.TrimSuffix(a.etag, `"`)+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// methodAllowed answers anything but GET and HEAD with 405; ServeMux does the same
+// when the routes are registered with GET, this keeps the handlers safe on their own.
+func methodAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	return false
+}

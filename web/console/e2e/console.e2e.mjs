@@ -1,0 +1,346 @@
+// End-to-end test of the employee console and /docs: a real `skygate serve` on free
+// loopback ports with a fresh data directory, driven through Debian's Chromium by
+// playwright-core (no browser download). Steps run in order, each depending on the
+// ones before; the first failure skips the rest. The last line is
+// "N passed, N failed, N skipped".
+//
+//   node e2e/console.e2e.mjs            builds ./cmd/skygate and runs it
+//   SKYGATE_E2E_BIN=/path/skygate …     runs that binary instead
+//   SKYGATE_E2E_URL=http://…            uses a server that is already running
+//   SKYGATE_E2E_ARTIFACTS=dir           keeps screenshots and the server log there
+//   CHROMIUM=/usr/bin/chromium          the browser (default)
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'skygate-e2e-'));
+const artifacts = process.env.SKYGATE_E2E_ARTIFACTS ? resolve(process.env.SKYGATE_E2E_ARTIFACTS) : join(work, 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+const STEP_TIMEOUT = 30_000;
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+async function waitReady(base, proc, deadlineMs = 60_000) {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    if (proc && proc.exitCode !== null) throw new Error(`skygate exited with ${proc.exitCode} before it was ready`);
+    try {
+      const r = await fetch(base + '/readyz');
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${base}/readyz never answered 200`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function startServer() {
+  if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {} };
+  let bin = process.env.SKYGATE_E2E_BIN;
+  if (!bin) {
+    bin = join(work, 'skygate');
+    console.log('building ./cmd/skygate …');
+    execFileSync('go', ['build', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
+  }
+  const [httpPort, mtlsPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${httpPort}`;
+  const dataDir = join(work, 'data');
+  mkdirSync(dataDir);
+  const log = createWriteStream(join(artifacts, 'server.log'));
+  const proc = spawn(bin, ['serve'], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      SKYGATE_ENV: 'development',
+      SKYGATE_HTTP_ADDR: `127.0.0.1:${httpPort}`,
+      SKYGATE_MTLS_ADDR: `127.0.0.1:${mtlsPort}`,
+      SKYGATE_PUBLIC_URL: base,
+      SKYGATE_DATA_DIR: dataDir,
+      SKYGATE_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout.pipe(log);
+  proc.stderr.pipe(log);
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    proc.kill('SIGTERM');
+    await new Promise((r) => {
+      const t = setTimeout(() => {
+        proc.kill('SIGKILL');
+        r();
+      }, 15_000);
+      proc.once('exit', () => {
+        clearTimeout(t);
+        r();
+      });
+    });
+  };
+  try {
+    await waitReady(base, proc);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { base, stop };
+}
+
+// Token endpoint calls made by the test itself, to prove what the console showed works.
+async function clientCredentials(base, clientID, secret) {
+  const r = await fetch(base + '/oauth/v2/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientID, client_secret: secret }),
+  });
+  return { status: r.status, body: await r.json().catch(() => ({})) };
+}
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+const results = [];
+
+async function main() {
+  const server = await startServer();
+  const { base } = server;
+  console.log(`server at ${base}`);
+  try {
+    await runSteps(base);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function runSteps(base) {
+  // A fresh profile every run; playwright-core drives the system's Chromium.
+  const context = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    baseURL: base,
+    viewport: { width: 1280, height: 900 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  context.setDefaultTimeout(STEP_TIMEOUT);
+  const page = context.pages()[0] ?? (await context.newPage());
+
+  // Everything the browser reports: CSP violations, script errors, foreign requests.
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) {
+      problems.push(`${page.url()}: console error: ${m.text()}`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`${page.url()}: uncaught: ${e.message}`));
+  const foreign = [];
+  context.on('request', (req) => {
+    const u = new URL(req.url());
+    if (!['http:', 'https:'].includes(u.protocol)) return; // data:, blob:
+    if (u.origin !== base) foreign.push(req.url());
+  });
+
+  const state = { accountName: `E2E Travel ${Date.now().toString(36)}` };
+  const steps = [
+    ['the console answers with a strict CSP and shows the sign-in page', async () => {
+      const resp = await page.goto('/admin/');
+      assert(resp.status() === 200, `GET /admin/ answered ${resp.status()}`);
+      const csp = resp.headers()['content-security-policy'] ?? '';
+      assert(csp.includes("script-src 'self'") && !csp.includes('unsafe'), `weak CSP: ${csp}`);
+      await page.getByTestId('sign-in').waitFor();
+    }],
+    ['a refused sign-in (access_denied) is explained', async () => {
+      await page.getByTestId('sign-in').click();
+      await page.waitForURL((u) => !u.pathname.startsWith('/admin/'));
+      await page.getByRole('button', { name: /Cancel/ }).click();
+      await page.getByText('No access.').waitFor();
+      assert(new URL(page.url()).search === '', `the code/error stayed in the address bar: ${page.url()}`);
+    }],
+    ['an employee signs in through the dev IdP (PKCE)', async () => {
+      await page.getByTestId('sign-in').click();
+      await page.waitForURL((u) => !u.pathname.startsWith('/admin/'));
+      await page.locator('button[name="employee"][value="alice"]').click();
+      await page.waitForURL('**/admin/accounts');
+      const who = await page.getByTestId('employee').textContent();
+      assert(/alice/i.test(who ?? ''), `signed-in employee shown as ${who}`);
+    }],
+    ['an account is created', async () => {
+      const form = page.getByTestId('create-account');
+      await form.getByRole('textbox').fill(state.accountName);
+      await form.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL('**/admin/accounts/*');
+      await page.getByText(`Account ${state.accountName} created`).waitFor();
+      state.accountID = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+      assert(/^[0-9a-f-]{36}$/.test(state.accountID), `account id ${state.accountID}`);
+      assert((await page.getByTestId('account-status').textContent()) === 'active', 'new account is not active');
+    }],
+    ['invalid input shows the problem detail and field errors', async () => {
+      const form = page.getByTestId('create-application');
+      await form.getByLabel('Name').fill('   '); // passes the browser's required, not the server
+      await form.getByRole('checkbox', { name: /Catalog: lounges/ }).check();
+      await form.getByRole('button', { name: 'Create application' }).click();
+      await form.locator('.alert-error').waitFor();
+      const text = await form.locator('.alert-error').textContent();
+      assert(/name/.test(text ?? ''), `error box does not name the field: ${text}`);
+    }],
+    ['an application is created and its secret is shown once', async () => {
+      const form = page.getByTestId('create-application');
+      await form.getByLabel('Name').fill('Booking website');
+      await form.getByRole('checkbox', { name: /Catalog: fast-tracks/ }).check();
+      await form.getByRole('checkbox', { name: /Sandbox/ }).check();
+      await form.getByRole('button', { name: 'Create application' }).click();
+      const panel = page.getByTestId('secret-panel');
+      await panel.waitFor();
+      assert(/shown only this once/.test((await panel.textContent()) ?? ''), 'no one-time warning');
+      state.clientID = await panel.getByTestId('client-id').inputValue();
+      state.secret = await panel.getByTestId('client-secret').inputValue();
+      assert(state.secret.startsWith('sks_'), `secret ${state.secret.slice(0, 6)}…`);
+      await panel.getByRole('button', { name: 'Copy secret' }).click();
+      await panel.getByRole('button', { name: 'Copied' }).waitFor();
+      const tok = await clientCredentials(base, state.clientID, state.secret);
+      assert(tok.status === 200 && tok.body.access_token, `the shown secret gets no token: ${tok.status} ${JSON.stringify(tok.body)}`);
+      await panel.getByRole('button', { name: 'I have stored the secret' }).click();
+      assert((await page.getByTestId('secret-panel').count()) === 0, 'secret panel still shown');
+      assert(!(await page.content()).includes(state.secret), 'the secret is still in the page');
+      const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
+      await row.waitFor();
+      assert(/sandbox/.test((await row.textContent()) ?? ''), 'application row lacks the sandbox badge');
+    }],
+    ['the secret is rotated: the new one works, the old one does not', async () => {
+      const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
+      await row.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Rotate secret' }).click();
+      const panel = page.getByTestId('secret-panel');
+      await panel.waitFor();
+      const fresh = await panel.getByTestId('client-secret').inputValue();
+      assert(fresh.startsWith('sks_') && fresh !== state.secret, 'rotation showed no new secret');
+      const old = await clientCredentials(base, state.clientID, state.secret);
+      assert(old.status === 401, `old secret still answered ${old.status}`);
+      const now = await clientCredentials(base, state.clientID, fresh);
+      assert(now.status === 200, `new secret answered ${now.status}`);
+      state.secret = fresh;
+      await panel.getByRole('button', { name: 'I have stored the secret' }).click();
+    }],
+    ['the account is suspended and its application gets no token', async () => {
+      await page.getByTestId('account-status-toggle').click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Suspend account' }).click();
+      await page.getByTestId('account-status').getByText('suspended').waitFor();
+      const tok = await clientCredentials(base, state.clientID, state.secret);
+      assert(tok.status === 400 && tok.body.error === 'invalid_grant', `suspended account got ${tok.status} ${tok.body.error}`);
+    }],
+    ['a deep link survives a reload (SPA fallback, session kept)', async () => {
+      await page.reload();
+      await page.getByTestId('account-status').getByText('suspended').waitFor();
+      await page.getByTestId('applications').locator('tr', { hasText: state.clientID }).waitFor();
+    }],
+    ['the audit log shows the writes, filtered by account', async () => {
+      await page.getByRole('link', { name: 'Audit log', exact: true }).first().click();
+      await page.waitForURL('**/admin/audit');
+      const filters = page.getByTestId('audit-filters');
+      await filters.getByLabel('Account ID').fill(state.accountID);
+      await filters.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL((u) => u.searchParams.get('account_id') === state.accountID);
+      const table = page.getByTestId('audit-events');
+      await table.waitFor();
+      const actions = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+      for (const a of ['account.create', 'application.create', 'application.rotate_secret', 'account.update']) {
+        assert(actions.includes(a), `audit log lacks ${a}: ${actions.join(', ')}`);
+      }
+      assert(/dev-alice/.test((await table.textContent()) ?? ''), 'audit log does not name the employee');
+    }],
+    ['bookings: an account without bookings, and an unknown booking id', async () => {
+      await page.goto(`/admin/bookings?account=${encodeURIComponent(state.accountID)}`);
+      await page.getByText('This account has no bookings.').waitFor();
+      await page.getByTestId('find-booking').getByRole('textbox').fill('00000000-0000-4000-8000-000000000000');
+      await page.getByTestId('find-booking').getByRole('button', { name: 'Open booking' }).click();
+      await page.locator('.alert-error').waitFor();
+    }],
+    ['an application is deleted', async () => {
+      await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);
+      const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
+      await row.getByRole('button', { name: 'Delete' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Delete application' }).click();
+      await page.getByText('No applications yet.').waitFor();
+    }],
+    ['signing out forgets the token', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByTestId('sign-in').waitFor();
+      const stored = await page.evaluate(() => sessionStorage.getItem('skygate.console.session'));
+      assert(stored === null, 'token still in sessionStorage');
+    }],
+    ['/docs renders the OpenAPI document offline', async () => {
+      const resp = await page.goto('/docs');
+      assert(resp.status() === 200, `GET /docs answered ${resp.status()}`);
+      await page.locator('.swagger-ui .info .title').getByText('Skygate B2B API').waitFor();
+      await page.locator('.opblock-tag', { hasText: 'admin' }).first().waitFor();
+    }],
+    ['no CSP violation, script error or request to another origin', async () => {
+      assert(foreign.length === 0, `requests to other origins: ${foreign.join(', ')}`);
+      assert(problems.length === 0, problems.join('\n'));
+    }],
+  ];
+
+  let failed = false;
+  for (const [name, fn] of steps) {
+    if (failed) {
+      results.push({ name, outcome: 'skipped' });
+      console.log(`SKIP ${name}`);
+      continue;
+    }
+    const t0 = Date.now();
+    try {
+      await fn();
+      results.push({ name, outcome: 'passed' });
+      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+    } catch (err) {
+      failed = true;
+      results.push({ name, outcome: 'failed' });
+      const shot = join(artifacts, `failure-${results.length}.png`);
+      await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
+      console.log(`FAIL ${name} (${Date.now() - t0} ms)\n     ${String(err?.stack ?? err).split('\n').join('\n     ')}\n     page: ${page.url()}\n     screenshot: ${shot}\n     server log: ${join(artifacts, 'server.log')}`);
+    }
+    if (process.env.SKYGATE_E2E_ARTIFACTS) {
+      await page.screenshot({ path: join(artifacts, `step-${String(results.length).padStart(2, '0')}.png`), fullPage: true }).catch(() => {});
+    }
+  }
+  await context.close();
+}
+
+let crashed = null;
+try {
+  await main();
+} catch (err) {
+  crashed = err;
+  console.log(`FAIL setup: ${err?.stack ?? err}`);
+}
+const count = (o) => results.filter((r) => r.outcome === o).length;
+const failedCount = count('failed') + (crashed ? 1 : 0);
+writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+if (!process.env.SKYGATE_E2E_ARTIFACTS && failedCount === 0) rmSync(work, { recursive: true, force: true });
+console.log(`${count('passed')} passed, ${failedCount} failed, ${count('skipped')} skipped`);
+process.exit(failedCount === 0 && count('passed') > 0 ? 0 : 1);

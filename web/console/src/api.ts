@@ -1,0 +1,166 @@
+// The admin API client: every call carries the employee's bearer token, and every
+// error body (RFC 9457 problem+json, or an RFC 6749 error from the token endpoint)
+// becomes an ApiError the pages can show.
+
+import { currentToken, expireSession } from './auth';
+import { ApiError, errorFrom } from './errors';
+
+export { ApiError };
+
+export interface Pagination {
+  count: number;
+  offset: number;
+  total: number;
+}
+
+export interface List<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  status: 'active' | 'suspended';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Application {
+  id: string;
+  account_id: string;
+  name: string;
+  client_id: string;
+  allowed_scopes: string[];
+  sandbox: boolean;
+  client_cert_sha256?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApplicationWithSecret extends Application {
+  client_secret: string;
+}
+
+export interface AuditEvent {
+  id: string;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  account_id?: string;
+  request_id: string;
+  at: string;
+  details?: unknown;
+}
+
+export type BookingStatus = 'Pending' | 'Issued' | 'Confirmed' | 'Completed' | 'Expired' | 'Canceled';
+
+export interface Passenger {
+  first_name: string;
+  last_name: string;
+  date_of_birth?: string;
+  passport_number?: string;
+  nationality?: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface Booking {
+  id: string;
+  status: BookingStatus;
+  fast_track_id: string;
+  service_date: string;
+  flight: { number?: string; direction: 'departure' | 'arrival' };
+  passengers: Passenger[];
+  partner_reference: string;
+  confirm_before: string | null;
+  created_at: string;
+  updated_at: string;
+  status_history: { status: BookingStatus; at: string }[];
+}
+
+/** B2B_SCOPES are the scopes an application may be allowed (OpenAPI B2BScope). */
+export const B2B_SCOPES: { scope: string; label: string }[] = [
+  { scope: 'catalog.lounges:read', label: 'Catalog: lounges' },
+  { scope: 'catalog.fasttrack:read', label: 'Catalog: fast-tracks' },
+  { scope: 'catalog.esim:read', label: 'Catalog: eSIM packages' },
+  { scope: 'booking.fasttrack:read', label: 'Fast-track bookings: read' },
+  { scope: 'booking.fasttrack:write', label: 'Fast-track bookings: write' },
+  { scope: 'esim:read', label: 'eSIM: read' },
+  { scope: 'esim:write', label: 'eSIM: write' },
+  { scope: 'webhooks:read', label: 'Webhooks: read' },
+  { scope: 'webhooks:write', label: 'Webhooks: write' },
+];
+
+export const BOOKING_STATUSES: BookingStatus[] = ['Pending', 'Issued', 'Confirmed', 'Completed', 'Expired', 'Canceled'];
+
+const ADMIN = '/api/v1/admin';
+
+type Query = Record<string, string | number | undefined>;
+
+function withQuery(path: string, q?: Query): string {
+  if (!q) return path;
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v !== undefined && v !== '') p.set(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+async function call<T>(method: string, path: string, body?: unknown, q?: Query): Promise<T> {
+  const token = currentToken();
+  if (!token) {
+    expireSession('Please sign in.');
+    throw new ApiError(401, 'Not signed in', 'Please sign in.', 'Unauthorized');
+  }
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+  let payload: string | undefined;
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const resp = await fetch(withQuery(ADMIN + path, q), { method, headers, body: payload, cache: 'no-store' });
+  if (!resp.ok) {
+    const err = await errorFrom(resp);
+    if (resp.status === 401) expireSession(err.detail || 'Your session has ended. Please sign in again.');
+    throw err;
+  }
+  if (resp.status === 204) return undefined as T;
+  return (await resp.json()) as T;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  listAccounts: (q: { limit: number; offset: number }) => call<List<Account>>('GET', '/accounts', undefined, q),
+  getAccount: (id: string) => call<Account>('GET', `/accounts/${enc(id)}`),
+  createAccount: (name: string) => call<Account>('POST', '/accounts', { name }),
+  setAccountStatus: (id: string, status: Account['status']) =>
+    call<Account>('PATCH', `/accounts/${enc(id)}`, { status }),
+
+  listApplications: (accountID: string, q: { limit: number; offset: number }) =>
+    call<List<Application>>('GET', `/accounts/${enc(accountID)}/applications`, undefined, q),
+  createApplication: (
+    accountID: string,
+    req: { name: string; allowed_scopes: string[]; sandbox: boolean; client_cert_sha256?: string },
+  ) => call<ApplicationWithSecret>('POST', `/accounts/${enc(accountID)}/applications`, req),
+  rotateSecret: (id: string) => call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`),
+  deleteApplication: (id: string) => call<void>('DELETE', `/applications/${enc(id)}`),
+
+  // The list route is GET /api/v1/admin/accounts/{accountID}/bookings?status&limit&offset.
+  listBookings: (accountID: string, q: { status?: string; limit: number; offset: number }) =>
+    call<List<Booking>>('GET', `/accounts/${enc(accountID)}/bookings`, undefined, q),
+  getBooking: (id: string) => call<Booking>('GET', `/bookings/${enc(id)}`),
+  completeBooking: (id: string) => call<Booking>('POST', `/bookings/${enc(id)}/complete`),
+
+  listAuditEvents: (q: {
+    actor?: string;
+    action?: string;
+    account_id?: string;
+    target_id?: string;
+    limit: number;
+    offset: number;
+  }) => call<List<AuditEvent>>('GET', '/audit-events', undefined, q),
+};

@@ -1,0 +1,199 @@
+// One account: its status, and its applications (create with a one-time secret,
+// rotate the secret, delete).
+
+import { api, B2B_SCOPES, type Account, type Application } from '../api';
+import { fmtTime, h, replace } from '../dom';
+import { link, type Route } from '../router';
+import { badge, busy, confirmAction, errorBox, loading, notice, scopeList, secretPanel, showError, statusBadge } from '../ui';
+import { setStatus } from './accounts';
+
+const LIMIT = 100;
+
+export async function accountPage({ view, params, query }: Route): Promise<void> {
+  document.title = 'Account · Skygate console';
+  replace(view, loading());
+  let account: Account;
+  try {
+    account = await api.getAccount(params.id);
+  } catch (err) {
+    replace(view, h('p', null, link('/admin/accounts', null, '← Accounts')), errorBox(err));
+    return;
+  }
+  document.title = `${account.name} · Skygate console`;
+
+  const messages = h('div', { class: 'messages' });
+  if (query.get('created')) messages.append(notice('success', `Account ${account.name} created. Add an application to give the partner credentials.`));
+  const head = h('div');
+  const drawHead = () => {
+    const toggle = h(
+      'button',
+      { class: account.status === 'active' ? 'btn btn-danger-outline' : 'btn', type: 'button', 'data-testid': 'account-status-toggle' },
+      account.status === 'active' ? 'Suspend account' : 'Reactivate account',
+    );
+    toggle.addEventListener('click', async () => {
+      try {
+        const updated = await setStatus(account);
+        if (updated) {
+          account = updated;
+          replace(messages, notice('success', `${account.name} is now ${account.status}.`));
+          drawHead();
+        }
+      } catch (err) {
+        replace(messages, errorBox(err));
+      }
+    });
+    replace(
+      head,
+      h(
+        'div',
+        { class: 'page-head' },
+        h('div', null, h('h1', null, account.name, ' ', h('span', { 'data-testid': 'account-status' }, statusBadge(account.status))),
+          h('p', { class: 'muted small' }, 'ID ', h('code', null, account.id), ' · created ', fmtTime(account.created_at), ' · updated ', fmtTime(account.updated_at))),
+        h('div', { class: 'head-actions' }, toggle),
+      ),
+      account.status === 'suspended'
+        ? notice('warning', 'This account is suspended: its tokens do not work and it cannot get new ones.')
+        : null,
+    );
+  };
+  drawHead();
+
+  const secretSlot = h('div');
+  const list = h('div', null, loading());
+
+  const loadApps = async () => {
+    try {
+      const page = await api.listApplications(account.id, { limit: LIMIT, offset: 0 });
+      if (page.data.length === 0) {
+        replace(list, notice('info', 'No applications yet. Create one below to issue a client ID and secret.'));
+        return;
+      }
+      replace(
+        list,
+        h(
+          'table',
+          { class: 'table', 'data-testid': 'applications' },
+          h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Client ID'), h('th', null, 'Scopes'), h('th', null, 'Mode'), h('th', null, 'Created'), h('th', null, ''))),
+          h('tbody', null, page.data.map(appRow)),
+        ),
+        page.pagination.total > page.data.length ? h('p', { class: 'muted small' }, `Showing the first ${page.data.length} of ${page.pagination.total}.`) : null,
+      );
+    } catch (err) {
+      replace(list, errorBox(err));
+    }
+  };
+
+  const appRow = (app: Application) => {
+    const rotate = h('button', { class: 'btn btn-small', type: 'button' }, 'Rotate secret');
+    rotate.addEventListener('click', async () => {
+      const ok = await confirmAction({
+        title: `Rotate the secret of ${app.name}?`,
+        body: 'The current secret stops working at once for new tokens (tokens already issued live until they expire). The new secret is shown once.',
+        confirm: 'Rotate secret',
+        danger: true,
+      });
+      if (!ok) return;
+      try {
+        const withSecret = await api.rotateSecret(app.id);
+        replace(secretSlot, secretPanel(withSecret, `New secret for ${app.name}`, () => replace(secretSlot)));
+        secretSlot.scrollIntoView({ block: 'nearest' });
+      } catch (err) {
+        replace(messages, errorBox(err));
+      }
+    });
+    const del = h('button', { class: 'btn btn-small btn-danger-outline', type: 'button' }, 'Delete');
+    del.addEventListener('click', async () => {
+      const ok = await confirmAction({
+        title: `Delete ${app.name}?`,
+        body: 'Its client can get no new tokens. This cannot be undone.',
+        confirm: 'Delete application',
+        danger: true,
+      });
+      if (!ok) return;
+      try {
+        await api.deleteApplication(app.id);
+        replace(messages, notice('success', `Application ${app.name} deleted.`));
+        await loadApps();
+      } catch (err) {
+        replace(messages, errorBox(err));
+      }
+    });
+    return h(
+      'tr',
+      { 'data-application-id': app.id },
+      h('td', null, app.name, app.client_cert_sha256 ? h('div', { class: 'muted small', title: app.client_cert_sha256 }, 'certificate-bound') : null),
+      h('td', { class: 'mono small' }, app.client_id),
+      h('td', null, scopeList(app)),
+      h('td', null, app.sandbox ? badge('sandbox', 'info') : badge('live', 'muted')),
+      h('td', null, fmtTime(app.created_at)),
+      h('td', { class: 'actions' }, rotate, del),
+    );
+  };
+
+  replace(
+    view,
+    h('p', { class: 'crumbs' }, link('/admin/accounts', null, '← Accounts')),
+    head,
+    messages,
+    h(
+      'div',
+      { class: 'subnav' },
+      link(`/admin/bookings?account=${encodeURIComponent(account.id)}`, null, 'Bookings of this account'),
+      link(`/admin/audit?account_id=${encodeURIComponent(account.id)}`, null, 'Audit log of this account'),
+    ),
+    h('h2', null, 'Applications'),
+    secretSlot,
+    list,
+    createForm(account, (created) => {
+      replace(secretSlot, secretPanel(created, `Application ${created.name} created`, () => replace(secretSlot)));
+      secretSlot.scrollIntoView({ block: 'nearest' });
+      void loadApps();
+    }),
+  );
+  await loadApps();
+}
+
+function createForm(account: Account, done: (app: Awaited<ReturnType<typeof api.createApplication>>) => void): HTMLElement {
+  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 128, placeholder: 'e.g. Booking website' });
+  const scopes = B2B_SCOPES.map(({ scope, label }) =>
+    h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: scope }), ' ', label, ' ', h('code', { class: 'muted small' }, scope)),
+  );
+  const sandbox = h('input', { type: 'checkbox', name: 'sandbox' });
+  const cert = h('input', { type: 'text', name: 'client_cert_sha256', class: 'mono', placeholder: 'base64url SHA-256 of the certificate DER (optional)' });
+  const formError = h('div');
+  const form = h(
+    'form',
+    { class: 'card form', 'data-testid': 'create-application' },
+    h('h3', null, 'New application'),
+    h('label', null, 'Name', name),
+    h('fieldset', null, h('legend', null, 'Allowed scopes'), h('div', { class: 'checks' }, scopes)),
+    h('label', { class: 'check' }, sandbox, ' Sandbox: may call the sandbox routes'),
+    h('details', null, h('summary', null, 'Certificate binding (optional)'), h('label', null, 'Client certificate SHA-256 (x5t#S256)', cert)),
+    formError,
+    h('div', { class: 'actions' }, h('button', { class: 'btn btn-primary', type: 'submit' }, 'Create application')),
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    showError(formError, null);
+    const allowed = Array.from(form.querySelectorAll<HTMLInputElement>('input[name="scope"]:checked'), (c) => c.value);
+    if (allowed.length === 0) {
+      replace(formError, notice('warning', 'Choose at least one scope.'));
+      return;
+    }
+    try {
+      const created = await busy(form, () =>
+        api.createApplication(account.id, {
+          name: name.value.trim(),
+          allowed_scopes: allowed,
+          sandbox: sandbox.checked,
+          ...(cert.value.trim() ? { client_cert_sha256: cert.value.trim() } : {}),
+        }),
+      );
+      form.reset();
+      done(created);
+    } catch (err) {
+      showError(formError, err);
+    }
+  });
+  return form;
+}
