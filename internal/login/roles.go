@@ -1,0 +1,129 @@
+package login
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/skygate/skygate"
+)
+
+// Logical roles an employee may hold. SKYGATE_ROLE_MAP maps identity provider groups
+// to these names; any other name is a configuration error.
+const (
+	// RoleAdmin may do everything: identity.account:* and identity.application:*.
+	RoleAdmin = "admin"
+	// RoleAccountAdmin manages accounts, their eSIM pools, packages, credits and
+	// bookings: identity.account:*.
+	RoleAccountAdmin = "account-admin"
+	// RoleApplicationAdmin manages B2B applications and their secrets:
+	// identity.application:*.
+	RoleApplicationAdmin = "application-admin"
+	// RoleAuditor is a read-only role. Both admin scopes allow writes, so it gets no
+	// scope: its token carries roles ["auditor"] for read-only routes that accept the
+	// role, and every scope-guarded route answers it 403.
+	RoleAuditor = "auditor"
+)
+
+// roleScopes lists the scopes of each role, in the order roles are reported.
+var roleScopes = []struct {
+	role   string
+	scopes []string
+}{
+	{RoleAdmin, []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications}},
+	{RoleAccountAdmin, []string{skygate.ScopeAdminAccounts}},
+	{RoleApplicationAdmin, []string{skygate.ScopeAdminApplications}},
+	{RoleAuditor, nil},
+}
+
+// adminScopes is the order in which granted scopes are listed.
+var adminScopes = []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications}
+
+// Roles returns the known role names.
+func Roles() []string {
+	out := make([]string, len(roleScopes))
+	for i, rs := range roleScopes {
+		out[i] = rs.role
+	}
+	return out
+}
+
+// RoleScopes returns the scopes a role grants, or nil for a role without scopes or
+// an unknown one.
+func RoleScopes(role string) []string {
+	for _, rs := range roleScopes {
+		if rs.role == role {
+			return slices.Clone(rs.scopes)
+		}
+	}
+	return nil
+}
+
+// Policy turns an employee's groups into roles and scopes (SPEC.md §5.2 item 5).
+// Outside production every employee is an admin whatever the groups. In production
+// only groups named in the role map give roles; an employee none of whose groups is
+// mapped (a developer, say) has no role, and the token endpoint denies them.
+type Policy struct {
+	production bool
+	groups     map[string]string // group → role
+}
+
+// NewPolicy returns the policy of env (SKYGATE_ENV) with roleMap (SKYGATE_ROLE_MAP,
+// group → role). In production the map is required and every role in it must be one
+// of Roles; outside production the map is not used, but a bad role in it is still an
+// error, so that a configuration fails before it reaches production.
+func NewPolicy(env string, roleMap map[string]string) (Policy, error) {
+	p := Policy{production: env == "production", groups: map[string]string{}}
+	var bad []string
+	for g, r := range roleMap {
+		if !slices.Contains(Roles(), r) {
+			bad = append(bad, fmt.Sprintf("%s=%s", g, r))
+			continue
+		}
+		p.groups[g] = r
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return Policy{}, fmt.Errorf("login: SKYGATE_ROLE_MAP names unknown roles (%s); known roles are %s",
+			strings.Join(bad, ", "), strings.Join(Roles(), ", "))
+	}
+	if p.production && len(p.groups) == 0 {
+		return Policy{}, fmt.Errorf("login: SKYGATE_ROLE_MAP is required in production")
+	}
+	return p, nil
+}
+
+// Production reports whether the strict group mapping applies.
+func (p Policy) Production() bool { return p.production }
+
+// Map returns the roles of an employee with groups, in the order of Roles, and the
+// union of their scopes, in a fixed order. Both are empty, not nil, for an employee
+// with no role. Group names match exactly, case included.
+func (p Policy) Map(groups []string) (roles, scopes []string) {
+	roles, scopes = []string{}, []string{}
+	if !p.production {
+		return []string{RoleAdmin}, RoleScopes(RoleAdmin)
+	}
+	held := map[string]bool{}
+	for _, g := range groups {
+		if r, ok := p.groups[g]; ok {
+			held[r] = true
+		}
+	}
+	granted := map[string]bool{}
+	for _, rs := range roleScopes {
+		if held[rs.role] {
+			roles = append(roles, rs.role)
+			for _, s := range rs.scopes {
+				granted[s] = true
+			}
+		}
+	}
+	for _, s := range adminScopes {
+		if granted[s] {
+			scopes = append(scopes, s)
+		}
+	}
+	return roles, scopes
+}
