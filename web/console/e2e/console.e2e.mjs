@@ -341,6 +341,7 @@ try {
 const count = (o) => results.filter((r) => r.outcome === o).length;
 const failedCount = count('failed') + (crashed ? 1 : 0);
 writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+for (const d of ['skygate', 'data', 'chromium-profile']) rmSync(join(work, d), { recursive: true, force: true });
 if (!process.env.SKYGATE_E2E_ARTIFACTS && failedCount === 0) rmSync(work, { recursive: true, force: true });
 console.log(`${count('passed')} passed, ${failedCount} failed, ${count('skipped')} skipped`);
 process.exit(failedCount === 0 && count('passed') > 0 ? 0 : 1);
