@@ -83,9 +83,18 @@ func newEmployeeLogin(cfg *config.Config, box *seal.Box, codes skygate.LoginCode
 func (el *employeeLogin) register(mux *http.ServeMux, handle func(func(http.ResponseWriter, *http.Request) error) http.Handler) {
 	mux.Handle("GET "+oauth.AuthorizationPath, handle(el.handler.Login))
 	mux.Handle("GET "+oauth.AuthorizationCallbackPath, handle(el.handler.Callback))
-	if el.devIdP != nil {
-		mux.Handle(el.devIdP.Pattern(), el.devIdP.Handler())
+	if pattern, h := el.devIdPRoute(); h != nil {
+		mux.Handle(pattern, h)
 	}
+}
+
+// devIdPRoute returns the pattern and handler of the dev IdP, or "" and nil when an
+// external provider is configured.
+func (el *employeeLogin) devIdPRoute() (string, http.Handler) {
+	if el.devIdP == nil {
+		return "", nil
+	}
+	return el.devIdP.Pattern(), el.devIdP.Handler()
 }
 
 // background prunes expired login codes until ctx ends.
