@@ -11,7 +11,8 @@
 //   CHROMIUM=/usr/bin/chromium          the browser (default)
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -98,7 +99,7 @@ async function startServer() {
     await stop();
     throw err;
   }
-  return { base, stop };
+  return { base, stop, mtlsBase: `https://127.0.0.1:${mtlsPort}`, dataDir, logFile: join(artifacts, 'server.log') };
 }
 
 // Token endpoint calls made by the test itself, to prove what the console showed works.
@@ -109,6 +110,91 @@ async function clientCredentials(base, clientID, secret) {
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientID, client_secret: secret }),
   });
   return { status: r.status, body: await r.json().catch(() => ({})) };
+}
+
+// mtls calls a booking route on the mutual-TLS listener with the development client
+// certificate (SKYGATE_DATA_DIR/pki), as a partner would.
+function mtls(server, method, path, token, body, headers = {}) {
+  const pki = join(server.dataDir, 'pki');
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((ok, fail) => {
+    const req = httpsRequest(
+      server.mtlsBase + path,
+      {
+        method,
+        ca: readFileSync(join(pki, 'ca.pem')),
+        cert: readFileSync(join(pki, 'client.pem')),
+        key: readFileSync(join(pki, 'client-key.pem')),
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(payload ? { 'Content-Type': 'application/json' } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (c) => (data += c));
+        res.on('end', () => {
+          let json = {};
+          try {
+            json = JSON.parse(data);
+          } catch {
+            // not JSON
+          }
+          ok({ status: res.statusCode, body: json });
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(payload);
+  });
+}
+
+// demoCredentials reads the demo application that every non-production start logs.
+function demoCredentials(server) {
+  for (const line of readFileSync(server.logFile, 'utf8').split('\n')) {
+    try {
+      const rec = JSON.parse(line);
+      if (rec.client_secret && rec.client_id) return rec;
+    } catch {
+      // not a JSON line
+    }
+  }
+  throw new Error('the server log names no demo application');
+}
+
+// partnerBooking books the first fast-track of the catalog for the demo account and
+// takes it to Confirmed, the state in which an employee records that the pass was used.
+async function partnerBooking(server) {
+  const demo = demoCredentials(server);
+  const tok = await clientCredentials(server.base, demo.client_id, demo.client_secret);
+  assert(tok.status === 200, `demo token: ${tok.status} ${JSON.stringify(tok.body)}`);
+  const token = tok.body.access_token;
+  const cat = await fetch(server.base + '/v2/catalog/fast-tracks?limit=1', { headers: { Authorization: `Bearer ${token}` } });
+  const ft = (await cat.json()).data?.[0];
+  assert(ft, 'the catalog has no fast-track');
+  const day = new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
+  const created = await mtls(server, 'POST', '/v2/b2b/booking/fast-tracks', token, {
+    fast_track_id: ft.id,
+    service_date: day,
+    flight: { number: 'HY601', direction: 'departure' },
+    passengers: [{
+      first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-12-10', passport_number: 'AB1234567',
+      nationality: 'GB', email: 'ada@example.com', phone: '+447700900123',
+    }],
+    partner_reference: 'E2E-1',
+  }, { 'Idempotency-Key': `e2e-${Date.now()}` });
+  assert(created.status === 202, `booking: ${created.status} ${JSON.stringify(created.body)}`);
+  const id = created.body.id;
+  for (let i = 0; ; i++) {
+    const b = await mtls(server, 'GET', `/v2/b2b/booking/fast-tracks/${id}`, token);
+    if (b.body.status === 'Issued') break;
+    assert(i < 50 && b.body.status === 'Pending', `booking stuck in ${b.body.status}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const confirmed = await mtls(server, 'POST', `/v2/b2b/booking/fast-tracks/${id}/confirm`, token);
+  assert(confirmed.body.status === 'Confirmed', `confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  return { id, accountID: demo.account_id };
 }
 
 function assert(cond, msg) {
@@ -122,13 +208,14 @@ async function main() {
   const { base } = server;
   console.log(`server at ${base}`);
   try {
-    await runSteps(base);
+    await runSteps(server);
   } finally {
     await server.stop();
   }
 }
 
-async function runSteps(base) {
+async function runSteps(server) {
+  const { base } = server;
   // A fresh profile every run; playwright-core drives the system's Chromium.
   const context = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -165,6 +252,10 @@ async function runSteps(base) {
     if (u.origin !== base) foreign.push(req.url());
   });
 
+  // snap keeps a screenshot of an intermediate state when artifacts are kept.
+  const snap = async (name) => {
+    if (process.env.SKYGATE_E2E_ARTIFACTS) await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  };
   const state = { accountName: `E2E Travel ${Date.now().toString(36)}` };
   const steps = [
     ['the console answers with a strict CSP and shows the sign-in page', async () => {
@@ -177,6 +268,7 @@ async function runSteps(base) {
     ['a refused sign-in (access_denied) is explained', async () => {
       await page.getByTestId('sign-in').click();
       await page.waitForURL((u) => !u.pathname.startsWith('/admin/'));
+      await snap('dev-idp');
       await page.getByRole('button', { name: /Cancel/ }).click();
       await page.getByText('No access.').waitFor();
       assert(new URL(page.url()).search === '', `the code/error stayed in the address bar: ${page.url()}`);
@@ -217,6 +309,7 @@ async function runSteps(base) {
       const panel = page.getByTestId('secret-panel');
       await panel.waitFor();
       assert(/shown only this once/.test((await panel.textContent()) ?? ''), 'no one-time warning');
+      await snap('secret-panel');
       state.clientID = await panel.getByTestId('client-id').inputValue();
       state.secret = await panel.getByTestId('client-secret').inputValue();
       assert(state.secret.startsWith('sks_'), `secret ${state.secret.slice(0, 6)}…`);
@@ -248,6 +341,7 @@ async function runSteps(base) {
     }],
     ['the account is suspended and its application gets no token', async () => {
       await page.getByTestId('account-status-toggle').click();
+      await snap('confirm-suspend');
       await page.locator('dialog[open]').getByRole('button', { name: 'Suspend account' }).click();
       await page.getByTestId('account-status').getByText('suspended').waitFor();
       const tok = await clientCredentials(base, state.clientID, state.secret);
@@ -279,6 +373,24 @@ async function runSteps(base) {
       await page.getByTestId('find-booking').getByRole('textbox').fill('00000000-0000-4000-8000-000000000000');
       await page.getByTestId('find-booking').getByRole('button', { name: 'Open booking' }).click();
       await page.locator('.alert-error').waitFor();
+    }],
+    ['a partner’s confirmed booking is browsed and marked completed', async () => {
+      if (!server.dataDir) return; // an external server: no partner credentials to book with
+      state.booking = await partnerBooking(server);
+      await page.getByRole('link', { name: 'Bookings', exact: true }).click();
+      await page.getByTestId('booking-filters').getByLabel('Account').selectOption(state.booking.accountID);
+      await page.waitForURL((u) => u.searchParams.get('account') === state.booking.accountID);
+      await page.getByTestId('booking-filters').getByLabel('Status').selectOption('Confirmed');
+      await page.waitForURL((u) => u.searchParams.get('status') === 'Confirmed');
+      await page.getByTestId('bookings').getByRole('link', { name: state.booking.id }).click();
+      await page.getByText('Ada Lovelace').waitFor();
+      await snap('booking');
+      await page.getByRole('button', { name: /Mark as completed/ }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Mark as completed' }).click();
+      await page.getByText('The booking is now Completed.').waitFor();
+      await page.locator('h1').getByText('Completed').waitFor();
+      await page.goto(`/admin/audit?action=booking.complete`);
+      await page.getByTestId('audit-events').locator('tr', { hasText: state.booking.id.slice(0, 8) }).waitFor();
     }],
     ['an application is deleted', async () => {
       await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);

@@ -80,6 +80,10 @@ export interface Booking {
   status_history: { status: BookingStatus; at: string }[];
 }
 
+/** The admin scopes of employee tokens (SPEC.md §5.2). */
+export const SCOPE_ACCOUNTS = 'identity.account:*';
+export const SCOPE_APPLICATIONS = 'identity.application:*';
+
 /** B2B_SCOPES are the scopes an application may be allowed (OpenAPI B2BScope). */
 export const B2B_SCOPES: { scope: string; label: string }[] = [
   { scope: 'catalog.lounges:read', label: 'Catalog: lounges' },

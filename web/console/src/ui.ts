@@ -2,6 +2,7 @@
 
 import type { Application, ApplicationWithSecret, Pagination } from './api';
 import { ApiError } from './errors';
+import { hasScope } from './auth';
 import { h, replace, type Child } from './dom';
 
 /** errorBox shows an error: the problem's title and detail, each field error, the request id. */
@@ -168,4 +169,13 @@ export async function busy<T>(form: HTMLElement, f: () => Promise<T>): Promise<T
 export function showError(slot: HTMLElement, err: unknown | null): void {
   if (err === null) replace(slot);
   else replace(slot, errorBox(err));
+}
+
+/**
+ * lacksScope returns a notice when the employee's token lacks scope (the page's
+ * calls would all answer 403), or null when it has it.
+ */
+export function lacksScope(scope: string, what: string): HTMLElement | null {
+  if (hasScope(scope)) return null;
+  return notice('warning', h('strong', null, 'Not available to your role. '), `${what} needs the `, h('code', null, scope), ' scope, which your sign-in did not grant.');
 }

@@ -1,10 +1,11 @@
 // One account: its status, and its applications (create with a one-time secret,
 // rotate the secret, delete).
 
-import { api, B2B_SCOPES, type Account, type Application } from '../api';
+import { api, B2B_SCOPES, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type Account, type Application } from '../api';
+import { hasScope } from '../auth';
 import { fmtTime, h, replace } from '../dom';
 import { link, type Route } from '../router';
-import { badge, busy, confirmAction, errorBox, loading, notice, scopeList, secretPanel, showError, statusBadge } from '../ui';
+import { badge, busy, confirmAction, errorBox, lacksScope, loading, notice, scopeList, secretPanel, showError, statusBadge } from '../ui';
 import { setStatus } from './accounts';
 
 const LIMIT = 100;
@@ -13,11 +14,17 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   document.title = 'Account · Skygate console';
   replace(view, loading());
   let account: Account;
-  try {
-    account = await api.getAccount(params.id);
-  } catch (err) {
-    replace(view, h('p', null, link('/admin/accounts', null, '← Accounts')), errorBox(err));
-    return;
+  const canAccounts = hasScope(SCOPE_ACCOUNTS);
+  if (canAccounts) {
+    try {
+      account = await api.getAccount(params.id);
+    } catch (err) {
+      replace(view, h('p', null, link('/admin/accounts', null, '← Accounts')), errorBox(err));
+      return;
+    }
+  } else {
+    // An application admin may manage the account's applications without reading it.
+    account = { id: params.id, name: 'Account', status: 'active', created_at: '', updated_at: '' };
   }
   document.title = `${account.name} · Skygate console`;
 
@@ -25,6 +32,10 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   if (query.get('created')) messages.append(notice('success', `Account ${account.name} created. Add an application to give the partner credentials.`));
   const head = h('div');
   const drawHead = () => {
+    if (!canAccounts) {
+      replace(head, h('div', { class: 'page-head' }, h('div', null, h('h1', null, 'Account'), h('p', { class: 'muted small' }, 'ID ', h('code', null, account.id)))));
+      return;
+    }
     const toggle = h(
       'button',
       { class: account.status === 'active' ? 'btn btn-danger-outline' : 'btn', type: 'button', 'data-testid': 'account-status-toggle' },
@@ -142,15 +153,17 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
       link(`/admin/audit?account_id=${encodeURIComponent(account.id)}`, null, 'Audit log of this account'),
     ),
     h('h2', null, 'Applications'),
-    secretSlot,
-    list,
-    createForm(account, (created) => {
-      replace(secretSlot, secretPanel(created, `Application ${created.name} created`, () => replace(secretSlot)));
-      secretSlot.scrollIntoView({ block: 'nearest' });
-      void loadApps();
-    }),
+    lacksScope(SCOPE_APPLICATIONS, 'Managing applications') ?? [
+      secretSlot,
+      list,
+      createForm(account, (created) => {
+        replace(secretSlot, secretPanel(created, `Application ${created.name} created`, () => replace(secretSlot)));
+        secretSlot.scrollIntoView({ block: 'nearest' });
+        void loadApps();
+      }),
+    ],
   );
-  await loadApps();
+  if (hasScope(SCOPE_APPLICATIONS)) await loadApps();
 }
 
 function createForm(account: Account, done: (app: Awaited<ReturnType<typeof api.createApplication>>) => void): HTMLElement {

@@ -1,9 +1,9 @@
 // Accounts: the list (oldest first, paged), creating one, suspending and reactivating.
 
-import { api, type Account } from '../api';
+import { api, SCOPE_ACCOUNTS, type Account } from '../api';
 import { fmtTime, h, replace } from '../dom';
 import { intParam, link, navigate, withQuery, type Route } from '../router';
-import { busy, confirmAction, errorBox, loading, notice, pager, showError, statusBadge } from '../ui';
+import { busy, confirmAction, errorBox, lacksScope, loading, notice, pager, showError, statusBadge } from '../ui';
 
 const LIMIT = 25;
 
@@ -26,6 +26,11 @@ export async function setStatus(a: Account): Promise<Account | null> {
 
 export async function accountsPage({ view, query }: Route): Promise<void> {
   document.title = 'Accounts · Skygate console';
+  const missing = lacksScope(SCOPE_ACCOUNTS, 'Managing accounts');
+  if (missing) {
+    replace(view, h('div', { class: 'page-head' }, h('h1', null, 'Accounts')), missing, openByIdForm());
+    return;
+  }
   const offset = intParam(query, 'offset');
   const messages = h('div', { class: 'messages' });
   const list = h('div', null, loading());
@@ -101,4 +106,15 @@ export async function accountsPage({ view, query }: Route): Promise<void> {
     }
   };
   await load();
+}
+
+/** openByIdForm opens an account page by its ID (for roles that may not list accounts). */
+function openByIdForm(): HTMLElement {
+  const input = h('input', { type: 'text', class: 'mono', required: true, placeholder: 'Account ID (UUID)', 'aria-label': 'Account ID' });
+  const form = h('form', { class: 'row card' }, input, h('button', { class: 'btn', type: 'submit' }, 'Open account'));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    navigate(`/admin/accounts/${encodeURIComponent(input.value.trim())}`);
+  });
+  return form;
 }

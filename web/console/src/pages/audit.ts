@@ -1,7 +1,8 @@
 // The audit log: every admin write, newest first, filtered by actor, action, account
 // and target, and paged. Filters live in the URL so a filtered view can be shared.
 
-import { api, type AuditEvent } from '../api';
+import { api, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type AuditEvent } from '../api';
+import { hasScope } from '../auth';
 import { fmtTime, h, replace } from '../dom';
 import { intParam, link, navigate, withQuery, type Route } from '../router';
 import { errorBox, loading, notice, pager } from '../ui';
@@ -26,6 +27,11 @@ const FILTERS = [
 
 export async function auditPage({ view, query }: Route): Promise<void> {
   document.title = 'Audit log · Skygate console';
+  if (!hasScope(SCOPE_ACCOUNTS) && !hasScope(SCOPE_APPLICATIONS)) {
+    replace(view, h('div', { class: 'page-head' }, h('h1', null, 'Audit log')),
+      notice('warning', h('strong', null, 'Not available to your role. '), 'The audit log needs ', h('code', null, SCOPE_ACCOUNTS), ' or ', h('code', null, SCOPE_APPLICATIONS), ', which your sign-in did not grant.'));
+    return;
+  }
   const offset = intParam(query, 'offset');
   const current: Record<string, string> = {};
   for (const f of FILTERS) current[f.name] = query.get(f.name) ?? '';
@@ -63,7 +69,16 @@ export async function auditPage({ view, query }: Route): Promise<void> {
   replace(view, h('div', { class: 'page-head' }, h('h1', null, 'Audit log')), form, list);
 
   try {
-    const page = await api.listAuditEvents({ ...current, limit: LIMIT, offset });
+    // Account names make the log readable; without them (a lookup error) IDs do.
+    const [page, names] = await Promise.all([
+      api.listAuditEvents({ ...current, limit: LIMIT, offset }),
+      hasScope(SCOPE_ACCOUNTS)
+        ? api.listAccounts({ limit: 500, offset: 0 }).then(
+            (l) => new Map(l.data.map((a) => [a.id, a.name])),
+            () => new Map<string, string>(),
+          )
+        : new Map<string, string>(),
+    ]);
     if (page.data.length === 0) {
       replace(list, notice('info', Object.values(current).some(Boolean) ? 'No events match these filters.' : 'No admin actions recorded yet.'));
       return;
@@ -74,7 +89,7 @@ export async function auditPage({ view, query }: Route): Promise<void> {
         'table',
         { class: 'table audit', 'data-testid': 'audit-events' },
         h('thead', null, h('tr', null, h('th', null, 'Time'), h('th', null, 'Actor'), h('th', null, 'Action'), h('th', null, 'Target'), h('th', null, 'Account'), h('th', null, 'Request ID'), h('th', null, 'Details'))),
-        h('tbody', null, page.data.map((e) => row(e, current))),
+        h('tbody', null, page.data.map((e) => row(e, current, names))),
       ),
       pager(page.pagination, LIMIT, (o) => navigate(withQuery('/admin/audit', { ...current, offset: o }))),
     );
@@ -87,23 +102,30 @@ function filterLink(current: Record<string, string>, name: string, value: string
   return link(withQuery('/admin/audit', { ...current, [name]: value }), { class: cls, title: `Show only ${name} = ${value}` }, text);
 }
 
-function row(e: AuditEvent, current: Record<string, string>): HTMLElement {
+/** short shows the start of a UUID; the whole one is in the tooltip and the link. */
+function short(id: string): string {
+  return id.length > 13 ? id.slice(0, 8) + '…' : id;
+}
+
+function row(e: AuditEvent, current: Record<string, string>, names: Map<string, string>): HTMLElement {
   const details = e.details && typeof e.details === 'object' && Object.keys(e.details).length
     ? h('details', null, h('summary', null, 'Show'), h('pre', null, JSON.stringify(e.details, null, 2)))
     : h('span', { class: 'muted' }, '—');
-  let target: HTMLElement | string = `${e.target_type} ${e.target_id}`;
-  if (e.target_type === 'account') target = link(`/admin/accounts/${encodeURIComponent(e.target_id)}`, { class: 'mono small' }, `account ${e.target_id}`);
-  else if (e.target_type === 'booking') target = link(`/admin/bookings/${encodeURIComponent(e.target_id)}`, { class: 'mono small' }, `booking ${e.target_id}`);
-  else target = h('span', { class: 'mono small' }, target);
+  const label = `${e.target_type} ${short(e.target_id)}`;
+  const attrs = { class: 'mono small', title: `${e.target_type} ${e.target_id}` };
+  let target: HTMLElement;
+  if (e.target_type === 'account') target = link(`/admin/accounts/${encodeURIComponent(e.target_id)}`, attrs, label);
+  else if (e.target_type === 'booking') target = link(`/admin/bookings/${encodeURIComponent(e.target_id)}`, attrs, label);
+  else target = filterLink(current, 'target_id', e.target_id, label, 'mono small');
   return h(
     'tr',
     { 'data-action': e.action },
     h('td', { class: 'nowrap' }, fmtTime(e.at)),
-    h('td', null, filterLink(current, 'actor', e.actor, e.actor || '—')),
+    h('td', { class: 'nowrap' }, filterLink(current, 'actor', e.actor, e.actor || '—')),
     h('td', null, filterLink(current, 'action', e.action, e.action, 'chip')),
     h('td', null, target),
-    h('td', null, e.account_id ? filterLink(current, 'account_id', e.account_id, e.account_id, 'mono small') : '—'),
-    h('td', { class: 'mono small' }, e.request_id),
+    h('td', null, e.account_id ? filterLink(current, 'account_id', e.account_id, names.get(e.account_id) ?? short(e.account_id), names.has(e.account_id) ? '' : 'mono small') : '—'),
+    h('td', { class: 'mono small break' }, e.request_id),
     h('td', null, details),
   );
 }

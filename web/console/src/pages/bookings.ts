@@ -1,10 +1,10 @@
 // Bookings: an account's fast-track bookings (filtered by status, paged), one booking
 // with its passengers and history, and recording that its pass was used.
 
-import { api, BOOKING_STATUSES, type Account, type Booking } from '../api';
+import { api, BOOKING_STATUSES, SCOPE_ACCOUNTS, type Account, type Booking } from '../api';
 import { fmtTime, h, replace } from '../dom';
 import { intParam, link, navigate, withQuery, type Route } from '../router';
-import { confirmAction, errorBox, loading, notice, pager, statusBadge } from '../ui';
+import { confirmAction, errorBox, lacksScope, loading, notice, pager, statusBadge } from '../ui';
 
 const LIMIT = 50;
 
@@ -20,6 +20,11 @@ function findByIdForm(): HTMLElement {
 
 export async function bookingsPage({ view, query }: Route): Promise<void> {
   document.title = 'Bookings · Skygate console';
+  const missing = lacksScope(SCOPE_ACCOUNTS, 'Browsing bookings');
+  if (missing) {
+    replace(view, h('div', { class: 'page-head' }, h('h1', null, 'Bookings')), missing);
+    return;
+  }
   const accountID = query.get('account') ?? '';
   const status = query.get('status') ?? '';
   const offset = intParam(query, 'offset');
