@@ -138,10 +138,10 @@ func (p *ESIMPackage) Validate(prefix string) []FieldError {
 // conditional requests work as for the airport catalog; both are zero for an account
 // whose packages were never set.
 type ESIMCatalog struct {
-	AccountID string
-	Version   int64
-	UpdatedAt time.Time
-	Packages  []*ESIMPackage
+	AccountID string         `json:"account_id"`
+	Version   int64          `json:"version"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	Packages  []*ESIMPackage `json:"packages"`
 }
 
 // PoolProfileStatus says whether a profile of the pool is still free.

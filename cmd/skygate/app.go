@@ -14,6 +14,7 @@ import (
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/ratelimit"
@@ -33,6 +34,7 @@ type app struct {
 	hasher   *oauth.SecretHasher
 	catalog  *catalog.Service
 	bookings *booking.Service
+	esim     *esim.Service
 	server   *httpapi.Server
 }
 
@@ -71,6 +73,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err != nil {
 		return nil, err
 	}
+	matchingIDs, err := seal.New(a.box.DeriveKey(seal.PurposeESIMMatchingID))
+	if err != nil {
+		return nil, err
+	}
+	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs})
 	limits, err := rateLimits(cfg)
 	if err != nil {
 		return nil, err
@@ -81,6 +88,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Tokens:        a.verifier,
 		Catalog:       a.catalog,
 		Bookings:      a.bookings,
+		ESIM:          a.esim,
 		Secrets:       a.hasher,
 		Limits:        limits,
 		Sandbox:       cfg.Env == config.EnvSandbox,
@@ -105,6 +113,11 @@ func (a *app) background(ctx context.Context) {
 	go a.keys.Maintain(ctx, 30*time.Second, a.log)
 	go a.server.Run(ctx)
 	go func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) }()
+	go every(ctx, 30*time.Second, func(ctx context.Context) {
+		if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {
+			a.log.WarnContext(ctx, "eSIM expiry failed", "err", err)
+		}
+	})
 	go every(ctx, 5*time.Second, func(ctx context.Context) {
 		if changed, err := a.catalog.Refresh(ctx); err != nil {
 			a.log.WarnContext(ctx, "catalog refresh failed", "err", err)
@@ -136,9 +149,17 @@ const demoAccount = "demo"
 // is derived from the master key, so it is the same on every start and can be printed.
 func (a *app) ensureDemo(ctx context.Context) (*credentials, error) {
 	secret := "sks_" + base64.RawURLEncoding.EncodeToString(a.box.DeriveKey("skygate demo client secret"))
-	return ensureAccount(ctx, a.db, a.hasher, time.Now, bootstrapRequest{
+	creds, err := ensureAccount(ctx, a.db, a.hasher, time.Now, bootstrapRequest{
 		Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true, Secret: secret,
 	})
+	if err != nil {
+		return nil, err
+	}
+	// eSIM packages, a pool and a balance, so the sandbox works at once.
+	if err := a.esim.SeedDemo(ctx, creds.AccountID); err != nil {
+		return nil, fmt.Errorf("demo eSIM data: %w", err)
+	}
+	return creds, nil
 }
 
 // signingKeyReady reports whether a signing key is loaded.

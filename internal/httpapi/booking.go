@@ -32,10 +32,7 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 	}
 	h := w.Header()
 	h.Set("Location", bookingPath+"/"+res.BookingID)
-	h.Set("Idempotency-Status", "created")
-	if res.Reused {
-		h.Set("Idempotency-Status", "reused")
-	}
+	idempotencyStatus(w, res.Reused)
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(res.StatusCode)
 	_, _ = w.Write(res.Body)

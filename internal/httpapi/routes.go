@@ -40,6 +40,8 @@ func (s *Server) routes() {
 	s.route("GET /v2/b2b/booking/fast-tracks/{bookingID}/pass", s.booking(read, s.getPass))
 	s.route("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
 
+	s.esimRoutes()
+
 	// Admin (employees). Every write is audited.
 	accounts, apps := skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications
 	s.route("POST /api/v1/admin/accounts", s.handle(s.authenticate(accounts, s.createAccount)))

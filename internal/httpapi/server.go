@@ -9,6 +9,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/oauth"
 )
 
@@ -22,6 +23,8 @@ type Deps struct {
 	Secrets *oauth.SecretHasher
 	// Bookings is the fast-track booking service.
 	Bookings *booking.Service
+	// ESIM is the eSIM service.
+	ESIM *esim.Service
 	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may
 	// use the sandbox routes.
 	Sandbox bool

@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/i18n"
+)
+
+// eSIM routes: the account's own package catalog, orders, eSIMs, top-ups, billing,
+// sandbox drivers and the admin side (packages, pool, credits).
+
+// esimRoutes registers the eSIM routes.
+func (s *Server) esimRoutes() {
+	catalogRead, read, write, admin := skygate.ScopeCatalogESIMRead, skygate.ScopeESIMRead, skygate.ScopeESIMWrite, skygate.ScopeAdminAccounts
+	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
+	s.route("GET /v2/catalog/esim/packages", auth(catalogRead, s.esimPackages))
+	s.route("GET /v2/catalog/esim/packages/{packageID}", auth(catalogRead, s.esimPackage))
+	s.route("POST /v2/b2b/esim/orders", auth(write, s.createESIMOrder))
+	s.route("GET /v2/b2b/esim/orders", auth(read, s.listESIMOrders))
+	s.route("GET /v2/b2b/esim/orders/{orderID}", auth(read, s.getESIMOrder))
+	s.route("GET /v2/b2b/esims", auth(read, s.listESIMs))
+	s.route("GET /v2/b2b/esims/{iccid}", auth(read, s.getESIM))
+	s.route("GET /v2/b2b/esims/{iccid}/qr", auth(read, s.esimQR))
+	s.route("POST /v2/b2b/esims/{iccid}/topups", auth(write, s.createTopUp))
+	s.route("GET /v2/b2b/esim/billing", auth(read, s.esimBilling))
+	s.route("POST /v2/sandbox/esims/{iccid}/install", auth(write, s.sandboxESIM("install")))
+	s.route("POST /v2/sandbox/esims/{iccid}/activate", auth(write, s.sandboxESIM("activate")))
+	s.route("POST /v2/sandbox/esims/{iccid}/usage", auth(write, s.sandboxESIM("usage")))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminESIMPackages))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminSetESIMPackages))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminPoolCounts))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminImportPool))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", auth(admin, s.adminCredit))
+}
+
+func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
+	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	q, err := catalog.ParseQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.deps.ESIM.Packages(r.Context(), accountID(r), lang, q)
+	if err != nil {
+		return err
+	}
+	return writePage(w, r, page)
+}
+
+func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
+	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	page, err := s.deps.ESIM.Package(r.Context(), accountID(r), lang, r.PathValue("packageID"))
+	if err != nil {
+		return err
+	}
+	return writePage(w, r, page)
+}
+
+// createESIMOrder places an all-or-nothing order under an Idempotency-Key: 201 with
+// the order and its eSIMs (activation codes included; this and GET are the only places
+// they appear), 402 InsufficientFunds, 409 PoolExhausted.
+func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
+	var req esim.OrderRequest
+	key := r.Header.Get("Idempotency-Key")
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	lang := contentLanguage(w, r)
+	c := principalFrom(r.Context())
+	res, err := s.deps.ESIM.Order(r.Context(), c.AccountID, c.ClientID, key, lang, req)
+	if err != nil {
+		return err
+	}
+	idempotencyStatus(w, res.Reused)
+	w.Header().Set("Location", "/v2/b2b/esim/orders/"+res.Order.ID)
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, res.StatusCode, res.Order)
+}
+
+func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(r), contentLanguage(w, r), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
+	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(r), r.PathValue("orderID"), contentLanguage(w, r))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, o)
+}
+
+func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
+	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(r), contentLanguage(w, r), f, p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(r), r.PathValue("iccid"), contentLanguage(w, r))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, e)
+}
+
+// esimQR answers the activation code as a QR code PNG.
+func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
+	png, err := s.deps.ESIM.QRCode(r.Context(), accountID(r), r.PathValue("iccid"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Length", strconv.Itoa(len(png)))
+	w.Header().Set("Cache-Control", "private, no-store")
+	_, _ = w.Write(png)
+	return nil
+}
+
+func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
+	var req esim.TopUpRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	c := principalFrom(r.Context())
+	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), r.Header.Get("Idempotency-Key"), contentLanguage(w, r), req)
+	if err != nil {
+		return err
+	}
+	idempotencyStatus(w, res.Reused)
+	return writeJSON(w, res.StatusCode, res.TopUp)
+}
+
+func (s *Server) esimBilling(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.deps.ESIM.Billing(r.Context(), accountID(r), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, b)
+}
+
+type usageRequest struct {
+	UsedMB *int `json:"used_mb"`
+}
+
+// sandboxESIM drives an eSIM as the device and the network would, for sandbox
+// applications: install, activate, or report cumulative usage.
+func (s *Server) sandboxESIM(action string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sandbox, err := s.isSandbox(r)
+		if err != nil {
+			return err
+		}
+		if !sandbox {
+			return skygate.Errorf(skygate.CodeForbidden, "sandbox routes are for sandbox applications only")
+		}
+		acc, iccid, lang := accountID(r), r.PathValue("iccid"), contentLanguage(w, r)
+		var e *skygate.ESIM
+		switch action {
+		case "install":
+			e, err = s.deps.ESIM.Install(r.Context(), acc, iccid, lang)
+		case "activate":
+			e, err = s.deps.ESIM.Activate(r.Context(), acc, iccid, lang)
+		default:
+			var req usageRequest
+			if _, err := decodeJSON(w, r, &req); err != nil {
+				return err
+			}
+			if req.UsedMB == nil {
+				return skygate.ValidationError(skygate.FieldError{Field: "used_mb", Message: "is required"})
+			}
+			e, err = s.deps.ESIM.ReportUsage(r.Context(), acc, iccid, lang, *req.UsedMB)
+		}
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, e)
+	}
+}
+
+func (s *Server) adminESIMPackages(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.deps.ESIM.AdminCatalog(r.Context(), r.PathValue("accountID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, c)
+}
+
+// adminSetESIMPackages upserts packages: the listed ones are created or replaced,
+// others stay (retire one with "active": false).
+func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) error {
+	var pkgs []*skygate.ESIMPackage
+	if _, err := decodeJSON(w, r, &pkgs); err != nil {
+		return err
+	}
+	acc := r.PathValue("accountID")
+	c, err := s.deps.ESIM.SetPackages(r.Context(), acc, pkgs)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		ids[i] = p.ID
+	}
+	if err := s.audit(r, "esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) adminPoolCounts(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.deps.ESIM.PoolCounts(r.Context(), r.PathValue("accountID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, c)
+}
+
+// adminImportPool imports profiles from a JSON array or a CSV file, all or nothing.
+// Matching IDs are secrets: they are sealed at rest and never logged or audited.
+func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		return skygate.Errorf(skygate.CodePayloadTooLarge, "the body exceeds %d bytes", maxBodyBytes)
+	}
+	in, err := esim.ParsePool(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		return err
+	}
+	acc := r.PathValue("accountID")
+	res, err := s.deps.ESIM.ImportPool(r.Context(), acc, in)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(r, "esim.pool.import", accountType, acc, acc, map[string]int{"imported": res.Imported}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, res)
+}
+
+func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
+	var req esim.CreditRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	acc := r.PathValue("accountID")
+	e, err := s.deps.ESIM.AddCredit(r.Context(), acc, req)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(r, "esim.credit", accountType, acc, acc, req); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, e)
+}
+
+// contentLanguage negotiates the response language of localized names and says it.
+func contentLanguage(w http.ResponseWriter, r *http.Request) string {
+	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	w.Header().Set("Content-Language", lang)
+	return lang
+}
+
+// idempotencyStatus says whether the answer was replayed for a known key.
+func idempotencyStatus(w http.ResponseWriter, reused bool) {
+	if reused {
+		w.Header().Set("Idempotency-Status", "reused")
+		return
+	}
+	w.Header().Set("Idempotency-Status", "created")
+}
