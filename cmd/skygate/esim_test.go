@@ -31,8 +31,8 @@ func (s *testServer) partnerCall(method, path, tok, body string, h map[string]st
 }
 
 const esimPackages = `[
- {"id":"uz-1gb","name":{"en":"Uzbekistan 1 GB","ru":"Узбекистан 1 ГБ","uz":"Oʻzbekiston 1 GB","kk":"Өзбекстан 1 ГБ"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":450,"currency":"USD"},"top_up":true,"active":true},
- {"id":"ca-5gb","name":{"en":"Central Asia 5 GB","ru":"Центральная Азия 5 ГБ","uz":"Markaziy Osiyo 5 GB","kk":"Орталық Азия 5 ГБ"},"countries":["UZ","KZ","KG"],"data_mb":5000,"validity_days":15,"price":{"amount":1500,"currency":"USD"},"top_up":false,"active":true}
+ {"id":"11111111-1111-4111-8111-111111111111","name":{"en":"Uzbekistan 1 GB","ru":"Узбекистан 1 ГБ","uz":"Oʻzbekiston 1 GB","kk":"Өзбекстан 1 ГБ"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":450,"currency":"USD"},"top_up":true,"active":true},
+ {"id":"22222222-2222-4222-8222-222222222222","name":{"en":"Central Asia 5 GB","ru":"Центральная Азия 5 ГБ","uz":"Markaziy Osiyo 5 GB","kk":"Орталық Азия 5 ГБ"},"countries":["UZ","KZ","KG"],"data_mb":5000,"validity_days":15,"price":{"amount":1500,"currency":"USD"},"top_up":false,"active":true}
 ]`
 
 func TestESIMEndToEnd(t *testing.T) {
@@ -69,7 +69,7 @@ func TestESIMEndToEnd(t *testing.T) {
 
 		// Partner: the catalog in Russian, conditional.
 		resp, body = s.partnerCall(http.MethodGet, "/v2/catalog/esim/packages?country=KZ", tok, "", map[string]string{"Accept-Language": "ru"})
-		if resp.StatusCode != 200 || !strings.Contains(string(body), "Центральная Азия") || strings.Contains(string(body), "uz-1gb") {
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "Центральная Азия") || strings.Contains(string(body), "11111111-1111-4111-8111-111111111111") {
 			t.Fatalf("packages: %d %s", resp.StatusCode, body)
 		}
 		if resp, _ := s.partnerCall(http.MethodGet, "/v2/catalog/esim/packages?country=KZ", tok, "", map[string]string{"Accept-Language": "ru", "If-None-Match": resp.Header.Get("ETag")}); resp.StatusCode != 304 {
@@ -81,13 +81,13 @@ func TestESIMEndToEnd(t *testing.T) {
 		order := func(key, body string) (*http.Response, []byte) {
 			return s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", tok, body, map[string]string{"Idempotency-Key": key})
 		}
-		if resp, body := order("o-1", `{"package_id":"ca-5gb","quantity":1}`); resp.StatusCode != 402 || problemOf(t, resp, body)["code"] != "InsufficientFunds" {
+		if resp, body := order("o-1", `{"package_id":"22222222-2222-4222-8222-222222222222","quantity":1}`); resp.StatusCode != 402 || problemOf(t, resp, body)["code"] != "InsufficientFunds" {
 			t.Errorf("expensive order: %d %s", resp.StatusCode, body)
 		}
-		if resp, body := order("o-2", `{"package_id":"uz-1gb","quantity":4}`); resp.StatusCode != 402 && resp.StatusCode != 409 {
+		if resp, body := order("o-2", `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":4}`); resp.StatusCode != 402 && resp.StatusCode != 409 {
 			t.Errorf("too large an order: %d %s", resp.StatusCode, body)
 		}
-		resp, body = order("o-3", `{"package_id":"uz-1gb","quantity":2,"partner_reference":"PNR-9"}`)
+		resp, body = order("o-3", `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":2,"partner_reference":"PNR-9"}`)
 		if resp.StatusCode != 201 || resp.Header.Get("Idempotency-Status") != "created" {
 			t.Fatalf("order: %d %s", resp.StatusCode, body)
 		}
@@ -102,16 +102,16 @@ func TestESIMEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(body, &o); err != nil || len(o.ESIMs) != 2 || !strings.HasPrefix(o.ESIMs[0].ActivationCode, "LPA:1$smdp.example.com$MATCH-") {
 			t.Fatalf("order body %v: %s", err, body)
 		}
-		if resp, replay := order("o-3", `{"quantity":2,"package_id":"uz-1gb","partner_reference":"PNR-9"}`); resp.StatusCode != 201 || resp.Header.Get("Idempotency-Status") != "reused" || !bytes.Contains(replay, []byte(o.ID)) {
+		if resp, replay := order("o-3", `{"quantity":2,"package_id":"11111111-1111-4111-8111-111111111111","partner_reference":"PNR-9"}`); resp.StatusCode != 201 || resp.Header.Get("Idempotency-Status") != "reused" || !bytes.Contains(replay, []byte(o.ID)) {
 			t.Errorf("replay: %d %q", resp.StatusCode, resp.Header.Get("Idempotency-Status"))
 		}
-		if resp, body := order("o-3", `{"package_id":"uz-1gb","quantity":1}`); resp.StatusCode != 409 || problemOf(t, resp, body)["code"] != "IdempotencyConflict" {
+		if resp, body := order("o-3", `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":1}`); resp.StatusCode != 409 || problemOf(t, resp, body)["code"] != "IdempotencyConflict" {
 			t.Errorf("key reuse: %d", resp.StatusCode)
 		}
-		if resp, body := order("", `{"package_id":"uz-1gb","quantity":1}`); resp.StatusCode != 400 {
+		if resp, body := order("", `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":1}`); resp.StatusCode != 400 {
 			t.Errorf("missing key: %d %s", resp.StatusCode, body)
 		}
-		if resp, _ := order("o-4", `{"package_id":"uz-1gb","quantity":51}`); resp.StatusCode != 422 {
+		if resp, _ := order("o-4", `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":51}`); resp.StatusCode != 422 {
 			t.Errorf("quantity 51: %d", resp.StatusCode)
 		}
 
@@ -126,8 +126,11 @@ func TestESIMEndToEnd(t *testing.T) {
 				t.Fatalf("%s: %d %s", step.path, resp.StatusCode, body)
 			}
 		}
-		// A top-up makes it Active again.
-		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", tok, `{"package_id":"uz-1gb"}`, map[string]string{"Idempotency-Key": "t-1"})
+		// A top-up makes it Active again (after more funds).
+		if resp, body := s.adminCall(http.MethodPost, acc+"/credits", `{"amount":{"amount":300,"currency":"USD"}}`); resp.StatusCode != 201 {
+			t.Fatalf("second credit: %d %s", resp.StatusCode, body)
+		}
+		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", tok, `{"package_id":"11111111-1111-4111-8111-111111111111"}`, map[string]string{"Idempotency-Key": "t-1"})
 		if resp.StatusCode != 201 || !strings.Contains(string(body), `"status":"Active"`) {
 			t.Fatalf("top-up: %d %s", resp.StatusCode, body)
 		}
@@ -136,7 +139,7 @@ func TestESIMEndToEnd(t *testing.T) {
 			t.Errorf("QR: %d", resp.StatusCode)
 		}
 		resp, body = s.partnerCall(http.MethodGet, "/v2/b2b/esim/billing?limit=10", tok, "", nil)
-		if resp.StatusCode != 200 || !strings.Contains(string(body), `"balances":[{"amount":`+fmt.Sprint(1200-900-450)+`,"currency":"USD"}]`) {
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"balances":[{"amount":`+fmt.Sprint(1200+300-900-450)+`,"currency":"USD"}]`) {
 			t.Errorf("billing: %d %s", resp.StatusCode, body)
 		}
 		for _, path := range []string{"/v2/b2b/esims?status=Active", "/v2/b2b/esim/orders", "/v2/b2b/esim/orders/" + o.ID, "/v2/b2b/esims/" + iccid} {
@@ -152,13 +155,13 @@ func TestESIMEndToEnd(t *testing.T) {
 			{http.MethodGet, "/v2/b2b/esims/" + iccid, ""},
 			{http.MethodGet, "/v2/b2b/esims/" + iccid + "/qr", ""},
 			{http.MethodPost, "/v2/sandbox/esims/" + iccid + "/install", ""},
-			{http.MethodGet, "/v2/catalog/esim/packages/uz-1gb", ""},
+			{http.MethodGet, "/v2/catalog/esim/packages/11111111-1111-4111-8111-111111111111", ""},
 		} {
 			if resp, body := s.partnerCall(call.method, call.path, other, call.body, nil); resp.StatusCode != 404 {
 				t.Errorf("other account %s %s: %d %s", call.method, call.path, resp.StatusCode, body)
 			}
 		}
-		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", other, `{"package_id":"uz-1gb"}`, map[string]string{"Idempotency-Key": "t-1"})
+		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", other, `{"package_id":"11111111-1111-4111-8111-111111111111"}`, map[string]string{"Idempotency-Key": "t-1"})
 		if resp.StatusCode != 404 {
 			t.Errorf("other account's top-up: %d %s", resp.StatusCode, body)
 		}
