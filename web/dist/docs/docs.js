@@ -1,10 +1,12 @@
 // Renders the OpenAPI document named by data-spec-url with Swagger UI, offline: no
-// validator badge, no external fetches; "Try it out" talks to this origin.
+// validator badge, no external fetches. The page's own origin is put first in the
+// document's server list, so "Try it out" talks to the server that served the page
+// (the only origin the Content-Security-Policy lets it reach).
 (function () {
   'use strict';
   var el = document.getElementById('swagger-ui');
-  window.ui = SwaggerUIBundle({
-    url: el.getAttribute('data-spec-url'),
+  var url = el.getAttribute('data-spec-url');
+  var options = {
     domNode: el,
     deepLinking: true,
     validatorUrl: null,
@@ -12,7 +14,22 @@
     layout: 'BaseLayout',
     defaultModelsExpandDepth: 0,
     displayRequestDuration: true,
-    tryItOutEnabled: false,
     persistAuthorization: false,
-  });
+  };
+  fetch(url, { headers: { Accept: 'application/json' } })
+    .then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.json();
+    })
+    .then(function (spec) {
+      var here = window.location.origin;
+      var others = (spec.servers || []).filter(function (s) { return s.url !== here; });
+      spec.servers = [{ url: here, description: 'this server' }].concat(others);
+      options.spec = spec;
+      window.ui = SwaggerUIBundle(options);
+    })
+    .catch(function () {
+      options.url = url; // let Swagger UI fetch it and show its own error
+      window.ui = SwaggerUIBundle(options);
+    });
 })();
