@@ -36,6 +36,7 @@ type app struct {
 	bookings *booking.Service
 	esim     *esim.Service
 	server   *httpapi.Server
+	login    *employeeLogin
 }
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
@@ -83,6 +84,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, err
 	}
 	clients := oauth.NewClientAuthenticator(a.db, a.hasher)
+	if a.login, err = newEmployeeLogin(cfg, a.box, a.db, a.keys, log); err != nil {
+		return nil, fmt.Errorf("employee login: %w", err)
+	}
+	devIdPPattern, devIdP := a.login.devIdPRoute()
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Store:         a.db,
 		Tokens:        a.verifier,
@@ -92,7 +97,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Secrets:       a.hasher,
 		Limits:        limits,
 		Sandbox:       cfg.Env == config.EnvSandbox,
-		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer)),
+		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant),
+		EmployeeLogin: a.login.handler,
+		DevIdP:        devIdP,
+		DevIdPPattern: devIdPPattern,
 		JWKS:          a.keys.JWKSHandler(),
 		Discovery:     oauth.DiscoveryHandler(cfg.PublicURL),
 		OpenAPIYAML:   api.OpenAPIYAML,
@@ -112,6 +120,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 func (a *app) background(ctx context.Context) {
 	go a.keys.Maintain(ctx, 30*time.Second, a.log)
 	go a.server.Run(ctx)
+	go a.login.background(ctx)
 	go func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) }()
 	go every(ctx, 30*time.Second, func(ctx context.Context) {
 		if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {

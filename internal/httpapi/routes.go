@@ -23,6 +23,14 @@ func (s *Server) routes() {
 	s.route("GET /.well-known/jwks.json", s.deps.JWKS)
 	s.route("GET /.well-known/openid-configuration", s.deps.Discovery)
 	s.route("GET /.well-known/oauth-authorization-server", s.deps.Discovery)
+	if s.deps.EmployeeLogin != nil {
+		s.route("GET /api/v1/auth/idp/login", s.handle(s.deps.EmployeeLogin.Login))
+		s.route("GET /api/v1/auth/idp/callback", s.handle(s.deps.EmployeeLogin.Callback))
+	}
+	if s.deps.DevIdP != nil {
+		// A subtree of its own, outside the route list: it is not part of the API.
+		s.mux.Handle(s.deps.DevIdPPattern, s.deps.DevIdP)
+	}
 
 	// Catalog: bearer token only, on both listeners.
 	s.route("GET /v2/catalog/lounges", s.handle(s.authenticate(skygate.ScopeCatalogLoungesRead, s.catalogList(catalog.KindLounge))))

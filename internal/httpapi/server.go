@@ -40,10 +40,24 @@ type Deps struct {
 	ClientCerts ClientCertConfig
 	// Limits are the request rate limits.
 	Limits RateLimits
+	// EmployeeLogin serves GET /api/v1/auth/idp/login and …/callback; nil leaves
+	// them unregistered.
+	EmployeeLogin EmployeeLogin
+	// DevIdP is the built-in development identity provider, served at DevIdPPattern
+	// ("/dev/idp/"); nil in production and with an external provider.
+	DevIdP        http.Handler
+	DevIdPPattern string
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger
 	Now   skygate.Clock
+}
+
+// EmployeeLogin is employee login (internal/login.Handler): both methods write their
+// redirects and return errors for writeError.
+type EmployeeLogin interface {
+	Login(w http.ResponseWriter, r *http.Request) error
+	Callback(w http.ResponseWriter, r *http.Request) error
 }
 
 // Server is the http.Handler of both listeners. Routes that need a client certificate
