@@ -14,10 +14,12 @@ export default defineConfig({
     reportCompressedSize: false,
   },
   server: {
-    // `npm run dev` proxies the API to a local `skygate serve`.
-    proxy: {
-      '/api': process.env.SKYGATE_URL ?? 'http://127.0.0.1:8080',
-      '/oauth': process.env.SKYGATE_URL ?? 'http://127.0.0.1:8080',
-    },
+    // `npm run dev`: the console with hot reload, everything else proxied to a local
+    // `skygate serve` started with SKYGATE_PUBLIC_URL=http://localhost:5173 (see README.md).
+    port: 5173,
+    strictPort: true,
+    proxy: Object.fromEntries(
+      ['/api', '/oauth', '/dev', '/docs', '/openapi.json', '/.well-known'].map((p) => [p, 'http://127.0.0.1:8080']),
+    ),
   },
 });
