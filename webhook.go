@@ -102,7 +102,7 @@ type WebhookJob struct {
 	Body         []byte
 }
 
-// WebhookOutcome is the result of one attempt, written by CompleteWebhookDelivery.
+// WebhookOutcome is the result of one attempt, written by CompleteWebhookDeliveries.
 // Status is the delivery's new status: succeeded, pending (retry at NextAttemptAt) or
 // failed. Disable turns the subscription inactive (410 Gone). On a failure the store
 // records the first failure time and turns the subscription inactive when it has
@@ -172,9 +172,12 @@ type WebhookStore interface {
 	// in this or another replica never claim one delivery twice within a lease: on
 	// PostgreSQL the claim locks rows and skips those others hold.
 	ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*WebhookJob, error)
-	// CompleteWebhookDelivery records an attempt and its outcome in one transaction.
-	// The attempt is always logged; the delivery and subscription are updated only if
-	// the delivery is still pending with this attempt's number (another dispatcher
-	// has not taken it over since). A delivery deleted meanwhile is ignored.
-	CompleteWebhookDelivery(ctx context.Context, o *WebhookOutcome) error
+	// CompleteWebhookDeliveries records attempts and their outcomes, all in one
+	// transaction (a dispatcher batches the outcomes of its workers, so that one commit
+	// serves many deliveries). Each attempt is always logged; its delivery and
+	// subscription are updated only if the delivery is still pending with that
+	// attempt's number and its lease (another dispatcher has not taken it over, and no
+	// manual retry intervened). An outcome whose delivery was deleted meanwhile is
+	// ignored. Outcomes of one subscription apply in the order of their attempt times.
+	CompleteWebhookDeliveries(ctx context.Context, outcomes []*WebhookOutcome) error
 }

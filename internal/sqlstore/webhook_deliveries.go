@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -53,9 +55,8 @@ var (
 	qLease       = newStmt(`UPDATE webhook_deliveries SET attempts = attempts + 1,
 		next_attempt_at = ?, leased_until = ?, updated_at = ? WHERE id = ?`)
 
-	// Taken first when completing, before any delivery row lock, so that a concurrent
-	// delete of the subscription (which locks it, then the deliveries) waits for the
-	// completion or makes it find the delivery gone, instead of deadlocking with it.
+	// Taken first when completing, before any delivery row lock (see
+	// CompleteWebhookDeliveries).
 	qLockWebhookKey = newStmt(`SELECT id FROM webhook_subscriptions WHERE id = ? FOR KEY SHARE`)
 	qInsertAttempt  = newStmt(`INSERT INTO webhook_attempts (` + attemptColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id, attempt) DO NOTHING`)
@@ -297,64 +298,116 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 	return jobs, nil
 }
 
-// errDeliveryGone stops CompleteWebhookDelivery when the delivery was deleted with its
-// subscription while its attempt was in flight.
-var errDeliveryGone = errors.New("webhook delivery deleted")
-
-// CompleteWebhookDelivery implements skygate.WebhookStore.
-func (s *Store) CompleteWebhookDelivery(ctx context.Context, o *skygate.WebhookOutcome) error {
-	a := o.Attempt
-	at := utc(a.At)
-	var next any
-	if o.Status == skygate.WebhookPending {
-		next = s.time(o.NextAttemptAt)
+// CompleteWebhookDeliveries implements skygate.WebhookStore. Locks are taken in one
+// global order so that concurrent completions (several replicas) and deletes of a
+// subscription cannot deadlock: first a key-share lock on every subscription involved,
+// by id, which a concurrent delete waits for or wins (its outcomes are then skipped);
+// then the delivery rows, by id; then the subscription rows for the failure
+// bookkeeping, by id.
+func (s *Store) CompleteWebhookDeliveries(ctx context.Context, outcomes []*skygate.WebhookOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
 	}
+	byDelivery := slices.Clone(outcomes)
+	slices.SortFunc(byDelivery, func(a, b *skygate.WebhookOutcome) int {
+		return cmp.Or(cmp.Compare(a.DeliveryID, b.DeliveryID), cmp.Compare(a.Attempt.Attempt, b.Attempt.Attempt))
+	})
+	subs := make([]string, 0, len(outcomes))
+	for _, o := range outcomes {
+		subs = append(subs, o.SubscriptionID)
+	}
+	slices.Sort(subs)
+	subs = slices.Compact(subs)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if s.concurrentWriters() {
-			var id string
-			err := tx.QueryRowContext(ctx, s.q(qLockWebhookKey), o.SubscriptionID).Scan(&id)
+		live := make(map[string]bool, len(subs))
+		for _, id := range subs {
+			live[id] = true
+			if !s.concurrentWriters() {
+				continue // the single writer excludes deletes; a missing row shows below
+			}
+			err := tx.QueryRowContext(ctx, s.q(qLockWebhookKey), id).Scan(&id)
 			if errors.Is(err, sql.ErrNoRows) {
-				return errDeliveryGone
+				live[id] = false
+				continue
 			}
 			if err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, s.q(qInsertAttempt),
-			o.DeliveryID, a.Attempt, s.time(at), a.StatusCode, a.LatencyMS, a.Error)
-		if err != nil {
-			if s.d.Classify(err) == ForeignKeyViolation {
-				return errDeliveryGone
+		var applied []*skygate.WebhookOutcome
+		for _, o := range byDelivery {
+			if !live[o.SubscriptionID] {
+				continue
 			}
-			return err
+			ok, err := s.completeDelivery(ctx, tx, o)
+			if err != nil {
+				return err
+			}
+			if ok {
+				applied = append(applied, o)
+			}
 		}
-		res, err := tx.ExecContext(ctx, s.q(qCompleteDelivery),
-			string(o.Status), next, a.StatusCode, a.Error, s.time(at), o.DeliveryID, a.Attempt)
-		if err != nil {
-			return err
+		slices.SortStableFunc(applied, func(a, b *skygate.WebhookOutcome) int {
+			return cmp.Or(cmp.Compare(a.SubscriptionID, b.SubscriptionID), a.Attempt.At.Compare(b.Attempt.At))
+		})
+		for _, o := range applied {
+			if err := s.recordHealth(ctx, tx, o); err != nil {
+				return err
+			}
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // another attempt owns the delivery now; the log is enough
-		}
-		if o.Status == skygate.WebhookSucceeded {
-			_, err := tx.ExecContext(ctx, s.q(qWebhookHealthy), o.SubscriptionID)
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(qWebhookFailing), s.time(at), o.SubscriptionID); err != nil {
-			return err
-		}
-		switch {
-		case o.Disable:
-			_, err = tx.ExecContext(ctx, s.q(qDisableWebhook), s.time(at), o.SubscriptionID)
-		case !o.FailingCutoff.IsZero():
-			_, err = tx.ExecContext(ctx, s.q(qDisableFailingWebhook), s.time(at), o.SubscriptionID, s.time(o.FailingCutoff))
-		}
-		return err
-	})
-	if errors.Is(err, errDeliveryGone) {
 		return nil
+	})
+	return s.interpret(outcome{op: "complete webhook deliveries"}, err)
+}
+
+// completeDelivery logs o's attempt and, if the attempt still holds the delivery,
+// writes the delivery's new state; ok reports the latter. A delivery that no longer
+// exists (SQLite reports the broken reference; the statement fails alone and the
+// transaction goes on) is skipped.
+func (s *Store) completeDelivery(ctx context.Context, tx *sql.Tx, o *skygate.WebhookOutcome) (ok bool, err error) {
+	a := o.Attempt
+	at := utc(a.At)
+	_, err = tx.ExecContext(ctx, s.q(qInsertAttempt),
+		o.DeliveryID, a.Attempt, s.time(at), a.StatusCode, a.LatencyMS, a.Error)
+	if err != nil {
+		if s.d.Classify(err) == ForeignKeyViolation && !s.concurrentWriters() {
+			return false, nil
+		}
+		return false, err
 	}
-	return s.interpret(outcome{op: "complete webhook delivery"}, err)
+	var next any
+	if o.Status == skygate.WebhookPending {
+		next = s.time(o.NextAttemptAt)
+	}
+	res, err := tx.ExecContext(ctx, s.q(qCompleteDelivery),
+		string(o.Status), next, a.StatusCode, a.Error, s.time(at), o.DeliveryID, a.Attempt)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// recordHealth applies an attempt's outcome to its subscription: a success clears the
+// failure time; a failure sets it if unset and turns the subscription inactive on
+// Disable (410) or when it has been failing since FailingCutoff or earlier.
+func (s *Store) recordHealth(ctx context.Context, tx *sql.Tx, o *skygate.WebhookOutcome) error {
+	at := s.time(o.Attempt.At)
+	if o.Status == skygate.WebhookSucceeded {
+		_, err := tx.ExecContext(ctx, s.q(qWebhookHealthy), o.SubscriptionID)
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(qWebhookFailing), at, o.SubscriptionID); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case o.Disable:
+		_, err = tx.ExecContext(ctx, s.q(qDisableWebhook), at, o.SubscriptionID)
+	case !o.FailingCutoff.IsZero():
+		_, err = tx.ExecContext(ctx, s.q(qDisableFailingWebhook), at, o.SubscriptionID, s.time(o.FailingCutoff))
+	}
+	return err
 }
 
 // keepDomain returns err itself when it carries a domain error (from the store's own

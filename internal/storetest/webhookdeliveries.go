@@ -218,6 +218,66 @@ func testDeliveryCompleteAfterDelete(t *testing.T, s skygate.Store) {
 	MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, At(time.Second))
 }
 
+// testDeliveryCompleteBatch writes the outcomes of several subscriptions in one call,
+// out of order and with one subscription deleted meanwhile: each subscription's
+// outcomes apply in attempt-time order and the deleted one's are skipped.
+func testDeliveryCompleteBatch(t *testing.T, s skygate.Store) {
+	type sub struct {
+		acc string
+		w   *skygate.WebhookSubscription
+	}
+	var subs []sub
+	for range 4 {
+		acc := MustCreateAccount(t, s).ID
+		w := MustCreateWebhook(t, s, acc)
+		MustTestDelivery(t, s, acc, w.ID, At(0))
+		MustTestDelivery(t, s, acc, w.ID, At(time.Microsecond))
+		subs = append(subs, sub{acc, w})
+	}
+	jobs := map[string][]*skygate.WebhookJob{}
+	for _, j := range MustClaim(t, s, At(time.Second), At(time.Second).Add(lease), 100) {
+		jobs[j.Delivery.SubscriptionID] = append(jobs[j.Delivery.SubscriptionID], j)
+	}
+	t1, t2 := At(2*time.Second), At(3*time.Second)
+	outcome := func(j *skygate.WebhookJob, status skygate.WebhookDeliveryStatus, at time.Time, disable bool) *skygate.WebhookOutcome {
+		o := &skygate.WebhookOutcome{
+			DeliveryID: j.Delivery.ID, SubscriptionID: j.Delivery.SubscriptionID, Status: status,
+			Attempt:       skygate.WebhookAttempt{Attempt: j.Delivery.AttemptCount, At: at, StatusCode: 500, Error: "HTTP 500"},
+			NextAttemptAt: at.Add(time.Hour), Disable: disable, FailingCutoff: at.Add(-72 * time.Hour),
+		}
+		if status == skygate.WebhookSucceeded {
+			o.Attempt.StatusCode, o.Attempt.Error = 200, ""
+		}
+		return o
+	}
+	healed, failing, gone, deleted := jobs[subs[0].w.ID], jobs[subs[1].w.ID], jobs[subs[2].w.ID], jobs[subs[3].w.ID]
+	batch := []*skygate.WebhookOutcome{
+		outcome(healed[1], skygate.WebhookSucceeded, t2, false), // failure, then success
+		outcome(failing[0], skygate.WebhookSucceeded, t1, false),
+		outcome(deleted[0], skygate.WebhookSucceeded, t1, false),
+		outcome(healed[0], skygate.WebhookPending, t1, false),
+		outcome(gone[0], skygate.WebhookFailed, t1, true),
+		outcome(failing[1], skygate.WebhookPending, t2, false), // success, then failure
+		outcome(deleted[1], skygate.WebhookPending, t1, false),
+	}
+	MustNoError(t, s.DeleteWebhook(t.Context(), subs[3].acc, subs[3].w.ID), "DeleteWebhook")
+	MustNoError(t, s.CompleteWebhookDeliveries(t.Context(), batch), "CompleteWebhookDeliveries")
+
+	wantEqual(t, "healed: failing since", MustWebhook(t, s, subs[0].acc, subs[0].w.ID).FailingSince, (*time.Time)(nil))
+	wantEqual(t, "failing: failing since", MustWebhook(t, s, subs[1].acc, subs[1].w.ID).FailingSince, ptr(Stored(t2)))
+	wantEqual(t, "gone: active", MustWebhook(t, s, subs[2].acc, subs[2].w.ID).Active, false)
+	for _, o := range batch[:2] {
+		acc := subs[0].acc
+		if o.SubscriptionID == subs[1].w.ID {
+			acc = subs[1].acc
+		}
+		d := MustDelivery(t, s, acc, o.SubscriptionID, o.DeliveryID)
+		wantEqual(t, "status", d.Status, skygate.WebhookSucceeded)
+		wantEqual(t, "attempts", len(d.Attempts), 1)
+	}
+	MustNoError(t, s.CompleteWebhookDeliveries(t.Context(), nil), "CompleteWebhookDeliveries of nothing")
+}
+
 // testDeliveryConcurrentClaims lets several claimers drain the due deliveries at one
 // instant: every delivery is claimed exactly once.
 func testDeliveryConcurrentClaims(t *testing.T, s skygate.Store) {

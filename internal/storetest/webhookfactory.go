@@ -97,7 +97,7 @@ func MustComplete(tb testing.TB, s skygate.Store, j *skygate.WebhookJob, status 
 	for _, opt := range opts {
 		opt(o)
 	}
-	MustNoError(tb, s.CompleteWebhookDelivery(tb.Context(), o), "CompleteWebhookDelivery")
+	MustNoError(tb, s.CompleteWebhookDeliveries(tb.Context(), []*skygate.WebhookOutcome{o}), "CompleteWebhookDeliveries")
 	return o
 }
 

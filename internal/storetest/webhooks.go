@@ -27,6 +27,7 @@ var webhookTests = []test{
 	{"Retry", testDeliveryRetry},
 	{"ListDeliveries", testDeliveryList},
 	{"CompleteAfterDelete", testDeliveryCompleteAfterDelete},
+	{"CompleteBatch", testDeliveryCompleteBatch},
 	{"ConcurrentClaims", testDeliveryConcurrentClaims},
 }
 

@@ -22,7 +22,7 @@ const (
 	DefaultBatchSize    = 32
 	DefaultLease        = 30 * time.Second
 	DefaultPollInterval = time.Second
-	// completeTimeout bounds the write of an attempt's outcome, which runs even while
+	// completeTimeout bounds the write of a batch of outcomes, which runs even while
 	// the dispatcher shuts down.
 	completeTimeout = 10 * time.Second
 )
@@ -158,19 +158,32 @@ func (d *Dispatcher) Stats() Stats {
 }
 
 // Run sends due deliveries until ctx ends, keeping up to Workers requests in flight:
-// it claims as many deliveries as it has free workers, and looks again when a worker
-// frees up, on Notify, and every PollInterval. When ctx ends it stops claiming, lets
-// the requests in flight finish (each is bounded by the client's timeout) and records
-// their outcomes before it returns nil.
+// it claims deliveries for its free workers (once a quarter of them are free, so that
+// claims come in batches under load), and looks again when workers free up, on
+// Notify, and every PollInterval. Outcomes are written in batches by one recorder, so
+// that a commit serves many deliveries. When ctx ends Run stops claiming, lets the
+// requests in flight finish (each is bounded by the client's timeout), records their
+// outcomes and returns nil.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	ticker := time.NewTicker(d.c.PollInterval)
 	defer ticker.Stop()
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	outcomes := make(chan *skygate.WebhookOutcome, d.c.Workers)
+	var recorder sync.WaitGroup
+	recorder.Go(func() { d.record(ctx, outcomes) })
+	var workers sync.WaitGroup
+	defer func() {
+		workers.Wait()
+		close(outcomes)
+		recorder.Wait()
+	}()
 	slots := make(chan struct{}, d.c.Workers)
+	threshold := max(1, d.c.Workers/4)
 	for {
 		free := cap(slots) - len(slots)
-		want := min(free, d.c.BatchSize)
+		want := 0
+		if free >= threshold || free == cap(slots) {
+			want = min(free, d.c.BatchSize)
+		}
 		claimed := 0
 		if want > 0 {
 			jobs, err := d.claim(ctx, want)
@@ -179,9 +192,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			}
 			for _, j := range jobs {
 				slots <- struct{}{}
-				wg.Go(func() {
-					defer func() { <-slots; signal(d.freed) }()
-					d.deliver(ctx, j)
+				workers.Go(func() {
+					outcomes <- d.attempt(ctx, j) // a slow recorder holds the worker: backpressure
+					<-slots
+					signal(d.freed)
 				})
 			}
 			claimed = len(jobs)
@@ -189,10 +203,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		// Saturated: every worker was busy, or the claim took all it asked for, so
-		// more may be due. Claim again as soon as a worker is free.
+		// Saturated: too few workers were free, or the claim took all it asked for, so
+		// more may be due. Claim again as soon as enough workers are free.
 		saturated := want == 0 || claimed == want
-		if saturated && cap(slots)-len(slots) > 0 {
+		if saturated && claimed > 0 && cap(slots)-len(slots) >= threshold {
 			continue
 		}
 		var freed <-chan struct{}
@@ -210,23 +224,25 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // RunOnce claims one batch of due deliveries, sends them with at most Workers in
-// flight, records every outcome and returns how many it sent. Tests and benchmarks
-// drive the dispatcher with it; Run is the production loop.
+// flight, records every outcome in one transaction and returns how many it sent.
+// Tests and benchmarks drive the dispatcher with it; Run is the production loop.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	jobs, err := d.claim(ctx, d.c.BatchSize)
 	if err != nil {
 		return 0, err
 	}
+	outcomes := make([]*skygate.WebhookOutcome, len(jobs))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, d.c.Workers)
-	for _, j := range jobs {
+	for i, j := range jobs {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			d.deliver(ctx, j)
+			outcomes[i] = d.attempt(ctx, j)
 		})
 	}
 	wg.Wait()
+	d.complete(ctx, outcomes)
 	return len(jobs), nil
 }
 
@@ -235,20 +251,61 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, e
 	now := d.now()
 	jobs, err := d.c.Store.ClaimWebhookDeliveries(ctx, now, now.Add(d.c.Lease), n)
 	if err != nil {
-		d.counts.errors.Add(1)
+		if ctx.Err() == nil { // a claim cut short by shutdown is no store error
+			d.counts.errors.Add(1)
+		}
 		return nil, err
 	}
 	d.counts.claimed.Add(uint64(len(jobs)))
 	return jobs, nil
 }
 
-// deliver makes one attempt of a claimed delivery and records its outcome. The
-// request and the record are not cut short by ctx: a shutdown waits for them.
-func (d *Dispatcher) deliver(ctx context.Context, j *skygate.WebhookJob) {
+// maxRecordBatch bounds the outcomes written in one transaction.
+const maxRecordBatch = 128
+
+// record writes the outcomes that arrive on in, batching those that queued up while
+// the previous batch was written, until in is closed.
+func (d *Dispatcher) record(ctx context.Context, in <-chan *skygate.WebhookOutcome) {
+	batch := make([]*skygate.WebhookOutcome, 0, maxRecordBatch)
+	for o := range in {
+		batch = append(batch[:0], o)
+	more:
+		for len(batch) < maxRecordBatch {
+			select {
+			case o, ok := <-in:
+				if !ok {
+					break more
+				}
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		d.complete(ctx, batch)
+	}
+}
+
+// complete writes outcomes, even while the dispatcher shuts down. If the write fails
+// the leases end and other attempts follow: at-least-once holds.
+func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOutcome) {
+	if len(outcomes) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeTimeout)
+	defer cancel()
+	if err := d.c.Store.CompleteWebhookDeliveries(ctx, outcomes); err != nil {
+		d.counts.errors.Add(1)
+		d.log.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
+	}
+}
+
+// attempt sends the request of a claimed delivery and decides the outcome. The request
+// is not cut short by ctx: a shutdown waits for it.
+func (d *Dispatcher) attempt(ctx context.Context, j *skygate.WebhookJob) *skygate.WebhookOutcome {
 	ctx = context.WithoutCancel(ctx)
 	d.counts.inFlight.Add(1)
 	defer d.counts.inFlight.Add(-1)
-	o := d.attempt(ctx, j)
+	o := d.send(ctx, j)
 	switch o.Status {
 	case skygate.WebhookSucceeded:
 		d.counts.succeeded.Add(1)
@@ -260,18 +317,11 @@ func (d *Dispatcher) deliver(ctx context.Context, j *skygate.WebhookJob) {
 	if o.Disable {
 		d.counts.disabled.Add(1)
 	}
-	cctx, cancel := context.WithTimeout(ctx, completeTimeout)
-	defer cancel()
-	if err := d.c.Store.CompleteWebhookDelivery(cctx, o); err != nil {
-		// The lease ends and another attempt follows: at-least-once holds.
-		d.counts.errors.Add(1)
-		d.log.ErrorContext(ctx, "webhook: record delivery outcome", "error", err,
-			"delivery_id", j.Delivery.ID, "attempt", o.Attempt.Attempt)
-	}
+	return o
 }
 
-// attempt sends the request and decides the outcome.
-func (d *Dispatcher) attempt(ctx context.Context, j *skygate.WebhookJob) *skygate.WebhookOutcome {
+// send makes the request and decides the outcome.
+func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.WebhookOutcome {
 	del, sub := j.Delivery, j.Subscription
 	at := d.now()
 	o := &skygate.WebhookOutcome{

@@ -95,6 +95,13 @@ func (rc *receiver) requests() []request {
 	return append([]request(nil), rc.reqs...)
 }
 
+// distinct returns how many distinct webhook-ids were received.
+func (rc *receiver) distinct() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.byID)
+}
+
 // ids returns the distinct webhook-ids received (the receiver's dedupe set).
 func (rc *receiver) ids() map[string]int {
 	rc.mu.Lock()

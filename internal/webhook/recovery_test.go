@@ -18,7 +18,7 @@ import (
 // before recording its outcome.
 type crashingStore struct{ skygate.WebhookStore }
 
-func (crashingStore) CompleteWebhookDelivery(context.Context, *skygate.WebhookOutcome) error {
+func (crashingStore) CompleteWebhookDeliveries(context.Context, []*skygate.WebhookOutcome) error {
 	return errors.New("the process died")
 }
 

@@ -40,7 +40,7 @@ CREATE TABLE webhook_deliveries (
 ) STRICT;
 
 -- The dispatcher's claim: pending deliveries by due time.
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
 -- A subscription's deliveries, newest first.
 CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id, created_at, id);
 
