@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// httpLoad is one HTTP workload: what to send and what a success looks like.
+type httpLoad struct {
+	// targeter returns a fresh target source for each phase.
+	targeter func() vegeta.Targeter
+	tls      *tls.Config
+	want     int
+}
+
+// staticLoad sends the same request every time.
+func staticLoad(t vegeta.Target, want int, tc *tls.Config) httpLoad {
+	return httpLoad{targeter: func() vegeta.Targeter { return vegeta.NewStaticTargeter(t) }, want: want, tls: tc}
+}
+
+// phase is the outcome of one attack.
+type phase struct {
+	Rate       int            `json:"rate,omitempty"` // requests per second asked; 0 for the closed loop
+	Workers    int            `json:"workers,omitempty"`
+	Requests   int64          `json:"requests"`
+	OK         int64          `json:"ok"`
+	Seconds    float64        `json:"seconds"`
+	RPS        float64        `json:"rps"` // successful requests per second
+	ServerCPU  float64        `json:"server_cpu_seconds"`
+	CPUPerReq  float64        `json:"server_cpu_us_per_request"`
+	ServerUtil float64        `json:"server_cpu_utilization"` // of one core
+	ClientUtil float64        `json:"client_cpu_utilization"`
+	P50        float64        `json:"p50_ms"`
+	P90        float64        `json:"p90_ms"`
+	P99        float64        `json:"p99_ms"`
+	Max        float64        `json:"max_ms"`
+	Statuses   map[string]int `json:"statuses"`
+	Errors     []string       `json:"errors,omitempty"`
+}
+
+// errorRate is the share of requests that did not get the expected status.
+func (p phase) errorRate() float64 {
+	if p.Requests == 0 {
+		return 1
+	}
+	return 1 - float64(p.OK)/float64(p.Requests)
+}
+
+// openLoopMaxWorkers bounds the connections of the fixed-rate phase.
+const openLoopMaxWorkers = 1024
+
+// attack runs l against the server process for d: a closed loop of workers
+// connections when rate is 0, else an open loop at rate requests per second (more
+// connections are opened when responses are slow, so latency is not hidden by a
+// waiting client).
+func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d time.Duration) (phase, error) {
+	// A closed loop keeps exactly workers connections busy. An open loop starts with
+	// workers and adds workers (each with its own connection) whenever all are busy, so
+	// a slow server shows as latency rather than as a client that waits; the idle pool
+	// must hold them all, or every extra request would dial and close a connection.
+	maxWorkers := workers
+	if rate > 0 {
+		maxWorkers = max(workers, openLoopMaxWorkers)
+	}
+	opts := []func(*vegeta.Attacker){
+		vegeta.Workers(uint64(workers)),
+		vegeta.MaxWorkers(uint64(maxWorkers)),
+		vegeta.Connections(maxWorkers),
+		vegeta.KeepAlive(true),
+		vegeta.HTTP2(false),
+		vegeta.Timeout(10 * time.Second),
+		vegeta.MaxBody(0), // read and discard: the figures are about the server
+	}
+	if l.tls != nil {
+		opts = append(opts, vegeta.TLSConfig(l.tls))
+	}
+	atk := vegeta.NewAttacker(opts...)
+	stop := context.AfterFunc(ctx, func() { atk.Stop() })
+	defer stop()
+
+	ph := phase{Rate: rate, Workers: workers, Statuses: map[string]int{}}
+	cpu0, err := procCPU(p.pid())
+	if err != nil {
+		return ph, err
+	}
+	self0, start := selfCPU(), time.Now()
+	latencies := make([]time.Duration, 0, 1<<16)
+	errs := map[string]int{}
+	for res := range atk.Attack(l.targeter(), vegeta.Rate{Freq: rate, Per: time.Second}, d, "") {
+		ph.Requests++
+		ph.Statuses[strconv.Itoa(int(res.Code))]++
+		if int(res.Code) == l.want {
+			ph.OK++
+			latencies = append(latencies, res.Latency)
+		} else if res.Error != "" {
+			errs[res.Error]++
+		}
+	}
+	wall := time.Since(start)
+	cpu1, err := procCPU(p.pid())
+	if err != nil {
+		return ph, err
+	}
+	if ctx.Err() != nil {
+		return ph, ctx.Err()
+	}
+	ph.Seconds = wall.Seconds()
+	ph.ServerCPU = (cpu1 - cpu0).Seconds()
+	ph.ServerUtil = ph.ServerCPU / ph.Seconds
+	ph.ClientUtil = (selfCPU() - self0).Seconds() / ph.Seconds
+	ph.RPS = float64(ph.OK) / ph.Seconds
+	if ph.OK > 0 {
+		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
+	}
+	slices.Sort(latencies)
+	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
+	if n := len(latencies); n > 0 {
+		ph.Max = ms(latencies[n-1])
+	}
+	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b] - errs[a] })
+	for _, k := range keys[:min(3, len(keys))] {
+		ph.Errors = append(ph.Errors, fmt.Sprintf("%d× %s", errs[k], k))
+	}
+	return ph, nil
+}
+
+// measured is an HTTP scenario's two phases.
+type measured struct {
+	Max     phase `json:"max"`
+	Latency phase `json:"latency"`
+}
+
+// measure finds the maximum throughput with a closed loop, then measures latency at
+// opts.load of it.
+func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad) (measured, error) {
+	var m measured
+	if h.opts.warmup > 0 {
+		if _, err := h.attack(ctx, p, l, 0, h.opts.workers, h.opts.warmup); err != nil {
+			return m, err
+		}
+	}
+	var err error
+	if m.Max, err = h.attack(ctx, p, l, 0, h.opts.workers, h.opts.duration); err != nil {
+		return m, err
+	}
+	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  status %v", name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, m.Max.Statuses)
+	rate := int(math.Round(h.opts.load * m.Max.RPS))
+	if rate < 1 || h.opts.latencyDur == 0 {
+		return m, nil
+	}
+	if m.Latency, err = h.attack(ctx, p, l, rate, h.opts.workers, h.opts.latencyDur); err != nil {
+		return m, err
+	}
+	h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms  status %v", name, rate, m.Latency.P50, m.Latency.P99, m.Latency.Statuses)
+	return m, nil
+}
+
+func quantileMS(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return ms(sorted[max(0, min(i, len(sorted)-1))])
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/skygate/skygate/internal/esim"
+)
+
+// The eSIM and webhook scenarios measure routes that are being built. Each first asks
+// the router whether its route exists and is skipped, with the reason, when it does
+// not; the rest is written against the contract so that it runs once they land.
+
+const (
+	esimOrdersPath = "/v2/b2b/esim/orders"
+	webhooksPath   = "/api/v1/b2b/webhooks"
+)
+
+// esimOrder orders one eSIM per request with a fresh Idempotency-Key, as the demo
+// account (the development server gives it packages, a profile pool and a balance).
+func (h *harness) esimOrder(ctx context.Context, s *server, label string) (row, error) {
+	r := row{Scenario: scESIMOrder, Engine: s.engine}
+	if missing, err := s.routeMissing(ctx, http.MethodPost, esimOrdersPath); err != nil || missing {
+		r.Skipped = "POST " + esimOrdersPath + " is not routed yet (internal/httpapi/routes.go)"
+		return r, err
+	}
+	var demo struct {
+		credentials
+		Msg string `json:"msg"`
+	}
+	if !logLine(s.logPath, "demo account ready (development only)", &demo) {
+		r.Skipped = "the demo account's credentials are logged at info only: run with -server-log-level info"
+		return r, nil
+	}
+	pkgs := esim.DemoPackages(demo.AccountID)
+	if len(pkgs) == 0 {
+		r.Skipped = "esim.DemoPackages returned no package"
+		return r, nil
+	}
+	tok, err := s.getToken(ctx, demo.credentials)
+	if err != nil {
+		return r, err
+	}
+	body := []byte(fmt.Sprintf(`{"package_id":%q,"quantity":1}`, pkgs[0].ID))
+	orderer := &server{proc: s.proc, engine: s.engine, token: tok}
+	// Try the plain listener; move to mTLS if the route asks for a client certificate.
+	base, cli := s.http, s.plain
+	var tc *tls.Config
+	for attempt := 0; attempt < 2; attempt++ {
+		t := vegeta.Target{Method: http.MethodPost, URL: base + esimOrdersPath, Body: body, Header: http.Header{
+			"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"},
+			"Idempotency-Key": {fmt.Sprintf("bench-probe-%d", time.Now().UnixNano())},
+		}}
+		resp, rb, err := s.do(ctx, cli, t)
+		if err != nil {
+			return r, err
+		}
+		if resp.StatusCode == http.StatusUnauthorized && strings.Contains(string(rb), "ClientCertificate") && attempt == 0 {
+			base, tc, cli = s.mtls, s.mtlsTLS, s.mtlsCli
+			continue
+		}
+		if resp.StatusCode/100 != 2 {
+			return r, fmt.Errorf("eSIM order probe: %d %.300s", resp.StatusCode, rb)
+		}
+		m, err := h.measure(ctx, label, s.proc, orderer.idempotentLoad(base+esimOrdersPath, body, resp.StatusCode, tc))
+		r = httpRow(scESIMOrder, s.engine, m)
+		r.Note = "demo account; a depleted profile pool or balance shows as errors"
+		return r, err
+	}
+	return r, fmt.Errorf("eSIM order probe: no listener accepted the order")
+}
+
+// webhookDeliveries subscribes a local receiver, creates bookings for -duration (each
+// emits events), and counts the deliveries that reach the receiver until they stop.
+// The figure is deliveries per second from the first to the last; CPU per delivery
+// includes creating the bookings that caused them.
+func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string) (row, error) {
+	r := row{Scenario: scWebhooks, Engine: s.engine}
+	if missing, err := s.routeMissing(ctx, http.MethodPost, webhooksPath); err != nil || missing {
+		r.Skipped = "POST " + webhooksPath + " is not routed yet (internal/httpapi/routes.go)"
+		return r, err
+	}
+	rcv, err := newReceiver()
+	if err != nil {
+		return r, err
+	}
+	defer rcv.close()
+	var secret [24]byte
+	_, _ = rand.Read(secret[:])
+	sub, _ := json.Marshal(map[string]string{"url": rcv.url, "secret": "whsec_" + base64.StdEncoding.EncodeToString(secret[:])})
+	resp, body, err := s.do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodPost, URL: s.http + webhooksPath, Body: sub,
+		Header: http.Header{"Content-Type": {"application/json"}}}))
+	if err != nil {
+		return r, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return r, fmt.Errorf("subscribe: %d %.300s", resp.StatusCode, body)
+	}
+	l, err := s.bookingLoad(ctx)
+	if err != nil {
+		return r, err
+	}
+	cpu0, err := procCPU(s.pid())
+	if err != nil {
+		return r, err
+	}
+	load, err := h.attack(ctx, s.proc, l, 0, h.opts.workers, h.opts.duration)
+	if err != nil {
+		return r, err
+	}
+	// Drain: wait until no delivery arrived for 2 s (at most 60 s).
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		if last := rcv.last(); !last.IsZero() && time.Since(last) > 2*time.Second {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	cpu1, err := procCPU(s.pid())
+	if err != nil {
+		return r, err
+	}
+	n, first, last := rcv.stats()
+	r.Kind = "deliveries"
+	r.Note = fmt.Sprintf("%d bookings created, %d deliveries; CPU includes the bookings", load.OK, n)
+	if n > 1 && last.After(first) {
+		r.RPS = float64(n) / last.Sub(first).Seconds()
+		r.CPUPerReq = (cpu1 - cpu0).Seconds() / float64(n) * 1e6
+	}
+	h.logf("%-16s %8.0f deliveries/s  (%s)", label, r.RPS, r.Note)
+	return r, nil
+}
+
+// receiver is a local webhook endpoint that counts deliveries.
+type receiver struct {
+	srv   *http.Server
+	url   string
+	n     atomic.Int64
+	mu    sync.Mutex
+	first time.Time
+	at    time.Time
+}
+
+func newReceiver() (*receiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook"}
+	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		now := time.Now()
+		rc.mu.Lock()
+		if rc.first.IsZero() {
+			rc.first = now
+		}
+		rc.at = now
+		rc.mu.Unlock()
+		rc.n.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = rc.srv.Serve(ln) }()
+	return rc, nil
+}
+
+func (rc *receiver) last() time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.at
+}
+
+func (rc *receiver) stats() (int64, time.Time, time.Time) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.n.Load(), rc.first, rc.at
+}
+
+func (rc *receiver) close() { _ = rc.srv.Close() }

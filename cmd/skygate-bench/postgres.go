@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+// freshSchema creates an empty schema on the PostgreSQL server of dsn and returns a
+// DSN that selects it through search_path, and a function dropping it.
+func freshSchema(ctx context.Context, dsn string) (string, func(), error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "skygate_bench_" + hex.EncodeToString(b[:])
+	exec := func(ctx context.Context, q string) error {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.ExecContext(ctx, q)
+		return err
+	}
+	if err := exec(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
+		return "", nil, fmt.Errorf("create schema: %w", err)
+	}
+	drop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = exec(ctx, `DROP SCHEMA "`+schema+`" CASCADE`)
+	}
+	withPath, err := withSearchPath(dsn, schema)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	return withPath, drop, nil
+}
+
+// withSearchPath adds the search_path runtime parameter to a URL or key=value DSN.
+func withSearchPath(dsn, schema string) (string, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", fmt.Errorf("PostgreSQL DSN: %w", err)
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	return dsn + " search_path=" + schema, nil
+}

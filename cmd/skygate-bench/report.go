@@ -1,0 +1,208 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// row is one line of the table.
+type row struct {
+	Scenario string `json:"scenario"`
+	Engine   string `json:"engine,omitempty"`
+	// Kind is "http" (RPS is successful requests per second), "loop" (operations
+	// per second of a reference loop) or "deliveries".
+	Kind       string  `json:"kind,omitempty"`
+	RPS        float64 `json:"rps"`
+	ServerUtil float64 `json:"server_cpu_utilization"`
+	// CPUPerReq is server CPU time per successful request at maximum throughput, µs.
+	CPUPerReq float64 `json:"server_cpu_us_per_request"`
+	// P50 and P99 are latencies at LatencyRate (opts.load × RPS), ms.
+	P50         float64 `json:"p50_ms,omitempty"`
+	P99         float64 `json:"p99_ms,omitempty"`
+	LatencyRate int     `json:"latency_rate,omitempty"`
+	VsBaseline  float64 `json:"rps_vs_baseline,omitempty"`
+	// VsBaselineCPU is the baseline's CPU per request over this one's: the throughput
+	// ratio a server-bound run would show, whatever the load generator manages.
+	VsBaselineCPU float64   `json:"cpu_capacity_vs_baseline,omitempty"`
+	Checks        []check   `json:"checks,omitempty"`
+	Note          string    `json:"note,omitempty"`
+	Skipped       string    `json:"skipped,omitempty"`
+	Phases        *measured `json:"phases,omitempty"`
+}
+
+// check is one target of the issue, evaluated.
+type check struct {
+	Target string  `json:"target"`
+	Value  float64 `json:"value"`
+	Pass   bool    `json:"pass"`
+}
+
+func httpRow(name, engine string, m measured) row {
+	r := row{Scenario: name, Engine: engine, Kind: "http", RPS: m.Max.RPS, ServerUtil: m.Max.ServerUtil,
+		CPUPerReq: m.Max.CPUPerReq, P50: m.Latency.P50, P99: m.Latency.P99, LatencyRate: m.Latency.Rate, Phases: &m}
+	if e := m.Max.errorRate(); e > 0 {
+		r.Note = fmt.Sprintf("%.1f%% unexpected statuses %v %v", 100*e, m.Max.Statuses, m.Max.Errors)
+	}
+	return r
+}
+
+// report is the whole run.
+type report struct {
+	Machine machine `json:"machine"`
+	Rows    []row   `json:"rows"`
+}
+
+func (rep *report) add(r row) { rep.Rows = append(rep.Rows, r) }
+
+func (rep *report) find(scenario, engine string) *row {
+	for i := range rep.Rows {
+		if r := &rep.Rows[i]; r.Scenario == scenario && r.Engine == engine && r.Skipped == "" && r.RPS > 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// evaluate computes the ratios and checks the issue's targets.
+func (rep *report) evaluate() {
+	base := rep.find(scBaseline, "")
+	signHTTP := rep.find(scSignHTTP, "")
+	signLoop := rep.find(scSignLoop, "")
+	inserts := rep.find(scInsertLoop, engineSQLite)
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Skipped != "" || r.RPS == 0 {
+			continue
+		}
+		if base != nil && r.Kind == "http" {
+			r.VsBaseline = r.RPS / base.RPS
+			if r.CPUPerReq > 0 {
+				r.VsBaselineCPU = base.CPUPerReq / r.CPUPerReq
+			}
+		}
+		atLeast := func(target string, v, want float64) {
+			r.Checks = append(r.Checks, check{Target: target, Value: v, Pass: v >= want})
+		}
+		atMost := func(target string, v, want float64) {
+			r.Checks = append(r.Checks, check{Target: target, Value: v, Pass: v <= want})
+		}
+		switch r.Scenario {
+		case scToken:
+			atLeast("≥8000 tokens/s", r.RPS, 8000)
+			if signHTTP != nil {
+				atLeast("≥0.5× es256-http", r.RPS/signHTTP.RPS, 0.5)
+			}
+			if signLoop != nil {
+				r.Note = joinNote(r.Note, fmt.Sprintf("%.2f× the raw ES256 sign loop", r.RPS/signLoop.RPS))
+			}
+		case scCatalog200:
+			if base != nil {
+				atLeast("≥0.70× baseline", r.VsBaseline, 0.70)
+			}
+			atMost("≤25 µs CPU/req", r.CPUPerReq, 25)
+		case scCatalog304:
+			if base != nil {
+				atLeast("≥0.90× baseline", r.VsBaseline, 0.90)
+			}
+		case scBooking:
+			if r.Engine == engineSQLite && inserts != nil {
+				atLeast("≥0.8× insert-loop", r.RPS/inserts.RPS, 0.8)
+			}
+		}
+		if r.Kind == "http" && r.Engine != "" && r.LatencyRate > 0 {
+			atMost("p99<10 ms at load", r.P99, 10)
+		}
+		if r.Phases != nil {
+			atMost("≤1% errors", 100*r.Phases.Max.errorRate(), 1)
+		}
+	}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// writeTable prints the table of figures.
+func (rep *report) writeTable(w io.Writer) {
+	m := rep.Machine
+	fmt.Fprintf(w, "\n%d × %s, %s; load average %.2f before, %.2f after", m.CPUs, m.Model, m.GoVersion, m.LoadBefore, m.LoadAfter)
+	if m.Pinned {
+		fmt.Fprintf(w, "; server on CPU %s, load generator on CPU %s", m.ServerCPU, m.ClientCPUs)
+	} else {
+		fmt.Fprint(w, "; not pinned")
+	}
+	fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s; latency: open loop at %.0f%% of max; server log level %s\n\n",
+		m.Workers, m.Duration, 100*m.LatencyLoad, m.LogLevel)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tengine\trps\tsrv cpu\tµs cpu/req\tp50 ms\tp99 ms\t@rps\t×base\t×base cpu\ttargets")
+	for _, r := range rep.Rows {
+		engine := r.Engine
+		if engine == "" {
+			engine = "-"
+		}
+		if r.Skipped != "" {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\tskipped: %s\n", r.Scenario, engine, r.Skipped)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f%%\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, engine, r.RPS, 100*r.ServerUtil, r.CPUPerReq,
+			num(r.P50, "%.2f"), num(r.P99, "%.2f"), num(float64(r.LatencyRate), "%.0f"),
+			num(r.VsBaseline, "%.2f"), num(r.VsBaselineCPU, "%.2f"), checks(r.Checks))
+	}
+	tw.Flush()
+	var notes []string
+	for _, r := range rep.Rows {
+		if r.Note != "" && r.Skipped == "" {
+			notes = append(notes, fmt.Sprintf("  %s/%s: %s", r.Scenario, orDash(r.Engine), r.Note))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\nnotes:\n%s\n", strings.Join(notes, "\n"))
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func num(v float64, format string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func checks(cs []check) string {
+	var parts []string
+	for _, c := range cs {
+		verdict := "FAIL"
+		if c.Pass {
+			verdict = "pass"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%.3g)", verdict, c.Target, c.Value))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeJSON writes the report to path, or to stdout for "-".
+func (rep *report) writeJSON(path string, stdout io.Writer) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+const usage = `usage: skygate-bench [flags]            run the scenarios and print the table
+       skygate-bench baseline-server [-sign] bare net/http server (2 KB body, or an ES256 signer)
+       skygate-bench insert-loop -path FILE -duration D
+                                             plain SQLite single-insert loop, synchronous=FULL
+       skygate-bench sign-loop -duration D   ES256 signatures in a loop on one core
+
+The last three are the references the harness starts as pinned subprocesses of itself.
+PostgreSQL runs when SKYGATE_BENCH_DATABASE_URL or SKYGATE_TEST_DATABASE_URL is set.
+
+flags:
+`
+
+// options are the flags of a harness run.
+type options struct {
+	duration   time.Duration // closed-loop (maximum throughput) phase of each scenario
+	latencyDur time.Duration // fixed-rate phase at load × maximum
+	warmup     time.Duration
+	workers    int
+	load       float64
+	scenarios  []string
+	engines    []string
+	pin        bool
+	serverCPU  string
+	clientCPUs string
+	jsonPath   string
+	serverBin  string
+	buildPkg   string
+	workDir    string
+	keep       bool
+	logLevel   string
+	nice       int
+	esimPool   int
+	catalogURL string
+	pgDSN      string
+}
+
+// allScenarios are the scenario names in the order they run and print.
+var allScenarios = []string{
+	scBaseline, scSignLoop, scSignHTTP, scInsertLoop,
+	scToken, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
+}
+
+// run is the whole program; main only wires the process to it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 1 {
+		switch args[1] {
+		case "baseline-server":
+			return baselineServer(ctx, args[2:], stderr)
+		case "insert-loop":
+			return insertLoop(ctx, args[2:], stdout)
+		case "sign-loop":
+			return signLoop(ctx, args[2:], stdout)
+		case "help", "-h", "--help":
+			newFlags(stdout).fs.Usage()
+			return nil
+		}
+	}
+	f := newFlags(stderr)
+	if err := f.fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see -h)", f.fs.Arg(0))
+	}
+	opts, err := f.options(getenv)
+	if err != nil {
+		return err
+	}
+	h, err := newHarness(ctx, opts, stderr)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	rep, err := h.runAll(ctx)
+	if err != nil {
+		return err
+	}
+	rep.writeTable(stdout)
+	if opts.jsonPath != "" {
+		return rep.writeJSON(opts.jsonPath, stdout)
+	}
+	return nil
+}
+
+// flags holds the flag set and the raw values that need checking.
+type flags struct {
+	fs                 *flag.FlagSet
+	o                  options
+	scenarios, engines string
+}
+
+func newFlags(out io.Writer) *flags {
+	f := &flags{fs: flag.NewFlagSet("skygate-bench", flag.ContinueOnError)}
+	f.fs.SetOutput(out)
+	f.fs.Usage = func() { fmt.Fprint(out, usage); f.fs.PrintDefaults() }
+	o := &f.o
+	f.fs.DurationVar(&o.duration, "duration", 5*time.Second, "closed-loop phase (maximum throughput) of each scenario")
+	f.fs.DurationVar(&o.latencyDur, "latency-duration", 0, "fixed-rate phase at -load × maximum (default: -duration)")
+	f.fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load before each scenario")
+	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
+	f.fs.Float64Var(&o.load, "load", 0.7, "fraction of the maximum throughput for the latency phase")
+	f.fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated scenarios: "+strings.Join(allScenarios, ","))
+	f.fs.StringVar(&f.engines, "engines", "sqlite,postgres", "comma-separated storage engines (postgres needs a DSN)")
+	f.fs.BoolVar(&o.pin, "pin", true, "pin the server to -server-cpu and the load generator to -client-cpus (taskset)")
+	f.fs.StringVar(&o.serverCPU, "server-cpu", "0", "CPU list of the server and the reference subprocesses")
+	f.fs.StringVar(&o.clientCPUs, "client-cpus", "1", "CPU list of the load generator (this process)")
+	f.fs.StringVar(&o.jsonPath, "json", "", `also write the results as JSON to this file ("-" for stdout)`)
+	f.fs.StringVar(&o.serverBin, "server-bin", "", "a built skygate binary (default: go build "+defaultBuildPkg+")")
+	f.fs.StringVar(&o.buildPkg, "build", defaultBuildPkg, "package to build the server from")
+	f.fs.StringVar(&o.workDir, "work-dir", "", "parent of the temporary data directories (default: the system temp dir); it decides the disk SQLite writes to")
+	f.fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, databases)")
+	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
+	f.fs.IntVar(&o.esimPool, "esim-pool", 20000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
+	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
+	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
+	return f
+}
+
+const defaultBuildPkg = "github.com/skygate/skygate/cmd/skygate"
+
+func (f *flags) options(getenv func(string) string) (options, error) {
+	o := f.o
+	var errs []error
+	if o.latencyDur == 0 {
+		o.latencyDur = o.duration
+	}
+	if o.duration <= 0 || o.latencyDur < 0 || o.warmup < 0 {
+		errs = append(errs, errors.New("-duration must be positive, -latency-duration and -warmup not negative"))
+	}
+	if o.workers < 1 {
+		errs = append(errs, errors.New("-workers must be at least 1"))
+	}
+	if o.nice < -20 || o.nice > 19 {
+		errs = append(errs, errors.New("-nice must be in [-20, 19]"))
+	}
+	if o.load <= 0 || o.load > 1 {
+		errs = append(errs, errors.New("-load must be in (0, 1]"))
+	}
+	o.scenarios = allScenarios
+	if f.scenarios != "all" {
+		o.scenarios = splitList(f.scenarios)
+		for _, s := range o.scenarios {
+			if !slices.Contains(allScenarios, s) {
+				errs = append(errs, fmt.Errorf("unknown scenario %q (known: %s)", s, strings.Join(allScenarios, ", ")))
+			}
+		}
+	}
+	o.engines = splitList(f.engines)
+	for _, e := range o.engines {
+		if e != engineSQLite && e != enginePostgres {
+			errs = append(errs, fmt.Errorf("unknown engine %q (sqlite, postgres)", e))
+		}
+	}
+	o.pgDSN = getenv("SKYGATE_BENCH_DATABASE_URL")
+	if o.pgDSN == "" {
+		o.pgDSN = getenv("SKYGATE_TEST_DATABASE_URL")
+	}
+	return o, errors.Join(errs...)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// harness owns the temporary directory, the built server binary and the pinning.
+type harness struct {
+	opts    options
+	log     io.Writer
+	dir     string
+	server  string // skygate binary
+	self    string // this binary, for the reference subprocesses
+	pinned  bool
+	restore func()
+}
+
+func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, err error) {
+	h := &harness{opts: opts, log: log, restore: func() {}}
+	if h.dir, err = os.MkdirTemp(opts.workDir, "skygate-bench-"); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			h.close()
+		}
+	}()
+	if h.self, err = os.Executable(); err != nil {
+		return nil, err
+	}
+	h.server = opts.serverBin
+	if h.server == "" {
+		h.server = filepath.Join(h.dir, "skygate")
+		h.logf("building %s", opts.buildPkg)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", h.server, opts.buildPkg)
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go build %s: %w", opts.buildPkg, err)
+		}
+	}
+	if opts.nice != 0 {
+		if err := setNice(opts.nice); err != nil {
+			return nil, err
+		}
+	}
+	// Pin after the build: the compiler should have both cores.
+	if opts.pin {
+		if h.restore, err = pinSelf(opts.clientCPUs); err != nil {
+			h.logf("not pinning: %v", err)
+			h.restore = func() {}
+		} else {
+			h.pinned = true
+		}
+	}
+	return h, nil
+}
+
+func (h *harness) close() {
+	h.restore()
+	if h.opts.keep {
+		h.logf("kept %s", h.dir)
+		return
+	}
+	_ = os.RemoveAll(h.dir)
+}
+
+func (h *harness) logf(format string, args ...any) {
+	fmt.Fprintf(h.log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// wants reports whether the scenario was selected.
+func (h *harness) wants(s string) bool { return slices.Contains(h.opts.scenarios, s) }
+
+// machine describes where the figures come from.
+type machine struct {
+	CPUs        int     `json:"cpus"`
+	Model       string  `json:"cpu_model"`
+	GoVersion   string  `json:"go_version"`
+	LoadBefore  float64 `json:"loadavg1_before"`
+	LoadAfter   float64 `json:"loadavg1_after"`
+	Pinned      bool    `json:"pinned"`
+	ServerCPU   string  `json:"server_cpu,omitempty"`
+	ClientCPUs  string  `json:"client_cpus,omitempty"`
+	Workers     int     `json:"workers"`
+	Duration    string  `json:"duration"`
+	LatencyLoad float64 `json:"latency_load"`
+	LogLevel    string  `json:"server_log_level"`
+	Nice        int     `json:"nice"`
+}
+
+func (h *harness) machine() machine {
+	m := machine{
+		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
+		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load,
+		LogLevel: h.opts.logLevel, Nice: h.opts.nice,
+	}
+	if h.pinned {
+		m.ServerCPU, m.ClientCPUs = h.opts.serverCPU, h.opts.clientCPUs
+	}
+	return m
+}

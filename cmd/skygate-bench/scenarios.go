@@ -1,0 +1,418 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/devpki"
+)
+
+// Scenario names.
+const (
+	scBaseline   = "baseline"    // bare net/http, fixed 2 KB body
+	scSignLoop   = "es256-loop"  // ES256 JWT signatures in a loop, no HTTP
+	scSignHTTP   = "es256-http"  // token endpoint without database: parse, sign, answer
+	scInsertLoop = "insert-loop" // SQLite single-insert loop, synchronous=FULL
+	scToken      = "token"       // POST /oauth/v2/token, client_credentials
+	scCatalog200 = "catalog-200" // authenticated catalog page
+	scCatalog304 = "catalog-304" // the same with If-None-Match
+	scBooking    = "booking"     // create booking over mTLS with a fresh Idempotency-Key
+	scESIMOrder  = "esim-order"  // POST /v2/b2b/esim/orders with a fresh Idempotency-Key
+	scWebhooks   = "webhooks"    // webhook deliveries per second to a local receiver
+)
+
+// Engines.
+const (
+	engineSQLite   = "sqlite"
+	enginePostgres = "postgres"
+)
+
+// engineScenarios need a skygate server; the others are references.
+var engineScenarios = []string{scToken, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
+
+// benchMasterKey seals the benchmark servers' secrets.
+const benchMasterKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+// benchPublicURL is the issuer and audience of the benchmark servers' tokens.
+const benchPublicURL = "http://skygate.bench"
+
+// runAll runs every selected scenario: the references first, then each engine.
+func (h *harness) runAll(ctx context.Context) (*report, error) {
+	rep := &report{Machine: h.machine()}
+	if h.wants(scBaseline) {
+		if err := h.runRefServer(ctx, rep, scBaseline, nil, vegeta.Target{Method: http.MethodGet, URL: "/"}); err != nil {
+			return nil, err
+		}
+	}
+	if h.wants(scSignLoop) {
+		if err := h.runLoop(ctx, rep, scSignLoop, "", "sign-loop"); err != nil {
+			return nil, err
+		}
+	}
+	if h.wants(scSignHTTP) {
+		tokenReq := vegeta.Target{
+			Method: http.MethodPost, URL: "/oauth/v2/token", Body: []byte("grant_type=client_credentials"),
+			Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
+		}
+		if err := h.runRefServer(ctx, rep, scSignHTTP, []string{"-sign"}, tokenReq); err != nil {
+			return nil, err
+		}
+	}
+	if h.wants(scInsertLoop) {
+		if err := h.runLoop(ctx, rep, scInsertLoop, engineSQLite, "insert-loop", "-path", filepath.Join(h.dir, "insert-loop.db")); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range h.opts.engines {
+		if err := h.runEngine(ctx, rep, e); err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+	}
+	rep.Machine.LoadAfter = loadAvg()
+	rep.evaluate()
+	return rep, nil
+}
+
+// childEnv is the environment of the reference subprocesses.
+func childEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "GOCOVERDIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// runRefServer measures a reference server of this binary.
+func (h *harness) runRefServer(ctx context.Context, rep *report, name string, args []string, t vegeta.Target) error {
+	argv := append([]string{h.self, "baseline-server"}, args...)
+	p, err := h.startProc(ctx, name, argv, childEnv(), filepath.Join(h.dir, name+".log"), true)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	t.URL = p.http + t.URL
+	m, err := h.measure(ctx, name, p, staticLoad(t, http.StatusOK, nil))
+	if err != nil {
+		return err
+	}
+	rep.add(httpRow(name, "", m))
+	return nil
+}
+
+// runLoop runs a loop reference (sign-loop, insert-loop) pinned like the server.
+func (h *harness) runLoop(ctx context.Context, rep *report, name, engine string, args ...string) error {
+	argv := append([]string{h.self}, args...)
+	argv = h.wrap(append(argv, "-duration", h.opts.duration.String()))
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = childEnv(), &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w: %s", name, err, stderr.String())
+	}
+	var res loopResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || res.Seconds == 0 {
+		return fmt.Errorf("%s printed %q", name, stdout.String())
+	}
+	r := row{Scenario: name, Engine: engine, Kind: "loop", RPS: float64(res.Ops) / res.Seconds, ServerUtil: res.CPUSec / res.Seconds}
+	if res.Ops > 0 {
+		r.CPUPerReq = res.CPUSec / float64(res.Ops) * 1e6
+	}
+	h.logf("%-16s %8.0f op/s  %6.1f µs CPU/op", name, r.RPS, r.CPUPerReq)
+	rep.add(r)
+	return nil
+}
+
+// server is a running skygate with what the scenarios need to talk to it.
+type server struct {
+	*proc
+	engine  string
+	dataDir string
+	creds   credentials
+	token   string
+	plain   *http.Client
+	mtlsTLS *tls.Config
+	mtlsCli *http.Client
+}
+
+// credentials is what `skygate bootstrap` prints.
+type credentials struct {
+	AccountID    string `json:"account_id"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+}
+
+// runEngine starts skygate on one engine and runs the engine scenarios against it.
+func (h *harness) runEngine(ctx context.Context, rep *report, engine string) error {
+	var wanted []string
+	for _, s := range engineScenarios {
+		if h.wants(s) {
+			wanted = append(wanted, s)
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	dataDir := filepath.Join(h.dir, engine)
+	env := append(childEnv(),
+		"SKYGATE_ENV=development",
+		"SKYGATE_DATA_DIR="+dataDir,
+		"SKYGATE_MASTER_KEY="+benchMasterKey,
+		"SKYGATE_PUBLIC_URL="+benchPublicURL,
+		"SKYGATE_LOG_LEVEL="+h.opts.logLevel,
+		// The harness measures the service, not its 429s.
+		"SKYGATE_RATE_LIMIT=0",
+		"SKYGATE_TOKEN_RATE_LIMIT=0",
+	)
+	if engine == enginePostgres {
+		if h.opts.pgDSN == "" {
+			for _, s := range wanted {
+				rep.add(row{Scenario: s, Engine: engine, Skipped: "no PostgreSQL: set SKYGATE_BENCH_DATABASE_URL or SKYGATE_TEST_DATABASE_URL"})
+			}
+			return nil
+		}
+		dsn, drop, err := freshSchema(ctx, h.opts.pgDSN)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		env = append(env, "SKYGATE_DATABASE_URL="+dsn)
+	}
+
+	// bootstrap also migrates and makes the benchmark's own application.
+	var out, errOut bytes.Buffer
+	boot := exec.CommandContext(ctx, h.server, "bootstrap", "--account", "bench", "--scopes", strings.Join(skygate.B2BScopes, " "))
+	boot.Env, boot.Stdout, boot.Stderr = append(env, "SKYGATE_LOG_LEVEL=warn"), &out, &errOut
+	if err := boot.Run(); err != nil {
+		return fmt.Errorf("bootstrap: %w: %s", err, errOut.String())
+	}
+	s := &server{engine: engine, dataDir: dataDir}
+	if err := json.Unmarshal(out.Bytes(), &s.creds); err != nil || s.creds.ClientSecret == "" {
+		return fmt.Errorf("bootstrap printed %q", out.String())
+	}
+
+	// The listening line is logged at info; at a quieter level the harness chooses
+	// the ports and waits for /readyz instead.
+	logPath := filepath.Join(h.dir, engine+"-server.log")
+	waitLog := h.opts.logLevel == "info" || h.opts.logLevel == "debug"
+	var httpAddr, mtlsAddr string
+	if waitLog {
+		httpAddr, mtlsAddr = "127.0.0.1:0", "127.0.0.1:0"
+	} else {
+		var err1, err2 error
+		httpAddr, err1 = freeAddr()
+		mtlsAddr, err2 = freeAddr()
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("free ports: %v %v", err1, err2)
+		}
+	}
+	env = append(env, "SKYGATE_HTTP_ADDR="+httpAddr, "SKYGATE_MTLS_ADDR="+mtlsAddr)
+	p, err := h.startProc(ctx, "skygate-"+engine, []string{h.server, "serve"}, env, logPath, waitLog)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	if !waitLog {
+		p.http, p.mtls = "http://"+httpAddr, "https://"+mtlsAddr
+	}
+	s.proc = p
+	if err := waitReady(ctx, p.http+"/readyz"); err != nil {
+		return err
+	}
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+
+	for _, name := range wanted {
+		r, err := h.runScenario(ctx, s, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rep.add(r)
+	}
+	return nil
+}
+
+// prepare gets a token and the mTLS client of the benchmark application.
+func (s *server) prepare(ctx context.Context) error {
+	s.plain = &http.Client{Timeout: 10 * time.Second}
+	pki := devpki.Paths(filepath.Join(s.dataDir, "pki"))
+	caPEM, err := os.ReadFile(pki.CA)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	pair, err := tls.LoadX509KeyPair(pki.ClientCert, pki.ClientKey)
+	if err != nil {
+		return err
+	}
+	s.mtlsTLS = &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	s.mtlsCli = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: s.mtlsTLS}}
+	s.token, err = s.getToken(ctx, s.creds)
+	return err
+}
+
+// getToken obtains a client_credentials token for c.
+func (s *server) getToken(ctx context.Context, c credentials) (string, error) {
+	resp, body, err := s.do(ctx, s.plain, tokenTarget(s.http, c))
+	if err != nil {
+		return "", err
+	}
+	var tr struct {
+		AccessToken string `json:"access_token"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &tr) != nil || tr.AccessToken == "" {
+		return "", fmt.Errorf("token: %d %.300s", resp.StatusCode, body)
+	}
+	return tr.AccessToken, nil
+}
+
+func tokenTarget(base string, c credentials) vegeta.Target {
+	basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(c.ClientID) + ":" + url.QueryEscape(c.ClientSecret)))
+	return vegeta.Target{
+		Method: http.MethodPost, URL: base + "/oauth/v2/token", Body: []byte("grant_type=client_credentials"),
+		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Authorization": {"Basic " + basic}},
+	}
+}
+
+// do sends one request outside the load and returns the response with its body.
+func (s *server) do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, []byte, error) {
+	req, err := t.Request()
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
+}
+
+func (s *server) bearer(t vegeta.Target) vegeta.Target {
+	if t.Header == nil {
+		t.Header = http.Header{}
+	}
+	t.Header.Set("Authorization", "Bearer "+s.token)
+	return t
+}
+
+// routeMissing reports whether the router has no route at path: an unauthenticated
+// request to a route gets 401, to nothing 404.
+func (s *server) routeMissing(ctx context.Context, method, path string) (bool, error) {
+	resp, _, err := s.do(ctx, s.plain, vegeta.Target{Method: method, URL: s.http + path})
+	if err != nil {
+		return false, err
+	}
+	return resp.StatusCode == http.StatusNotFound, nil
+}
+
+// runScenario measures one engine scenario.
+func (h *harness) runScenario(ctx context.Context, s *server, name string) (row, error) {
+	label := name + "/" + s.engine
+	switch name {
+	case scToken:
+		m, err := h.measure(ctx, label, s.proc, staticLoad(tokenTarget(s.http, s.creds), http.StatusOK, nil))
+		return httpRow(name, s.engine, m), err
+
+	case scCatalog200, scCatalog304:
+		t := s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + h.opts.catalogURL,
+			Header: http.Header{"Accept-Language": {"ru-RU,ru;q=0.9,en;q=0.8"}}})
+		resp, body, err := s.do(ctx, s.plain, t)
+		if err != nil {
+			return row{}, err
+		}
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") == "" {
+			return row{}, fmt.Errorf("catalog: %d %.300s", resp.StatusCode, body)
+		}
+		want := http.StatusOK
+		if name == scCatalog304 {
+			t.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+			want = http.StatusNotModified
+		}
+		m, err := h.measure(ctx, label, s.proc, staticLoad(t, want, nil))
+		r := httpRow(name, s.engine, m)
+		r.Note = fmt.Sprintf("%d-byte body", len(body))
+		if name == scCatalog304 {
+			r.Note = "no body"
+		}
+		return r, err
+
+	case scBooking:
+		l, err := s.bookingLoad(ctx)
+		if err != nil {
+			return row{}, err
+		}
+		m, err := h.measure(ctx, label, s.proc, l)
+		r := httpRow(name, s.engine, m)
+		r.Note = "mTLS, keep-alive; each request a new booking"
+		return r, err
+
+	case scESIMOrder:
+		return h.esimOrder(ctx, s, label)
+
+	case scWebhooks:
+		return h.webhookDeliveries(ctx, s, label)
+	}
+	return row{}, fmt.Errorf("unknown scenario %q", name)
+}
+
+// bookingLoad creates a booking per request, each with a fresh Idempotency-Key, over
+// the mutual-TLS listener with the development client certificate.
+func (s *server) bookingLoad(ctx context.Context) (httpLoad, error) {
+	resp, body, err := s.do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + "/v2/catalog/fast-tracks?iata=TAS&limit=1"}))
+	if err != nil {
+		return httpLoad{}, err
+	}
+	var page struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Data) == 0 {
+		return httpLoad{}, fmt.Errorf("no fast-track at TAS: %d %.300s", resp.StatusCode, body)
+	}
+	date := time.Now().UTC().AddDate(0, 0, 7).Format(time.DateOnly)
+	reqBody := []byte(fmt.Sprintf(`{"fast_track_id":%q,"service_date":%q,"flight":{"number":"HY601","direction":"departure"},`+
+		`"passengers":[{"first_name":"Aziza","last_name":"Karimova","date_of_birth":"1990-04-01","passport_number":"FA1234567",`+
+		`"nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"}],"partner_reference":"BENCH"}`, page.Data[0].ID, date))
+	return s.idempotentLoad(s.mtls+"/v2/b2b/booking/fast-tracks", reqBody, http.StatusAccepted, s.mtlsTLS), nil
+}
+
+// idempotentLoad POSTs body to url with a fresh Idempotency-Key per request.
+func (s *server) idempotentLoad(url string, body []byte, want int, tc *tls.Config) httpLoad {
+	var seq atomic.Int64
+	run := time.Now().UnixNano()
+	auth := "Bearer " + s.token
+	return httpLoad{want: want, tls: tc, targeter: func() vegeta.Targeter {
+		return func(t *vegeta.Target) error {
+			t.Method, t.URL, t.Body = http.MethodPost, url, body
+			t.Header = http.Header{
+				"Authorization":   {auth},
+				"Content-Type":    {"application/json"},
+				"Idempotency-Key": {fmt.Sprintf("bench-%x-%d", run, seq.Add(1))},
+			}
+			return nil
+		}
+	}}
+}
