@@ -96,6 +96,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		ESIM:          a.esim,
 		Secrets:       a.hasher,
 		Limits:        limits,
+		Transient:     transient(cfg),
 		Sandbox:       cfg.Env == config.EnvSandbox,
 		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant),
 		EmployeeLogin: a.login.handler,

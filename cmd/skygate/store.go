@@ -49,6 +49,14 @@ func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, mig
 	return db, nil
 }
 
+// transient returns the engine's classifier of retryable errors.
+func transient(cfg *config.Config) func(error) bool {
+	if _, ok := cfg.SQLitePath(); ok {
+		return sqlite.Transient
+	}
+	return postgres.Transient
+}
+
 func engineName(cfg *config.Config) string {
 	if _, ok := cfg.SQLitePath(); ok {
 		return "sqlite"

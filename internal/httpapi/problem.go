@@ -54,6 +54,13 @@ const problemTypeBase = "https://docs.skygate.example/problems/"
 // their cause and answered with a fixed text; known errors are logged at debug level.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := skygate.ErrorCode(err)
+	if code == skygate.CodeInternal && s.deps.Transient != nil && s.deps.Transient(err) {
+		// The database is restarting or unreachable: a retry will do.
+		w.Header().Set("Retry-After", "1")
+		s.log.WarnContext(r.Context(), "database unavailable", "err", err, "request_id", requestIDFrom(r.Context()))
+		err = &skygate.Error{Code: skygate.CodeUnavailable, Message: "the service is temporarily unavailable; retry shortly", Err: err}
+		code = skygate.CodeUnavailable
+	}
 	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError

@@ -47,6 +47,9 @@ type Deps struct {
 	// ("/dev/idp/"); nil in production and with an external provider.
 	DevIdP        http.Handler
 	DevIdPPattern string
+	// Transient reports storage errors that a retry may cure (the database restarting);
+	// they are answered 503 with Retry-After instead of 500.
+	Transient func(error) bool
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger
