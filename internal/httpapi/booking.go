@@ -204,3 +204,20 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 	}
 	return writeJSON(w, http.StatusOK, b)
 }
+
+// adminListBookings lists one account's bookings for employees.
+func (s *Server) adminListBookings(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	accountID := r.PathValue("accountID")
+	if _, err := s.deps.Store.Account(r.Context(), accountID); err != nil {
+		return err
+	}
+	items, total, err := s.deps.Bookings.List(r.Context(), accountID, r.URL.Query().Get("status"), p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/web"
 )
 
 // routes registers every route of the service. Authentication and scopes are visible
@@ -27,6 +28,11 @@ func (s *Server) routes() {
 		s.route("GET /api/v1/auth/idp/login", s.handle(s.deps.EmployeeLogin.Login))
 		s.route("GET /api/v1/auth/idp/callback", s.handle(s.deps.EmployeeLogin.Callback))
 	}
+	// The employee console and the rendered contract: static assets, not API routes.
+	docs := web.DocsHandler("/openapi.json")
+	s.mux.Handle("GET /admin/", web.ConsoleHandler())
+	s.mux.Handle("GET /docs", docs)
+	s.mux.Handle("GET /docs/", docs)
 	if s.deps.DevIdP != nil {
 		// A subtree of its own, outside the route list: it is not part of the API.
 		s.mux.Handle(s.deps.DevIdPPattern, s.deps.DevIdP)
@@ -62,6 +68,7 @@ func (s *Server) routes() {
 	s.route("DELETE /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.deleteApplication)))
 	s.route("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.handle(s.authenticate(apps, s.rotateApplicationSecret)))
 	s.route("GET /api/v1/admin/audit-events", s.handle(s.authenticateAny([]string{accounts, apps}, s.listAuditEvents)))
+	s.route("GET /api/v1/admin/accounts/{accountID}/bookings", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminListBookings)))
 	s.route("GET /api/v1/admin/bookings/{bookingID}", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminGetBooking)))
 	s.route("POST /api/v1/admin/bookings/{bookingID}/complete", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminCompleteBooking)))
 }
