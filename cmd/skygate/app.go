@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -19,6 +20,7 @@ import (
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/ratelimit"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/webhook"
 )
 
 // app is the assembled service: the store, the identity core and the HTTP handler.
@@ -35,6 +37,8 @@ type app struct {
 	catalog  *catalog.Service
 	bookings *booking.Service
 	esim     *esim.Service
+	webhooks *webhook.Service
+	dispatch *webhook.Dispatcher
 	server   *httpapi.Server
 	login    *employeeLogin
 }
@@ -79,6 +83,18 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, err
 	}
 	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs})
+	webhookSecrets, err := seal.New(a.box.DeriveKey(seal.PurposeWebhookSecret))
+	if err != nil {
+		return nil, err
+	}
+	a.dispatch = webhook.NewDispatcher(webhook.DispatcherConfig{
+		Store: a.db, Box: webhookSecrets, AllowPrivate: cfg.WebhookPrivate, Logger: log,
+		UserAgent: "Skygate-Webhooks/1 (+" + cfg.PublicURL + ")",
+	})
+	a.webhooks = webhook.NewService(webhook.Config{
+		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,
+		Policy: webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
+	})
 	limits, err := rateLimits(cfg)
 	if err != nil {
 		return nil, err
@@ -94,6 +110,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Catalog:       a.catalog,
 		Bookings:      a.bookings,
 		ESIM:          a.esim,
+		Webhooks:      a.webhooks,
 		Secrets:       a.hasher,
 		Limits:        limits,
 		Transient:     transient(cfg),
@@ -117,24 +134,36 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	return a, nil
 }
 
-// run starts the background work of every component; it returns when ctx ends.
-func (a *app) background(ctx context.Context) {
-	go a.keys.Maintain(ctx, 30*time.Second, a.log)
-	go a.server.Run(ctx)
-	go a.login.background(ctx)
-	go func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) }()
-	go every(ctx, 30*time.Second, func(ctx context.Context) {
-		if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {
-			a.log.WarnContext(ctx, "eSIM expiry failed", "err", err)
-		}
+// background starts the background work of every component; it runs until ctx ends,
+// and the returned wait blocks until every part has stopped (so the store can close).
+func (a *app) background(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	goes := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	goes(func() { a.keys.Maintain(ctx, 30*time.Second, a.log) })
+	goes(func() { a.server.Run(ctx) })
+	goes(func() { a.login.background(ctx) })
+	goes(func() { _ = a.dispatch.Run(ctx) })
+	goes(func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) })
+	goes(func() {
+		every(ctx, 30*time.Second, func(ctx context.Context) {
+			if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {
+				a.log.WarnContext(ctx, "eSIM expiry failed", "err", err)
+			}
+		})
 	})
-	go every(ctx, 5*time.Second, func(ctx context.Context) {
-		if changed, err := a.catalog.Refresh(ctx); err != nil {
-			a.log.WarnContext(ctx, "catalog refresh failed", "err", err)
-		} else if changed {
-			a.log.InfoContext(ctx, "catalog reloaded", "version", a.catalog.Current().Version())
-		}
+	goes(func() {
+		every(ctx, 5*time.Second, func(ctx context.Context) {
+			if changed, err := a.catalog.Refresh(ctx); err != nil {
+				a.log.WarnContext(ctx, "catalog refresh failed", "err", err)
+			} else if changed {
+				a.log.InfoContext(ctx, "catalog reloaded", "version", a.catalog.Current().Version())
+			}
+		})
 	})
+	return wg.Wait
 }
 
 // every runs f every interval until ctx ends.

@@ -66,7 +66,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
-	a.background(bg)
+	waitBG := a.background(bg)
 
 	errc := make(chan error, 2)
 	go func() { errc <- plain.Serve(plainLn) }()
@@ -84,6 +84,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx))
+	waitBG() // workers finish what they hold before the store closes
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}

@@ -55,6 +55,7 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
 
 	s.esimRoutes()
+	s.webhookRoutes()
 
 	// Admin (employees). Every write is audited.
 	accounts, apps := skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications

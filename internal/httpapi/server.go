@@ -11,6 +11,7 @@ import (
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/webhook"
 )
 
 // Deps are the collaborators of the HTTP layer. cmd/skygate builds them.
@@ -23,6 +24,8 @@ type Deps struct {
 	Secrets *oauth.SecretHasher
 	// Bookings is the fast-track booking service.
 	Bookings *booking.Service
+	// Webhooks manages the account's webhook subscription.
+	Webhooks *webhook.Service
 	// ESIM is the eSIM service.
 	ESIM *esim.Service
 	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may

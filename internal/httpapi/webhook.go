@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/webhook"
+)
+
+// Webhook subscription routes: one subscription per account, signed deliveries with a
+// log of every attempt.
+
+const webhookPath = "/api/v1/b2b/webhooks"
+
+func (s *Server) webhookRoutes() {
+	read, write := skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite
+	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
+	s.route("POST /api/v1/b2b/webhooks", auth(write, s.createWebhook))
+	s.route("GET /api/v1/b2b/webhooks", auth(read, s.listWebhooks))
+	s.route("GET /api/v1/b2b/webhooks/{webhookID}", auth(read, s.getWebhook))
+	s.route("DELETE /api/v1/b2b/webhooks/{webhookID}", auth(write, s.deleteWebhook))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/rotate-secret", auth(write, s.rotateWebhookSecret))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/change-url", auth(write, s.changeWebhookURL))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/test", auth(write, s.testWebhook))
+	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", auth(read, s.listWebhookDeliveries))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", auth(write, s.retryWebhookDelivery))
+}
+
+// createWebhook answers 201 with the subscription (never the secret) and Location; a
+// second subscription of the account is 409 WebhookExists.
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
+	var req webhook.CreateRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	sub, err := s.deps.Webhooks.Create(r.Context(), accountID(r), req)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", webhookPath+"/"+sub.ID)
+	return writeJSON(w, http.StatusCreated, sub)
+}
+
+func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
+	subs, err := s.deps.Webhooks.List(r.Context(), accountID(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(subs, skygate.Page{}, len(subs)))
+}
+
+func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
+	sub, err := s.deps.Webhooks.Get(r.Context(), accountID(r), r.PathValue("webhookID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, sub)
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
+	if err := s.deps.Webhooks.Delete(r.Context(), accountID(r), r.PathValue("webhookID")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type secretRequest struct {
+	Secret string `json:"secret"`
+}
+
+// rotateWebhookSecret replaces the secret; the old one still signs (second signature)
+// for SKYGATE_WEBHOOK_GRACE. The subscription becomes active again.
+func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error {
+	var req secretRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountID(r), r.PathValue("webhookID"), req.Secret)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, sub)
+}
+
+type urlRequest struct {
+	URL string `json:"url"`
+}
+
+func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error {
+	var req urlRequest
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountID(r), r.PathValue("webhookID"), req.URL)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, sub)
+}
+
+// testWebhook sends a webhook.test event through the outbox: 202 with its delivery.
+func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.deps.Webhooks.Test(r.Context(), accountID(r), r.PathValue("webhookID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, d)
+}
+
+func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountID(r), r.PathValue("webhookID"), p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+// retryWebhookDelivery makes a failed or pending delivery due now: 202.
+func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.deps.Webhooks.Retry(r.Context(), accountID(r), r.PathValue("webhookID"), r.PathValue("deliveryID"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, d)
+}
