@@ -80,7 +80,8 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e engine) {
 		s := startServer(t, e.env(t, nil))
 		scopes := append([]string{skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite}, bookingScopes...)
-		tok := s.mustToken(s.mustBootstrap("acme", scopes), "")
+		c := s.mustBootstrap("acme", scopes)
+		tok := s.mustToken(c, "")
 		rc := newReceiver(t)
 		const secret = "a-very-long-shared-secret-0001"
 
@@ -161,7 +162,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		}
 
 		// Scopes, other accounts, delete.
-		ro := s.mustToken(s.mustBootstrap("acme", scopes), skygate.ScopeWebhooksRead)
+		ro := s.mustToken(c, skygate.ScopeWebhooksRead)
 		if resp, _ := s.partnerCall(http.MethodDelete, "/api/v1/b2b/webhooks/"+id, ro, "", nil); resp.StatusCode != 403 {
 			t.Errorf("delete with a read-only token: %d", resp.StatusCode)
 		}
