@@ -1,13 +1,9 @@
 package booking
 
 import (
-	"bytes"
 	"crypto/rand"
 	"fmt"
 	"time"
-
-	"github.com/yeqown/go-qrcode/v2"
-	"github.com/yeqown/go-qrcode/writer/standard"
 
 	"github.com/skygate/skygate"
 )
@@ -52,26 +48,3 @@ func newPass(bookingID, serviceDate string, loc *time.Location) (*skygate.Pass, 
 		ValidUntil: day.AddDate(0, 0, 1).Add(ValidityGrace).UTC(),
 	}, nil
 }
-
-// PassQR renders payload as a QR code (error correction level M) in a PNG image with
-// a quiet zone, 8 pixels per module.
-func PassQR(payload string) ([]byte, error) {
-	qr, err := qrcode.NewWith(payload, qrcode.WithErrorCorrectionLevel(qrcode.ErrorCorrectionMedium))
-	if err != nil {
-		return nil, fmt.Errorf("encode QR code: %w", err)
-	}
-	var buf bytes.Buffer
-	w := standard.NewWithWriter(nopCloser{&buf},
-		standard.WithBuiltinImageEncoder(standard.PNG_FORMAT),
-		standard.WithQRWidth(8),
-		standard.WithBorderWidth(32))
-	if err := qr.Save(w); err != nil {
-		return nil, fmt.Errorf("render QR code: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// nopCloser lets the QR writer, which wants an io.WriteCloser, write to a buffer.
-type nopCloser struct{ *bytes.Buffer }
-
-func (nopCloser) Close() error { return nil }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/qr"
 )
 
 // Defaults of Config.
@@ -116,7 +117,7 @@ func (s *Service) PassPNG(ctx context.Context, accountID, bookingID string) ([]b
 	if err != nil {
 		return nil, err
 	}
-	return PassQR(p.Barcode.Payload)
+	return qr.PNG(p.Barcode.Payload)
 }
 
 // Simulation events accepted by Simulate.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/qr"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -33,8 +34,8 @@ func wantPNG(tb testing.TB, b []byte) {
 func TestPassQR(t *testing.T) {
 	t.Parallel()
 	for _, payload := range []string{"SKYGATE:" + skygate.NewID() + ":ABCDEFGHJK", "x"} {
-		png, err := booking.PassQR(payload)
-		storetest.MustNoError(t, err, "PassQR")
+		png, err := qr.PNG(payload)
+		storetest.MustNoError(t, err, "qr.PNG")
 		wantPNG(t, png)
 	}
 }

@@ -1,18 +1,15 @@
 package esim
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
-	"github.com/yeqown/go-qrcode/v2"
-	"github.com/yeqown/go-qrcode/writer/standard"
-
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/qr"
 )
 
 // ESIM returns the account's eSIM with its activation code and its package in lang, or
@@ -59,31 +56,8 @@ func (s *Service) QRCode(ctx context.Context, accountID, iccid string) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	return QRPNG(e.ActivationCode)
+	return qr.PNG(e.ActivationCode)
 }
-
-// QRPNG renders text as a QR code (error correction level M) in a PNG image with a
-// quiet zone, 8 pixels per module.
-func QRPNG(text string) ([]byte, error) {
-	qr, err := qrcode.NewWith(text, qrcode.WithErrorCorrectionLevel(qrcode.ErrorCorrectionMedium))
-	if err != nil {
-		return nil, fmt.Errorf("esim: encode QR code: %w", err)
-	}
-	var buf bytes.Buffer
-	w := standard.NewWithWriter(nopCloser{&buf},
-		standard.WithBuiltinImageEncoder(standard.PNG_FORMAT),
-		standard.WithQRWidth(8),
-		standard.WithBorderWidth(32))
-	if err := qr.Save(w); err != nil {
-		return nil, fmt.Errorf("esim: render QR code: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// nopCloser lets the QR writer, which wants an io.WriteCloser, write to a buffer.
-type nopCloser struct{ *bytes.Buffer }
-
-func (nopCloser) Close() error { return nil }
 
 // TopUpRequest is the body of POST /v2/b2b/esims/{iccid}/topups.
 type TopUpRequest struct {

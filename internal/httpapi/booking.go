@@ -101,15 +101,7 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if wantPNG {
-		png, err := s.deps.Bookings.PassPNG(r.Context(), accountID(r), r.PathValue("bookingID"))
-		if err != nil {
-			return err
-		}
-		w.Header().Set("Content-Type", "image/png")
-		w.Header().Set("Content-Length", strconv.Itoa(len(png)))
-		w.Header().Set("Cache-Control", "private, no-store")
-		_, _ = w.Write(png)
-		return nil
+		return writePNG(w)(s.deps.Bookings.PassPNG(r.Context(), accountID(r), r.PathValue("bookingID")))
 	}
 	b, err := s.deps.Bookings.Get(r.Context(), accountID(r), r.PathValue("bookingID"))
 	if err != nil {
@@ -220,4 +212,19 @@ func (s *Server) adminListBookings(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}
+
+// writePNG answers a QR code image (a pass, an activation code): private, never cached.
+func writePNG(w http.ResponseWriter) func(png []byte, err error) error {
+	return func(png []byte, err error) error {
+		if err != nil {
+			return err
+		}
+		h := w.Header()
+		h.Set("Content-Type", "image/png")
+		h.Set("Content-Length", strconv.Itoa(len(png)))
+		h.Set("Cache-Control", "private, no-store")
+		_, _ = w.Write(png)
+		return nil
+	}
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
@@ -129,15 +128,7 @@ func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
 
 // esimQR answers the activation code as a QR code PNG.
 func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
-	png, err := s.deps.ESIM.QRCode(r.Context(), accountID(r), r.PathValue("iccid"))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "image/png")
-	w.Header().Set("Content-Length", strconv.Itoa(len(png)))
-	w.Header().Set("Cache-Control", "private, no-store")
-	_, _ = w.Write(png)
-	return nil
+	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountID(r), r.PathValue("iccid")))
 }
 
 func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
