@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -71,23 +70,7 @@ func (s *Store) AccountByName(ctx context.Context, name string) (*skygate.Accoun
 // ListAccounts implements skygate.AccountStore. A Limit of zero or less returns every
 // account after Offset.
 func (s *Store) ListAccounts(ctx context.Context, p skygate.Page) ([]*skygate.Account, int, error) {
-	limit, offset := pageArgs(p)
-	var (
-		accounts []*skygate.Account
-		total    int
-	)
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		accounts, err = s.queryAccounts(ctx, tx, s.q(qListAccounts), limit, offset)
-		if err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.q(qCountAccounts)).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list accounts"}, err)
-	}
-	return accounts, total, nil
+	return listPage(ctx, s, "list accounts", scanAccount, s.q(qListAccounts), s.q(qCountAccounts), p)
 }
 
 // SetAccountStatus implements skygate.AccountStore.
@@ -112,18 +95,5 @@ func (s *Store) AccountsUpdatedSince(ctx context.Context, t time.Time) ([]*skyga
 
 // queryAccounts runs a query returning accountColumns rows.
 func (s *Store) queryAccounts(ctx context.Context, db queryer, query string, args ...any) ([]*skygate.Account, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*skygate.Account{}
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, scanAccount, query, args...)
 }

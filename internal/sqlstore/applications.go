@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -100,32 +99,11 @@ func (s *Store) ApplicationByClientID(ctx context.Context, clientID string) (*sk
 // ListApplications implements skygate.ApplicationStore. A Limit of zero or less
 // returns every application after Offset. An unknown account has none.
 func (s *Store) ListApplications(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.Application, int, error) {
-	limit, offset := pageArgs(p)
-	apps := []*skygate.Application{}
-	var total int
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, s.q(qListApplications), accountID, limit, offset)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			app, err := scanApplication(rows)
-			if err != nil {
-				return err
-			}
-			apps = append(apps, app)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.q(qCountApplications), accountID).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list applications"}, err)
-	}
-	return apps, total, nil
+	return listPage(ctx, s, "list applications", scanApp, s.q(qListApplications), s.q(qCountApplications), p, accountID)
 }
+
+// scanApp is scanApplication without extra destinations.
+func scanApp(row scanner) (*skygate.Application, error) { return scanApplication(row) }
 
 // DeleteApplication implements skygate.ApplicationStore.
 func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string) error {

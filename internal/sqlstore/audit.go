@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/skygate/skygate"
 )
@@ -36,35 +35,19 @@ func (s *Store) AppendAudit(ctx context.Context, e *skygate.AuditEvent) error {
 
 // ListAuditEvents implements skygate.AuditStore.
 func (s *Store) ListAuditEvents(ctx context.Context, f skygate.AuditFilter, p skygate.Page) ([]*skygate.AuditEvent, int, error) {
-	limit, offset := pageArgs(p)
-	filter := []any{f.Actor, f.Actor, f.Action, f.Action, f.AccountID, f.AccountID, f.TargetID, f.TargetID}
-	events := []*skygate.AuditEvent{}
-	var total int
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, s.q(qListAudit), append(filter, limit, offset)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e skygate.AuditEvent
-			var details string
-			if err := rows.Scan(&e.ID, &e.Actor, &e.Action, &e.TargetType, &e.TargetID, &e.AccountID,
-				&e.RequestID, timeCol{&e.At}, &details); err != nil {
-				return err
-			}
-			e.Details = []byte(details)
-			events = append(events, &e)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.q(qCountAudit), filter...).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list audit events"}, err)
+	return listPage(ctx, s, "list audit events", scanAudit, s.q(qListAudit), s.q(qCountAudit), p,
+		f.Actor, f.Actor, f.Action, f.Action, f.AccountID, f.AccountID, f.TargetID, f.TargetID)
+}
+
+func scanAudit(row scanner) (*skygate.AuditEvent, error) {
+	var e skygate.AuditEvent
+	var details string
+	if err := row.Scan(&e.ID, &e.Actor, &e.Action, &e.TargetType, &e.TargetID, &e.AccountID,
+		&e.RequestID, timeCol{&e.At}, &details); err != nil {
+		return nil, err
 	}
-	return events, total, nil
+	e.Details = []byte(details)
+	return &e, nil
 }
 
 // ApplicationAdmin implements skygate.ApplicationStore (admin only: no account).

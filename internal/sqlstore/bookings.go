@@ -156,37 +156,10 @@ func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Bo
 // ListBookings implements skygate.BookingStore. A Limit of zero or less returns every
 // booking after Offset.
 func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
-	limit, offset := pageArgs(p)
-	list, count := s.q(qListBookings), s.q(qCountBookings)
-	filter := []any{accountID}
 	if status != "" {
-		list, count = s.q(qListBookingsByState), s.q(qCountBookingsByState)
-		filter = append(filter, string(status))
+		return listPage(ctx, s, "list bookings", scanBooking, s.q(qListBookingsByState), s.q(qCountBookingsByState), p, accountID, string(status))
 	}
-	bookings := []*skygate.Booking{}
-	var total int
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, list, append(filter, limit, offset)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			b, err := scanBooking(rows)
-			if err != nil {
-				return err
-			}
-			bookings = append(bookings, b)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, count, filter...).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list bookings"}, err)
-	}
-	return bookings, total, nil
+	return listPage(ctx, s, "list bookings", scanBooking, s.q(qListBookings), s.q(qCountBookings), p, accountID)
 }
 
 // TransitionBooking implements skygate.BookingStore.

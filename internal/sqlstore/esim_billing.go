@@ -126,29 +126,5 @@ func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.M
 // ListLedger implements skygate.ESIMStore. A Limit of zero or less returns every entry
 // after Offset.
 func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.LedgerEntry, int, error) {
-	limit, offset := pageArgs(p)
-	entries := []*skygate.LedgerEntry{}
-	var total int
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, s.q(qListLedger), accountID, limit, offset)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanLedger(rows)
-			if err != nil {
-				return err
-			}
-			entries = append(entries, e)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.q(qCountLedger), accountID).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list ledger"}, err)
-	}
-	return entries, total, nil
+	return listPage(ctx, s, "list ledger", scanLedger, s.q(qListLedger), s.q(qCountLedger), p, accountID)
 }

@@ -109,32 +109,8 @@ func (s *Store) ESIM(ctx context.Context, accountID, iccid string) (*skygate.ESI
 // ListESIMs implements skygate.ESIMStore. A Limit of zero or less returns every eSIM
 // after Offset.
 func (s *Store) ListESIMs(ctx context.Context, accountID string, f skygate.ESIMFilter, p skygate.Page) ([]*skygate.ESIM, int, error) {
-	limit, offset := pageArgs(p)
-	filter := []any{accountID, string(f.Status), string(f.Status), f.OrderID, f.OrderID}
-	list := []*skygate.ESIM{}
-	var total int
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, s.q(qListESIMs), append(filter, limit, offset)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanESIM(rows)
-			if err != nil {
-				return err
-			}
-			list = append(list, e)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.q(qCountESIMs), filter...).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: "list eSIMs"}, err)
-	}
-	return list, total, nil
+	return listPage(ctx, s, "list eSIMs", scanESIM, s.q(qListESIMs), s.q(qCountESIMs), p,
+		accountID, string(f.Status), string(f.Status), f.OrderID, f.OrderID)
 }
 
 // UpdateESIM implements skygate.ESIMStore. On PostgreSQL the read locks the row
