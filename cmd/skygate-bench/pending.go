@@ -16,8 +16,6 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/skygate/skygate/internal/esim"
 )
 
 // The eSIM and webhook scenarios measure routes that are being built. Each first asks
@@ -29,39 +27,26 @@ const (
 	webhooksPath   = "/api/v1/b2b/webhooks"
 )
 
-// esimOrder orders one eSIM per request with a fresh Idempotency-Key, as the demo
-// account (the development server gives it packages, a profile pool and a balance).
+// esimOrder orders one eSIM per request with a fresh Idempotency-Key. The benchmark
+// account first gets, straight through the store as an admin would, one package, a
+// pool of opts.esimPool profiles and a balance that outlasts them.
 func (h *harness) esimOrder(ctx context.Context, s *server, label string) (row, error) {
 	r := row{Scenario: scESIMOrder, Engine: s.engine}
 	if missing, err := s.routeMissing(ctx, http.MethodPost, esimOrdersPath); err != nil || missing {
 		r.Skipped = "POST " + esimOrdersPath + " is not routed yet (internal/httpapi/routes.go)"
 		return r, err
 	}
-	var demo struct {
-		credentials
-		Msg string `json:"msg"`
-	}
-	if !logLine(s.logPath, "demo account ready (development only)", &demo) {
-		r.Skipped = "the demo account's credentials are logged at info only: run with -server-log-level info"
-		return r, nil
-	}
-	pkgs := esim.DemoPackages(demo.AccountID)
-	if len(pkgs) == 0 {
-		r.Skipped = "esim.DemoPackages returned no package"
-		return r, nil
-	}
-	tok, err := s.getToken(ctx, demo.credentials)
+	pkg, err := seedESIM(ctx, s.databaseURL, s.creds.AccountID, h.opts.esimPool)
 	if err != nil {
-		return r, err
+		return r, fmt.Errorf("seed eSIM data: %w", err)
 	}
-	body := []byte(fmt.Sprintf(`{"package_id":%q,"quantity":1}`, pkgs[0].ID))
-	orderer := &server{proc: s.proc, engine: s.engine, token: tok}
+	body := []byte(fmt.Sprintf(`{"package_id":%q,"quantity":1}`, pkg))
 	// Try the plain listener; move to mTLS if the route asks for a client certificate.
 	base, cli := s.http, s.plain
 	var tc *tls.Config
 	for attempt := 0; attempt < 2; attempt++ {
 		t := vegeta.Target{Method: http.MethodPost, URL: base + esimOrdersPath, Body: body, Header: http.Header{
-			"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"},
+			"Authorization": {"Bearer " + s.token}, "Content-Type": {"application/json"},
 			"Idempotency-Key": {fmt.Sprintf("bench-probe-%d", time.Now().UnixNano())},
 		}}
 		resp, rb, err := s.do(ctx, cli, t)
@@ -75,9 +60,9 @@ func (h *harness) esimOrder(ctx context.Context, s *server, label string) (row, 
 		if resp.StatusCode/100 != 2 {
 			return r, fmt.Errorf("eSIM order probe: %d %.300s", resp.StatusCode, rb)
 		}
-		m, err := h.measure(ctx, label, s.proc, orderer.idempotentLoad(base+esimOrdersPath, body, resp.StatusCode, tc))
+		m, err := h.measure(ctx, label, s.proc, s.idempotentLoad(base+esimOrdersPath, body, resp.StatusCode, tc))
 		r = httpRow(scESIMOrder, s.engine, m)
-		r.Note = "demo account; a depleted profile pool or balance shows as errors"
+		r.Note = joinNote(r.Note, fmt.Sprintf("pool of %d profiles: a run that empties it shows errors (raise -esim-pool)", h.opts.esimPool))
 		return r, err
 	}
 	return r, fmt.Errorf("eSIM order probe: no listener accepted the order")

@@ -249,11 +249,25 @@ func pinSelf(cpus string) (func(), error) {
 }
 
 // setNice sets the niceness of every thread of this process; threads created later
-// inherit it.
-func setNice(n int) error {
+// and child processes inherit it. With autogroup scheduling (the default on
+// desktop-configured kernels) niceness only ranks threads within a session, so it
+// also sets the niceness of this session's autogroup, which the server's share of a
+// core competes with other sessions' work through. It returns a function restoring the
+// autogroup's niceness.
+func setNice(n int) (func(), error) {
+	restore := func() {}
+	if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+		// "/autogroup-6350 nice 0"
+		if f := strings.Fields(string(b)); len(f) == 3 {
+			if err := os.WriteFile("/proc/self/autogroup", []byte(strconv.Itoa(n)), 0); err != nil {
+				return nil, fmt.Errorf("autogroup nice %d: %w", n, err)
+			}
+			restore = func() { _ = os.WriteFile("/proc/self/autogroup", []byte(f[2]), 0) }
+		}
+	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return err
+		return restore, err
 	}
 	for _, t := range tasks {
 		tid, err := strconv.Atoi(t.Name())
@@ -261,10 +275,10 @@ func setNice(n int) error {
 			continue
 		}
 		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, n); err != nil {
-			return fmt.Errorf("nice %d: %w", n, err)
+			return restore, fmt.Errorf("nice %d: %w", n, err)
 		}
 	}
-	return nil
+	return restore, nil
 }
 
 func taskset(cpus string) error {

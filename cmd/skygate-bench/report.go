@@ -47,6 +47,14 @@ func httpRow(name, engine string, m measured) row {
 	if e := m.Max.errorRate(); e > 0 {
 		r.Note = fmt.Sprintf("%.1f%% unexpected statuses %v %v", 100*e, m.Max.Statuses, m.Max.Errors)
 	}
+	// One core of Go load generator costs about as much per request as a bare server:
+	// say when it, not the server, set the pace, or queued the latency phase.
+	if m.Max.ServerUtil < 0.9 && m.Max.ClientUtil > 0.85 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("load-generator-bound (client CPU %.0f%%, server %.0f%%): compare ×base cpu", 100*m.Max.ClientUtil, 100*m.Max.ServerUtil))
+	}
+	if m.Latency.ClientUtil > 0.7 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: client CPU %.0f%%, its queueing is in p50/p99", 100*m.Latency.ClientUtil))
+	}
 	return r
 }
 

@@ -194,10 +194,11 @@ type harness struct {
 	self    string // this binary, for the reference subprocesses
 	pinned  bool
 	restore func()
+	unnice  func()
 }
 
 func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, err error) {
-	h := &harness{opts: opts, log: log, restore: func() {}}
+	h := &harness{opts: opts, log: log, restore: func() {}, unnice: func() {}}
 	if h.dir, err = os.MkdirTemp(opts.workDir, "skygate-bench-"); err != nil {
 		return nil, err
 	}
@@ -220,7 +221,9 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 		}
 	}
 	if opts.nice != 0 {
-		if err := setNice(opts.nice); err != nil {
+		unnice, err := setNice(opts.nice)
+		h.unnice = unnice
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -238,6 +241,9 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 
 func (h *harness) close() {
 	h.restore()
+	if h.unnice != nil {
+		h.unnice()
+	}
 	if h.opts.keep {
 		h.logf("kept %s", h.dir)
 		return

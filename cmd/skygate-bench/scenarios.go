@@ -146,11 +146,13 @@ type server struct {
 	*proc
 	engine  string
 	dataDir string
-	creds   credentials
-	token   string
-	plain   *http.Client
-	mtlsTLS *tls.Config
-	mtlsCli *http.Client
+	// databaseURL is the server's SKYGATE_DATABASE_URL.
+	databaseURL string
+	creds       credentials
+	token       string
+	plain       *http.Client
+	mtlsTLS     *tls.Config
+	mtlsCli     *http.Client
 }
 
 // credentials is what `skygate bootstrap` prints.
@@ -204,7 +206,10 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	if err := boot.Run(); err != nil {
 		return fmt.Errorf("bootstrap: %w: %s", err, errOut.String())
 	}
-	s := &server{engine: engine, dataDir: dataDir}
+	s := &server{engine: engine, dataDir: dataDir, databaseURL: "sqlite://" + filepath.Join(dataDir, "skygate.db")}
+	if engine == enginePostgres {
+		s.databaseURL = strings.TrimPrefix(env[len(env)-1], "SKYGATE_DATABASE_URL=")
+	}
 	if err := json.Unmarshal(out.Bytes(), &s.creds); err != nil || s.creds.ClientSecret == "" {
 		return fmt.Errorf("bootstrap printed %q", out.String())
 	}
