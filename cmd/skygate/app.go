@@ -131,6 +131,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Log: log,
 		Now: time.Now,
 	})
+	a.server.Register(webhookCollectors(a.dispatch)...)
 	return a, nil
 }
 

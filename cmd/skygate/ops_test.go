@@ -38,6 +38,14 @@ func TestServeOperations(t *testing.T) {
 		}
 	}
 
+	// Metrics of the HTTP layer and of the webhook dispatcher.
+	_, metrics := s.get("/metrics", "", nil)
+	for _, series := range []string{"skygate_http_requests_total", "skygate_http_request_duration_seconds", "skygate_webhook_attempts_total", "skygate_webhook_in_flight", "go_goroutines"} {
+		if !strings.Contains(string(metrics), series) {
+			t.Errorf("/metrics lacks %s", series)
+		}
+	}
+
 	// The router's 405 is problem+json with Allow.
 	resp, body := s.do(s.client, http.MethodDelete, s.base+"/oauth/v2/token", nil, nil)
 	p := problemOf(t, resp, body)
