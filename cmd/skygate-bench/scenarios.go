@@ -184,6 +184,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		"SKYGATE_RATE_LIMIT=0",
 		"SKYGATE_TOKEN_RATE_LIMIT=0",
 	)
+	databaseURL := "sqlite://" + filepath.Join(dataDir, "skygate.db")
 	if engine == enginePostgres {
 		if h.opts.pgDSN == "" {
 			for _, s := range wanted {
@@ -196,8 +197,9 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 			return err
 		}
 		defer drop()
-		env = append(env, "SKYGATE_DATABASE_URL="+dsn)
+		databaseURL = dsn
 	}
+	env = append(env, "SKYGATE_DATABASE_URL="+databaseURL)
 
 	// bootstrap also migrates and makes the benchmark's own application.
 	var out, errOut bytes.Buffer
@@ -206,10 +208,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	if err := boot.Run(); err != nil {
 		return fmt.Errorf("bootstrap: %w: %s", err, errOut.String())
 	}
-	s := &server{engine: engine, dataDir: dataDir, databaseURL: "sqlite://" + filepath.Join(dataDir, "skygate.db")}
-	if engine == enginePostgres {
-		s.databaseURL = strings.TrimPrefix(env[len(env)-1], "SKYGATE_DATABASE_URL=")
-	}
+	s := &server{engine: engine, dataDir: dataDir, databaseURL: databaseURL}
 	if err := json.Unmarshal(out.Bytes(), &s.creds); err != nil || s.creds.ClientSecret == "" {
 		return fmt.Errorf("bootstrap printed %q", out.String())
 	}
