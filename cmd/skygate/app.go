@@ -36,6 +36,7 @@ type app struct {
 	hasher   *oauth.SecretHasher
 	catalog  *catalog.Service
 	bookings *booking.Service
+	worker   *booking.Worker
 	esim     *esim.Service
 	webhooks *webhook.Service
 	dispatch *webhook.Dispatcher
@@ -73,7 +74,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err := a.catalog.Open(ctx); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow})
+	// A new booking wakes the worker, which issues it and wakes the dispatcher.
+	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow,
+		Created: func() { a.worker.Notify() }})
+	a.worker = booking.NewWorker(a.bookings, log)
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {
 		return nil, err
@@ -131,6 +135,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Log: log,
 		Now: time.Now,
 	})
+	a.worker.OnChange = a.dispatch.Notify
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	return a, nil
 }
@@ -147,7 +152,7 @@ func (a *app) background(ctx context.Context) (wait func()) {
 	goes(func() { a.server.Run(ctx) })
 	goes(func() { a.login.background(ctx) })
 	goes(func() { _ = a.dispatch.Run(ctx) })
-	goes(func() { _ = booking.NewWorker(a.bookings, a.log).Run(ctx, time.Second) })
+	goes(func() { _ = a.worker.Run(ctx, time.Second) })
 	goes(func() {
 		every(ctx, 30*time.Second, func(ctx context.Context) {
 			if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {

@@ -41,6 +41,9 @@ type Config struct {
 	Clock skygate.Clock
 	// ConfirmWindow defaults to DefaultConfirmWindow.
 	ConfirmWindow time.Duration
+	// Created, when set, is called after a new booking is stored (not on a replay), so
+	// that the worker issues it at once; Worker.Notify fits.
+	Created func()
 }
 
 // Service is the booking logic. It is safe for concurrent use.
@@ -49,11 +52,12 @@ type Service struct {
 	fastTracks FastTracks
 	now        skygate.Clock
 	window     time.Duration
+	created    func()
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow}
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow, created: cfg.Created}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -21,6 +21,10 @@ type Worker struct {
 	log *slog.Logger
 	// Batch bounds each step of RunOnce; DefaultBatch when zero.
 	Batch int
+	// OnChange, when set, is called after a run that issued or expired bookings, so that
+	// the webhook dispatcher sends their events at once.
+	OnChange func()
+	wake     chan struct{}
 }
 
 // NewWorker returns a worker for the service's store and clock; log receives one line
@@ -29,7 +33,16 @@ func NewWorker(svc *Service, log *slog.Logger) *Worker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{svc: svc, log: log, Batch: DefaultBatch}
+	return &Worker{svc: svc, log: log, Batch: DefaultBatch, wake: make(chan struct{}, 1)}
+}
+
+// Notify makes Run do its next run at once instead of at the next tick (a booking was
+// just created). It never blocks.
+func (w *Worker) Notify() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }
 
 // RunStats counts what one RunOnce did.
@@ -78,6 +91,9 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if (st.Issued > 0 || st.Expired > 0) && w.OnChange != nil {
+			w.OnChange()
+		}
 		batch := w.Batch
 		if batch <= 0 {
 			batch = DefaultBatch
@@ -89,6 +105,7 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-w.wake:
 		}
 	}
 }
