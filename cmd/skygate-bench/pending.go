@@ -102,6 +102,7 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 	if err != nil {
 		return r, err
 	}
+	start := time.Now()
 	load, err := h.attack(ctx, s.proc, l, 0, h.opts.workers, h.opts.duration)
 	if err != nil {
 		return r, err
@@ -127,6 +128,7 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 	if n > 1 && last.After(first) {
 		r.RPS = float64(n) / last.Sub(first).Seconds()
 		r.CPUPerReq = (cpu1 - cpu0).Seconds() / float64(n) * 1e6
+		r.ServerUtil = (cpu1 - cpu0).Seconds() / last.Sub(start).Seconds()
 	}
 	h.logf("%-16s %8.0f deliveries/s  (%s)", label, r.RPS, r.Note)
 	return r, nil
