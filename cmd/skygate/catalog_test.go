@@ -33,7 +33,8 @@ func mustPage(tb testing.TB, body []byte) catalogPage {
 func TestCatalogQueries(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, nil))
-	tok := s.mustToken(s.mustBootstrap("acme", catalogScopes), "")
+	c := s.mustBootstrap("acme", catalogScopes)
+	tok := s.mustToken(c, "")
 
 	all := mustPage(t, mustGet200(t, s, "/v2/catalog/lounges", tok, nil))
 	if all.Pagination.Total < 12 || all.Pagination.Count != all.Pagination.Total || all.Pagination.Offset != 0 {
@@ -71,6 +72,19 @@ func TestCatalogQueries(t *testing.T) {
 		if p := problemOf(t, resp, body); resp.StatusCode != 400 || p["code"] != "BadRequest" {
 			t.Errorf("%s: %d %v", bad, resp.StatusCode, p)
 		}
+	}
+
+	// The access log names the request, the account and the client.
+	logged := false
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"GET /v2/catalog/lounges"`) &&
+			strings.Contains(line, `"account_id":"`+c.AccountID+`"`) && strings.Contains(line, `"sub":"`+c.ClientID+`"`) && strings.Contains(line, `"request_id":"`) {
+			logged = true
+			break
+		}
+	}
+	if !logged {
+		t.Error("no access log line with route, account_id, sub and request_id")
 	}
 
 	// Single items, and unknown ids.

@@ -19,8 +19,10 @@ type TokenVerifier interface {
 
 // principalFrom returns the verified claims of the request, or nil before authentication.
 func principalFrom(ctx context.Context) *oauth.Claims {
-	c, _ := ctx.Value(ctxPrincipal).(*oauth.Claims)
-	return c
+	if st := stateFrom(ctx); st != nil {
+		return st.claims
+	}
+	return nil
 }
 
 // authError is a 401/403 that also sets WWW-Authenticate (RFC 6750 §3).
@@ -78,7 +80,14 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if err := s.limit(w, r, key, s.deps.Limits.Account); err != nil {
 			return err
 		}
-		return next(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal, claims)))
+		if st := stateFrom(r.Context()); st != nil {
+			st.claims = claims
+		} else {
+			// Outside ServeHTTP (a handler under test): carry the claims in a state of
+			// their own.
+			r = r.WithContext(context.WithValue(r.Context(), ctxState, &requestState{claims: claims}))
+		}
+		return next(w, r)
 	}
 }
 

@@ -12,18 +12,32 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 type ctxKey int
 
-const (
-	ctxRequestID ctxKey = iota
-	ctxPrincipal
-)
+// ctxState holds the *requestState of a request.
+const ctxState ctxKey = 0
+
+// requestState is what the middleware learns about a request as it goes: set once in
+// ServeHTTP and filled in by authentication, so the access log sees the principal
+// without a second request copy.
+type requestState struct {
+	id     string
+	claims *oauth.Claims
+}
+
+func stateFrom(ctx context.Context) *requestState {
+	st, _ := ctx.Value(ctxState).(*requestState)
+	return st
+}
 
 func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(ctxRequestID).(string)
-	return id
+	if st := stateFrom(ctx); st != nil {
+		return st.id
+	}
+	return ""
 }
 
 // validRequestID accepts 1–128 characters of [A-Za-z0-9._-], as the contract says.
@@ -101,7 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = newRequestID()
 	}
 	w.Header().Set("X-Request-ID", id)
-	ctx := context.WithValue(r.Context(), ctxRequestID, id)
+	ctx := context.WithValue(r.Context(), ctxState, &requestState{id: id})
 	r = r.WithContext(ctx)
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
