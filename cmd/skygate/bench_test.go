@@ -18,7 +18,7 @@ import (
 // benchmarks measure the whole handler chain without network noise.
 func benchApp(b *testing.B) (*app, credentials) {
 	b.Helper()
-	env := testEnv(b, nil)
+	env := testEnv(b, map[string]string{"SKYGATE_RATE_LIMIT": "0", "SKYGATE_TOKEN_RATE_LIMIT": "0"})
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -140,15 +141,21 @@ func readerParams() url.Values {
 	return v
 }
 
+// dsnConnector opens connections of a driver to one DSN.
+type dsnConnector struct {
+	dsn string
+	d   driver.Driver
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.d }
+
 // openPool opens a pool of at most conns connections to the file and checks that one
 // connection can be made.
 func openPool(ctx context.Context, abs string, params url.Values, conns int) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}).String()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
-	}
+	db := sql.OpenDB(dsnConnector{dsn: dsn, d: cachingDriver{base: &sqlite.Driver{}}})
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxLifetime(0)

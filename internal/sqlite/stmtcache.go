@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+
+	"modernc.org/sqlite"
+)
+
+// SQLite spends much of a short query parsing its SQL. database/sql does not keep
+// prepared statements for plain db.Query/tx.Exec calls, so this driver wrapper keeps
+// them per connection: its connections hide the driver's direct Exec/Query paths, which
+// makes database/sql prepare, run and close a statement for every call, and answer the
+// prepare from a per-connection cache with a Close that only returns the statement to
+// the cache. The store's statements are a fixed set, so the cache stays small.
+
+// maxCachedStmts bounds the statements kept per connection.
+const maxCachedStmts = 512
+
+// cachingDriver opens modernc.org/sqlite connections wrapped in cachingConn.
+type cachingDriver struct{ base *sqlite.Driver }
+
+func (d cachingDriver) Open(name string) (driver.Conn, error) {
+	c, err := d.base.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	bc, ok := c.(baseConn)
+	if !ok {
+		c.Close()
+		return nil, errors.New("sqlite: driver connection lacks context methods")
+	}
+	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}}, nil
+}
+
+// baseConn is what the wrapper needs of a driver connection.
+type baseConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+// cachingConn is used by one goroutine at a time (database/sql guarantees it), so the
+// cache needs no lock.
+type cachingConn struct {
+	base  baseConn
+	stmts map[string]*cachedStmt
+}
+
+var (
+	_ driver.ConnBeginTx        = (*cachingConn)(nil)
+	_ driver.ConnPrepareContext = (*cachingConn)(nil)
+	_ driver.Pinger             = (*cachingConn)(nil)
+	_ driver.SessionResetter    = (*cachingConn)(nil)
+	_ driver.Validator          = (*cachingConn)(nil)
+)
+
+func (c *cachingConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext returns the cached statement for query, or prepares one. A cached
+// statement still in use (its rows open) is not shared: the caller gets a fresh,
+// uncached statement.
+func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if s, ok := c.stmts[query]; ok && !s.busy {
+		s.busy = true
+		return s, nil
+	}
+	st, err := c.base.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s := &cachedStmt{Stmt: st, busy: true}
+	if _, exists := c.stmts[query]; !exists && len(c.stmts) < maxCachedStmts {
+		s.cached = true
+		c.stmts[query] = s
+	}
+	return s, nil
+}
+
+func (c *cachingConn) Close() error {
+	var errs []error
+	for q, s := range c.stmts {
+		errs = append(errs, s.Stmt.Close())
+		delete(c.stmts, q)
+	}
+	return errors.Join(append(errs, c.base.Close())...)
+}
+
+func (c *cachingConn) Begin() (driver.Tx, error) { //nolint:staticcheck // required by driver.Conn
+	return c.base.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.base.BeginTx(ctx, opts)
+}
+
+func (c *cachingConn) Ping(ctx context.Context) error         { return c.base.Ping(ctx) }
+func (c *cachingConn) ResetSession(ctx context.Context) error { return c.base.ResetSession(ctx) }
+func (c *cachingConn) IsValid() bool                          { return c.base.IsValid() }
+
+// cachedStmt is a prepared statement that survives Close while cached.
+type cachedStmt struct {
+	driver.Stmt
+	cached bool
+	busy   bool
+}
+
+// Close returns a cached statement to its connection's cache and closes an uncached one.
+func (s *cachedStmt) Close() error {
+	if s.cached {
+		s.busy = false
+		return nil
+	}
+	return s.Stmt.Close()
+}
+
+func (s *cachedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (s *cachedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
