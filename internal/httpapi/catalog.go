@@ -1,10 +1,12 @@
 package httpapi
 
 import (
-	"github.com/skygate/skygate"
 	"net/http"
 	"strconv"
+	"sync/atomic"
+	"time"
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/conditional"
 	"github.com/skygate/skygate/internal/i18n"
@@ -51,22 +53,67 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 
 // writePage writes a precomputed page with its validators, or 304 when the request's
 // conditional headers match (RFC 9110 §13.2.2 precedence).
+//
+// This is the hot path of the catalog: headers are assigned with canonical keys and
+// shared, never-modified values instead of h.Set, and the HTTP-date is formatted once
+// per catalog version.
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
 	h := w.Header()
-	h.Set("Content-Language", page.Language)
-	h.Set("Vary", "Accept-Language")
-	h.Set("Cache-Control", "private, no-cache")
-	h.Set("ETag", page.ETag)
+	h["Content-Language"] = languageValue(page.Language)
+	h["Vary"] = varyAcceptLanguage
+	h["Cache-Control"] = privateNoCache
+	h["Etag"] = []string{page.ETag}
 	if !page.LastModified.IsZero() {
-		h.Set("Last-Modified", page.LastModified.UTC().Format(http.TimeFormat))
+		h["Last-Modified"] = httpDate(page.LastModified)
 	}
 	if conditional.NotModified(r, page.ETag, page.LastModified) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(page.Body)))
+	h["Content-Type"] = applicationJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(page.Body))}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body)
 	return nil
+}
+
+// Shared header values of writePage. net/http never modifies them.
+var (
+	varyAcceptLanguage = []string{"Accept-Language"}
+	privateNoCache     = []string{"private, no-cache"}
+	applicationJSON    = []string{"application/json"}
+	languageValues     = map[string][]string{}
+)
+
+func init() {
+	for _, l := range skygate.Languages {
+		languageValues[l] = []string{l}
+	}
+}
+
+func languageValue(lang string) []string {
+	if v, ok := languageValues[lang]; ok {
+		return v
+	}
+	return []string{lang}
+}
+
+// lastHTTPDate caches the formatting of the one Last-Modified every page of the current
+// catalog shares.
+var lastHTTPDate atomic.Pointer[struct {
+	unix  int64
+	value []string
+}]
+
+func httpDate(t time.Time) []string {
+	u := t.Unix()
+	if c := lastHTTPDate.Load(); c != nil && c.unix == u {
+		return c.value
+	}
+	v := []string{t.UTC().Format(http.TimeFormat)}
+	lastHTTPDate.Store(&struct {
+		unix  int64
+		value []string
+	}{u, v})
+	return v
 }

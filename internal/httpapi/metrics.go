@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,9 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// counters (seriesKey → Counter) and histograms (route → Observer) cache series.
+	counters   sync.Map
+	histograms sync.Map
 }
 
 func newMetrics() *metrics {
@@ -37,9 +41,26 @@ func newMetrics() *metrics {
 	return m
 }
 
+// seriesKey names one request counter.
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// observe counts one request. The series are looked up once and then kept, so the hot
+// path does not hash label values per request.
 func (m *metrics) observe(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(d.Seconds())
+	k := seriesKey{route, method, status}
+	c, ok := m.counters.Load(k)
+	if !ok {
+		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(route, method, strconv.Itoa(status)))
+	}
+	c.(prometheus.Counter).Inc()
+	h, ok := m.histograms.Load(route)
+	if !ok {
+		h, _ = m.histograms.LoadOrStore(route, m.duration.WithLabelValues(route))
+	}
+	h.(prometheus.Observer).Observe(d.Seconds())
 }
 
 // Register adds collectors of other components (workers, stores) to /metrics.

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -54,10 +56,23 @@ func validRequestID(id string) bool {
 	return true
 }
 
+// requestIDPrefix makes generated request ids unique across processes; the counter
+// makes them unique within one, without a random read per request.
+var (
+	requestIDPrefix = func() string {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}()
+	requestIDSeq atomic.Uint64
+)
+
 func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	var buf [16 + 1 + 16]byte
+	b := append(buf[:0], requestIDPrefix...)
+	b = append(b, '-')
+	b = strconv.AppendUint(b, requestIDSeq.Add(1), 16)
+	return string(b)
 }
 
 // responseWriter records the status for logs and metrics, and replaces the plain-text
