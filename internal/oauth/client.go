@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/seal"
@@ -88,6 +90,13 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 	if c.ID == "" || c.Secret == "" {
 		return nil, nil, fail
 	}
+	if !plausibleClientID(c.ID) {
+		// Not a client_id any application has: never sent to the store (PostgreSQL
+		// refuses text with a NUL byte, which would be a 500), checked like an unknown
+		// one.
+		a.hasher.VerifyUnknown(c.Secret)
+		return nil, nil, fail
+	}
 	app, acct, err := a.apps.ApplicationByClientID(ctx, c.ID)
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
@@ -101,4 +110,14 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, fail
 	}
 	return app, acct, nil
+}
+
+// maxClientIDLength bounds the client_id looked up, in bytes; issued ids have 28.
+const maxClientIDLength = 255
+
+// plausibleClientID reports whether id could name an application: valid UTF-8 of at
+// most maxClientIDLength bytes without control characters.
+func plausibleClientID(id string) bool {
+	return len(id) <= maxClientIDLength && utf8.ValidString(id) &&
+		!strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }

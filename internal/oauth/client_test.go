@@ -86,6 +86,9 @@ func TestClientAuthenticator(t *testing.T) {
 	for _, c := range []oauth.ClientAuth{
 		{Method: oauth.AuthMethodPost, ID: id, Secret: secret + "x"},
 		{Method: oauth.AuthMethodPost, ID: "nobody", Secret: secret},
+		{Method: oauth.AuthMethodPost, ID: id + "\x00", Secret: secret},
+		{Method: oauth.AuthMethodPost, ID: "кто", Secret: secret},
+		{Method: oauth.AuthMethodPost, ID: strings.Repeat("i", 256), Secret: secret},
 		{Method: oauth.AuthMethodPost, ID: id},
 		{Secret: secret},
 	} {

@@ -82,6 +82,7 @@ var (
 	errExpired      = fmt.Errorf("%w: expired", ErrInvalidToken)
 	errNotYetValid  = fmt.Errorf("%w: not yet valid", ErrInvalidToken)
 	errMissingClaim = fmt.Errorf("%w: missing required claim", ErrInvalidToken)
+	errNoAccount    = fmt.Errorf("%w: a B2B scope without account_id", ErrInvalidToken)
 )
 
 // Verify checks token and returns its claims. It accepts only what Issuer produces:
@@ -89,7 +90,7 @@ var (
 // at+jwt or application/at+jwt (any case), a kid of a known key (an unknown kid
 // causes one rate-limited reload of the keys first), a valid 64-byte P-256
 // signature, iss equal to the configured issuer, exp, iat, sub, client_id and jti
-// present, exp not passed and iat and nbf not in the future (each within the leeway),
+// present, account_id present when any scope is a B2B scope, exp not passed and iat and nbf not in the future (each within the leeway),
 // and the configured audience in aud.
 //
 // Failures wrap ErrInvalidToken (401), or ErrWrongAudience (403) when only the
@@ -208,6 +209,10 @@ func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 	switch {
 	case w.Exp == nil || w.Iat == nil || w.Sub == "" || w.ClientID == "" || w.Jti == "":
 		return errMissingClaim
+	case w.AccountID == "" && slices.ContainsFunc(w.Scopes, isB2BScope):
+		// B2B handlers work in the token's account; without one they would work in
+		// the account "" (only employee tokens, with admin scopes, have none).
+		return errNoAccount
 	case w.Iss != v.issuer:
 		return errIssuer
 	case now > int64(*w.Exp)+v.leeway:
@@ -221,6 +226,9 @@ func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 	}
 	return nil
 }
+
+// isB2BScope reports whether scope is one an application may hold.
+func isB2BScope(scope string) bool { return slices.Contains(skygate.B2BScopes, scope) }
 
 // isCompactJWS reports whether token is three non-empty base64url segments. Checking
 // the alphabet up front matters because the base64 decoder skips newlines, which would

@@ -185,6 +185,8 @@ func TestVerifyRejects(t *testing.T) {
 		{"nbf in the future", signES256(t, priv, header, with(claims, map[string]any{"nbf": now + 60})), oauth.ErrInvalidToken},
 		{"sub missing", signES256(t, priv, header, with(claims, map[string]any{"sub": nil})), oauth.ErrInvalidToken},
 		{"jti missing", signES256(t, priv, header, with(claims, map[string]any{"jti": nil})), oauth.ErrInvalidToken},
+		{"B2B scope without account_id", signES256(t, priv, header, with(claims, map[string]any{"account_id": nil})), oauth.ErrInvalidToken},
+		{"B2B scope with an empty account_id", signES256(t, priv, header, with(claims, map[string]any{"account_id": ""})), oauth.ErrInvalidToken},
 		{"expired and wrong aud", signES256(t, priv, header, with(claims, map[string]any{"exp": now - 60, "aud": "x"})), oauth.ErrInvalidToken},
 
 		{"wrong aud", MustIssueWith(t, otherAudience), oauth.ErrWrongAudience},
