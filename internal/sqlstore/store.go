@@ -130,13 +130,21 @@ type outcome struct {
 
 // interpret turns a driver error into a domain error. sql.ErrNoRows is CodeNotFound,
 // a unique violation CodeConflict and a foreign key violation CodeNotFound, each only
-// where o gives it a message; anything else stays internal, wrapped with the operation.
+// where o gives it a message; text the engine cannot store (a NUL byte in PostgreSQL)
+// is CodeNotFound where o has that message, since no row can hold it, else
+// CodeBadRequest; anything else stays internal, wrapped with the operation.
 func (s *Store) interpret(o outcome, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) && o.notFound != "" {
 		return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound}
+	}
+	if sqlState(err) == stateUnstorableText {
+		if o.notFound != "" {
+			return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound, Err: err}
+		}
+		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "the request holds text that cannot be stored, such as a NUL byte", Err: err}
 	}
 	switch s.d.Classify(err) {
 	case UniqueViolation:
@@ -149,6 +157,21 @@ func (s *Store) interpret(o outcome, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", s.d.Name, o.op, err)
+}
+
+// stateUnstorableText is SQLSTATE 22021, character_not_in_repertoire: PostgreSQL's
+// answer to a text parameter with a NUL byte, which any request can carry (a path id,
+// a query filter). SQLite stores such text and finds nothing.
+const stateUnstorableText = "22021"
+
+// sqlState returns the SQLSTATE of a driver error that reports one (pgx's PgError
+// does, through SQLState), or "".
+func sqlState(err error) string {
+	var e interface{ SQLState() string }
+	if errors.As(err, &e) {
+		return e.SQLState()
+	}
+	return ""
 }
 
 // notFound is the CodeNotFound error of an update or delete that matched no row.

@@ -26,6 +26,12 @@ func fakeClassify(err error) Violation {
 	return NoViolation
 }
 
+// stateError is a driver error that reports its SQLSTATE, as pgx's PgError does.
+type stateError struct{ state string }
+
+func (e *stateError) Error() string    { return "driver: SQLSTATE " + e.state }
+func (e *stateError) SQLState() string { return e.state }
+
 func TestInterpret(t *testing.T) {
 	t.Parallel()
 	s := &Store{d: Dialect{Name: "fake", Classify: fakeClassify}}
@@ -46,6 +52,9 @@ func TestInterpret(t *testing.T) {
 		{"other driver error", full, &fakeDriverError{NoViolation}, skygate.CodeInternal, "an internal error occurred"},
 		{"unique without a message", bare, &fakeDriverError{UniqueViolation}, skygate.CodeInternal, "an internal error occurred"},
 		{"no rows without a message", bare, sql.ErrNoRows, skygate.CodeInternal, "an internal error occurred"},
+		{"NUL byte in a lookup", full, fmt.Errorf("get: %w", &stateError{"22021"}), skygate.CodeNotFound, "owner not found"},
+		{"NUL byte in a filter", bare, &stateError{"22021"}, skygate.CodeBadRequest, "the request holds text that cannot be stored, such as a NUL byte"},
+		{"other SQLSTATE", bare, &stateError{"42P01"}, skygate.CodeInternal, "an internal error occurred"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
