@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// The tenant isolation matrix: every B2B route of the router that names an object in
+// its path is called by one account with another account's ids, and must answer 404
+// NotFound (never 2xx, never 403, which would tell that the object exists). The route
+// list comes from the router itself, so a new route is covered the day it is added; a
+// route whose path parameter the matrix cannot fill fails the test until someone says
+// which object it names (isolationParams).
+
+// isolationParams maps every path parameter of a tenant-scoped route to the object of
+// a tenant it names. A parameter missing here fails TestTenantIsolationMatrix.
+var isolationParams = map[string]func(t *isoTenant) string{
+	"bookingID":  func(t *isoTenant) string { return t.bookingID },
+	"orderID":    func(t *isoTenant) string { return t.orderID },
+	"iccid":      func(t *isoTenant) string { return t.iccid },
+	"packageID":  func(t *isoTenant) string { return t.packageID },
+	"webhookID":  func(t *isoTenant) string { return t.webhookID },
+	"deliveryID": func(t *isoTenant) string { return t.deliveryID },
+}
+
+// tenantPrefixes are the path prefixes of routes whose objects belong to an account.
+var tenantPrefixes = []string{"/v2/b2b/", "/api/v1/b2b/", "/v2/sandbox/", "/v2/catalog/esim/"}
+
+// sharedRoutes name objects that every account may read: the airport catalog.
+var sharedRoutes = []string{"GET /v2/catalog/lounges/{id}", "GET /v2/catalog/fast-tracks/{id}"}
+
+// isolationBodies are the request bodies of POST routes, by the last path segment, so
+// that the only thing wrong with a request is whose object it names. ids are the
+// caller's own objects. A POST route not listed here is sent without a body.
+var isolationBodies = map[string]func(own *isoTenant) string{
+	"topups":        func(own *isoTenant) string { return `{"package_id":"` + own.packageID + `"}` },
+	"simulate":      func(*isoTenant) string { return `{"event":"issue"}` },
+	"usage":         func(*isoTenant) string { return `{"used_mb":1}` },
+	"rotate-secret": func(*isoTenant) string { return `{"secret":"isolation-rotated-secret-0001"}` },
+	"change-url":    func(own *isoTenant) string { return `{"url":"` + own.hookURL + `/moved"}` },
+}
+
+// isoTenant is an account with one object of every kind.
+type isoTenant struct {
+	name                                                        string
+	creds                                                       credentials
+	token                                                       string
+	bookingID, orderID, iccid, packageID, webhookID, deliveryID string
+	hookURL                                                     string
+}
+
+// routeList builds the application in-process, as serve does, and returns the router's
+// route patterns.
+func routeList(t *testing.T) []string {
+	t.Helper()
+	env := testEnv(t, nil)
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), httpapi.ClientCertConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.db.Close()
+	return a.server.Routes()
+}
+
+var pathParam = regexp.MustCompile(`\{([^}.]+)(\.\.\.)?\}`)
+
+func TestTenantIsolationMatrix(t *testing.T) {
+	t.Parallel()
+	routes := routeList(t)
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		a := s.seedTenant("tenant-a")
+		b := s.seedTenant("tenant-b")
+		before := s.tenantSnapshot(a)
+
+		calls := 0
+		for _, route := range routes {
+			method, path, _ := strings.Cut(route, " ")
+			params := pathParam.FindAllStringSubmatch(path, -1)
+			if strings.HasPrefix(path, "/api/v1/admin/") || slices.Contains(sharedRoutes, route) {
+				continue
+			}
+			tenant := slices.ContainsFunc(tenantPrefixes, func(p string) bool { return strings.HasPrefix(path, p) })
+			if len(params) == 0 {
+				if tenant && method == http.MethodGet {
+					s.checkListHidesOthers(t, route, b, a)
+				}
+				continue
+			}
+			if !tenant {
+				t.Errorf("route %s names an object but is neither admin, shared catalog, nor under a tenant prefix %v: decide whether it is tenant-scoped and add it to the matrix", route, tenantPrefixes)
+				continue
+			}
+			var names []string
+			unknown := false
+			for _, p := range params {
+				if _, ok := isolationParams[p[1]]; !ok {
+					t.Errorf("route %s: the isolation matrix does not know the path parameter {%s}; add it to isolationParams", route, p[1])
+					unknown = true
+				}
+				names = append(names, p[1])
+			}
+			if unknown {
+				continue
+			}
+			// Every assignment of owners to the parameters in which at least one object
+			// is A's: B's webhook with A's delivery is as foreign as A's webhook.
+			for mask := 1; mask < 1<<len(names); mask++ {
+				url := path
+				var desc []string
+				for i, name := range names {
+					owner := b
+					if mask&(1<<i) != 0 {
+						owner = a
+					}
+					url = strings.Replace(url, "{"+name+"}", isolationParams[name](owner), 1)
+					desc = append(desc, name+"="+owner.name)
+				}
+				s.checkForeign(t, route+" ["+strings.Join(desc, ",")+"]", method, url, b)
+				calls++
+			}
+		}
+		if calls < 20 {
+			t.Fatalf("only %d foreign calls made from %d routes: the route list looks wrong", calls, len(routes))
+		}
+		t.Logf("%d foreign calls over %d routes, each on both listeners", calls, len(routes))
+		if after := s.tenantSnapshot(a); after != before {
+			t.Errorf("another account's calls changed tenant A:\nbefore %s\nafter  %s", before, after)
+		}
+	})
+}
+
+// checkForeign sends the request as tenant b on both listeners. On the mTLS listener
+// (client certificate presented) it must be 404 NotFound; on the plain listener,
+// booking routes answer ClientCertificateRequired before looking at the id, which is
+// allowed, and everything else must be 404 too.
+func (s *testServer) checkForeign(t *testing.T, name, method, url string, b *isoTenant) {
+	t.Helper()
+	var body string
+	if method == http.MethodPost {
+		if f, ok := isolationBodies[url[strings.LastIndexByte(url, '/')+1:]]; ok {
+			body = f(b)
+		}
+	}
+	for _, l := range []struct {
+		listener string
+		client   *http.Client
+		base     string
+	}{{"mtls", s.mtlsClient, s.mtlsBase}, {"plain", s.client, s.base}} {
+		h := map[string]string{"Authorization": "Bearer " + b.token, "Idempotency-Key": "iso-" + skygate.NewID()}
+		var rd io.Reader
+		if body != "" {
+			h["Content-Type"] = "application/json"
+			rd = strings.NewReader(body)
+		}
+		resp, got := s.do(l.client, method, l.base+url, rd, h)
+		switch {
+		case resp.StatusCode == http.StatusNotFound:
+			if p := problemOf(t, resp, got); p["code"] != "NotFound" {
+				t.Errorf("%s on %s: 404 with code %v", name, l.listener, p["code"])
+			}
+		case l.listener == "plain" && resp.StatusCode == http.StatusUnauthorized &&
+			problemOf(t, resp, got)["code"] == "ClientCertificateRequired":
+		default:
+			t.Errorf("%s on %s: %d, want 404: %.300s", name, l.listener, resp.StatusCode, got)
+		}
+	}
+}
+
+// checkListHidesOthers calls a list route as viewer and fails when the answer names any
+// object of other.
+func (s *testServer) checkListHidesOthers(t *testing.T, route string, viewer, other *isoTenant) {
+	t.Helper()
+	_, path, _ := strings.Cut(route, " ")
+	resp, body := s.do(s.mtlsClient, http.MethodGet, s.mtlsBase+path, nil, map[string]string{"Authorization": "Bearer " + viewer.token})
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("%s as %s: %d %.300s", route, viewer.name, resp.StatusCode, body)
+		return
+	}
+	for name, id := range map[string]string{"booking": other.bookingID, "order": other.orderID, "iccid": other.iccid,
+		"package": other.packageID, "webhook": other.webhookID, "delivery": other.deliveryID, "account": other.creds.AccountID} {
+		if strings.Contains(string(body), id) {
+			t.Errorf("%s as %s lists %s's %s %s", route, viewer.name, other.name, name, id)
+		}
+	}
+}
+
+// tenantSnapshot describes what another account could have changed: the booking's
+// status, the eSIM's status, the subscription and the number of deliveries.
+func (s *testServer) tenantSnapshot(a *isoTenant) string {
+	s.t.Helper()
+	_, bk := s.do(s.mtlsClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+a.bookingID, nil, map[string]string{"Authorization": "Bearer " + a.token})
+	_, es := s.partnerCall(http.MethodGet, "/v2/b2b/esims/"+a.iccid, a.token, "", nil)
+	_, wh := s.partnerCall(http.MethodGet, "/api/v1/b2b/webhooks/"+a.webhookID, a.token, "", nil)
+	_, dl := s.partnerCall(http.MethodGet, "/api/v1/b2b/webhooks/"+a.webhookID+"/deliveries?limit=1", a.token, "", nil)
+	var v struct {
+		Status     string `json:"status"`
+		URL        string `json:"url"`
+		Active     *bool  `json:"active"`
+		UpdatedAt  string `json:"updated_at"`
+		Pagination struct {
+			Total int `json:"total"`
+		} `json:"pagination"`
+	}
+	var parts []string
+	for _, body := range [][]byte{bk, es, wh, dl} {
+		v.Status, v.URL, v.Active, v.UpdatedAt, v.Pagination.Total = "", "", nil, "", 0
+		_ = json.Unmarshal(body, &v)
+		parts = append(parts, fmt.Sprintf("%s|%s|%v|%s|%d", v.Status, v.URL, v.Active != nil && *v.Active, v.UpdatedAt, v.Pagination.Total))
+	}
+	return strings.Join(parts, " ")
+}
+
+// seedTenant creates a sandbox account with every B2B scope and one object of every
+// kind: an Issued booking (mTLS), an eSIM package, an order with its eSIM, and a
+// webhook subscription with at least one delivery.
+func (s *testServer) seedTenant(name string) *isoTenant {
+	t := s.t
+	t.Helper()
+	tn := &isoTenant{name: name, creds: s.mustBootstrap(name, skygate.B2BScopes, "--sandbox")}
+	tn.token = s.mustToken(tn.creds, "")
+
+	// The webhook first, so that the booking's events are delivered to it.
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	tn.hookURL = hook.URL
+	resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tn.token, `{"url":"`+hook.URL+`/hook","secret":"isolation-secret-of-some-length"}`, nil)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("%s webhook: %d %s", name, resp.StatusCode, body)
+	}
+	tn.webhookID = mustJSON(t, body)["id"].(string)
+
+	resp, body = s.book(s.mtlsClient, tn.token, "iso-"+name, bookingBody(s.firstFastTrack(tn.token), "ISO-"+name))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("%s booking: %d %s", name, resp.StatusCode, body)
+	}
+	tn.bookingID = mustBooking(t, body).ID
+	s.waitStatus(tn.token, tn.bookingID, "Issued")
+
+	tn.packageID = skygate.NewID()
+	acc := "/accounts/" + tn.creds.AccountID + "/esim"
+	pkgs := `[{"id":"` + tn.packageID + `","name":{"en":"Isolation 1 GB","ru":"Изоляция 1 ГБ","uz":"Izolyatsiya 1 GB","kk":"Оқшаулау 1 ГБ"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":100,"currency":"USD"},"top_up":true,"active":true}]`
+	if resp, body := s.adminCall(http.MethodPost, acc+"/packages", pkgs); resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s packages: %d %s", name, resp.StatusCode, body)
+	}
+	csv := "iccid,smdp_address,matching_id\n"
+	for range 2 {
+		icc := storetest.NewICCID()
+		csv += icc + ",smdp.example.com,MATCH-" + icc[10:] + "\n"
+	}
+	resp, body = s.do(s.client, http.MethodPost, s.base+"/api/v1/admin"+acc+"/pool", strings.NewReader(csv),
+		map[string]string{"Authorization": "Bearer " + s.adminToken(), "Content-Type": "text/csv"})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("%s pool: %d %s", name, resp.StatusCode, body)
+	}
+	if resp, body := s.adminCall(http.MethodPost, acc+"/credits", `{"amount":{"amount":1000,"currency":"USD"},"description":"isolation"}`); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("%s credit: %d %s", name, resp.StatusCode, body)
+	}
+	resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", tn.token, `{"package_id":"`+tn.packageID+`","quantity":1,"partner_reference":"ISO-`+name+`"}`, map[string]string{"Idempotency-Key": "iso-order-" + name})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("%s order: %d %s", name, resp.StatusCode, body)
+	}
+	var o struct {
+		ID    string `json:"id"`
+		ESIMs []struct {
+			ICCID string `json:"iccid"`
+		} `json:"esims"`
+	}
+	if err := json.Unmarshal(body, &o); err != nil || len(o.ESIMs) != 1 {
+		t.Fatalf("%s order body %v: %s", name, err, body)
+	}
+	tn.orderID, tn.iccid = o.ID, o.ESIMs[0].ICCID
+
+	deadline := time.Now().Add(20 * time.Second)
+	for tn.deliveryID == "" {
+		_, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/webhooks/"+tn.webhookID+"/deliveries?limit=1", tn.token, "", nil)
+		var page struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(body, &page) == nil && len(page.Data) > 0 {
+			tn.deliveryID = page.Data[0].ID
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no webhook delivery: %s", name, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return tn
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// Scale-out: three `serve` replicas on one PostgreSQL database, no proxy in front; the
+// test spreads its requests over them round-robin. Tokens from one replica verify on
+// the others, an Idempotency-Key holds across replicas, three booking workers issue
+// every booking exactly once, and three webhook dispatchers deliver every event, each
+// with its own webhook-id.
+
+// hookLog is a webhook receiver that verifies signatures and counts deliveries by
+// webhook-id (the event id).
+type hookLog struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	byID   map[string]int
+	types  map[string]string
+	bad    int
+	total  int
+	status func() int // the answer, 204 unless set
+}
+
+func newHookLog(t *testing.T, secret string) *hookLog {
+	t.Helper()
+	wh, err := standardwebhooks.NewWebhookRaw([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hookLog{byID: map[string]int{}, types: map[string]string{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ev struct{ ID, Type string }
+		_ = json.Unmarshal(body, &ev)
+		h.mu.Lock()
+		h.total++
+		if wh.Verify(body, r.Header) != nil || ev.ID != r.Header.Get("webhook-id") {
+			h.bad++
+		} else {
+			h.byID[ev.ID]++
+			h.types[ev.ID] = ev.Type
+		}
+		status := http.StatusNoContent
+		if h.status != nil {
+			status = h.status()
+		}
+		h.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// counts returns the distinct ids received, the requests with a repeated id, and the
+// requests that failed verification.
+func (h *hookLog) counts() (distinct, repeats, bad int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range h.byID {
+		repeats += n - 1
+	}
+	return len(h.byID), repeats, h.bad
+}
+
+func (h *hookLog) has(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.byID[id] > 0
+}
+
+func TestScaleOutThreeReplicas(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": storetest.MustPostgresDSN(t)})
+	// One data directory: the replicas share the development PKI (one client CA), as
+	// real replicas share their certificates.
+	var replicas []*testServer
+	for range 3 {
+		replicas = append(replicas, startServer(t, env))
+	}
+	r0 := replicas[0]
+	pick := func(i int) *testServer { return replicas[i%len(replicas)] }
+
+	const secret = "scale-out-webhook-secret-0001"
+	hooks := newHookLog(t, secret)
+	c := r0.mustBootstrap("scale", skygate.B2BScopes, "--sandbox")
+
+	// A token from each replica works on every replica.
+	var tok string
+	for i, from := range replicas {
+		tk := from.mustToken(c, "")
+		for j, on := range replicas {
+			if resp, body := on.get("/v2/catalog/lounges?limit=1", tk, nil); resp.StatusCode != 200 {
+				t.Fatalf("token of replica %d on replica %d: %d %s", i, j, resp.StatusCode, body)
+			}
+		}
+		tok = tk
+	}
+	for j, on := range replicas[1:] {
+		_, a := r0.get("/.well-known/jwks.json", "", nil)
+		if _, b := on.get("/.well-known/jwks.json", "", nil); string(a) != string(b) {
+			t.Errorf("replica %d publishes another JWKS", j+1)
+		}
+	}
+
+	resp, body := pick(1).partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+hooks.srv.URL+`/hook","secret":"`+secret+`"}`, nil)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("webhook: %d %s", resp.StatusCode, body)
+	}
+	pkg := r0.seedESIMCatalog(c.AccountID, 40)
+	ft := r0.firstFastTrack(tok)
+
+	// One Idempotency-Key, 30 concurrent creates over three replicas: one booking; and
+	// the same for an eSIM order (one order, one profile, one charge).
+	concurrentOnce := func(name string, send func(s *testServer) (*http.Response, []byte), created int) string {
+		var (
+			wg  sync.WaitGroup
+			mu  sync.Mutex
+			ids = map[string]int{}
+		)
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, body := send(pick(i))
+				var v struct {
+					ID   string `json:"id"`
+					Code string `json:"code"`
+				}
+				_ = json.Unmarshal(body, &v)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case resp.StatusCode == created && v.ID != "":
+					ids[v.ID]++
+				case resp.StatusCode == http.StatusConflict && v.Code == "IdempotencyInProgress":
+				default:
+					t.Errorf("%s: %d %s", name, resp.StatusCode, body)
+				}
+			}()
+		}
+		wg.Wait()
+		if len(ids) != 1 {
+			t.Fatalf("%s: 30 requests with one key made %d resources: %v", name, len(ids), ids)
+		}
+		for id := range ids {
+			return id
+		}
+		return ""
+	}
+	bookingBodyOnce := bookingBody(ft, "SCALE-ONCE")
+	concurrentOnce("booking", func(s *testServer) (*http.Response, []byte) {
+		return s.book(s.mtlsClient, tok, "scale-once", bookingBodyOnce)
+	}, http.StatusAccepted)
+	concurrentOnce("eSIM order", func(s *testServer) (*http.Response, []byte) {
+		return s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", tok, `{"package_id":"`+pkg+`","quantity":1,"partner_reference":"SCALE-ONCE"}`,
+			map[string]string{"Idempotency-Key": "scale-order-once"})
+	}, http.StatusCreated)
+	if _, body := pick(2).partnerCall(http.MethodGet, "/v2/b2b/esim/orders", tok, "", nil); !strings.Contains(string(body), `"total":1`) {
+		t.Errorf("orders after the concurrent creates: %.300s", body)
+	}
+
+	// Many bookings and orders with their own keys, round-robin, a few at a time.
+	const nBookings, nOrders = 45, 20
+	var (
+		wg         sync.WaitGroup
+		mu         sync.Mutex
+		bookingIDs = []string{}
+		sem        = make(chan struct{}, 6)
+	)
+	for i := range nBookings + nOrders {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s := pick(i)
+			if i < nBookings {
+				resp, body := s.book(s.mtlsClient, tok, fmt.Sprintf("scale-%d", i), bookingBody(ft, fmt.Sprintf("SCALE-%d", i)))
+				if resp.StatusCode != http.StatusAccepted {
+					t.Errorf("booking %d: %d %s", i, resp.StatusCode, body)
+					return
+				}
+				mu.Lock()
+				bookingIDs = append(bookingIDs, mustBooking(t, body).ID)
+				mu.Unlock()
+				return
+			}
+			resp, body := s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", tok, `{"package_id":"`+pkg+`","quantity":1}`,
+				map[string]string{"Idempotency-Key": fmt.Sprintf("scale-order-%d", i)})
+			if resp.StatusCode != http.StatusCreated {
+				t.Errorf("order %d: %d %s", i, resp.StatusCode, body)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// Every booking is issued (by whichever worker), then every event is delivered.
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		resp, body := pick(0).bookingCall(http.MethodGet, bookingPath+"?status=Pending&limit=1", tok)
+		if resp.StatusCode == 200 && strings.Contains(string(body), `"total":0`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bookings still Pending: %.300s", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	db := r0.openStore()
+	var events []*skygate.Event
+	for {
+		all, err := db.EventsAfter(context.Background(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = events[:0]
+		missing := 0
+		for _, e := range all {
+			if e.AccountID == c.AccountID {
+				events = append(events, e)
+				if !hooks.has(e.ID) {
+					missing++
+				}
+			}
+		}
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events never delivered", missing, len(events))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Exactly one Issued per booking: in its history and in the outbox.
+	issued := map[string]int{}
+	active := map[string]int{}
+	orders := 0
+	for _, e := range events {
+		var d struct {
+			BookingID string `json:"booking_id"`
+			Status    string `json:"status"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		switch {
+		case e.Type == skygate.EventBookingStatusChanged && d.Status == "Issued":
+			issued[d.BookingID]++
+		case e.Type == skygate.EventPassStatusChanged && d.Status == "Active":
+			active[d.BookingID]++
+		case e.Type == "esim.order.completed":
+			orders++
+		}
+	}
+	_, list := pick(1).bookingCall(http.MethodGet, bookingPath+"?limit=500", tok)
+	var page struct {
+		Data []struct {
+			ID      string                    `json:"id"`
+			History []struct{ Status string } `json:"status_history"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(list, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != nBookings+1 {
+		t.Errorf("%d bookings listed, want %d", len(page.Data), nBookings+1)
+	}
+	for _, b := range page.Data {
+		n := 0
+		for _, h := range b.History {
+			if h.Status == "Issued" {
+				n++
+			}
+		}
+		if n != 1 || issued[b.ID] != 1 || active[b.ID] != 1 {
+			t.Errorf("booking %s: Issued %d times in its history, %d booking events, %d pass events", b.ID, n, issued[b.ID], active[b.ID])
+		}
+	}
+	if orders != nOrders+1 {
+		t.Errorf("%d esim.order.completed events, want %d", orders, nOrders+1)
+	}
+	distinct, repeats, bad := hooks.counts()
+	if distinct != len(events) || bad != 0 {
+		t.Errorf("receiver: %d distinct webhook-ids for %d events, %d failed verification", distinct, len(events), bad)
+	}
+	t.Logf("3 replicas: %d bookings, %d orders, %d events, %d delivered (distinct webhook-ids), %d repeated deliveries",
+		len(page.Data), orders, len(events), distinct, repeats)
+	for _, s := range replicas {
+		s.checkServerLog(t)
+	}
+}
