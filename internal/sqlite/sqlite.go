@@ -45,6 +45,8 @@ var dialect = sqlstore.Dialect{
 	// The single writer connection already serialises every write transaction.
 	LockTable:     nil,
 	ReadIsolation: sql.LevelDefault,
+	// Transactions waiting for the single writer share its next commit (one fsync).
+	GroupCommit: true,
 }
 
 // classify maps SQLite's extended result codes; the driver enables them on every
@@ -81,11 +83,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	write, err := openPool(ctx, abs, writerParams(), 1)
+	write, err := openPool(ctx, abs, writerParams(), 1, dialect.GroupCommit)
 	if err != nil {
 		return nil, err
 	}
-	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)))
+	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), false)
 	if err != nil {
 		write.Close()
 		return nil, err
@@ -151,11 +153,11 @@ func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d
 func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
 // openPool opens a pool of at most conns connections to the file and checks that one
-// connection can be made.
-func openPool(ctx context.Context, abs string, params url.Values, conns int) (*sql.DB, error) {
+// connection can be made. detach: see cachingDriver.
+func openPool(ctx context.Context, abs string, params url.Values, conns int, detach bool) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}).String()
-	db := sql.OpenDB(dsnConnector{dsn: dsn, d: cachingDriver{base: &sqlite.Driver{}}})
+	db := sql.OpenDB(dsnConnector{dsn: dsn, d: cachingDriver{base: &sqlite.Driver{}, detach: detach}})
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxLifetime(0)

@@ -19,7 +19,18 @@ import (
 const maxCachedStmts = 512
 
 // cachingDriver opens modernc.org/sqlite connections wrapped in cachingConn.
-type cachingDriver struct{ base *sqlite.Driver }
+//
+// detach runs every statement with its context's values but without its cancellation.
+// The writer pool sets it because of group commit: a statement whose context ends
+// mid-way makes the driver call sqlite3_interrupt, and an interrupted INSERT, UPDATE or
+// DELETE rolls back the whole transaction, which group commit shares among many
+// requests; one client hanging up would fail them all. A request that gave up before
+// its turn is skipped by the committer instead, and database/sql refuses a statement
+// whose context has already ended before it reaches the driver.
+type cachingDriver struct {
+	base   *sqlite.Driver
+	detach bool
+}
 
 func (d cachingDriver) Open(name string) (driver.Conn, error) {
 	c, err := d.base.Open(name)
@@ -31,7 +42,7 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 		c.Close()
 		return nil, errors.New("sqlite: driver connection lacks context methods")
 	}
-	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}}, nil
+	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}, detach: d.detach}, nil
 }
 
 // baseConn is what the wrapper needs of a driver connection.
@@ -47,8 +58,9 @@ type baseConn interface {
 // cachingConn is used by one goroutine at a time (database/sql guarantees it), so the
 // cache needs no lock.
 type cachingConn struct {
-	base  baseConn
-	stmts map[string]*cachedStmt
+	base   baseConn
+	stmts  map[string]*cachedStmt
+	detach bool
 }
 
 var (
@@ -75,7 +87,7 @@ func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.
 	if err != nil {
 		return nil, err
 	}
-	s := &cachedStmt{Stmt: st, busy: true}
+	s := &cachedStmt{Stmt: st, busy: true, detach: c.detach}
 	if _, exists := c.stmts[query]; !exists && len(c.stmts) < maxCachedStmts {
 		s.cached = true
 		c.stmts[query] = s
@@ -109,6 +121,7 @@ type cachedStmt struct {
 	driver.Stmt
 	cached bool
 	busy   bool
+	detach bool
 }
 
 // Close returns a cached statement to its connection's cache and closes an uncached one.
@@ -121,9 +134,15 @@ func (s *cachedStmt) Close() error {
 }
 
 func (s *cachedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if s.detach {
+		ctx = context.WithoutCancel(ctx)
+	}
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s *cachedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if s.detach {
+		ctx = context.WithoutCancel(ctx)
+	}
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }

@@ -49,6 +49,9 @@ type Dialect struct {
 	// ReadIsolation is the isolation of read-only transactions that must see one
 	// snapshot, such as a page and its total.
 	ReadIsolation sql.IsolationLevel
+	// GroupCommit runs concurrent write transactions in one database transaction, each
+	// in a savepoint (see commit.go). For engines with a single writer connection.
+	GroupCommit bool
 }
 
 // stmt names a registered statement; Store.q returns its text for the dialect.

@@ -22,6 +22,7 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	stmts []string
+	group *committer // nil unless the dialect asks for group commit
 }
 
 // New returns a store over the pools; it owns them and Close closes them. write and
@@ -30,6 +31,9 @@ func New(d Dialect, write, read *sql.DB) *Store {
 	s := &Store{d: d, write: write, read: read, stmts: make([]string, len(registry))}
 	for i, q := range registry {
 		s.stmts[i] = rebind(d.Placeholder, q)
+	}
+	if d.GroupCommit {
+		s.group = newCommitter(s)
 	}
 	return s
 }
@@ -49,6 +53,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
@@ -71,6 +78,9 @@ func (s *Store) time(t time.Time) any { return s.d.EncodeTime(utc(t)) }
 // fn must do all its work through tx: on SQLite the writer pool has one connection,
 // so touching the pool again from inside fn would wait forever.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.group.do(ctx, fn)
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)

@@ -1,0 +1,142 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Group commit. On SQLite every write transaction goes through one connection and
+// ends with an fsync, so write throughput is one transaction per fsync. With group
+// commit, the transactions that are waiting when the writer becomes free run together
+// in one database transaction, each inside a SAVEPOINT of its own: a transaction whose
+// function fails is rolled back to its savepoint alone, the others commit, and every
+// caller learns its outcome only after the shared COMMIT is durable. Nobody waits for
+// a batch to fill: an idle store commits a lone transaction at once.
+
+// maxBatch bounds the transactions that share one commit.
+const maxBatch = 64
+
+type txJob struct {
+	ctx  context.Context
+	fn   func(tx *sql.Tx) error
+	err  error
+	done chan error
+}
+
+type committer struct {
+	s       *Store
+	jobs    chan *txJob
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func newCommitter(s *Store) *committer {
+	c := &committer{s: s, jobs: make(chan *txJob), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+// do runs fn in the next batch and returns its outcome once the batch committed.
+func (c *committer) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	j := &txJob{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case c.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.stop:
+		return fmt.Errorf("%s: store closed", c.s.d.Name)
+	}
+	return <-j.done
+}
+
+func (c *committer) loop() {
+	defer close(c.stopped)
+	for {
+		var first *txJob
+		select {
+		case first = <-c.jobs:
+		case <-c.stop:
+			return
+		}
+		batch := []*txJob{first}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-c.jobs:
+				batch = append(batch, j)
+			default:
+				break drain
+			}
+		}
+		c.run(batch)
+	}
+}
+
+// run executes a batch in one transaction and reports to every job.
+func (c *committer) run(batch []*txJob) {
+	ctx := context.Background()
+	tx, err := c.s.write.BeginTx(ctx, nil)
+	if err != nil {
+		finish(batch, fmt.Errorf("%s: begin: %w", c.s.d.Name, err))
+		return
+	}
+	for _, j := range batch {
+		if j.err = j.ctx.Err(); j.err != nil {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+			tx.Rollback()
+			finish(batch, fmt.Errorf("%s: savepoint: %w", c.s.d.Name, err))
+			return
+		}
+		if j.err = runJob(j, tx); j.err != nil {
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
+				tx.Rollback()
+				finish(batch, fmt.Errorf("%s: rollback to savepoint: %w", c.s.d.Name, err))
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
+			tx.Rollback()
+			finish(batch, fmt.Errorf("%s: release savepoint: %w", c.s.d.Name, err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		finish(batch, fmt.Errorf("%s: commit: %w", c.s.d.Name, err))
+		return
+	}
+	for _, j := range batch {
+		j.done <- j.err
+	}
+}
+
+// runJob runs one function, turning a panic into its error so that one bad request
+// cannot take the batch (or the process) down.
+func runJob(j *txJob, tx *sql.Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic in transaction: %v", v)
+		}
+	}()
+	return j.fn(tx)
+}
+
+// finish reports err to every job of a batch that did not commit. A job whose own
+// function failed keeps its error: it was rolled back either way.
+func finish(batch []*txJob, err error) {
+	for _, j := range batch {
+		if j.err != nil {
+			j.done <- j.err
+			continue
+		}
+		j.done <- err
+	}
+}
+
+// close stops the committer after the batch in progress.
+func (c *committer) close() {
+	close(c.stop)
+	<-c.stopped
+}
