@@ -32,8 +32,6 @@ var B2BScopes = []string{
 // AllScopes is every scope the service knows, B2B and admin.
 var AllScopes = append(slices.Clone(B2BScopes), ScopeAdminAccounts, ScopeAdminApplications)
 
-// IsKnownScope reports whether s is one of AllScopes.
-func IsKnownScope(s string) bool { return slices.Contains(AllScopes, s) }
 
 // ParseScopes splits a space-separated scope string (RFC 6749 §3.3), dropping empty
 // parts and duplicates while keeping the first order.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -91,4 +92,41 @@ func TestVersion(t *testing.T) {
 	if err := run(t.Context(), []string{"skygate", "version"}, nil, &out, nil); err != nil || !strings.HasPrefix(out.String(), "skygate ") {
 		t.Fatalf("version: %v %q", err, out.String())
 	}
+}
+
+// TestMigrateCommand: `skygate migrate` prepares an empty database (twice is harmless),
+// after which `serve` with SKYGATE_MIGRATE=false starts on it; on a database nobody
+// migrated, such a serve refuses to start instead of serving errors.
+func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		env := e.env(t, map[string]string{"SKYGATE_MIGRATE": "false"})
+		getenv := func(k string) string {
+			if k == "SKYGATE_LOG_LEVEL" {
+				return "info"
+			}
+			return env[k]
+		}
+		var stderr strings.Builder
+		err := run(t.Context(), []string{"skygate", "serve"}, getenv, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "skygate migrate") {
+			t.Fatalf("serve on an unmigrated database with SKYGATE_MIGRATE=false: %v\n%s", err, stderr.String())
+		}
+		for range 2 {
+			stderr.Reset()
+			if err := run(t.Context(), []string{"skygate", "migrate"}, getenv, io.Discard, &stderr); err != nil {
+				t.Fatalf("migrate: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), `"msg":"database migrated"`) {
+				t.Errorf("migrate logged:\n%s", stderr.String())
+			}
+		}
+		s := startServer(t, env)
+		if resp, body := s.get("/readyz", "", nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("readyz after migrate: %d %s", resp.StatusCode, body)
+		}
+		if strings.Contains(s.stderr.String(), `"msg":"database migrated"`) {
+			t.Error("serve migrated although SKYGATE_MIGRATE=false")
+		}
+	})
 }

@@ -22,6 +22,8 @@ import (
 type database interface {
 	skygate.Store
 	Migrate(ctx context.Context) error
+	// Pending reports whether the binary has migrations the database lacks.
+	Pending(ctx context.Context) (bool, error)
 }
 
 // openStore opens the engine the database URL names. It is the only place that names
@@ -33,7 +35,8 @@ func openStore(ctx context.Context, cfg *config.Config) (database, error) {
 	return postgres.Open(ctx, cfg.DatabaseURL)
 }
 
-// openMigrated opens the store and applies migrations when asked to.
+// openMigrated opens the store and applies migrations when asked to; when not, it
+// refuses a database that lacks migrations of this binary, naming the fix.
 func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate bool) (database, error) {
 	db, err := openStore(ctx, cfg)
 	if err != nil {
@@ -45,6 +48,15 @@ func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, mig
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		log.Info("database migrated", "engine", engineName(cfg))
+		return db, nil
+	}
+	pending, err := db.Pending(ctx)
+	if err == nil && pending {
+		err = errors.New("the database schema is older than this binary: run `skygate migrate` (or start without SKYGATE_MIGRATE=false)")
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

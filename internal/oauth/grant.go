@@ -60,8 +60,10 @@ type TokenResponse struct {
 
 // NarrowScopes returns the scopes to grant for the space-separated requested list
 // given the allowed ones: all of allowed when requested is empty, else the requested
-// scopes that are allowed, in request order. A requested scope the service does not
-// know, or an empty result, is invalid_scope.
+// scopes that are allowed, in request order (SPEC §5.1: the intersection). A requested
+// scope that is well-formed but not allowed, known to the service or not, is left out
+// like any other; a scope that is not an RFC 6749 §3.3 scope-token, or an empty
+// result, is invalid_scope.
 func NarrowScopes(requested string, allowed []string) ([]string, error) {
 	if strings.TrimSpace(requested) == "" {
 		if len(allowed) == 0 {
@@ -71,8 +73,8 @@ func NarrowScopes(requested string, allowed []string) ([]string, error) {
 	}
 	var granted []string
 	for _, s := range skygate.ParseScopes(requested) {
-		if !skygate.IsKnownScope(s) {
-			return nil, Errorf(CodeInvalidScope, "unknown scope %q", s)
+		if !isScopeToken(s) {
+			return nil, Errorf(CodeInvalidScope, "scope %q has characters a scope may not have", s)
 		}
 		for _, a := range allowed {
 			if a == s {
@@ -85,6 +87,17 @@ func NarrowScopes(requested string, allowed []string) ([]string, error) {
 		return nil, Errorf(CodeInvalidScope, "none of the requested scopes is allowed for this client")
 	}
 	return granted, nil
+}
+
+// isScopeToken reports whether s is a scope-token of RFC 6749 §3.3: one or more of
+// %x21 / %x23-5B / %x5D-7E.
+func isScopeToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c == 0x22 || c == 0x5C || c > 0x7E {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ClientCredentialsGrant is the client_credentials grant of B2B applications (RFC 6749

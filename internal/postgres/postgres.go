@@ -107,20 +107,41 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
-	fsys, err := fs.Sub(migrations, "migrations")
+	p, err := s.migrations(goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("postgres: migrations: %w", err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, s.db, fsys,
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithSessionLocker(locker))
-	if err != nil {
-		return fmt.Errorf("postgres: migrations: %w", err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	return nil
+}
+
+// Pending reports whether migrations of this binary are not applied to the database.
+func (s *Store) Pending(ctx context.Context) (bool, error) {
+	p, err := s.migrations()
+	if err != nil {
+		return false, err
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("postgres: migration status: %w", err)
+	}
+	return pending, nil
+}
+
+// migrations returns a goose provider of the embedded migrations.
+func (s *Store) migrations(opts ...goose.ProviderOption) (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, s.db, fsys,
+		append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: migrations: %w", err)
+	}
+	return p, nil
 }
 
 // lockID is the advisory lock key of migrations in schema.

@@ -100,19 +100,40 @@ func (s *Store) Path() string { return s.path }
 
 // Migrate brings the schema up to date. It is safe to call on every start.
 func (s *Store) Migrate(ctx context.Context) error {
-	fsys, err := fs.Sub(migrations, "migrations")
+	p, err := s.migrations()
 	if err != nil {
-		return fmt.Errorf("sqlite: migrations: %w", err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.write, fsys,
-		goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		return fmt.Errorf("sqlite: migrations: %w", err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
 	return nil
+}
+
+// Pending reports whether migrations of this binary are not applied to the database.
+func (s *Store) Pending(ctx context.Context) (bool, error) {
+	p, err := s.migrations()
+	if err != nil {
+		return false, err
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: migration status: %w", err)
+	}
+	return pending, nil
+}
+
+// migrations returns a goose provider of the embedded migrations.
+func (s *Store) migrations() (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.write, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	return p, nil
 }
 
 // commonParams are set on every connection through _pragma, which the driver runs on
