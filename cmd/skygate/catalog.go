@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/skygate/skygate"
 
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/config"
@@ -28,7 +32,25 @@ func importCatalog(ctx context.Context, cfg *config.Config, log *slog.Logger, pa
 	svc := catalog.NewService(db, time.Now)
 	sum, err := svc.Import(ctx, data)
 	if err != nil {
-		return fmt.Errorf("catalog import: %w", err)
+		return fmt.Errorf("catalog import %s: %w%s", path, err, fieldList(err, 50))
 	}
 	return json.NewEncoder(stdout).Encode(sum)
+}
+
+// fieldList formats the field errors of a validation error, one per line, at most max
+// of them, so that an operator can find the problem in a large document.
+func fieldList(err error, max int) string {
+	var e *skygate.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, f := range e.Fields {
+		if i == max {
+			fmt.Fprintf(&b, "\n  … and %d more", len(e.Fields)-max)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", f.Field, f.Message)
+	}
+	return b.String()
 }
