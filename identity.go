@@ -32,7 +32,6 @@ var B2BScopes = []string{
 // AllScopes is every scope the service knows, B2B and admin.
 var AllScopes = append(slices.Clone(B2BScopes), ScopeAdminAccounts, ScopeAdminApplications)
 
-
 // ParseScopes splits a space-separated scope string (RFC 6749 §3.3), dropping empty
 // parts and duplicates while keeping the first order.
 func ParseScopes(s string) []string {
