@@ -93,7 +93,15 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 
 // principal verifies the Authorization header and the account status.
 func (s *Server) principal(r *http.Request) (*oauth.Claims, error) {
-	h := r.Header.Get("Authorization")
+	values := r.Header["Authorization"]
+	if len(values) > 1 {
+		// Not a list header (RFC 9110 §11.6.2): which one would count is anyone's guess.
+		return nil, invalidToken("more than one Authorization header")
+	}
+	h := ""
+	if len(values) == 1 {
+		h = values[0]
+	}
 	scheme, token, ok := strings.Cut(h, " ")
 	if h == "" {
 		return nil, invalidToken("a bearer token is required")

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -187,11 +188,15 @@ func (s *Server) adminGetBooking(w http.ResponseWriter, r *http.Request) error {
 
 // adminCompleteBooking records that the pass was used (Confirmed → Completed).
 func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.deps.Bookings.Complete(r.Context(), r.PathValue("bookingID"))
+	b, err := s.deps.Bookings.AdminGet(r.Context(), r.PathValue("bookingID"))
 	if err != nil {
 		return err
 	}
-	if err := s.audit(r, "booking.complete", "booking", b.ID, b.AccountID, nil); err != nil {
+	err = s.audited(r, auditRecord{"booking.complete", "booking", b.ID, b.AccountID, nil}, func(ctx context.Context) (err error) {
+		b, err = s.deps.Bookings.Complete(ctx, b.ID)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, b)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -213,15 +214,18 @@ func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	acc := r.PathValue("accountID")
-	c, err := s.deps.ESIM.SetPackages(r.Context(), acc, pkgs)
-	if err != nil {
-		return err
-	}
 	ids := make([]string, len(pkgs))
 	for i, p := range pkgs {
-		ids[i] = p.ID
+		if p != nil {
+			ids[i] = p.ID
+		}
 	}
-	if err := s.audit(r, "esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}); err != nil {
+	var c *skygate.ESIMCatalog
+	err := s.audited(r, auditRecord{"esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}}, func(ctx context.Context) (err error) {
+		c, err = s.deps.ESIM.SetPackages(ctx, acc, pkgs)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, c)
@@ -247,11 +251,13 @@ func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	acc := r.PathValue("accountID")
-	res, err := s.deps.ESIM.ImportPool(r.Context(), acc, in)
-	if err != nil {
+	// All or nothing: a committed import imported every profile.
+	var res *esim.ImportResult
+	err = s.audited(r, auditRecord{"esim.pool.import", accountType, acc, acc, map[string]int{"imported": len(in)}}, func(ctx context.Context) (err error) {
+		res, err = s.deps.ESIM.ImportPool(ctx, acc, in)
 		return err
-	}
-	if err := s.audit(r, "esim.pool.import", accountType, acc, acc, map[string]int{"imported": res.Imported}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, res)
@@ -263,11 +269,12 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	acc := r.PathValue("accountID")
-	e, err := s.deps.ESIM.AddCredit(r.Context(), acc, req)
-	if err != nil {
+	var e *skygate.LedgerEntry
+	err := s.audited(r, auditRecord{"esim.credit", accountType, acc, acc, req}, func(ctx context.Context) (err error) {
+		e, err = s.deps.ESIM.AddCredit(ctx, acc, req)
 		return err
-	}
-	if err := s.audit(r, "esim.credit", accountType, acc, acc, req); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, e)

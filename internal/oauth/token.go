@@ -98,8 +98,11 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (*TokenRequest, e
 	postID, postSecret := params["client_id"], params["client_secret"]
 	delete(params, "client_id")
 	delete(params, "client_secret")
-	if _, ok := r.Header["Authorization"]; ok {
-		id, secret, ok := parseBasicAuth(r.Header.Get("Authorization"))
+	if auth, ok := r.Header["Authorization"]; ok {
+		if len(auth) > 1 {
+			return nil, Errorf(CodeInvalidRequest, "more than one Authorization header")
+		}
+		id, secret, ok := parseBasicAuth(auth[0])
 		if !ok {
 			return nil, Errorf(CodeInvalidClient, "malformed HTTP Basic client authentication")
 		}

@@ -41,7 +41,7 @@ func (f *fixture) post(tb testing.TB, c tokenCall) *httptest.ResponseRecorder {
 		r.SetBasicAuth(url.QueryEscape(c.basic[0]), url.QueryEscape(c.basic[1]))
 	}
 	if c.authHeader != "" {
-		r.Header.Set("Authorization", c.authHeader)
+		r.Header.Add("Authorization", c.authHeader) // after basic: a second header
 	}
 	w := httptest.NewRecorder()
 	f.handler.ServeHTTP(w, r)
@@ -131,6 +131,8 @@ func TestTokenEndpoint(t *testing.T) {
 			wantStatus: 401, wantError: "invalid_client"},
 		{name: "no client at all", call: tokenCall{contentType: formType, body: form("grant_type", cc)},
 			wantStatus: 401, wantError: "invalid_client"},
+		{name: "two Authorization headers", call: tokenCall{contentType: formType, body: form("grant_type", cc), basic: []string{id, secret}, authHeader: "Basic " + base64.StdEncoding.EncodeToString([]byte("x:y"))},
+			wantStatus: 400, wantError: "invalid_request"},
 		{name: "malformed basic", call: tokenCall{contentType: formType, body: form("grant_type", cc), authHeader: "Basic !!!"},
 			wantStatus: 401, wantError: "invalid_client", challenge: true},
 		{name: "bearer instead of basic", call: tokenCall{contentType: formType, body: form("grant_type", cc), authHeader: "Bearer abc"},

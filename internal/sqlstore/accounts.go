@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -41,8 +42,11 @@ func scanAccount(row scanner) (*skygate.Account, error) {
 // precision.
 func (s *Store) CreateAccount(ctx context.Context, a *skygate.Account) error {
 	a.CreatedAt, a.UpdatedAt = utc(a.CreatedAt), utc(a.UpdatedAt)
-	_, err := s.write.ExecContext(ctx, s.q(qInsertAccount),
-		a.ID, a.Name, string(a.Status), s.time(a.CreatedAt), s.time(a.UpdatedAt))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(qInsertAccount),
+			a.ID, a.Name, string(a.Status), s.time(a.CreatedAt), s.time(a.UpdatedAt))
+		return err
+	})
 	return s.interpret(outcome{
 		op:       "create account",
 		conflict: fmt.Sprintf("an account named %q already exists", a.Name),
@@ -75,8 +79,11 @@ func (s *Store) ListAccounts(ctx context.Context, p skygate.Page) ([]*skygate.Ac
 
 // SetAccountStatus implements skygate.AccountStore.
 func (s *Store) SetAccountStatus(ctx context.Context, accountID string, st skygate.AccountStatus, now time.Time) (*skygate.Account, error) {
-	row := s.write.QueryRowContext(ctx, s.q(qSetAccountState), string(st), s.time(now), accountID)
-	a, err := scanAccount(row)
+	var a *skygate.Account
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		a, err = scanAccount(tx.QueryRowContext(ctx, s.q(qSetAccountState), string(st), s.time(now), accountID))
+		return err
+	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "set account status", notFound: accountNotFound}, err)
 	}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -61,9 +62,12 @@ func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application)
 	if err != nil {
 		return err
 	}
-	_, err = s.write.ExecContext(ctx, s.q(qInsertApplication),
-		app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
-		app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt))
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(qInsertApplication),
+			app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
+			app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt))
+		return err
+	})
 	return s.interpret(outcome{
 		op:       "create application",
 		conflict: fmt.Sprintf("an application with client_id %q already exists", app.ClientID),
@@ -108,17 +112,23 @@ func scanApp(row scanner) (*skygate.Application, error) { return scanApplication
 // DeleteApplication implements skygate.ApplicationStore.
 func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string) error {
 	o := outcome{op: "delete application", notFound: applicationNotFound}
-	res, err := s.write.ExecContext(ctx, s.q(qDeleteApplication), accountID, applicationID)
-	if err != nil {
-		return s.interpret(o, err)
-	}
-	return s.checkAffected(o, res)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(qDeleteApplication), accountID, applicationID)
+		if err != nil {
+			return err
+		}
+		return s.checkAffected(o, res)
+	})
+	return s.interpret(o, err)
 }
 
 // SetApplicationSecret implements skygate.ApplicationStore.
 func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
-	row := s.write.QueryRowContext(ctx, s.q(qSetSecret), nonNil(hash), s.time(now), accountID, applicationID)
-	app, err := scanApplication(row)
+	var app *skygate.Application
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qSetSecret), nonNil(hash), s.time(now), accountID, applicationID))
+		return err
+	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "set application secret", notFound: applicationNotFound}, err)
 	}

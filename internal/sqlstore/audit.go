@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/skygate/skygate"
 )
@@ -23,12 +24,17 @@ var (
 
 // AppendAudit implements skygate.AuditStore.
 func (s *Store) AppendAudit(ctx context.Context, e *skygate.AuditEvent) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return s.appendAudit(ctx, tx, e) })
+}
+
+// appendAudit inserts e inside tx.
+func (s *Store) appendAudit(ctx context.Context, tx *sql.Tx, e *skygate.AuditEvent) error {
 	e.At = utc(e.At)
 	details := string(e.Details)
 	if details == "" {
 		details = "{}"
 	}
-	_, err := s.write.ExecContext(ctx, s.q(qInsertAudit), e.ID, e.Actor, e.Action, e.TargetType,
+	_, err := tx.ExecContext(ctx, s.q(qInsertAudit), e.ID, e.Actor, e.Action, e.TargetType,
 		e.TargetID, e.AccountID, e.RequestID, s.time(e.At), details)
 	return s.interpret(outcome{op: "append audit event", conflict: "audit event exists"}, err)
 }

@@ -12,6 +12,7 @@ var auditTests = []test{
 	{"AppendAndList", testAuditAppendAndList},
 	{"Filters", testAuditFilters},
 	{"ApplicationAdmin", testApplicationAdmin},
+	{"WithWrite", testAuditWithWrite},
 }
 
 // mustAppendAudit stores an audit event at T0+d.
@@ -79,4 +80,39 @@ func testApplicationAdmin(t *testing.T, s skygate.Store) {
 	}
 	_, err = s.ApplicationAdmin(t.Context(), NewID())
 	WantCode(t, err, skygate.CodeNotFound)
+}
+
+// testAuditWithWrite: a record attached with skygate.WithAudit is committed in the
+// write's transaction: with a write that succeeds, once, however many writes follow;
+// with one that fails, not at all, and it stays for the next write of the request.
+func testAuditWithWrite(t *testing.T, s skygate.Store) {
+	ctx := t.Context()
+	a := &skygate.Account{ID: NewID(), Name: "audited", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}
+	e := &skygate.AuditEvent{ID: NewID(), Actor: "alice", Action: "account.create", TargetType: "account",
+		TargetID: a.ID, AccountID: a.ID, RequestID: "req-1", At: At(0)}
+
+	// A failing write (the name is taken) commits neither the write nor the record.
+	MustNoError(t, s.CreateAccount(ctx, &skygate.Account{ID: NewID(), Name: "taken", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}), "CreateAccount")
+	wctx, pending := skygate.WithAudit(ctx, e)
+	dup := &skygate.Account{ID: a.ID, Name: "taken", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}
+	WantCode(t, s.CreateAccount(wctx, dup), skygate.CodeConflict)
+	if pending.Taken() {
+		t.Fatal("a failed write kept the audit record")
+	}
+	if _, total, err := s.ListAuditEvents(ctx, skygate.AuditFilter{}, skygate.Page{Limit: 10}); err != nil || total != 0 {
+		t.Fatalf("audit after a failed write: %d, %v", total, err)
+	}
+
+	// The next write of the request commits it; later writes do not repeat it.
+	MustNoError(t, s.CreateAccount(wctx, a), "CreateAccount")
+	if !pending.Taken() {
+		t.Fatal("the committed write did not take the audit record")
+	}
+	_, err := s.SetAccountStatus(wctx, a.ID, skygate.AccountSuspended, At(time.Second))
+	MustNoError(t, err, "SetAccountStatus")
+	got, total, err := s.ListAuditEvents(ctx, skygate.AuditFilter{}, skygate.Page{Limit: 10})
+	MustNoError(t, err, "ListAuditEvents")
+	if total != 1 || got[0].ID != e.ID || got[0].Actor != "alice" || got[0].RequestID != "req-1" {
+		t.Fatalf("audit = %d %+v, want the one record", total, got)
+	}
 }

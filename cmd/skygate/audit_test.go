@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// TestAdminWritesAreAudited makes every kind of admin write once, each with its own
+// X-Request-ID, plus writes that fail; the audit log must hold exactly one record per
+// successful write (action, target, account, actor, request id) and none for a failure.
+func TestAdminWritesAreAudited(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		admin := s.adminToken()
+		call := func(reqID, method, path, contentType, body string) (int, map[string]any) {
+			t.Helper()
+			h := map[string]string{"Authorization": "Bearer " + admin, "X-Request-ID": reqID}
+			if contentType != "" {
+				h["Content-Type"] = contentType
+			}
+			resp, b := s.do(s.client, method, s.base+"/api/v1/admin"+path, strings.NewReader(body), h)
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			return resp.StatusCode, m
+		}
+		const js = "application/json"
+
+		// Writes that fail record nothing.
+		if st, _ := call("fail-name", http.MethodPost, "/accounts", js, `{"name":""}`); st != 422 {
+			t.Fatalf("invalid account: %d", st)
+		}
+		st, acc := call("acc-create", http.MethodPost, "/accounts", js, `{"name":"Audited Travel"}`)
+		if st != 201 {
+			t.Fatalf("create account: %d %v", st, acc)
+		}
+		accID := acc["id"].(string)
+		if st, _ := call("fail-dup", http.MethodPost, "/accounts", js, `{"name":"Audited Travel"}`); st != 409 {
+			t.Fatalf("duplicate account: %d", st)
+		}
+		if st, _ := call("fail-credit", http.MethodPost, "/accounts/"+accID+"/esim/credits", js, `{"amount":{"amount":-5,"currency":"USD"}}`); st != 422 {
+			t.Fatalf("invalid credit: %d", st)
+		}
+		if st, _ := call("fail-app", http.MethodDelete, "/applications/"+skygate.NewID(), "", ""); st != 404 {
+			t.Fatalf("delete unknown application: %d", st)
+		}
+
+		st, app := call("app-create", http.MethodPost, "/accounts/"+accID+"/applications", js,
+			`{"name":"Engine","allowed_scopes":["catalog.fasttrack:read","booking.fasttrack:write","booking.fasttrack:read"],"sandbox":true}`)
+		if st != 201 {
+			t.Fatalf("create application: %d %v", st, app)
+		}
+		appID := app["id"].(string)
+		if st, _ := call("app-rotate", http.MethodPost, "/applications/"+appID+"/rotate-secret", "", ""); st != 200 {
+			t.Fatalf("rotate: %d", st)
+		}
+		pkg := skygate.NewID()
+		pkgs := `[{"id":"` + pkg + `","name":{"en":"A","ru":"А","uz":"A","kk":"А"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":100,"currency":"USD"},"top_up":true,"active":true}]`
+		if st, m := call("esim-packages", http.MethodPost, "/accounts/"+accID+"/esim/packages", js, pkgs); st != 200 {
+			t.Fatalf("packages: %d %v", st, m)
+		}
+		icc := storetest.NewICCID()
+		if st, m := call("esim-pool", http.MethodPost, "/accounts/"+accID+"/esim/pool", "text/csv", "iccid,smdp_address,matching_id\n"+icc+",smdp.example.com,M-1\n"); st != 201 {
+			t.Fatalf("pool: %d %v", st, m)
+		}
+		if st, _ := call("fail-pool", http.MethodPost, "/accounts/"+accID+"/esim/pool", "text/csv", "iccid,smdp_address,matching_id\n"+icc+",smdp.example.com,M-1\n"); st != 422 {
+			t.Fatalf("duplicate pool upload: %d", st)
+		}
+		if st, m := call("esim-credit", http.MethodPost, "/accounts/"+accID+"/esim/credits", js, `{"amount":{"amount":500,"currency":"USD"},"description":"funds"}`); st != 201 {
+			t.Fatalf("credit: %d %v", st, m)
+		}
+
+		// A confirmed booking of the account, then completed by the employee.
+		c := s.mustBootstrap("audited-partner", bookingScopes, "--sandbox")
+		tok := s.mustToken(c, "")
+		resp, body := s.book(s.mtlsClient, tok, "audit-1", bookingBody(s.firstFastTrack(tok), "AUDIT"))
+		if resp.StatusCode != 202 {
+			t.Fatalf("book: %d %s", resp.StatusCode, body)
+		}
+		b := mustBooking(t, body)
+		s.waitStatus(tok, b.ID, "Issued")
+		if resp, body := s.bookingCall(http.MethodPost, bookingPath+"/"+b.ID+"/confirm", tok); resp.StatusCode != 200 {
+			t.Fatalf("confirm: %d %s", resp.StatusCode, body)
+		}
+		if st, _ := call("fail-complete", http.MethodPost, "/bookings/"+skygate.NewID()+"/complete", "", ""); st != 404 {
+			t.Fatalf("complete unknown booking: %d", st)
+		}
+		if st, m := call("booking-complete", http.MethodPost, "/bookings/"+b.ID+"/complete", "", ""); st != 200 {
+			t.Fatalf("complete: %d %v", st, m)
+		}
+		if st, _ := call("fail-complete-twice", http.MethodPost, "/bookings/"+b.ID+"/complete", "", ""); st != 409 {
+			t.Fatalf("complete twice: %d", st)
+		}
+		if st, _ := call("acc-suspend", http.MethodPatch, "/accounts/"+accID, js, `{"status":"suspended"}`); st != 200 {
+			t.Fatalf("suspend: %d", st)
+		}
+		if st, _ := call("app-delete", http.MethodDelete, "/applications/"+appID, "", ""); st != 204 {
+			t.Fatalf("delete application: %d", st)
+		}
+
+		want := map[string]string{ // request id → "action target account"
+			"acc-create":       "account.create " + accID + " " + accID,
+			"app-create":       "application.create " + appID + " " + accID,
+			"app-rotate":       "application.rotate_secret " + appID + " " + accID,
+			"esim-packages":    "esim.packages.set " + accID + " " + accID,
+			"esim-pool":        "esim.pool.import " + accID + " " + accID,
+			"esim-credit":      "esim.credit " + accID + " " + accID,
+			"booking-complete": "booking.complete " + b.ID + " " + c.AccountID,
+			"acc-suspend":      "account.update " + accID + " " + accID,
+			"app-delete":       "application.delete " + appID + " " + accID,
+		}
+		st, page := call("list", http.MethodGet, "/audit-events?limit=500", "", "")
+		if st != 200 {
+			t.Fatalf("audit list: %d", st)
+		}
+		got := map[string][]string{}
+		for _, it := range page["data"].([]any) {
+			ev := it.(map[string]any)
+			if ev["actor"] != "employee-1" {
+				t.Errorf("record without the employee as actor: %v", ev)
+			}
+			got[fmt.Sprint(ev["request_id"])] = append(got[fmt.Sprint(ev["request_id"])],
+				fmt.Sprintf("%v %v %v", ev["action"], ev["target_id"], ev["account_id"]))
+		}
+		for id, w := range want {
+			if len(got[id]) != 1 || got[id][0] != w {
+				t.Errorf("request %s: audit %q, want [%s]", id, got[id], w)
+			}
+		}
+		for id, recs := range got {
+			if _, ok := want[id]; !ok {
+				t.Errorf("request %s left audit records %q", id, recs)
+			}
+		}
+	})
+}
