@@ -20,6 +20,8 @@ const (
 	ScopeWebhooksRead         = "webhooks:read"
 	ScopeAdminAccounts        = "identity.account:*"
 	ScopeAdminApplications    = "identity.application:*"
+	// ScopeAuditRead reads the admin audit log and nothing else: the auditor role's.
+	ScopeAuditRead = "identity.audit:read"
 )
 
 // B2BScopes are the scopes an application may be allowed; admin scopes are for employees.
@@ -30,7 +32,7 @@ var B2BScopes = []string{
 }
 
 // AllScopes is every scope the service knows, B2B and admin.
-var AllScopes = append(slices.Clone(B2BScopes), ScopeAdminAccounts, ScopeAdminApplications)
+var AllScopes = append(slices.Clone(B2BScopes), ScopeAdminAccounts, ScopeAdminApplications, ScopeAuditRead)
 
 // ParseScopes splits a space-separated scope string (RFC 6749 §3.3), dropping empty
 // parts and duplicates while keeping the first order.

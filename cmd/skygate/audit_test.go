@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -136,6 +138,27 @@ func TestAdminWritesAreAudited(t *testing.T) {
 		for id, recs := range got {
 			if _, ok := want[id]; !ok {
 				t.Errorf("request %s left audit records %q", id, recs)
+			}
+		}
+
+		// An auditor reads the log and nothing else.
+		db := s.openStore()
+		auditor := s.mintToken(s.keyManager(db, time.Now), time.Now, testPublicURL, oauth.Claims{
+			Subject: "auditor-1", ClientID: "skygate-admin-console", Scopes: []string{skygate.ScopeAuditRead}, Roles: []string{"auditor"},
+		})
+		for _, tc := range []struct {
+			method, path string
+			status       int
+		}{
+			{http.MethodGet, "/audit-events?limit=1", 200},
+			{http.MethodGet, "/accounts", 403},
+			{http.MethodGet, "/accounts/" + accID + "/applications", 403},
+			{http.MethodPost, "/accounts", 403},
+		} {
+			resp, body := s.do(s.client, tc.method, s.base+"/api/v1/admin"+tc.path, strings.NewReader(`{"name":"x"}`),
+				map[string]string{"Authorization": "Bearer " + auditor, "Content-Type": "application/json"})
+			if resp.StatusCode != tc.status {
+				t.Errorf("auditor %s %s: %d %.200s", tc.method, tc.path, resp.StatusCode, body)
 			}
 		}
 	})

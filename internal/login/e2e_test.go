@@ -110,7 +110,7 @@ func TestEndToEndIndependentProvider(t *testing.T) {
 		{"sandbox no groups", "sandbox", nil, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
 		{"production ops", "production", []string{"grp-dev", "grp-ops"}, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
 		{"production accounts and audit", "production", []string{"grp-audit", "grp-accounts"},
-			[]string{RoleAccountAdmin, RoleAuditor}, []string{skygate.ScopeAdminAccounts}},
+			[]string{RoleAccountAdmin, RoleAuditor}, []string{skygate.ScopeAdminAccounts, skygate.ScopeAuditRead}},
 		{"production developer", "production", []string{"grp-dev"}, nil, nil},
 		{"production group case differs", "production", []string{"GRP-OPS"}, nil, nil},
 	}

@@ -62,14 +62,14 @@ func (g *Grant) Type() string { return oauth.GrantAuthorizationCode }
 //
 //   - A client secret (Basic or client_secret) is invalid_client (401): a public
 //     client has none. A client_id other than the console's is invalid_client too.
-//   - A missing code or code_verifier, or a verifier that is not 43–128 characters
-//     of [A-Za-z0-9-._~], is invalid_request; nothing is consumed.
+//   - A missing code, code_verifier or redirect_uri (the login request always has one,
+//     so RFC 6749 §4.1.3 requires it here), or a verifier that is not 43–128
+//     characters of [A-Za-z0-9-._~], is invalid_request; nothing is consumed.
 //   - The code is consumed before anything else about it is checked, so a code that
 //     fails any check below is used up (RFC 6749 §4.1.2: a code works once).
 //     Unknown, used or expired: invalid_grant.
-//   - The verifier's S256 challenge must equal the stored code_challenge, and a
-//     redirect_uri, when sent, must equal the one the code was sent to: else
-//     invalid_grant.
+//   - The verifier's S256 challenge must equal the stored code_challenge, and
+//     redirect_uri must equal the one the code was sent to: else invalid_grant.
 //   - An employee with no role is access_denied (403) and gets no token.
 //
 // The token has iss, aud, sub (the employee's identifier at the provider), client_id
@@ -81,12 +81,14 @@ func (g *Grant) Exchange(ctx context.Context, req *oauth.TokenRequest) (*oauth.T
 	case req.Client.ID != "" && req.Client.ID != g.clientID:
 		return nil, oauth.Errorf(oauth.CodeInvalidClient, "unknown client_id for the authorization_code grant")
 	}
-	code, verifier := req.Param("code"), req.Param("code_verifier")
+	code, verifier, redirectURI := req.Param("code"), req.Param("code_verifier"), req.Param("redirect_uri")
 	switch {
 	case code == "":
 		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "code is required")
 	case verifier == "":
 		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "code_verifier is required")
+	case redirectURI == "":
+		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "redirect_uri is required: the one the login started with")
 	case !validVerifier(verifier):
 		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' and '~'")
 	case len(code) > maxCodeLen:
@@ -101,7 +103,7 @@ func (g *Grant) Exchange(ctx context.Context, req *oauth.TokenRequest) (*oauth.T
 		return nil, err
 	case !verifierMatches(verifier, lc.CodeChallenge):
 		return nil, oauth.Errorf(oauth.CodeInvalidGrant, "code_verifier does not match the code_challenge")
-	case req.Param("redirect_uri") != "" && req.Param("redirect_uri") != lc.RedirectURI:
+	case redirectURI != lc.RedirectURI:
 		return nil, oauth.Errorf(oauth.CodeInvalidGrant, "redirect_uri is not the one the code was issued for")
 	case len(lc.Roles) == 0:
 		return nil, oauth.Errorf(oauth.CodeAccessDenied, "the employee has no role in Skygate")

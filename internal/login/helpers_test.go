@@ -328,7 +328,7 @@ func (e *env) token(form url.Values) (int, map[string]any) {
 
 // codeGrant is the SPA's token request.
 func codeGrant(code, verifier string) url.Values {
-	return url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}}
+	return url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {spaRedirect}}
 }
 
 func mustNoError(tb testing.TB, err error) {

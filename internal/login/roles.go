@@ -20,9 +20,8 @@ const (
 	// RoleApplicationAdmin manages B2B applications and their secrets:
 	// identity.application:*.
 	RoleApplicationAdmin = "application-admin"
-	// RoleAuditor is a read-only role. Both admin scopes allow writes, so it gets no
-	// scope: its token carries roles ["auditor"] for read-only routes that accept the
-	// role, and every scope-guarded route answers it 403.
+	// RoleAuditor reads the audit log: identity.audit:read. Both admin scopes allow
+	// writes, so it has neither, and every other admin route answers it 403.
 	RoleAuditor = "auditor"
 )
 
@@ -34,11 +33,11 @@ var roleScopes = []struct {
 	{RoleAdmin, []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications}},
 	{RoleAccountAdmin, []string{skygate.ScopeAdminAccounts}},
 	{RoleApplicationAdmin, []string{skygate.ScopeAdminApplications}},
-	{RoleAuditor, nil},
+	{RoleAuditor, []string{skygate.ScopeAuditRead}},
 }
 
 // adminScopes is the order in which granted scopes are listed.
-var adminScopes = []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications}
+var adminScopes = []string{skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications, skygate.ScopeAuditRead}
 
 // Roles returns the known role names.
 func Roles() []string {

@@ -30,11 +30,11 @@ func TestPolicyMap(t *testing.T) {
 		{"production developer has no role", "production", roleMap, []string{"grp-dev"}, []string{}, []string{}},
 		{"production no groups", "production", roleMap, nil, []string{}, []string{}},
 		{"production match is exact", "production", roleMap, []string{"GRP-OPS", "grp-ops ", "grp"}, []string{}, []string{}},
-		{"production auditor has a role but no scope", "production", roleMap, []string{"grp-audit"}, []string{RoleAuditor}, []string{}},
+		{"production auditor reads the audit log", "production", roleMap, []string{"grp-audit"}, []string{RoleAuditor}, []string{skygate.ScopeAuditRead}},
 		{"production account admin", "production", roleMap, []string{"grp-support"}, []string{RoleAccountAdmin}, []string{skygate.ScopeAdminAccounts}},
 		{"production scopes are a union in a fixed order", "production", roleMap,
 			[]string{"grp-partners", "grp-audit", "grp-support", "grp-partners"},
-			[]string{RoleAccountAdmin, RoleApplicationAdmin, RoleAuditor}, both},
+			[]string{RoleAccountAdmin, RoleApplicationAdmin, RoleAuditor}, append(both, skygate.ScopeAuditRead)},
 		{"production two groups for one role", "production", map[string]string{"a": RoleAdmin, "b": RoleAdmin},
 			[]string{"b", "a"}, []string{RoleAdmin}, both},
 	}
@@ -86,7 +86,7 @@ func TestRoleScopesIsACopy(t *testing.T) {
 	if RoleScopes(RoleAdmin)[0] != skygate.ScopeAdminAccounts {
 		t.Fatal("RoleScopes returns the package's own slice")
 	}
-	if RoleScopes("nobody") != nil || RoleScopes(RoleAuditor) != nil {
-		t.Error("unknown role or auditor has scopes")
+	if RoleScopes("nobody") != nil {
+		t.Error("an unknown role has scopes")
 	}
 }
