@@ -106,7 +106,9 @@ func TestGrant(t *testing.T) {
 		}, status: 401, err: oauth.CodeInvalidClient},
 		{name: "HTTP Basic", basic: []string{ConsoleClientID, "s"}, status: 401, err: oauth.CodeInvalidClient},
 		{name: "no role", code: func(c *skygate.LoginCode) { c.Roles, c.Scopes = []string{}, []string{} }, status: 403, err: oauth.CodeAccessDenied},
-		{name: "auditor", code: func(c *skygate.LoginCode) { c.Roles, c.Scopes = []string{RoleAuditor}, []string{skygate.ScopeAuditRead} }, status: 200},
+		{name: "auditor", code: func(c *skygate.LoginCode) {
+			c.Roles, c.Scopes = []string{RoleAuditor}, []string{skygate.ScopeAuditRead}
+		}, status: 200},
 		{name: "no redirect_uri", form: func(f url.Values, _ string) { f.Del("redirect_uri") }, status: 400, err: oauth.CodeInvalidRequest},
 	}
 	for _, tt := range tests {
