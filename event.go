@@ -27,12 +27,13 @@ type Event struct {
 }
 
 // BookingStatusChanged is the data of a booking.status.changed event. Booking is the
-// booking as it is after the change.
+// booking as it is after the change. PreviousStatus is null when the booking has just
+// been created (Pending).
 type BookingStatusChanged struct {
-	BookingID      string        `json:"booking_id"`
-	Status         BookingStatus `json:"status"`
-	PreviousStatus BookingStatus `json:"previous_status"`
-	Booking        *Booking      `json:"booking"`
+	BookingID      string         `json:"booking_id"`
+	Status         BookingStatus  `json:"status"`
+	PreviousStatus *BookingStatus `json:"previous_status"`
+	Booking        *Booking       `json:"booking"`
 }
 
 // PassStatusChanged is the data of a pass.status.changed event. PreviousStatus is null
@@ -55,16 +56,20 @@ func NewEvent(accountID, typ string, data any, now time.Time) (*Event, error) {
 
 // BookingEvents returns the events of a transition from before to after at now:
 // booking.status.changed when the status changed, and pass.status.changed when the
-// pass status changed (issued as Active, then Used, Voided or Expired).
+// pass status changed (issued as Active, then Used, Voided or Expired). A nil before
+// is the creation of after (SPEC §3: none → Pending).
 func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 	var events []*Event
+	if before == nil {
+		before = &Booking{}
+	}
 	if before.Status != after.Status {
-		e, err := NewEvent(after.AccountID, EventBookingStatusChanged, BookingStatusChanged{
-			BookingID:      after.ID,
-			Status:         after.Status,
-			PreviousStatus: before.Status,
-			Booking:        after,
-		}, now)
+		data := BookingStatusChanged{BookingID: after.ID, Status: after.Status, Booking: after}
+		if before.Status != "" {
+			prev := before.Status
+			data.PreviousStatus = &prev
+		}
+		e, err := NewEvent(after.AccountID, EventBookingStatusChanged, data, now)
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func TestBookingEvents(t *testing.T) {
 			var bd struct {
 				BookingID      string          `json:"booking_id"`
 				Status         string          `json:"status"`
-				PreviousStatus string          `json:"previous_status"`
+				PreviousStatus *string         `json:"previous_status"`
 				Booking        json.RawMessage `json:"booking"`
 			}
 			e := events[0]
@@ -56,7 +56,7 @@ func TestBookingEvents(t *testing.T) {
 			if err := json.Unmarshal(e.Data, &bd); err != nil {
 				t.Fatal(err)
 			}
-			if bd.BookingID != "b1" || bd.Status != string(tt.to) || bd.PreviousStatus != string(tt.from) || len(bd.Booking) == 0 {
+			if bd.BookingID != "b1" || bd.Status != string(tt.to) || bd.PreviousStatus == nil || *bd.PreviousStatus != string(tt.from) || len(bd.Booking) == 0 {
 				t.Fatalf("booking data = %s", e.Data)
 			}
 			if tt.wantPass == "" {

@@ -135,7 +135,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Log: log,
 		Now: time.Now,
 	})
-	a.worker.OnChange = a.dispatch.Notify
+	// Every committed event wakes this process's dispatcher, whoever wrote it (worker,
+	// API, admin); other replicas find the events when they poll.
+	a.db.OnEvents(a.dispatch.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	return a, nil
 }

@@ -24,6 +24,8 @@ type database interface {
 	Migrate(ctx context.Context) error
 	// Pending reports whether the binary has migrations the database lacks.
 	Pending(ctx context.Context) (bool, error)
+	// OnEvents sets a function called after each commit that appended events.
+	OnEvents(f func())
 }
 
 // openStore opens the engine the database URL names. It is the only place that names

@@ -119,7 +119,13 @@ func (s *Service) Create(ctx context.Context, accountID, clientID, key string, b
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(KeyLifetime),
 	}
-	stored, err := s.store.CreateBooking(ctx, rec, b, nil)
+	// The creation's booking.status.changed (Pending, previous_status null) is written
+	// with the key and the booking, in one transaction.
+	events, err := skygate.BookingEvents(nil, b, b.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.store.CreateBooking(ctx, rec, b, events)
 	if err != nil {
 		return nil, err
 	}

@@ -34,9 +34,8 @@ func TestCreate(t *testing.T) {
 		!reflect.DeepEqual(got.StatusHistory, []skygate.StatusChange{{Status: "Pending", At: Start}}) {
 		t.Fatalf("stored booking = %+v", got)
 	}
-	if events := b.eventsOf(t, got.ID); len(events) != 0 {
-		t.Fatalf("create emitted %v", events)
-	}
+	// The creation's event, written with the booking.
+	wantEvents(t, b.eventsOf(t, got.ID), "booking.status.changed null→Pending")
 }
 
 func TestCreateIdempotency(t *testing.T) {
@@ -57,6 +56,9 @@ func TestCreateIdempotency(t *testing.T) {
 	if !again.Reused || string(again.Body) != string(first.Body) || again.BookingID != first.BookingID || again.StatusCode != 202 {
 		t.Fatalf("replay = %+v, want the first answer %+v", again, first)
 	}
+
+	// A replay writes no event: one creation event for the booking.
+	wantEvents(t, b.eventsOf(t, first.BookingID), "booking.status.changed null→Pending")
 
 	// Same key, another body.
 	_, err = b.svc.Create(ctx, b.account, "c", "key", []byte(strings.Replace(body, "Ada", "Eve", 1)))
@@ -116,6 +118,7 @@ func testCreateConcurrent(t *testing.T, b *bundle) {
 	if created != 1 {
 		t.Fatalf("%d requests created, want 1", created)
 	}
+	wantEvents(t, b.eventsOf(t, results[0].BookingID), "booking.status.changed null→Pending")
 }
 
 func TestRejectedRequestKeepsKeyFree(t *testing.T) {

@@ -87,7 +87,7 @@ func FuzzLifecycle(f *testing.F) {
 			t.Fatal(err)
 		}
 		id := created.BookingID
-		m := &lifecycleModel{status: "Pending", history: []string{"Pending"}}
+		m := &lifecycleModel{status: "Pending", history: []string{"Pending"}, events: []string{"booking:>Pending"}}
 		for i, o := range ops {
 			op := lifecycleOps[int(o)%len(lifecycleOps)]
 			var got *skygate.Booking

@@ -12,16 +12,17 @@ import (
 )
 
 // TestCreateWakesWorker: with an hour between ticks, a new booking is still issued at
-// once because Create wakes the worker, and the worker reports the change.
+// once because Create wakes the worker, and the store reports the committed events
+// (the dispatcher's wake-up) of both the create and the issue.
 func TestCreateWakesWorker(t *testing.T) {
 	t.Parallel()
 	s := storetest.MustSQLite(t)
+	var changes atomic.Int32
+	s.OnEvents(func() { changes.Add(1) })
 	c := &clock{t: Start}
 	var worker *booking.Worker
 	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
 	worker = booking.NewWorker(svc, nil)
-	var changes atomic.Int32
-	worker.OnChange = func() { changes.Add(1) }
 	b := &bundle{store: s, svc: svc, worker: worker, clock: c, account: storetest.MustCreateAccount(t, s).ID}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -42,12 +43,64 @@ func TestCreateWakesWorker(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for changes.Load() == 0 { // called once the run that issued it returns
-		if time.Now().After(deadline) {
-			t.Fatal("OnChange was not called")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if n := changes.Load(); n < 2 {
+		t.Fatalf("OnEvents called %d times for a create and an issue", n)
 	}
 	worker.Notify() // never blocks, even when nobody waits
 	worker.Notify()
+}
+
+// TestEventsWakeOnlyOnCommit: every write that commits events calls OnEvents, on both
+// engines and whoever writes (a partner's confirm, an employee's complete); a write
+// that fails does not.
+func TestEventsWakeOnlyOnCommit(t *testing.T) {
+	t.Parallel()
+	for _, e := range []struct {
+		name string
+		open func(testing.TB) interface {
+			skygate.Store
+			OnEvents(func())
+		}
+	}{
+		{"sqlite", func(tb testing.TB) interface {
+			skygate.Store
+			OnEvents(func())
+		} {
+			return storetest.MustSQLite(tb)
+		}},
+		{"postgres", func(tb testing.TB) interface {
+			skygate.Store
+			OnEvents(func())
+		} {
+			return storetest.MustPostgres(tb)
+		}},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			s := e.open(t)
+			var n atomic.Int32
+			s.OnEvents(func() { n.Add(1) })
+			c := &clock{t: Start}
+			svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now})
+			b := &bundle{store: s, svc: svc, worker: booking.NewWorker(svc, nil), clock: c, account: storetest.MustCreateAccount(t, s).ID}
+			created := b.MustCreate(t, request())
+			step := func(what string, want int32, err error) {
+				t.Helper()
+				if got := n.Swap(0); got != want {
+					t.Errorf("%s: OnEvents called %d times, want %d (err %v)", what, got, want, err)
+				}
+			}
+			step("create", 1, nil)
+			_, err := svc.Confirm(t.Context(), b.account, created.ID)
+			step("confirm of a Pending booking (refused)", 0, err)
+			_, err = b.worker.RunOnce(t.Context())
+			step("issue", 1, err)
+			_, err = svc.Confirm(t.Context(), b.account, created.ID)
+			step("confirm", 1, err)
+			_, err = svc.Complete(t.Context(), created.ID)
+			step("complete", 1, err)
+			_, err = svc.Cancel(t.Context(), "other-account", created.ID)
+			step("cancel by another account (not found)", 0, err)
+		})
+	}
 }

@@ -172,6 +172,12 @@ func (s *Service) transition(ctx context.Context, accountID, bookingID string, t
 // pass and sets the confirmation deadline; it returns the events of the change. It is
 // pure apart from drawing random pass codes, so the store may call it again.
 func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error) {
+	// Past its deadline an Issued booking is expired in all but the worker's bookkeeping:
+	// a late confirm is refused even when the worker has not run yet.
+	if after.Status == skygate.BookingConfirmed && before.ConfirmBefore != nil && after.UpdatedAt.After(*before.ConfirmBefore) {
+		return nil, skygate.Errorf(skygate.CodeInvalidBookingStatus,
+			"the booking was to be confirmed by %s; it expires", before.ConfirmBefore.UTC().Format(time.RFC3339))
+	}
 	if before.Status == skygate.BookingPending && after.Status == skygate.BookingIssued {
 		pass, err := newPass(after.ID, after.ServiceDate, s.zone(after.FastTrackID))
 		if err != nil {

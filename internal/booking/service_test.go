@@ -78,7 +78,7 @@ func testLifecycle(t *testing.T, b *bundle) {
 		t.Fatalf("pass status = %s, want Used", pass.Status)
 	}
 	wantEvents(t, b.eventsOf(t, created.ID),
-		"booking.status.changed Pending→Issued", "pass.status.changed null→Active",
+		"booking.status.changed null→Pending", "booking.status.changed Pending→Issued", "pass.status.changed null→Active",
 		"booking.status.changed Issued→Confirmed",
 		"booking.status.changed Confirmed→Completed", "pass.status.changed Active→Used")
 	var history []skygate.BookingStatus
@@ -111,8 +111,31 @@ func TestExpire(t *testing.T) {
 		t.Fatalf("pass status = %s", pass.Status)
 	}
 	wantEvents(t, b.eventsOf(t, created.ID),
-		"booking.status.changed Pending→Issued", "pass.status.changed null→Active",
+		"booking.status.changed null→Pending", "booking.status.changed Pending→Issued", "pass.status.changed null→Active",
 		"booking.status.changed Issued→Expired", "pass.status.changed Active→Expired")
+}
+
+// TestConfirmAfterDeadline: a confirm that comes after confirm_before is refused even
+// when the worker has not expired the booking yet; at the deadline itself it is in time.
+func TestConfirmAfterDeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	late, onTime := b.MustCreate(t, request()), b.MustCreate(t, request())
+	b.MustRun(t)
+	b.clock.Advance(booking.DefaultConfirmWindow)
+	_, err := b.svc.Confirm(t.Context(), b.account, onTime.ID)
+	storetest.MustNoError(t, err, "Confirm at the deadline")
+	b.clock.Advance(time.Microsecond)
+	_, err = b.svc.Confirm(t.Context(), b.account, late.ID)
+	storetest.WantCode(t, err, skygate.CodeInvalidBookingStatus)
+	got, err := b.svc.Get(t.Context(), b.account, late.ID)
+	storetest.MustNoError(t, err, "Get")
+	if got.Status != skygate.BookingIssued {
+		t.Fatalf("a refused confirm changed the booking: %s", got.Status)
+	}
+	if st := b.MustRun(t); st.Expired != 1 {
+		t.Fatalf("RunOnce after the deadline = %+v, want the late one expired", st)
+	}
 }
 
 func TestCancel(t *testing.T) {
@@ -131,7 +154,7 @@ func TestCancel(t *testing.T) {
 	_, err = b.svc.Cancel(ctx, b.account, pending.ID)
 	storetest.WantCode(t, err, skygate.CodeInvalidBookingStatus)
 	b.MustRun(t) // a canceled booking is not issued
-	wantEvents(t, b.eventsOf(t, pending.ID), "booking.status.changed Pending→Canceled")
+	wantEvents(t, b.eventsOf(t, pending.ID), "booking.status.changed null→Pending", "booking.status.changed Pending→Canceled")
 
 	issued := b.MustCreate(t, request())
 	b.MustRun(t)
@@ -143,7 +166,7 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("pass status = %s, want Voided", pass.Status)
 	}
 	wantEvents(t, b.eventsOf(t, issued.ID),
-		"booking.status.changed Pending→Issued", "pass.status.changed null→Active",
+		"booking.status.changed null→Pending", "booking.status.changed Pending→Issued", "pass.status.changed null→Active",
 		"booking.status.changed Issued→Canceled", "pass.status.changed Active→Voided")
 }
 

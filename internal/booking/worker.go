@@ -21,10 +21,7 @@ type Worker struct {
 	log *slog.Logger
 	// Batch bounds each step of RunOnce; DefaultBatch when zero.
 	Batch int
-	// OnChange, when set, is called after a run that issued or expired bookings, so that
-	// the webhook dispatcher sends their events at once.
-	OnChange func()
-	wake     chan struct{}
+	wake  chan struct{}
 }
 
 // NewWorker returns a worker for the service's store and clock; log receives one line
@@ -90,9 +87,6 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 		st, err := w.RunOnce(ctx)
 		if ctx.Err() != nil {
 			return nil
-		}
-		if (st.Issued > 0 || st.Expired > 0) && w.OnChange != nil {
-			w.OnChange()
 		}
 		batch := w.Batch
 		if batch <= 0 {

@@ -81,6 +81,8 @@ func (c *committer) run(batch []*txJob) {
 		finish(batch, fmt.Errorf("%s: begin: %w", c.s.d.Name, err))
 		return
 	}
+	committed := false
+	defer func() { c.s.ended(tx, committed) }()
 	for _, j := range batch {
 		if j.err = j.ctx.Err(); j.err != nil {
 			continue
@@ -107,6 +109,7 @@ func (c *committer) run(batch []*txJob) {
 		finish(batch, fmt.Errorf("%s: commit: %w", c.s.d.Name, err))
 		return
 	}
+	committed = true
 	for _, j := range batch {
 		j.done <- j.err
 	}

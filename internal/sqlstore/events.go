@@ -45,6 +45,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 	if err := s.lockTable(ctx, tx, "events"); err != nil {
 		return err
 	}
+	s.markEvents(tx)
 	for _, e := range events {
 		e.CreatedAt = utc(e.CreatedAt)
 		if e.Data == nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -23,6 +25,32 @@ type Store struct {
 	read  *sql.DB
 	stmts []string
 	group *committer // nil unless the dialect asks for group commit
+
+	// onEvents is called after a commit of a transaction that appended events;
+	// eventTxs holds the open transactions that did.
+	onEvents atomic.Pointer[func()]
+	eventTxs sync.Map // *sql.Tx → struct{}
+}
+
+// OnEvents sets f to be called after every commit of a transaction that appended
+// events to the outbox, so that a dispatcher in this process can deliver them at once
+// (other processes find them when they poll). f must not block.
+func (s *Store) OnEvents(f func()) { s.onEvents.Store(&f) }
+
+// markEvents records that tx appended events.
+func (s *Store) markEvents(tx *sql.Tx) {
+	if s.onEvents.Load() != nil {
+		s.eventTxs.Store(tx, struct{}{})
+	}
+}
+
+// ended forgets tx and, when it committed events, calls the OnEvents function.
+func (s *Store) ended(tx *sql.Tx, committed bool) {
+	if _, had := s.eventTxs.LoadAndDelete(tx); had && committed {
+		if f := s.onEvents.Load(); f != nil {
+			(*f)()
+		}
+	}
 }
 
 // New returns a store over the pools; it owns them and Close closes them. write and
@@ -113,13 +141,18 @@ func (s *Store) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	// Rollback after a successful Commit is a harmless ErrTxDone; deferring it
 	// unconditionally also covers a panic in fn.
-	defer tx.Rollback()
+	committed := false
+	defer func() {
+		tx.Rollback()
+		s.ended(tx, committed)
+	}()
 	if err := fn(tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: commit: %w", s.d.Name, err)
 	}
+	committed = true
 	return nil
 }
 
