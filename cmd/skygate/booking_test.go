@@ -203,66 +203,92 @@ func (s *testServer) adminToken() string {
 	})
 }
 
+// TestBookingAccessRules covers, on both engines, what a partner may not do: book
+// without a client certificate (401), write with a read-only token (403), see another
+// account's bookings (404), simulate as a production application (403).
 func TestBookingAccessRules(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testEnv(t, nil))
-	c := s.mustBootstrap("acme", bookingScopes)
-	tok := s.mustToken(c, "")
-	ft := s.firstFastTrack(tok)
-	resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(ft, ""))
-	if resp.StatusCode != 202 {
-		t.Fatalf("create: %d %s", resp.StatusCode, body)
-	}
-	id := mustBooking(t, body).ID
-
-	// No client certificate: on the plain listener and on the TLS listener.
-	for name, do := range map[string]func() (*http.Response, []byte){
-		"plain listener": func() (*http.Response, []byte) {
-			return s.do(s.client, http.MethodGet, s.base+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
-		},
-		"TLS without certificate": func() (*http.Response, []byte) {
-			return s.do(s.noCertClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
-		},
-	} {
-		resp, body := do()
-		if p := problemOf(t, resp, body); resp.StatusCode != 401 || p["code"] != "ClientCertificateRequired" {
-			t.Errorf("%s: %d %v", name, resp.StatusCode, p)
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		c := s.mustBootstrap("acme", bookingScopes)
+		tok := s.mustToken(c, "")
+		ft := s.firstFastTrack(tok)
+		resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(ft, ""))
+		if resp.StatusCode != 202 {
+			t.Fatalf("create: %d %s", resp.StatusCode, body)
 		}
-	}
+		id := mustBooking(t, body).ID
 
-	// A read-only token cannot create.
-	readOnly := s.mustToken(c, skygate.ScopeBookingRead)
-	if resp, body := s.book(s.mtlsClient, readOnly, "k2", bookingBody(ft, "")); resp.StatusCode != 403 || problemOf(t, resp, body)["code"] != "InsufficientScope" {
-		t.Errorf("read-only create: %d", resp.StatusCode)
-	}
-
-	// Another account sees nothing: 404 everywhere, and its own list is empty.
-	other := s.mustToken(s.mustBootstrap("globex", bookingScopes), "")
-	for _, call := range []struct{ method, path string }{
-		{http.MethodGet, bookingPath + "/" + id},
-		{http.MethodPost, bookingPath + "/" + id + "/confirm"},
-		{http.MethodPost, bookingPath + "/" + id + "/cancel"},
-		{http.MethodGet, bookingPath + "/" + id + "/pass"},
-	} {
-		resp, body := s.bookingCall(call.method, call.path, other)
-		if p := problemOf(t, resp, body); resp.StatusCode != 404 || p["code"] != "NotFound" {
-			t.Errorf("other account %s %s: %d %v", call.method, call.path, resp.StatusCode, p)
+		// No client certificate: on the plain listener and on the TLS listener.
+		for name, do := range map[string]func() (*http.Response, []byte){
+			"plain listener": func() (*http.Response, []byte) {
+				return s.do(s.client, http.MethodGet, s.base+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
+			},
+			"TLS without certificate": func() (*http.Response, []byte) {
+				return s.do(s.noCertClient, http.MethodGet, s.mtlsBase+bookingPath+"/"+id, nil, map[string]string{"Authorization": "Bearer " + tok})
+			},
+		} {
+			resp, body := do()
+			if p := problemOf(t, resp, body); resp.StatusCode != 401 || p["code"] != "ClientCertificateRequired" {
+				t.Errorf("%s: %d %v", name, resp.StatusCode, p)
+			}
 		}
-	}
-	if _, list := s.bookingCall(http.MethodGet, bookingPath, other); !strings.Contains(string(list), `"total":0`) {
-		t.Errorf("other account's list: %s", list)
-	}
-	// The same Idempotency-Key in another account is another booking.
-	if resp, body := s.book(s.mtlsClient, other, "k", bookingBody(ft, "")); resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "created" || mustBooking(t, body).ID == id {
-		t.Errorf("key of another account: %d %q", resp.StatusCode, resp.Header.Get("Idempotency-Status"))
-	}
 
-	// Simulate is for sandbox applications only.
-	resp, body = s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"expire"}`),
-		map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})
-	if resp.StatusCode != 403 {
-		t.Errorf("simulate by a production application: %d %s", resp.StatusCode, body)
-	}
+		// A read-only token cannot write: create, confirm, cancel (nor simulate, for a
+		// sandbox application); it can read.
+		readOnly := s.mustToken(c, skygate.ScopeBookingRead)
+		if resp, body := s.book(s.mtlsClient, readOnly, "k2", bookingBody(ft, "")); resp.StatusCode != 403 || problemOf(t, resp, body)["code"] != "InsufficientScope" {
+			t.Errorf("read-only create: %d", resp.StatusCode)
+		}
+		sandboxRO := s.mustToken(s.mustBootstrap("sandbox-ro", bookingScopes, "--sandbox"), skygate.ScopeBookingRead)
+		for _, call := range []struct{ tok, method, path, body string }{
+			{readOnly, http.MethodPost, bookingPath + "/" + id + "/confirm", ""},
+			{readOnly, http.MethodPost, bookingPath + "/" + id + "/cancel", ""},
+			{sandboxRO, http.MethodPost, "/v2/sandbox/booking/fast-tracks/" + id + "/simulate", `{"event":"issue"}`},
+		} {
+			resp, body := s.do(s.mtlsClient, call.method, s.mtlsBase+call.path, strings.NewReader(call.body),
+				map[string]string{"Authorization": "Bearer " + call.tok, "Content-Type": "application/json"})
+			if p := problemOf(t, resp, body); resp.StatusCode != 403 || p["code"] != "InsufficientScope" ||
+				!strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="insufficient_scope"`) {
+				t.Errorf("read-only %s: %d %v", call.path, resp.StatusCode, p)
+			}
+		}
+		if resp, body := s.bookingCall(http.MethodGet, bookingPath+"/"+id, readOnly); resp.StatusCode != 200 {
+			t.Errorf("read-only get: %d %s", resp.StatusCode, body)
+		}
+		if resp, body := s.bookingCall(http.MethodGet, bookingPath+"/"+id, tok); resp.StatusCode != 200 || mustBooking(t, body).Status == "Canceled" {
+			t.Errorf("the refused writes changed the booking: %d %s", resp.StatusCode, body)
+		}
+
+		// Another account sees nothing: 404 everywhere, and its own list is empty.
+		other := s.mustToken(s.mustBootstrap("globex", bookingScopes), "")
+		for _, call := range []struct{ method, path string }{
+			{http.MethodGet, bookingPath + "/" + id},
+			{http.MethodPost, bookingPath + "/" + id + "/confirm"},
+			{http.MethodPost, bookingPath + "/" + id + "/cancel"},
+			{http.MethodGet, bookingPath + "/" + id + "/pass"},
+		} {
+			resp, body := s.bookingCall(call.method, call.path, other)
+			if p := problemOf(t, resp, body); resp.StatusCode != 404 || p["code"] != "NotFound" {
+				t.Errorf("other account %s %s: %d %v", call.method, call.path, resp.StatusCode, p)
+			}
+		}
+		if _, list := s.bookingCall(http.MethodGet, bookingPath, other); !strings.Contains(string(list), `"total":0`) {
+			t.Errorf("other account's list: %s", list)
+		}
+		// The same Idempotency-Key in another account is another booking.
+		if resp, body := s.book(s.mtlsClient, other, "k", bookingBody(ft, "")); resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "created" || mustBooking(t, body).ID == id {
+			t.Errorf("key of another account: %d %q", resp.StatusCode, resp.Header.Get("Idempotency-Status"))
+		}
+
+		// Simulate is for sandbox applications only.
+		resp, body = s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"expire"}`),
+			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})
+		if resp.StatusCode != 403 {
+			t.Errorf("simulate by a production application: %d %s", resp.StatusCode, body)
+		}
+
+	})
 }
 
 func TestBookingCertificateBinding(t *testing.T) {
@@ -351,26 +377,41 @@ func TestSandboxSimulate(t *testing.T) {
 	}
 }
 
+// TestBookingClientCertFromTrustedProxy: a certificate in SKYGATE_TRUSTED_PROXY_CERT_HEADER
+// counts only when that header is configured, only from SKYGATE_TRUSTED_PROXIES, and
+// only when it chains to the client CA, as on the mTLS listener.
 func TestBookingClientCertFromTrustedProxy(t *testing.T) {
 	t.Parallel()
+	// A well-formed certificate of another CA.
+	foreign, err := devpki.Ensure(t.TempDir(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreignPEM, err := os.ReadFile(foreign.ClientCert)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name    string
-		proxies string
+		env     map[string]string
+		foreign bool // send the other CA's certificate
 		status  int
 	}{
-		{"trusted proxy", "127.0.0.1/32", 200},
-		{"untrusted source", "10.0.0.0/8", 401},
+		{"trusted proxy", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "127.0.0.1/32"}, false, 200},
+		{"untrusted source", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "10.0.0.0/8"}, false, 401},
+		{"off by default", nil, false, 401},
+		{"certificate of another CA", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "127.0.0.1/32"}, true, 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := startServer(t, testEnv(t, map[string]string{
-				"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert",
-				"SKYGATE_TRUSTED_PROXIES":           tc.proxies,
-			}))
+			s := startServer(t, testEnv(t, tc.env))
 			tok := s.mustToken(s.mustBootstrap("acme", bookingScopes), "")
 			certPEM, err := os.ReadFile(devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki")).ClientCert)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.foreign {
+				certPEM = foreignPEM
 			}
 			// nginx's $ssl_client_escaped_cert: the PEM, URL-escaped, on the plain listener.
 			h := map[string]string{"Authorization": "Bearer " + tok, "X-Client-Cert": url.QueryEscape(string(certPEM))}
@@ -378,11 +419,15 @@ func TestBookingClientCertFromTrustedProxy(t *testing.T) {
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
 			}
-			// A certificate that does not chain to the client CA is refused even from a
-			// trusted proxy.
+			if tc.status == 401 {
+				if p := problemOf(t, resp, body); p["code"] != "ClientCertificateRequired" {
+					t.Errorf("problem %v", p)
+				}
+			}
+			// Garbage in the header is refused, never a 5xx.
 			h["X-Client-Cert"] = url.QueryEscape(strings.Replace(string(certPEM), "MII", "MIJ", 1))
 			if resp, _ := s.do(s.client, http.MethodGet, s.base+bookingPath, nil, h); resp.StatusCode != 401 {
-				t.Errorf("forged certificate: %d", resp.StatusCode)
+				t.Errorf("garbled certificate: %d", resp.StatusCode)
 			}
 		})
 	}
