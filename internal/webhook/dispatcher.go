@@ -45,8 +45,8 @@ type DispatcherConfig struct {
 	// BatchSize bounds the deliveries claimed in one transaction (DefaultBatchSize).
 	BatchSize int
 	// Lease is how long a claimed delivery is reserved for this dispatcher; when it
-	// crashes, another one retries after the lease (DefaultLease). It must exceed the
-	// Client's timeout.
+	// crashes, another one retries after the lease (DefaultLease). It is raised to twice
+	// the Client's timeout when shorter.
 	Lease time.Duration
 	// PollInterval is how often Run looks for due deliveries without a Notify, which
 	// picks up retries and other replicas' events (DefaultPollInterval).
@@ -107,6 +107,12 @@ func NewDispatcher(c DispatcherConfig) *Dispatcher {
 	}
 	if c.Lease <= 0 {
 		c.Lease = DefaultLease
+	}
+	// A lease that ends while the request may still be in flight would let another
+	// dispatcher send the same delivery at the same time: keep it well above the
+	// client's timeout.
+	if floor := 2 * cmp.Or(c.Client.Timeout, Timeout); c.Lease < floor {
+		c.Lease = floor
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/webhook"
 )
 
 // answer returns a respond function that answers the n-th request of each
@@ -171,6 +172,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 		case 3:
 			w.Header().Set("Retry-After", "1") // shorter than the 30 min: ignored
 			w.WriteHeader(http.StatusTooManyRequests)
+		case 4:
+			w.Header().Set("Retry-After", "172800") // two days: capped at MaxRetryAfter
+			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	})
 	d := b.mustTest(t)
@@ -187,6 +191,41 @@ func TestRetryAfterHonoured(t *testing.T) {
 	b.mustRunOnce(t, 1)
 	if next := b.mustDelivery(t, d.ID).NextAttemptAt; !next.Equal(b.clock.Now().Add(30 * time.Minute)) {
 		t.Fatalf("next attempt at %v, want the schedule's 30 min", next)
+	}
+	b.clock.Advance(30 * time.Minute)
+	b.mustRunOnce(t, 1)
+	if next := b.mustDelivery(t, d.ID).NextAttemptAt; !next.Equal(b.clock.Now().Add(webhook.DefaultMaxRetryAfter)) {
+		t.Fatalf("next attempt at %v, want Retry-After capped at %v", next, webhook.DefaultMaxRetryAfter)
+	}
+}
+
+// TestResponseReadIsCapped: a receiver that answers 200 with an endless body is a
+// success, and the dispatcher reads at most MaxResponseBytes of it before hanging up
+// (the receiver manages to write little more than the sockets' buffers hold).
+func TestResponseReadIsCapped(t *testing.T) {
+	t.Parallel()
+	var written atomic.Int64
+	done := make(chan struct{})
+	b := setup(t, func(w http.ResponseWriter, _ *request, _ int) {
+		defer close(done)
+		w.WriteHeader(http.StatusOK)
+		chunk := make([]byte, 32<<10)
+		for written.Load() < 1<<30 {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	d := b.mustTest(t)
+	b.mustRunOnce(t, 1)
+	<-done
+	if got := b.mustDelivery(t, d.ID); got.Status != skygate.WebhookSucceeded {
+		t.Fatalf("delivery = %+v", got)
+	}
+	if n := written.Load(); n > 16<<20 {
+		t.Fatalf("the receiver wrote %d bytes before the dispatcher hung up; the cap is %d", n, webhook.MaxResponseBytes)
 	}
 }
 
