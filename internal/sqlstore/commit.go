@@ -82,7 +82,11 @@ func (c *committer) run(batch []*txJob) {
 		return
 	}
 	committed := false
-	defer func() { c.s.ended(tx, committed) }()
+	defer func() {
+		if !committed {
+			c.s.ended(tx, false)
+		}
+	}()
 	for _, j := range batch {
 		if j.err = j.ctx.Err(); j.err != nil {
 			continue
@@ -110,6 +114,7 @@ func (c *committer) run(batch []*txJob) {
 		return
 	}
 	committed = true
+	c.s.ended(tx, true) // before the callers learn of the commit, as without group commit
 	for _, j := range batch {
 		j.done <- j.err
 	}
