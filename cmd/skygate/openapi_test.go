@@ -89,5 +89,45 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	if err := openapi3filter.ValidateResponse(req.Context(), in); err != nil {
 		v.tb.Errorf("%s %s → %d does not match the OpenAPI document: %v\nbody: %.500s", req.Method, req.URL.Path, resp.StatusCode, err, body)
 	}
+	for _, h := range undeclaredHeaders(route.Operation, resp) {
+		v.tb.Errorf("%s %s → %d sends %s, which the OpenAPI document does not declare for that response", req.Method, route.Path, resp.StatusCode, h)
+	}
 	return resp, nil
+}
+
+// contractHeaders are the response headers with a meaning for clients; each one a
+// response carries must be declared on that response in the document. (Content-Type is
+// the media type, and transport headers such as Date or Content-Length are HTTP's.)
+var contractHeaders = []string{
+	"Allow", "Cache-Control", "Content-Language", "ETag", "Idempotency-Status", "Last-Modified", "Location",
+	"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Vary", "WWW-Authenticate",
+	"X-Request-ID",
+}
+
+// undeclaredHeaders lists the contract headers of resp that op does not declare for
+// resp's status (or its default response).
+func undeclaredHeaders(op *openapi3.Operation, resp *http.Response) []string {
+	ref := op.Responses.Status(resp.StatusCode)
+	if ref == nil {
+		ref = op.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return nil // the status itself is reported by ValidateResponse
+	}
+	var missing []string
+	for _, h := range contractHeaders {
+		if resp.Header.Get(h) == "" {
+			continue
+		}
+		declared := false
+		for name := range ref.Value.Headers {
+			if strings.EqualFold(name, h) {
+				declared = true
+			}
+		}
+		if !declared {
+			missing = append(missing, h)
+		}
+	}
+	return missing
 }

@@ -143,6 +143,7 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	idempotencyStatus(w, res.Reused)
+	w.Header().Set("Cache-Control", "no-store") // the eSIM's activation code is in it
 	return writeJSON(w, res.StatusCode, res.TopUp)
 }
 
@@ -194,6 +195,7 @@ func (s *Server) sandboxESIM(action string) handlerFunc {
 		if err != nil {
 			return err
 		}
+		w.Header().Set("Cache-Control", "no-store") // the activation code is in it
 		return writeJSON(w, http.StatusOK, e)
 	}
 }
