@@ -166,6 +166,41 @@ func TestESIMEndToEnd(t *testing.T) {
 			t.Errorf("other account's top-up: %d %s", resp.StatusCode, body)
 		}
 
+		// A top-up without a key is refused; a production application may not use the
+		// sandbox routes.
+		if resp, body := s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", tok, `{"package_id":"11111111-1111-4111-8111-111111111111"}`, nil); resp.StatusCode != 400 {
+			t.Errorf("top-up without Idempotency-Key: %d %s", resp.StatusCode, body)
+		}
+		prod := s.mustToken(s.mustBootstrap("travelco-prod", esimScopes), "")
+		for _, step := range []struct{ path, body string }{{"install", ""}, {"activate", ""}, {"usage", `{"used_mb":1}`}} {
+			resp, body := s.partnerCall(http.MethodPost, "/v2/sandbox/esims/"+iccid+"/"+step.path, prod, step.body, nil)
+			if p := problemOf(t, resp, body); resp.StatusCode != 403 || p["code"] != "Forbidden" {
+				t.Errorf("sandbox %s by a production application: %d %v", step.path, resp.StatusCode, p)
+			}
+		}
+
+		// No event carries an activation code or a matching id.
+		db := s.openStore()
+		events, err := db.EventsAfter(t.Context(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := map[string]bool{}
+		for _, ev := range events {
+			if ev.AccountID != c.AccountID {
+				continue
+			}
+			types[ev.Type] = true
+			if bytes.Contains(ev.Data, []byte("LPA:")) || bytes.Contains(ev.Data, []byte("MATCH-")) {
+				t.Errorf("%s event carries an activation code: %s", ev.Type, ev.Data)
+			}
+		}
+		for _, want := range []string{"esim.order.completed", "esim.usage.threshold", "esim.status.changed"} {
+			if !types[want] {
+				t.Errorf("no %s event among %v", want, types)
+			}
+		}
+
 		// The pool counts and the audit log.
 		if _, body := s.adminCall(http.MethodGet, acc+"/pool", ""); !strings.Contains(string(body), `"total":3`) {
 			t.Errorf("pool counts: %s", body)

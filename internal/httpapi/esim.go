@@ -244,9 +244,9 @@ func (s *Server) adminPoolCounts(w http.ResponseWriter, r *http.Request) error {
 // adminImportPool imports profiles from a JSON array or a CSV file, all or nothing.
 // Matching IDs are secrets: they are sealed at rest and never logged or audited.
 func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPoolBodyBytes))
 	if err != nil {
-		return skygate.Errorf(skygate.CodePayloadTooLarge, "the body exceeds %d bytes", maxBodyBytes)
+		return skygate.Errorf(skygate.CodePayloadTooLarge, "the body exceeds %d bytes", maxPoolBodyBytes)
 	}
 	in, err := esim.ParsePool(r.Header.Get("Content-Type"), body)
 	if err != nil {

@@ -16,6 +16,10 @@ import (
 // maxBodyBytes caps every JSON request body (413 beyond it).
 const maxBodyBytes = 1 << 20
 
+// maxPoolBodyBytes caps an eSIM pool upload, which may hold esim.MaxPoolUpload
+// profiles (10,000 JSON objects are about 1.2 MB).
+const maxPoolBodyBytes = 4 << 20
+
 // readJSONBody checks the media type and returns the raw body, at most maxBodyBytes.
 // Callers that need the exact bytes (idempotency fingerprints) use it directly.
 func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {

@@ -167,6 +167,9 @@ func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packag
 	if err != nil {
 		return nil, err
 	}
+	if !p.Active { // retired since the service looked
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: "is not available any more"})
+	}
 	if p.Price != price {
 		return nil, skygate.Errorf(skygate.CodeConflict, "the package's price changed to %d %s; retry",
 			p.Price.Amount, p.Price.Currency)

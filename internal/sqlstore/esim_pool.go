@@ -18,6 +18,7 @@ var (
 		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid LIMIT ?`
 	qAllocateProfiles       = newStmt(allocateProfiles)
 	qAllocateProfilesLocked = newStmt(allocateProfiles + ` FOR UPDATE SKIP LOCKED`)
+	qAllocateProfilesWait   = newStmt(allocateProfiles + ` FOR UPDATE`)
 )
 
 // poolImportBatch is how many profiles one INSERT carries: 7 parameters each stays far
@@ -132,6 +133,24 @@ type allocatedProfile struct {
 	sealed      []byte
 }
 
+// selectProfiles runs an allocation query for n Available profiles of the account.
+func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID string, n int) ([]allocatedProfile, error) {
+	rows, err := tx.QueryContext(ctx, query, accountID, string(skygate.PoolAvailable), n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []allocatedProfile
+	for rows.Next() {
+		var p allocatedProfile
+		if err := rows.Scan(&p.iccid, &p.smdp, &p.sealed); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // allocateProfiles takes n Available profiles of the account inside tx and marks them
 // Assigned to orderID, or returns CodePoolExhausted when fewer than n are free.
 func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int) ([]allocatedProfile, error) {
@@ -139,22 +158,18 @@ func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, ord
 	if s.rowLocks() {
 		query = s.q(qAllocateProfilesLocked)
 	}
-	rows, err := tx.QueryContext(ctx, query, accountID, string(skygate.PoolAvailable), n)
+	out, err := s.selectProfiles(ctx, tx, query, accountID, n)
 	if err != nil {
 		return nil, err
 	}
-	var out []allocatedProfile
-	for rows.Next() {
-		var p allocatedProfile
-		if err := rows.Scan(&p.iccid, &p.smdp, &p.sealed); err != nil {
-			rows.Close()
+	if len(out) < n && s.rowLocks() {
+		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
+		// give back (it can still fail). Before answering PoolExhausted, wait for those
+		// orders to end and look again: committed allocations no longer match, rolled
+		// back ones do.
+		if out, err = s.selectProfiles(ctx, tx, s.q(qAllocateProfilesWait), accountID, n); err != nil {
 			return nil, err
 		}
-		out = append(out, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	if len(out) < n {
 		return nil, skygate.Errorf(skygate.CodePoolExhausted,

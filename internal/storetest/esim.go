@@ -24,6 +24,7 @@ var esimTests = []test{
 	{"OrderRaceForPool", testESIMOrderRaceForPool},
 	{"OrderRaceForFunds", testESIMOrderRaceForFunds},
 	{"OrderRaceFree", testESIMOrderRaceFree},
+	{"OrderLastProfileAfterRollback", testESIMOrderLastProfileAfterRollback},
 	{"ESIMListAndFilter", testESIMList},
 	{"ESIMUpdate", testESIMUpdate},
 	{"ESIMUpdateConcurrent", testESIMUpdateConcurrent},

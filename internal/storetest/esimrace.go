@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -120,4 +123,42 @@ func runOrderRace(t *testing.T, s skygate.Store, r orderRace) {
 		}
 	}
 	wantEqual(t, "order events", len(MustAccountEvents(t, s, acc.ID)), r.wantOK)
+}
+
+// testESIMOrderLastProfileAfterRollback: an order that holds the last profile and then
+// fails gives it back to a concurrent order, which must get it instead of
+// PoolExhausted (PostgreSQL's SKIP LOCKED alone would skip the held profile). A free
+// package, so that no balance row puts the two orders in line.
+func testESIMOrderLastProfileAfterRollback(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	pkg := MustESIMPackage(t, s, acc.ID, WithPrice(0, "USD"))
+	pool := MustImportPool(t, s, acc.ID, 1)
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := NewESIMOrder(pkg, 1)
+	firstDone := make(chan error, 1)
+	go func() {
+		rec := NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "first", first.ID, "fp", first.CreatedAt)
+		_, err := s.CreateESIMOrder(context.Background(), rec, first, func(*skygate.ESIMOrder) ([]*skygate.Event, error) {
+			close(holding)
+			<-release
+			return nil, errors.New("the first order fails after taking the profile")
+		})
+		firstDone <- err
+	}()
+	<-holding
+	second := NewESIMOrder(pkg, 1)
+	secondDone := make(chan error, 1)
+	go func() {
+		_, err := CreateESIMOrder(t, s, second, "second")
+		secondDone <- err
+	}()
+	// Give the second order time to reach the held profile. (Should it not get there
+	// in time, it simply finds the profile free and the test proves less.)
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+	if err := <-firstDone; err == nil {
+		t.Fatal("the first order succeeded")
+	}
+	MustNoError(t, <-secondDone, "the second order, after the first gave the profile back")
+	wantEqual(t, "second order's eSIM", second.ICCIDs(), pool)
 }
