@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// Crash consistency: `serve` is killed with SIGKILL at random moments while clients
+// create bookings and eSIM orders, each retrying its request with the same
+// Idempotency-Key until it is acknowledged (as the contract tells partners to). After
+// the last restart:
+//
+//   - every acknowledged write exists, with the id of its acknowledgement (0 lost);
+//   - each key made exactly one booking or order, and the pool and the balance agree
+//     with the orders (0 duplicates, no profile twice, no money lost or made);
+//   - every booking is issued exactly once, and every event in the outbox (those of
+//     the creations, the issues and the orders) reaches the webhook receiver, signed.
+
+// crashLoad is the outcome of the load: the id acknowledged for each key.
+type crashLoad struct {
+	mu       sync.Mutex
+	bookings map[string]string // key (also the partner_reference) → booking id
+	orders   map[string]string // key → order id
+	retries  int               // requests sent again after an error or a 5xx
+	statuses map[int]int       // answers other than the acknowledgement, by status
+}
+
+func TestCrashConsistency(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		kills := 4
+		if testing.Short() {
+			kills = 2
+		}
+		env := hostileEnv(t, e, nil) // no rate limits: the load is the point
+		s := startChild(t, env)
+		const secret = "crash-test-webhook-secret-01"
+		hooks := newHookLog(t, secret)
+		c := s.mustBootstrap("crashy", skygate.B2BScopes, "--sandbox")
+		tok := s.mustToken(c, "")
+		if resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+hooks.srv.URL+`/hook","secret":"`+secret+`"}`, nil); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("webhook: %d %s", resp.StatusCode, body)
+		}
+		const poolSize, price = 2000, 100 // seedESIMCatalog: price 100, funds for every profile
+		pkg := s.seedESIMCatalog(c.AccountID, poolSize)
+		ft := s.firstFastTrack(tok)
+		plain, mtls := s.rawClients()
+
+		load := newCrashLoad()
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ctx.Err() == nil; i++ {
+					key := fmt.Sprintf("crash-%d-%d", w, i)
+					if i%3 == 2 {
+						body := `{"package_id":"` + pkg + `","quantity":1,"partner_reference":"` + key + `"}`
+						id := load.untilAcked(t, plain, http.MethodPost, s.base+"/v2/b2b/esim/orders", tok, key, body, http.StatusCreated)
+						load.record(load.orders, key, id, t)
+					} else {
+						id := load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted)
+						load.record(load.bookings, key, id, t)
+					}
+				}
+			}()
+		}
+		for k := range kills {
+			time.Sleep(time.Duration(300+rand.IntN(900)) * time.Millisecond)
+			s.kill()
+			t.Logf("kill %d: %d bookings and %d orders acknowledged so far", k+1, load.count(load.bookings), load.count(load.orders))
+			s.start()
+		}
+		time.Sleep(500 * time.Millisecond)
+		stop()
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
+
+		// 0 lost, 0 duplicates: one booking per key, with the acknowledged id.
+		byRef := map[string][]string{}
+		for _, b := range s.listAll(t, mtls, s.mtlsBase+bookingPath, tok) {
+			byRef[b.Ref] = append(byRef[b.Ref], b.ID)
+		}
+		for key, id := range load.bookings {
+			if got := byRef[key]; len(got) != 1 || got[0] != id {
+				t.Errorf("booking key %s: acknowledged %s, stored %v", key, id, got)
+			}
+		}
+		if len(byRef) != len(load.bookings) {
+			t.Errorf("%d distinct booking references stored for %d keys", len(byRef), len(load.bookings))
+		}
+		orderRefs := map[string][]string{}
+		for _, o := range s.listAll(t, plain, s.base+"/v2/b2b/esim/orders", tok) {
+			orderRefs[o.Ref] = append(orderRefs[o.Ref], o.ID)
+		}
+		for key, id := range load.orders {
+			if got := orderRefs[key]; len(got) != 1 || got[0] != id {
+				t.Errorf("order key %s: acknowledged %s, stored %v", key, id, got)
+			}
+		}
+		if len(orderRefs) != len(load.orders) {
+			t.Errorf("%d orders stored for %d keys", len(orderRefs), len(load.orders))
+		}
+		// The pool and the money agree with the orders.
+		orders := len(load.orders)
+		_, poolBody := s.adminCall(http.MethodGet, "/accounts/"+c.AccountID+"/esim/pool", "")
+		var pool skygate.PoolCounts
+		if err := json.Unmarshal(poolBody, &pool); err != nil || pool.ByStatus[skygate.PoolAssigned] != orders || pool.Total != poolSize {
+			t.Errorf("pool after %d orders: %s", orders, poolBody)
+		}
+		_, billing := s.partnerCall(http.MethodGet, "/v2/b2b/esim/billing?limit=1", tok, "", nil)
+		if want := fmt.Sprintf(`"balances":[{"amount":%d,"currency":"USD"}]`, price*(poolSize-orders)); !strings.Contains(string(billing), want) {
+			t.Errorf("billing after %d orders: %.300s, want %s", orders, billing, want)
+		}
+
+		// Every booking is issued; every event is delivered.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			resp, body := s.bookingCall(http.MethodGet, bookingPath+"?status=Pending&limit=1", tok)
+			if resp.StatusCode == 200 && strings.Contains(string(body), `"total":0`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bookings still Pending: %.300s", body)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		db := s.openStore()
+		for {
+			all, err := db.EventsAfter(context.Background(), 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, missing := 0, 0
+			for _, ev := range all {
+				if ev.AccountID == c.AccountID {
+					n++
+					if !hooks.has(ev.ID) {
+						missing++
+					}
+				}
+			}
+			if missing == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d events never delivered", missing, n)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		var events []*skygate.Event
+		all, err := db.EventsAfter(context.Background(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perBooking := map[string]map[string]int{}
+		perOrder := map[string]int{}
+		for _, ev := range all {
+			if ev.AccountID != c.AccountID {
+				continue
+			}
+			events = append(events, ev)
+			var d struct {
+				BookingID string `json:"booking_id"`
+				OrderID   string `json:"order_id"`
+				Status    string `json:"status"`
+			}
+			_ = json.Unmarshal(ev.Data, &d)
+			switch ev.Type {
+			case skygate.EventBookingStatusChanged:
+				if perBooking[d.BookingID] == nil {
+					perBooking[d.BookingID] = map[string]int{}
+				}
+				perBooking[d.BookingID][d.Status]++
+			case skygate.EventESIMOrderCompleted:
+				perOrder[d.OrderID]++
+			}
+		}
+		for _, id := range load.bookings {
+			if got := perBooking[id]; got["Pending"] != 1 || got["Issued"] != 1 {
+				t.Errorf("booking %s: events %v, want one Pending and one Issued", id, got)
+			}
+		}
+		for _, id := range load.orders {
+			if perOrder[id] != 1 {
+				t.Errorf("order %s: %d esim.order.completed events", id, perOrder[id])
+			}
+		}
+		distinct, repeats, bad := hooks.counts()
+		if bad != 0 || distinct != len(events) {
+			t.Errorf("receiver: %d distinct webhook-ids for %d events, %d failed verification", distinct, len(events), bad)
+		}
+		for _, l := range s.logProblems() {
+			t.Errorf("server log: %.400s", l)
+		}
+		t.Logf("%s: %d kills, %d bookings, %d orders acknowledged (%d requests repeated after an error); %d events delivered, %d deliveries repeated",
+			e.name, kills, len(load.bookings), len(load.orders), load.retries, distinct, repeats)
+	})
+}
+
+// untilAcked sends the request, and again with the same key after a connection error,
+// a 5xx or a 409 IdempotencyInProgress, until it is acknowledged with want; it returns
+// the id of the acknowledged resource.
+func (l *crashLoad) untilAcked(t *testing.T, c *http.Client, method, url, tok, key, body string, want int) string {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := c.Do(req)
+		if err == nil {
+			var v struct {
+				ID   string `json:"id"`
+				Code string `json:"code"`
+			}
+			derr := json.NewDecoder(resp.Body).Decode(&v)
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				l.mu.Lock()
+				l.statuses[resp.StatusCode]++
+				l.mu.Unlock()
+			}
+			if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+				t.Errorf("%s %s: 503 without Retry-After", method, url)
+			}
+			switch {
+			case resp.StatusCode == want && derr == nil && v.ID != "":
+				return v.ID
+			case resp.StatusCode >= 500 || (resp.StatusCode == http.StatusConflict && v.Code == "IdempotencyInProgress") || resp.StatusCode == want:
+				// A server going down mid-answer, or the same key still in flight.
+			default:
+				t.Errorf("%s %s (key %s): %d %s", method, url, key, resp.StatusCode, v.Code)
+				return ""
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("key %s never acknowledged (last error %v)", key, err)
+			return ""
+		}
+		l.mu.Lock()
+		l.retries++
+		l.mu.Unlock()
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func newCrashLoad() *crashLoad {
+	return &crashLoad{bookings: map[string]string{}, orders: map[string]string{}, statuses: map[int]int{}}
+}
+
+func (l *crashLoad) record(m map[string]string, key, id string, t *testing.T) {
+	if id == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m[key] = id
+}
+
+func (l *crashLoad) count(m map[string]string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(m)
+}
+
+// refItem is an element of a list: its id and partner_reference.
+type refItem struct {
+	ID  string `json:"id"`
+	Ref string `json:"partner_reference"`
+}
+
+// listAll reads every page of a list route.
+func (s *testServer) listAll(t *testing.T, c *http.Client, url, tok string) []refItem {
+	t.Helper()
+	var out []refItem
+	for offset := 0; ; offset += 500 {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s?limit=500&offset=%d", url, offset), nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Data       []refItem `json:"data"`
+			Pagination struct{ Total int }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("list %s: %d %v", url, resp.StatusCode, err)
+		}
+		out = append(out, page.Data...)
+		if len(page.Data) == 0 || offset+len(page.Data) >= page.Pagination.Total {
+			return out
+		}
+	}
+}
