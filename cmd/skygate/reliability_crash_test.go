@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,9 +39,10 @@ type crashLoad struct {
 func TestCrashConsistency(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, e engine) {
+		// SKYGATE_TEST_CRASH_KILLS makes a longer run (docs/reliability.md).
 		kills := 4
-		if testing.Short() {
-			kills = 2
+		if n, err := strconv.Atoi(os.Getenv("SKYGATE_TEST_CRASH_KILLS")); err == nil && n > 0 {
+			kills = n
 		}
 		env := hostileEnv(t, e, nil) // no rate limits: the load is the point
 		s := startChild(t, env)
