@@ -34,6 +34,7 @@ type crashLoad struct {
 	orders   map[string]string // key → order id
 	retries  int               // requests sent again after an error or a 5xx
 	statuses map[int]int       // answers other than the acknowledgement, by status
+	soldOut  bool              // an order found the money or the pool used up
 }
 
 func TestCrashConsistency(t *testing.T) {
@@ -67,7 +68,7 @@ func TestCrashConsistency(t *testing.T) {
 				defer wg.Done()
 				for i := 0; ctx.Err() == nil; i++ {
 					key := fmt.Sprintf("crash-%d-%d", w, i)
-					if i%3 == 2 {
+					if i%3 == 2 && !load.isSoldOut() {
 						body := `{"package_id":"` + pkg + `","quantity":1,"partner_reference":"` + key + `"}`
 						id := load.untilAcked(t, plain, http.MethodPost, s.base+"/v2/b2b/esim/orders", tok, key, body, http.StatusCreated)
 						load.record(load.orders, key, id, t)
@@ -75,6 +76,9 @@ func TestCrashConsistency(t *testing.T) {
 						id := load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted)
 						load.record(load.bookings, key, id, t)
 					}
+					// A steady load rather than a flood: the run is about crashes, and
+					// every write's events must be delivered before it ends.
+					time.Sleep(15 * time.Millisecond)
 				}
 			}()
 		}
@@ -116,8 +120,13 @@ func TestCrashConsistency(t *testing.T) {
 		if len(orderRefs) != len(load.orders) {
 			t.Errorf("%d orders stored for %d keys", len(orderRefs), len(load.orders))
 		}
-		// The pool and the money agree with the orders.
+		// The pool and the money agree with the orders. Money and profiles run out
+		// together (one profile at the price per order), so an order refused for
+		// either must find every profile sold.
 		orders := len(load.orders)
+		if load.soldOut && orders != poolSize {
+			t.Errorf("orders refused as sold out after %d of %d profiles", orders, poolSize)
+		}
 		_, poolBody := s.adminCall(http.MethodGet, "/accounts/"+c.AccountID+"/esim/pool", "")
 		var pool skygate.PoolCounts
 		if err := json.Unmarshal(poolBody, &pool); err != nil || pool.ByStatus[skygate.PoolAssigned] != orders || pool.Total != poolSize {
@@ -244,6 +253,12 @@ func (l *crashLoad) untilAcked(t *testing.T, c *http.Client, method, url, tok, k
 				return v.ID
 			case resp.StatusCode >= 500 || (resp.StatusCode == http.StatusConflict && v.Code == "IdempotencyInProgress") || resp.StatusCode == want:
 				// A server going down mid-answer, or the same key still in flight.
+			case v.Code == "InsufficientFunds" || v.Code == "PoolExhausted":
+				// A long run used up the pool: no more orders (checked at the end).
+				l.mu.Lock()
+				l.soldOut = true
+				l.mu.Unlock()
+				return ""
 			default:
 				t.Errorf("%s %s (key %s): %d %s", method, url, key, resp.StatusCode, v.Code)
 				return ""
@@ -258,6 +273,12 @@ func (l *crashLoad) untilAcked(t *testing.T, c *http.Client, method, url, tok, k
 		l.mu.Unlock()
 		time.Sleep(25 * time.Millisecond)
 	}
+}
+
+func (l *crashLoad) isSoldOut() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.soldOut
 }
 
 func newCrashLoad() *crashLoad {
