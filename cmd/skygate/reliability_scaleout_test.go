@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -121,7 +123,14 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("webhook: %d %s", resp.StatusCode, body)
 	}
-	pkg := r0.seedESIMCatalog(c.AccountID, 40)
+	// SKYGATE_TEST_SCALE_BOOKINGS makes a longer run (docs/reliability.md); the orders
+	// are a third of the bookings.
+	nBookings := 45
+	if n, err := strconv.Atoi(os.Getenv("SKYGATE_TEST_SCALE_BOOKINGS")); err == nil && n > 0 {
+		nBookings = n
+	}
+	nOrders := max(nBookings/3, 20)
+	pkg := r0.seedESIMCatalog(c.AccountID, nOrders+20)
 	ft := r0.firstFastTrack(tok)
 
 	// One Idempotency-Key, 30 concurrent creates over three replicas: one booking; and
@@ -175,7 +184,6 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 	}
 
 	// Many bookings and orders with their own keys, round-robin, a few at a time.
-	const nBookings, nOrders = 45, 20
 	var (
 		wg         sync.WaitGroup
 		mu         sync.Mutex
@@ -268,20 +276,28 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 			orders++
 		}
 	}
-	_, list := pick(1).bookingCall(http.MethodGet, bookingPath+"?limit=500", tok)
-	var page struct {
-		Data []struct {
-			ID      string                    `json:"id"`
-			History []struct{ Status string } `json:"status_history"`
-		} `json:"data"`
+	type listed struct {
+		ID      string                    `json:"id"`
+		History []struct{ Status string } `json:"status_history"`
 	}
-	if err := json.Unmarshal(list, &page); err != nil {
-		t.Fatal(err)
+	var bookings []listed
+	for offset := 0; ; offset += 500 {
+		_, list := pick(offset/500).bookingCall(http.MethodGet, fmt.Sprintf("%s?limit=500&offset=%d", bookingPath, offset), tok)
+		var page struct {
+			Data []listed `json:"data"`
+		}
+		if err := json.Unmarshal(list, &page); err != nil {
+			t.Fatal(err)
+		}
+		bookings = append(bookings, page.Data...)
+		if len(page.Data) < 500 {
+			break
+		}
 	}
-	if len(page.Data) != nBookings+1 {
-		t.Errorf("%d bookings listed, want %d", len(page.Data), nBookings+1)
+	if len(bookings) != nBookings+1 {
+		t.Errorf("%d bookings listed, want %d", len(bookings), nBookings+1)
 	}
-	for _, b := range page.Data {
+	for _, b := range bookings {
 		n := 0
 		for _, h := range b.History {
 			if h.Status == "Issued" {
@@ -300,7 +316,7 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 		t.Errorf("receiver: %d distinct webhook-ids for %d events, %d failed verification", distinct, len(events), bad)
 	}
 	t.Logf("3 replicas: %d bookings, %d orders, %d events, %d delivered (distinct webhook-ids), %d repeated deliveries",
-		len(page.Data), orders, len(events), distinct, repeats)
+		len(bookings), orders, len(events), distinct, repeats)
 	for _, s := range replicas {
 		s.checkServerLog(t)
 	}
