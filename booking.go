@@ -324,9 +324,9 @@ type BookingStore interface {
 	BookingAdmin(ctx context.Context, bookingID string) (*Booking, error)
 	// TransitionBookingAdmin is TransitionBooking for any account's booking. Admin only.
 	TransitionBookingAdmin(ctx context.Context, bookingID string, t Trigger, now time.Time, apply BookingApply) (*Booking, error)
-	// ClaimBookings applies trigger t at now to due bookings in status from, each in
-	// its own transaction, oldest due first, until limit bookings were moved (no limit
-	// when limit <= 0) or none is due, and returns how many were moved. A Pending
+	// ClaimBookings applies trigger t at now to due bookings in status from, several
+	// per transaction, oldest due first, until limit bookings were moved (no limit
+	// when limit <= 0) or none is due, and returns how many were moved (committed). A Pending
 	// booking is due when CreatedAt is at or before now, an Issued one when
 	// ConfirmBefore is before now; other statuses are CodeValidation. Concurrent
 	// callers, in this process or another replica, never move one booking twice: on

@@ -61,7 +61,11 @@ const openLoopMaxWorkers = 1024
 // connections when rate is 0, else an open loop at rate requests per second (more
 // connections are opened when responses are slow, so latency is not hidden by a
 // waiting client).
-func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d time.Duration) (phase, error) {
+//
+// The first skip of the run is not measured: an open loop starts by opening its
+// connections (for mTLS, a burst of handshakes), which is not the steady state the
+// latency figures describe.
+func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d, skip time.Duration) (phase, error) {
 	// A closed loop keeps exactly workers connections busy. An open loop starts with
 	// workers and adds workers (each with its own connection) whenever all are busy, so
 	// a slow server shows as latency rather than as a client that waits; the idle pool
@@ -92,9 +96,19 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 		return ph, err
 	}
 	self0, start := selfCPU(), time.Now()
+	measureFrom := start.Add(skip)
 	latencies := make([]time.Duration, 0, 1<<16)
 	errs := map[string]int{}
-	for res := range atk.Attack(l.targeter(), vegeta.Rate{Freq: rate, Per: time.Second}, d, "") {
+	for res := range atk.Attack(l.targeter(), vegeta.Rate{Freq: rate, Per: time.Second}, d+skip, "") {
+		if skip > 0 && res.Timestamp.Before(measureFrom) {
+			continue
+		}
+		if skip > 0 && ph.Requests == 0 {
+			if cpu0, err = procCPU(p.pid()); err != nil {
+				return ph, err
+			}
+			self0, start = selfCPU(), time.Now()
+		}
 		ph.Requests++
 		ph.Statuses[strconv.Itoa(int(res.Code))]++
 		if int(res.Code) == l.want {
@@ -143,12 +157,12 @@ type measured struct {
 func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad) (measured, error) {
 	var m measured
 	if h.opts.warmup > 0 {
-		if _, err := h.attack(ctx, p, l, 0, h.opts.workers, h.opts.warmup); err != nil {
+		if _, err := h.attack(ctx, p, l, 0, h.opts.workers, h.opts.warmup, 0); err != nil {
 			return m, err
 		}
 	}
 	var err error
-	if m.Max, err = h.attack(ctx, p, l, 0, h.opts.workers, h.opts.duration); err != nil {
+	if m.Max, err = h.attack(ctx, p, l, 0, h.opts.workers, h.opts.duration, 0); err != nil {
 		return m, err
 	}
 	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  status %v", name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, m.Max.Statuses)
@@ -156,11 +170,31 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 	if rate < 1 || h.opts.latencyDur == 0 {
 		return m, nil
 	}
-	if m.Latency, err = h.attack(ctx, p, l, rate, h.opts.workers, h.opts.latencyDur); err != nil {
+	// The maximum leaves work behind (bookings to issue, events to deliver); the
+	// latency phase starts once the server has caught up, or it would measure that.
+	h.settle(ctx, p)
+	if m.Latency, err = h.attack(ctx, p, l, rate, h.opts.workers, h.opts.latencyDur, h.opts.warmup); err != nil {
 		return m, err
 	}
 	h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms  status %v", name, rate, m.Latency.P50, m.Latency.P99, m.Latency.Statuses)
 	return m, nil
+}
+
+// settle waits until the server uses less than a tenth of its core over 200 ms, at
+// most 30 s.
+func (h *harness) settle(ctx context.Context, p *proc) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		before, err := procCPU(p.pid())
+		if err != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+		after, err := procCPU(p.pid())
+		if err != nil || after-before < 20*time.Millisecond {
+			return
+		}
+	}
 }
 
 func quantileMS(sorted []time.Duration, q float64) float64 {

@@ -103,7 +103,7 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 		return r, err
 	}
 	start := time.Now()
-	load, err := h.attack(ctx, s.proc, l, 0, h.opts.workers, h.opts.duration)
+	load, err := h.attack(ctx, s.proc, l, 0, h.opts.workers, h.opts.duration, 0)
 	if err != nil {
 		return r, err
 	}

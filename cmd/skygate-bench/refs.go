@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -126,6 +127,10 @@ type loopResult struct {
 	Ops     int64   `json:"ops"`
 	Seconds float64 `json:"seconds"`
 	CPUSec  float64 `json:"cpu_seconds"`
+	// P50 and P99 are the durations of one operation, in ms: for insert-loop, what a
+	// commit (and its fsync) takes on the disk, the floor of a write's latency.
+	P50 float64 `json:"p50_ms"`
+	P99 float64 `json:"p99_ms"`
 }
 
 func parseLoopFlags(name string, args []string, extra func(*flag.FlagSet)) (time.Duration, error) {
@@ -147,13 +152,18 @@ func parseLoopFlags(name string, args []string, extra func(*flag.FlagSet)) (time
 func loop(ctx context.Context, d time.Duration, stdout io.Writer, op func() error) error {
 	cpu0, start := selfCPU(), time.Now()
 	var n int64
+	took := make([]time.Duration, 0, 1<<16)
 	for time.Since(start) < d && ctx.Err() == nil {
+		t0 := time.Now()
 		if err := op(); err != nil {
 			return err
 		}
+		took = append(took, time.Since(t0))
 		n++
 	}
-	res := loopResult{Ops: n, Seconds: time.Since(start).Seconds(), CPUSec: (selfCPU() - cpu0).Seconds()}
+	slices.Sort(took)
+	res := loopResult{Ops: n, Seconds: time.Since(start).Seconds(), CPUSec: (selfCPU() - cpu0).Seconds(),
+		P50: quantileMS(took, .50), P99: quantileMS(took, .99)}
 	return json.NewEncoder(stdout).Encode(res)
 }
 

@@ -2,15 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/httpapi"
 )
 
@@ -120,4 +127,59 @@ func BenchmarkAuthenticatedCatalog304(b *testing.B) {
 		r.Header.Set("If-None-Match", etag)
 		return r
 	}, 304)
+}
+
+// BenchmarkCreateBooking creates bookings through the whole handler chain (as if over
+// mTLS: the request carries a verified client certificate) with a fresh
+// Idempotency-Key each, in parallel so that SQLite's group commit batches them, with
+// the booking worker issuing them meanwhile as in serve. Its CPU profile is the
+// booking scenario's without TLS and the network.
+func BenchmarkCreateBooking(b *testing.B) {
+	a, _ := benchApp(b)
+	c, err := ensureAccount(context.Background(), a.db, a.hasher, time.Now, bootstrapRequest{Account: "bench-booking", Scopes: bookingScopes})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok := benchToken(b, a, *c)
+	pki, err := devpki.Ensure(filepath.Join(b.TempDir(), "pki"), time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(pki.ClientCert, pki.ClientKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := &tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}, VerifiedChains: [][]*x509.Certificate{{cert}}}
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/v2/catalog/fast-tracks?iata=TAS&limit=1", nil)
+	r.Header.Set("Authorization", "Bearer "+benchToken(b, a, func() credentials {
+		cc, err := ensureAccount(context.Background(), a.db, a.hasher, time.Now, bootstrapRequest{Account: "bench-catalog", Scopes: []string{skygate.ScopeCatalogFastTrackRead}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return *cc
+	}()))
+	a.server.ServeHTTP(rec, r)
+	ft := mustPage(b, rec.Body.Bytes()).Data[0].ID
+	body := bookingBody(ft, "BENCH")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.worker.Run(ctx, time.Second) }()
+	b.Cleanup(func() { cancel(); <-done })
+
+	var seq atomic.Int64
+	b.SetParallelism(32) // many clients, as over the network: their writes share commits
+	benchServe(b, a.server, func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, bookingPath, strings.NewReader(body))
+		r.TLS = state
+		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Idempotency-Key", "bench-"+strconv.FormatInt(seq.Add(1), 10))
+		return r
+	}, http.StatusAccepted)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ type Store struct {
 	*sqlstore.Store
 	write *sql.DB // for migrations
 	path  string
+	ckpt  *checkpointer
 }
 
 // dialect is what the shared store needs to know about SQLite.
@@ -92,7 +94,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs}, nil
+	ckpt, err := openPool(ctx, abs, commonParams(), 1, false)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	}
+	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs,
+		ckpt: startCheckpointer(ckpt, slog.Default())}, nil
+}
+
+// Close stops the checkpointer and closes the pools.
+func (s *Store) Close() error {
+	return errors.Join(s.Store.Close(), s.ckpt.close())
 }
 
 // Path returns the absolute path of the database file.
@@ -145,14 +159,19 @@ func commonParams() url.Values {
 		"journal_mode(WAL)",
 		"synchronous(FULL)",
 		"foreign_keys(ON)",
+		// Savepoints (group commit puts every transaction in one) keep their undo
+		// pages in a sub-journal; in memory it costs no file writes.
+		"temp_store(MEMORY)",
 	}}
 }
 
 // writerParams start write transactions with BEGIN IMMEDIATE, so a transaction that
-// reads before it writes cannot fail to upgrade its lock.
+// reads before it writes cannot fail to upgrade its lock, and leave checkpoints to the
+// checkpointer (checkpoint.go).
 func writerParams() url.Values {
 	v := commonParams()
 	v.Set("_txlock", "immediate")
+	v.Add("_pragma", "wal_autocheckpoint(0)")
 	return v
 }
 

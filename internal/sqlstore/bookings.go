@@ -220,33 +220,48 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 	}
 	n := 0
 	for limit <= 0 || n < limit {
-		var moved bool
+		// Up to claimsPerTx bookings share a transaction: a backlog drains at many
+		// bookings per commit instead of one.
+		perTx := claimsPerTx
+		if limit > 0 {
+			perTx = min(perTx, limit-n)
+		}
+		moved := 0
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			before, err := scanBooking(tx.QueryRowContext(ctx, query, string(from), s.time(now)))
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil
+			moved = 0
+			for moved < perTx {
+				before, err := scanBooking(tx.QueryRowContext(ctx, query, string(from), s.time(now)))
+				if errors.Is(err, sql.ErrNoRows) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				_, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
+				if err == nil && !written {
+					// The row is locked (or the writer is alone), so it cannot have changed.
+					err = fmt.Errorf("claimed booking %s changed under its lock", before.ID)
+				}
+				if err != nil {
+					return err
+				}
+				moved++
 			}
-			if err != nil {
-				return err
-			}
-			_, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
-			if err == nil && !written {
-				// The row is locked (or the writer is alone), so it cannot have changed.
-				err = fmt.Errorf("claimed booking %s changed under its lock", before.ID)
-			}
-			moved = err == nil
-			return err
+			return nil
 		})
 		if err != nil {
 			return n, s.interpretBooking(outcome{op: "claim bookings"}, err)
 		}
-		if !moved {
+		n += moved
+		if moved < perTx {
 			break
 		}
-		n++
 	}
 	return n, nil
 }
+
+// claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
+const claimsPerTx = 32
 
 // applyTransition computes and writes the transition of before inside tx. written is
 // false, with no error, when the booking's status changed since it was read.

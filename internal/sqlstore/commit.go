@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 )
 
 // Group commit. On SQLite every write transaction goes through one connection and
@@ -15,7 +16,7 @@ import (
 // a batch to fill: an idle store commits a lone transaction at once.
 
 // maxBatch bounds the transactions that share one commit.
-const maxBatch = 64
+const maxBatch = 16
 
 type txJob struct {
 	ctx  context.Context
@@ -60,6 +61,10 @@ func (c *committer) loop() {
 			return
 		}
 		batch := []*txJob{first}
+		// Let the goroutines that are about to hand in a transaction do so: on a
+		// busy process they join this commit instead of waiting for the next. No
+		// timer: an idle store still commits a lone transaction at once.
+		runtime.Gosched()
 	drain:
 		for len(batch) < maxBatch {
 			select {
