@@ -52,7 +52,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(stderr, cfg.LogLevel)
 	switch cmd {
 	case "serve":
-		return serve(ctx, cfg, log)
+		// One line per request: written in batches, off the requests' path.
+		bw := newBatchWriter(stderr)
+		defer bw.Close()
+		return serve(ctx, cfg, newLogger(bw, cfg.LogLevel))
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "bootstrap":
