@@ -61,27 +61,18 @@ func TestCrashConsistency(t *testing.T) {
 
 		load := newCrashLoad()
 		ctx, stop := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; ctx.Err() == nil; i++ {
-					key := fmt.Sprintf("crash-%d-%d", w, i)
-					if i%3 == 2 && !load.isSoldOut() {
-						body := `{"package_id":"` + pkg + `","quantity":1,"partner_reference":"` + key + `"}`
-						id := load.untilAcked(t, plain, http.MethodPost, s.base+"/v2/b2b/esim/orders", tok, key, body, http.StatusCreated)
-						load.record(load.orders, key, id, t)
-					} else {
-						id := load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted)
-						load.record(load.bookings, key, id, t)
-					}
-					// A steady load rather than a flood: the run is about crashes, and
-					// every write's events must be delivered before it ends.
-					time.Sleep(15 * time.Millisecond)
-				}
-			}()
-		}
+		wait := runWorkers(ctx, 4, func(w, i int) {
+			key := fmt.Sprintf("crash-%d-%d", w, i)
+			if i%3 == 2 && !load.isSoldOut() {
+				body := `{"package_id":"` + pkg + `","quantity":1,"partner_reference":"` + key + `"}`
+				load.record(load.orders, key, load.untilAcked(t, plain, http.MethodPost, s.base+"/v2/b2b/esim/orders", tok, key, body, http.StatusCreated))
+			} else {
+				load.record(load.bookings, key, load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted))
+			}
+			// A steady load rather than a flood: the run is about crashes, and every
+			// write's events must be delivered before it ends.
+			time.Sleep(15 * time.Millisecond)
+		})
 		for k := range kills {
 			time.Sleep(time.Duration(300+rand.IntN(900)) * time.Millisecond)
 			s.kill()
@@ -90,36 +81,15 @@ func TestCrashConsistency(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 		stop()
-		wg.Wait()
+		wait()
 		if t.Failed() {
 			t.FailNow()
 		}
 
-		// 0 lost, 0 duplicates: one booking per key, with the acknowledged id.
-		byRef := map[string][]string{}
-		for _, b := range s.listAll(t, mtls, s.mtlsBase+bookingPath, tok) {
-			byRef[b.Ref] = append(byRef[b.Ref], b.ID)
-		}
-		for key, id := range load.bookings {
-			if got := byRef[key]; len(got) != 1 || got[0] != id {
-				t.Errorf("booking key %s: acknowledged %s, stored %v", key, id, got)
-			}
-		}
-		if len(byRef) != len(load.bookings) {
-			t.Errorf("%d distinct booking references stored for %d keys", len(byRef), len(load.bookings))
-		}
-		orderRefs := map[string][]string{}
-		for _, o := range s.listAll(t, plain, s.base+"/v2/b2b/esim/orders", tok) {
-			orderRefs[o.Ref] = append(orderRefs[o.Ref], o.ID)
-		}
-		for key, id := range load.orders {
-			if got := orderRefs[key]; len(got) != 1 || got[0] != id {
-				t.Errorf("order key %s: acknowledged %s, stored %v", key, id, got)
-			}
-		}
-		if len(orderRefs) != len(load.orders) {
-			t.Errorf("%d orders stored for %d keys", len(orderRefs), len(load.orders))
-		}
+		// 0 lost, 0 duplicates: one booking and one order per key, with the
+		// acknowledged id.
+		checkOnePerKey(t, "booking", load.bookings, s.listAll(t, mtls, s.mtlsBase+bookingPath, tok))
+		checkOnePerKey(t, "order", load.orders, s.listAll(t, plain, s.base+"/v2/b2b/esim/orders", tok))
 		// The pool and the money agree with the orders. Money and profiles run out
 		// together (one profile at the price per order), so an order refused for
 		// either must find every profile sold.
@@ -139,51 +109,11 @@ func TestCrashConsistency(t *testing.T) {
 
 		// Every booking is issued; every event is delivered.
 		deadline := time.Now().Add(60 * time.Second)
-		for {
-			resp, body := s.bookingCall(http.MethodGet, bookingPath+"?status=Pending&limit=1", tok)
-			if resp.StatusCode == 200 && strings.Contains(string(body), `"total":0`) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("bookings still Pending: %.300s", body)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		db := s.openStore()
-		for {
-			all, err := db.EventsAfter(context.Background(), 0, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, missing := 0, 0
-			for _, ev := range all {
-				if ev.AccountID == c.AccountID {
-					n++
-					if !hooks.has(ev.ID) {
-						missing++
-					}
-				}
-			}
-			if missing == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d events never delivered", missing, n)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		var events []*skygate.Event
-		all, err := db.EventsAfter(context.Background(), 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s.waitIssued(t, tok, deadline)
+		events := waitDelivered(t, s.openStore(), c.AccountID, hooks, deadline)
 		perBooking := map[string]map[string]int{}
 		perOrder := map[string]int{}
-		for _, ev := range all {
-			if ev.AccountID != c.AccountID {
-				continue
-			}
-			events = append(events, ev)
+		for _, ev := range events {
 			var d struct {
 				BookingID string `json:"booking_id"`
 				OrderID   string `json:"order_id"`
@@ -285,7 +215,7 @@ func newCrashLoad() *crashLoad {
 	return &crashLoad{bookings: map[string]string{}, orders: map[string]string{}, statuses: map[int]int{}}
 }
 
-func (l *crashLoad) record(m map[string]string, key, id string, t *testing.T) {
+func (l *crashLoad) record(m map[string]string, key, id string) {
 	if id == "" {
 		return
 	}

@@ -149,19 +149,11 @@ func TestPostgresOutage(t *testing.T) {
 
 	load := newCrashLoad()
 	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for w := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ctx.Err() == nil; i++ {
-				key := fmt.Sprintf("outage-%d-%d", w, i)
-				id := load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted)
-				load.record(load.bookings, key, id, t)
-				time.Sleep(5 * time.Millisecond)
-			}
-		}()
-	}
+	wait := runWorkers(ctx, 3, func(w, i int) {
+		key := fmt.Sprintf("outage-%d-%d", w, i)
+		load.record(load.bookings, key, load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+bookingPath, tok, key, bookingBody(ft, key), http.StatusAccepted))
+		time.Sleep(5 * time.Millisecond)
+	})
 	time.Sleep(500 * time.Millisecond)
 	before := load.count(load.bookings)
 
@@ -222,18 +214,10 @@ func TestPostgresOutage(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	stop()
-	wg.Wait()
+	wait()
 
 	// Nothing lost, nothing twice; and no 500 at any point.
-	byRef := map[string][]string{}
-	for _, b := range s.listAll(t, mtls, s.mtlsBase+bookingPath, tok) {
-		byRef[b.Ref] = append(byRef[b.Ref], b.ID)
-	}
-	for key, id := range load.bookings {
-		if got := byRef[key]; len(got) != 1 || got[0] != id {
-			t.Errorf("booking key %s: acknowledged %s, stored %v", key, id, got)
-		}
-	}
+	checkOnePerKey(t, "booking", load.bookings, s.listAll(t, mtls, s.mtlsBase+bookingPath, tok))
 	if load.statuses[http.StatusInternalServerError] != 0 {
 		t.Errorf("answers during the outage: %v (500s must not happen)", load.statuses)
 	}

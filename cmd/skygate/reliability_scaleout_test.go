@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -221,41 +220,8 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 
 	// Every booking is issued (by whichever worker), then every event is delivered.
 	deadline := time.Now().Add(45 * time.Second)
-	for {
-		resp, body := pick(0).bookingCall(http.MethodGet, bookingPath+"?status=Pending&limit=1", tok)
-		if resp.StatusCode == 200 && strings.Contains(string(body), `"total":0`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bookings still Pending: %.300s", body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	db := r0.openStore()
-	var events []*skygate.Event
-	for {
-		all, err := db.EventsAfter(context.Background(), 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = events[:0]
-		missing := 0
-		for _, e := range all {
-			if e.AccountID == c.AccountID {
-				events = append(events, e)
-				if !hooks.has(e.ID) {
-					missing++
-				}
-			}
-		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d events never delivered", missing, len(events))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	pick(0).waitIssued(t, tok, deadline)
+	events := waitDelivered(t, r0.openStore(), c.AccountID, hooks, deadline)
 
 	// Exactly one Issued per booking: in its history and in the outbox.
 	issued := map[string]int{}
