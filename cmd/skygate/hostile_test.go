@@ -225,18 +225,7 @@ func (s *testServer) serverSigner(t *testing.T) (kid string, sign func(header, p
 		t.Fatal(err)
 	}
 	priv := k.(*ecdsa.PrivateKey)
-	return rec.ID, func(header, payload string) string {
-		input := b64([]byte(header)) + "." + b64([]byte(payload))
-		sum := sha256.Sum256([]byte(input))
-		r, sv, err := ecdsa.Sign(rand.Reader, priv, sum[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		sig := make([]byte, 64)
-		r.FillBytes(sig[:32])
-		sv.FillBytes(sig[32:])
-		return input + "." + b64(sig)
-	}
+	return rec.ID, func(header, payload string) string { return signES256(t, priv, header, []byte(payload)) }
 }
 
 // hostileTokens are Authorization headers that must all be refused with 401 (or 403
