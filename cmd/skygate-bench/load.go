@@ -44,6 +44,11 @@ type phase struct {
 	Max        float64        `json:"max_ms"`
 	Statuses   map[string]int `json:"statuses"`
 	Errors     []string       `json:"errors,omitempty"`
+	// Deferred is the busy time after the closed loop ended: work the requests left
+	// for later (bookings to issue, events to deliver). RPS, CPU per request and
+	// utilization of the max phase include it, so a server cannot look fast by
+	// putting work off.
+	DeferredSeconds float64 `json:"deferred_seconds,omitempty"`
 }
 
 // errorRate is the share of requests that did not get the expected status.
@@ -165,14 +170,23 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 	if m.Max, err = h.attack(ctx, p, l, 0, h.opts.workers, h.opts.duration, 0); err != nil {
 		return m, err
 	}
-	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  status %v", name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, m.Max.Statuses)
+	// The work the maximum left behind counts for it (see phase.Deferred), and the
+	// latency phase starts once the server has caught up, or it would measure that.
+	if wall, cpu := h.settle(ctx, p); wall > 0 {
+		m.Max.DeferredSeconds = wall.Seconds()
+		m.Max.ServerCPU += cpu.Seconds()
+		m.Max.Seconds += wall.Seconds()
+		m.Max.ServerUtil = m.Max.ServerCPU / m.Max.Seconds
+		m.Max.RPS = float64(m.Max.OK) / m.Max.Seconds
+		if m.Max.OK > 0 {
+			m.Max.CPUPerReq = m.Max.ServerCPU / float64(m.Max.OK) * 1e6
+		}
+	}
+	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  status %v (deferred work %.1f s)", name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, m.Max.Statuses, m.Max.DeferredSeconds)
 	rate := int(math.Round(h.opts.load * m.Max.RPS))
 	if rate < 1 || h.opts.latencyDur == 0 {
 		return m, nil
 	}
-	// The maximum leaves work behind (bookings to issue, events to deliver); the
-	// latency phase starts once the server has caught up, or it would measure that.
-	h.settle(ctx, p)
 	if m.Latency, err = h.attack(ctx, p, l, rate, h.opts.workers, h.opts.latencyDur, h.opts.warmup); err != nil {
 		return m, err
 	}
@@ -180,21 +194,26 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 	return m, nil
 }
 
-// settle waits until the server uses less than a tenth of its core over 200 ms, at
-// most 30 s.
-func (h *harness) settle(ctx context.Context, p *proc) {
-	deadline := time.Now().Add(30 * time.Second)
+// settle waits until the server uses less than a tenth of its core over 200 ms (at
+// most 60 s) and returns the wall and CPU time of the busy 200 ms windows before that.
+func (h *harness) settle(ctx context.Context, p *proc) (wall, cpu time.Duration) {
+	const window = 200 * time.Millisecond
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		before, err := procCPU(p.pid())
 		if err != nil {
-			return
+			return wall, cpu
 		}
-		time.Sleep(200 * time.Millisecond)
+		start := time.Now()
+		time.Sleep(window)
 		after, err := procCPU(p.pid())
-		if err != nil || after-before < 20*time.Millisecond {
-			return
+		if err != nil || after-before < window/10 {
+			return wall, cpu
 		}
+		wall += time.Since(start)
+		cpu += after - before
 	}
+	return wall, cpu
 }
 
 func quantileMS(sorted []time.Duration, q float64) float64 {
