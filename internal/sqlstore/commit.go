@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // Group commit. On SQLite every write transaction goes through one connection and
@@ -15,8 +16,12 @@ import (
 // caller learns its outcome only after the shared COMMIT is durable. Nobody waits for
 // a batch to fill: an idle store commits a lone transaction at once.
 
-// maxBatch bounds the transactions that share one commit.
-const maxBatch = 16
+// maxBatch bounds the transactions that share one commit, and maxBatchTime the time a
+// batch spends running them before it commits.
+const (
+	maxBatch     = 64
+	maxBatchTime = 2 * time.Millisecond
+)
 
 type txJob struct {
 	ctx  context.Context
@@ -53,14 +58,17 @@ func (c *committer) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 func (c *committer) loop() {
 	defer close(c.stopped)
+	var carry []*txJob // jobs a batch did not reach in its time
 	for {
-		var first *txJob
-		select {
-		case first = <-c.jobs:
-		case <-c.stop:
-			return
+		batch := carry
+		if len(batch) == 0 {
+			select {
+			case j := <-c.jobs:
+				batch = append(batch, j)
+			case <-c.stop:
+				return
+			}
 		}
-		batch := []*txJob{first}
 		// Let the goroutines that are about to hand in a transaction do so: on a
 		// busy process they join this commit instead of waiting for the next. No
 		// timer: an idle store still commits a lone transaction at once.
@@ -74,17 +82,20 @@ func (c *committer) loop() {
 				break drain
 			}
 		}
-		c.run(batch)
+		carry = c.run(batch)
 	}
 }
 
-// run executes a batch in one transaction and reports to every job.
-func (c *committer) run(batch []*txJob) {
+// run executes a batch in one transaction and reports to every job it ran. It stops
+// taking jobs once maxBatchTime has passed and returns the ones it did not start, so
+// that a large batch does not make all of its callers wait for all of it.
+func (c *committer) run(batch []*txJob) (rest []*txJob) {
+	start := time.Now()
 	ctx := context.Background()
 	tx, err := c.s.write.BeginTx(ctx, nil)
 	if err != nil {
 		finish(batch, fmt.Errorf("%s: begin: %w", c.s.d.Name, err))
-		return
+		return nil
 	}
 	committed := false
 	defer func() {
@@ -92,37 +103,42 @@ func (c *committer) run(batch []*txJob) {
 			c.s.ended(tx, false)
 		}
 	}()
-	for _, j := range batch {
+	for i, j := range batch {
+		if i > 0 && time.Since(start) > maxBatchTime {
+			batch, rest = batch[:i], batch[i:]
+			break
+		}
 		if j.err = j.ctx.Err(); j.err != nil {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
 			tx.Rollback()
 			finish(batch, fmt.Errorf("%s: savepoint: %w", c.s.d.Name, err))
-			return
+			return nil
 		}
 		if j.err = runJob(j, tx); j.err != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				finish(batch, fmt.Errorf("%s: rollback to savepoint: %w", c.s.d.Name, err))
-				return
+				return nil
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
 			tx.Rollback()
 			finish(batch, fmt.Errorf("%s: release savepoint: %w", c.s.d.Name, err))
-			return
+			return nil
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		finish(batch, fmt.Errorf("%s: commit: %w", c.s.d.Name, err))
-		return
+		return rest
 	}
 	committed = true
 	c.s.ended(tx, true) // before the callers learn of the commit, as without group commit
 	for _, j := range batch {
 		j.done <- j.err
 	}
+	return rest
 }
 
 // runJob runs one function, turning a panic into its error so that one bad request
