@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -93,7 +94,9 @@ func TestGroupCommitBatch(t *testing.T) {
 	for _, j := range jobs {
 		j.done = make(chan error, 1)
 	}
-	s.group.run(jobs)
+	// As the loop does: what a batch did not reach in its time goes on in the next.
+	for rest := s.group.run(jobs); len(rest) > 0; rest = s.group.run(rest) {
+	}
 
 	var errs []error
 	for _, j := range jobs {
@@ -154,4 +157,33 @@ func TestGroupCommitClosed(t *testing.T) {
 		t.Fatal("a closed committer accepted a transaction")
 	}
 	s.group = nil // Close must not close it twice
+}
+
+// TestGroupCommitTimeBound: a batch whose transactions take longer than maxBatchTime
+// commits what it ran and hands the rest back; every job runs once and commits.
+func TestGroupCommitTimeBound(t *testing.T) {
+	t.Parallel()
+	s := mustGroupStore(t)
+	var jobs []*txJob
+	for n := range 5 {
+		jobs = append(jobs, &txJob{ctx: context.Background(), done: make(chan error, 1), fn: func(tx *sql.Tx) error {
+			time.Sleep(maxBatchTime)
+			return insert(n)(tx)
+		}})
+	}
+	rest := s.group.run(jobs)
+	if len(rest) == 0 || len(rest) == len(jobs) {
+		t.Fatalf("first batch left %d of %d jobs", len(rest), len(jobs))
+	}
+	for len(rest) > 0 {
+		rest = s.group.run(rest)
+	}
+	for i, j := range jobs {
+		if err := <-j.done; err != nil {
+			t.Errorf("job %d: %v", i, err)
+		}
+	}
+	if got := fmt.Sprint(mustRows(t, s)); got != "[0 1 2 3 4]" {
+		t.Errorf("rows %s", got)
+	}
 }
