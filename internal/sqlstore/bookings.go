@@ -197,7 +197,7 @@ func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger,
 		return errors.New("the booking kept changing; giving up")
 	})
 	if err != nil {
-		return nil, s.interpretBooking(outcome{op: op, notFound: bookingNotFound}, err)
+		return nil, s.interpret(outcome{op: op, notFound: bookingNotFound}, err)
 	}
 	return out, nil
 }
@@ -250,7 +250,7 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 			return nil
 		})
 		if err != nil {
-			return n, s.interpretBooking(outcome{op: "claim bookings"}, err)
+			return n, s.interpret(outcome{op: "claim bookings"}, err)
 		}
 		n += moved
 		if moved < perTx {
@@ -307,16 +307,6 @@ func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate
 // engine serialises writers (SQLite's single writer connection).
 func (s *Store) concurrentWriters() bool {
 	return s.d.LockTable != nil && s.d.LockTable("bookings") != ""
-}
-
-// interpretBooking returns domain errors (from Transition or apply) as they are and
-// interprets the rest.
-func (s *Store) interpretBooking(o outcome, err error) error {
-	var e *skygate.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return s.interpret(o, err)
 }
 
 // nullTimeCol scans a nullable time column into a *time.Time, nil for NULL.

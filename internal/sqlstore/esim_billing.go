@@ -95,7 +95,7 @@ func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry) error
 		}
 		return s.insertLedger(ctx, tx, e)
 	})
-	return s.interpretDomain(outcome{
+	return s.interpret(outcome{
 		op:       "credit balance",
 		conflict: "a ledger entry with this id already exists",
 		notFound: accountNotFound,

@@ -120,7 +120,7 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		return s.insertEvents(ctx, tx, events)
 	})
 	if err != nil {
-		return nil, s.interpretDomain(outcome{
+		return nil, s.interpret(outcome{
 			op:       "create eSIM order",
 			conflict: "an eSIM order with this id already exists",
 			notFound: accountNotFound,

@@ -104,7 +104,7 @@ func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*s
 		return err
 	})
 	if err != nil {
-		return nil, s.interpretDomain(outcome{op: "set eSIM packages", notFound: accountNotFound}, err)
+		return nil, s.interpret(outcome{op: "set eSIM packages", notFound: accountNotFound}, err)
 	}
 	return cat, nil
 }
@@ -175,15 +175,6 @@ func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packag
 			p.Price.Amount, p.Price.Currency)
 	}
 	return p, nil
-}
-
-// interpretDomain returns domain errors as they are and interprets the rest.
-func (s *Store) interpretDomain(o outcome, err error) error {
-	var e *skygate.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return s.interpret(o, err)
 }
 
 // nullInt returns the value of a nullable integer column, nil for NULL.

@@ -65,7 +65,7 @@ func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profil
 		}
 		return nil
 	})
-	return s.interpretDomain(outcome{op: "import pool profiles", notFound: accountNotFound}, err)
+	return s.interpret(outcome{op: "import pool profiles", notFound: accountNotFound}, err)
 }
 
 // insertProfiles inserts one batch inside tx and returns the ICCIDs it inserted.

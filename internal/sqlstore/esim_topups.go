@@ -68,7 +68,7 @@ func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t
 		return err
 	})
 	if err != nil {
-		return nil, s.interpretDomain(outcome{
+		return nil, s.interpret(outcome{
 			op:       "top up eSIM",
 			conflict: "a top-up with this id already exists",
 			notFound: accountNotFound,

@@ -127,7 +127,7 @@ func (s *Store) UpdateESIM(ctx context.Context, accountID, iccid string, now tim
 		return err
 	})
 	if err != nil {
-		return nil, s.interpretDomain(outcome{op: "update eSIM", notFound: esimNotFound}, err)
+		return nil, s.interpret(outcome{op: "update eSIM", notFound: esimNotFound}, err)
 	}
 	return out, nil
 }
@@ -203,7 +203,7 @@ func (s *Store) ExpireESIMs(ctx context.Context, now time.Time, limit int, apply
 			return nil
 		})
 		if err != nil {
-			return n, s.interpretDomain(outcome{op: "expire eSIMs"}, err)
+			return n, s.interpret(outcome{op: "expire eSIMs"}, err)
 		}
 		if !moved {
 			break

@@ -197,7 +197,9 @@ type outcome struct {
 	notFound string
 }
 
-// interpret turns a driver error into a domain error. sql.ErrNoRows is CodeNotFound,
+// interpret turns a driver error into a domain error; an error that already carries
+// a domain error (from Transition, apply, or the store's own rules) is returned as it
+// is, wrapped or not. sql.ErrNoRows is CodeNotFound,
 // a unique violation CodeConflict and a foreign key violation CodeNotFound, each only
 // where o gives it a message; text the engine cannot store (a NUL byte in PostgreSQL)
 // is CodeNotFound where o has that message, since no row can hold it, else
@@ -206,8 +208,10 @@ func (s *Store) interpret(o outcome, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := err.(*skygate.Error); ok {
-		return err // already a domain error, such as checkAffected's NotFound
+	if _, ok := errors.AsType[*skygate.Error](err); ok {
+		// Already a domain error (checkAffected's NotFound, a refusal of the
+		// transaction's own logic): it says more than the driver's error would.
+		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) && o.notFound != "" {
 		return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound}

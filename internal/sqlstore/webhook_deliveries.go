@@ -237,7 +237,7 @@ func (s *Store) RetryWebhookDelivery(ctx context.Context, accountID, webhookID, 
 		return queryAttempts(ctx, tx, []*skygate.WebhookDelivery{d}, s.q(qAttempts), d.ID)
 	})
 	if err != nil {
-		return nil, keepDomain(err, s.interpret(outcome{op: "retry webhook delivery", notFound: deliveryNotFound}, err))
+		return nil, s.interpret(outcome{op: "retry webhook delivery", notFound: deliveryNotFound}, err)
 	}
 	return d, nil
 }
@@ -408,14 +408,4 @@ func (s *Store) recordHealth(ctx context.Context, tx *sql.Tx, o *skygate.Webhook
 		_, err = tx.ExecContext(ctx, s.q(qDisableFailingWebhook), at, o.SubscriptionID, s.time(o.FailingCutoff))
 	}
 	return err
-}
-
-// keepDomain returns err itself when it carries a domain error (from the store's own
-// rules) and interpreted otherwise.
-func keepDomain(err, interpreted error) error {
-	var e *skygate.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return interpreted
 }

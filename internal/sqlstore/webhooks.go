@@ -192,7 +192,7 @@ func (s *Store) CreateWebhookTestEvent(ctx context.Context, accountID, webhookID
 		return err
 	})
 	if err != nil {
-		return nil, keepDomain(err, s.interpret(outcome{op: "create webhook test event", notFound: webhookNotFound}, err))
+		return nil, s.interpret(outcome{op: "create webhook test event", notFound: webhookNotFound}, err)
 	}
 	d.Attempts = []*skygate.WebhookAttempt{}
 	return d, nil
