@@ -108,6 +108,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, fmt.Errorf("employee login: %w", err)
 	}
 	devIdPPattern, devIdP := a.login.devIdPRoute()
+	tokens := oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant)
+	tokens.Transient = transient(cfg)
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Store:         a.db,
 		Tokens:        a.verifier,
@@ -119,7 +121,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Limits:        limits,
 		Transient:     transient(cfg),
 		Sandbox:       cfg.Env == config.EnvSandbox,
-		TokenEndpoint: oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant),
+		TokenEndpoint: tokens,
 		EmployeeLogin: a.login.handler,
 		DevIdP:        devIdP,
 		DevIdPPattern: devIdPPattern,

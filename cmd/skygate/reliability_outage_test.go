@@ -182,10 +182,17 @@ func TestPostgresOutage(t *testing.T) {
 		t.Error("/readyz never said the database was unavailable")
 	}
 	if restart == "" {
-		// A request that needs the database, while it is away: 503 with Retry-After.
-		resp, body := s.do(plain, http.MethodGet, s.base+"/v2/b2b/esim/billing", nil, map[string]string{"Authorization": "Bearer " + tok})
+		// A request that needs the database, while it is away: 503 with Retry-After, as
+		// the contract describes it (the validating client checks), on an API route
+		// and at the token endpoint (which answers in OAuth's error format).
+		resp, body := s.do(s.client, http.MethodGet, s.base+"/v2/b2b/esim/billing", nil, map[string]string{"Authorization": "Bearer " + tok})
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"Unavailable"`) {
 			t.Errorf("during the outage: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+		resp, body = s.do(s.client, http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader("grant_type=client_credentials"),
+			map[string]string{"Authorization": basic(c), "Content-Type": "application/x-www-form-urlencoded"})
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"temporarily_unavailable"`) {
+			t.Errorf("token during the outage: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
 		time.Sleep(2 * time.Second)
 		proxy.up(t)

@@ -8,7 +8,8 @@ import (
 )
 
 // OAuth 2.0 error codes of the token endpoint (RFC 6749 §5.2), plus server_error for
-// failures of the service itself.
+// failures of the service itself and temporarily_unavailable (RFC 6749 §4.1.2.1) for
+// a store that cannot be reached right now.
 const (
 	CodeInvalidRequest       = "invalid_request"
 	CodeInvalidClient        = "invalid_client"
@@ -18,6 +19,7 @@ const (
 	CodeInvalidScope         = "invalid_scope"
 	CodeAccessDenied         = "access_denied"
 	CodeServerError          = "server_error"
+	CodeUnavailable          = "temporarily_unavailable"
 )
 
 // Errors of Verifier.Verify. Every rejection wraps exactly one of them, so errors.Is

@@ -23,6 +23,11 @@ const MaxTokenRequestBody = 64 << 10
 type TokenHandler struct {
 	grants map[string]Grant
 	log    *slog.Logger
+	// Transient, when set, tells a store that cannot be reached right now (a database
+	// restart) from other failures: such a request is answered 503
+	// temporarily_unavailable with Retry-After, as the API's routes answer 503, not
+	// server_error.
+	Transient func(error) bool
 }
 
 // NewTokenHandler returns a handler serving grants. log receives the causes of
@@ -54,7 +59,13 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	e := asError(err)
-	if e.Code == CodeServerError {
+	switch {
+	case e.Code == CodeServerError && h.Transient != nil && h.Transient(err):
+		h.log.WarnContext(r.Context(), "database unavailable", "err", err)
+		e = &Error{Code: CodeUnavailable, Description: "the service is temporarily unavailable; retry shortly",
+			Status: http.StatusServiceUnavailable, Err: err}
+		w.Header().Set("Retry-After", "1")
+	case e.Code == CodeServerError:
 		h.log.ErrorContext(r.Context(), "token request failed", "err", err)
 	}
 	writeError(w, r, e)

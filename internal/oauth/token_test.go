@@ -1,8 +1,11 @@
 package oauth_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -256,5 +259,45 @@ func TestErrorStatus(t *testing.T) {
 		if got := tt.err.StatusOf(); got != tt.want {
 			t.Errorf("%s: status %d, want %d", tt.err.Code, got, tt.want)
 		}
+	}
+}
+
+// failingGrant answers every exchange with err.
+type failingGrant struct{ err error }
+
+func (failingGrant) Type() string { return "client_credentials" }
+func (g failingGrant) Exchange(context.Context, *oauth.TokenRequest) (*oauth.TokenResponse, error) {
+	return nil, g.err
+}
+
+// TestTokenStoreFailures: a store that cannot be reached right now is 503
+// temporarily_unavailable with Retry-After; any other failure stays 500 server_error.
+func TestTokenStoreFailures(t *testing.T) {
+	t.Parallel()
+	down := errors.New("connection refused")
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		code   string
+	}{
+		{"database unreachable", fmt.Errorf("lookup: %w", down), 503, "temporarily_unavailable"},
+		{"other failure", errors.New("disk on fire"), 500, "server_error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := oauth.NewTokenHandler(nil, failingGrant{tc.err})
+			h.Transient = func(err error) bool { return errors.Is(err, down) }
+			r := httptest.NewRequest(http.MethodPost, oauth.TokenPath, strings.NewReader(form("grant_type", "client_credentials")))
+			r.Header.Set("Content-Type", formType)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			var body map[string]string
+			_ = json.Unmarshal(w.Body.Bytes(), &body)
+			if w.Code != tc.status || body["error"] != tc.code || (tc.status == 503) != (w.Header().Get("Retry-After") != "") ||
+				w.Header().Get("Cache-Control") != "no-store" || strings.Contains(w.Body.String(), "refused") {
+				t.Fatalf("%d %v Retry-After %q", w.Code, body, w.Header().Get("Retry-After"))
+			}
+		})
 	}
 }
