@@ -24,13 +24,15 @@ type checkpointer struct {
 	done chan struct{}
 }
 
-func startCheckpointer(db *sql.DB, log *slog.Logger) *checkpointer {
+func startCheckpointer(db *sql.DB) *checkpointer {
 	c := &checkpointer{db: db, stop: make(chan struct{}), done: make(chan struct{})}
-	go c.loop(log)
+	go c.loop()
 	return c
 }
 
-func (c *checkpointer) loop(log *slog.Logger) {
+// loop checkpoints every checkpointInterval. A failure is logged (the store has no
+// logger of its own) and the next tick tries again.
+func (c *checkpointer) loop() {
 	defer close(c.done)
 	t := time.NewTicker(checkpointInterval)
 	defer t.Stop()
@@ -40,16 +42,16 @@ func (c *checkpointer) loop(log *slog.Logger) {
 			return
 		case <-t.C:
 		}
-		if err := c.checkpoint(context.Background(), "PASSIVE"); err != nil {
-			log.Warn("sqlite checkpoint failed", "err", err)
+		if err := c.checkpoint(); err != nil {
+			slog.Warn("sqlite checkpoint failed", "err", err)
 		}
 	}
 }
 
-// checkpoint runs one checkpoint in mode.
-func (c *checkpointer) checkpoint(ctx context.Context, mode string) error {
+// checkpoint copies what it can of the WAL without waiting for anyone.
+func (c *checkpointer) checkpoint() error {
 	var busy, frames, copied int
-	return c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 }
 
 // close stops the loop and closes the connection; a last checkpoint copies what the
@@ -57,6 +59,6 @@ func (c *checkpointer) checkpoint(ctx context.Context, mode string) error {
 func (c *checkpointer) close() error {
 	close(c.stop)
 	<-c.done
-	_ = c.checkpoint(context.Background(), "PASSIVE")
+	_ = c.checkpoint()
 	return c.db.Close()
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -101,7 +100,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs,
-		ckpt: startCheckpointer(ckpt, slog.Default())}, nil
+		ckpt: startCheckpointer(ckpt)}, nil
 }
 
 // Close stops the checkpointer and closes the pools.
