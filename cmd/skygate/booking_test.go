@@ -58,6 +58,16 @@ func (s *testServer) bookingCall(method, path, tok string) (*http.Response, []by
 	return s.do(s.mtlsClient, method, s.mtlsBase+path, nil, map[string]string{"Authorization": "Bearer " + tok})
 }
 
+// mustBook creates a booking of the fast-track ft under key over mTLS and returns it.
+func (s *testServer) mustBook(tok, key, ft, ref string) bookingJSON {
+	s.t.Helper()
+	resp, body := s.book(s.mtlsClient, tok, key, bookingBody(ft, ref))
+	if resp.StatusCode != http.StatusAccepted {
+		s.t.Fatalf("book %s: %d %s", key, resp.StatusCode, body)
+	}
+	return mustBooking(s.t, body)
+}
+
 type bookingJSON struct {
 	ID            string                    `json:"id"`
 	Status        string                    `json:"status"`
@@ -213,11 +223,7 @@ func TestBookingAccessRules(t *testing.T) {
 		c := s.mustBootstrap("acme", bookingScopes)
 		tok := s.mustToken(c, "")
 		ft := s.firstFastTrack(tok)
-		resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(ft, ""))
-		if resp.StatusCode != 202 {
-			t.Fatalf("create: %d %s", resp.StatusCode, body)
-		}
-		id := mustBooking(t, body).ID
+		id := s.mustBook(tok, "k", ft, "").ID
 
 		// No client certificate: on the plain listener and on the TLS listener.
 		for name, do := range map[string]func() (*http.Response, []byte){
@@ -282,7 +288,7 @@ func TestBookingAccessRules(t *testing.T) {
 		}
 
 		// Simulate is for sandbox applications only.
-		resp, body = s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"expire"}`),
+		resp, body := s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"expire"}`),
 			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})
 		if resp.StatusCode != 403 {
 			t.Errorf("simulate by a production application: %d %s", resp.StatusCode, body)
@@ -356,11 +362,7 @@ func TestSandboxSimulate(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, nil))
 	tok := s.mustToken(s.mustBootstrap("sandboxer", bookingScopes, "--sandbox"), "")
-	resp, body := s.book(s.mtlsClient, tok, "k", bookingBody(s.firstFastTrack(tok), ""))
-	if resp.StatusCode != 202 {
-		t.Fatalf("create: %d", resp.StatusCode)
-	}
-	id := mustBooking(t, body).ID
+	id := s.mustBook(tok, "k", s.firstFastTrack(tok), "").ID
 	simulate := func(event string) (*http.Response, []byte) {
 		return s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+id+"/simulate", strings.NewReader(`{"event":"`+event+`"}`),
 			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"})

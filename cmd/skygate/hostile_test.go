@@ -368,11 +368,7 @@ func TestHostileRequests(t *testing.T) {
 		c := s.mustBootstrap("hostile", skygate.B2BScopes, "--sandbox")
 		tok := s.mustToken(c, "")
 		ft := s.firstFastTrack(tok)
-		resp, body := s.book(s.mtlsClient, tok, "hostile-1", bookingBody(ft, "H-1"))
-		if resp.StatusCode != 202 {
-			t.Fatalf("booking: %d %s", resp.StatusCode, body)
-		}
-		bookingID := mustBooking(t, body).ID
+		bookingID := s.mustBook(tok, "hostile-1", ft, "H-1").ID
 		_, lounges := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etagResp, _ := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etag := etagResp.Header.Get("ETag")

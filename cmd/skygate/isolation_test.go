@@ -252,11 +252,7 @@ func (s *testServer) seedTenant(name string) *isoTenant {
 	}
 	tn.webhookID = mustJSON(t, body)["id"].(string)
 
-	resp, body = s.book(s.mtlsClient, tn.token, "iso-"+name, bookingBody(s.firstFastTrack(tn.token), "ISO-"+name))
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("%s booking: %d %s", name, resp.StatusCode, body)
-	}
-	tn.bookingID = mustBooking(t, body).ID
+	tn.bookingID = s.mustBook(tn.token, "iso-"+name, s.firstFastTrack(tn.token), "ISO-"+name).ID
 	s.waitStatus(tn.token, tn.bookingID, "Issued")
 
 	tn.packageID = skygate.NewID()

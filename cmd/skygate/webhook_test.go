@@ -104,11 +104,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		}
 
 		// A booking's transitions arrive signed, with the booking in the body.
-		resp, body = s.book(s.mtlsClient, tok, "wh-1", bookingBody(s.firstFastTrack(tok), "WH"))
-		if resp.StatusCode != 202 {
-			t.Fatalf("book: %d %s", resp.StatusCode, body)
-		}
-		bookingID := mustBooking(t, body).ID
+		bookingID := s.mustBook(tok, "wh-1", s.firstFastTrack(tok), "WH").ID
 		issued := rc.waitFor(t, func(d delivery) bool {
 			return d.event.Type == "booking.status.changed" && strings.Contains(string(d.event.Data), `"status":"Issued"`)
 		})
