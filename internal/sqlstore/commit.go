@@ -103,6 +103,13 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 			c.s.ended(tx, false)
 		}
 	}()
+	// abort rolls the transaction back after the savepoint statement of job i failed:
+	// jobs 0..i fail with err, the ones not started go on in the next batch.
+	abort := func(i int, what string, err error) []*txJob {
+		tx.Rollback()
+		finish(batch[:i+1], fmt.Errorf("%s: %s: %w", c.s.d.Name, what, err))
+		return batch[i+1:]
+	}
 	for i, j := range batch {
 		if i > 0 && time.Since(start) > maxBatchTime {
 			batch, rest = batch[:i], batch[i:]
@@ -112,21 +119,15 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
-			tx.Rollback()
-			finish(batch, fmt.Errorf("%s: savepoint: %w", c.s.d.Name, err))
-			return nil
+			return abort(i, "savepoint", err)
 		}
 		if j.err = runJob(j, tx); j.err != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
-				tx.Rollback()
-				finish(batch, fmt.Errorf("%s: rollback to savepoint: %w", c.s.d.Name, err))
-				return nil
+				return abort(i, "rollback to savepoint", err)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
-			tx.Rollback()
-			finish(batch, fmt.Errorf("%s: release savepoint: %w", c.s.d.Name, err))
-			return nil
+			return abort(i, "release savepoint", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

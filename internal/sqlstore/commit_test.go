@@ -187,3 +187,39 @@ func TestGroupCommitTimeBound(t *testing.T) {
 		t.Errorf("rows %s", got)
 	}
 }
+
+// TestGroupCommitSavepointFailure: when the batch itself breaks (here a job releases
+// its own savepoint, so the committer's RELEASE fails), the job fails, and the ones
+// that had not started go on in the next batch instead of failing with it. (The
+// breaking job comes first: the time bound never splits a batch before its first job.)
+func TestGroupCommitSavepointFailure(t *testing.T) {
+	t.Parallel()
+	s := mustGroupStore(t)
+	ctx := context.Background()
+	jobs := []*txJob{
+		{ctx: ctx, fn: func(tx *sql.Tx) error {
+			_, err := tx.Exec("RELEASE SAVEPOINT job")
+			return err
+		}},
+		{ctx: ctx, fn: insert(2)},
+	}
+	for _, j := range jobs {
+		j.done = make(chan error, 1)
+	}
+	rest := s.group.run(jobs)
+	if len(rest) != 1 || rest[0] != jobs[1] {
+		t.Fatalf("handed back %d jobs, want the one not started", len(rest))
+	}
+	if err := <-jobs[0].done; err == nil {
+		t.Error("the job that broke the batch succeeded")
+	}
+	for len(rest) > 0 {
+		rest = s.group.run(rest)
+	}
+	if err := <-jobs[1].done; err != nil {
+		t.Errorf("the job carried over: %v", err)
+	}
+	if got := fmt.Sprint(mustRows(t, s)); got != "[2]" {
+		t.Errorf("rows %s, want [2]", got)
+	}
+}
