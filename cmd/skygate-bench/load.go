@@ -44,7 +44,7 @@ type phase struct {
 	Max        float64        `json:"max_ms"`
 	Statuses   map[string]int `json:"statuses"`
 	Errors     []string       `json:"errors,omitempty"`
-	// Deferred is the busy time after the closed loop ended: work the requests left
+	// DeferredSeconds is the busy time after the closed loop ended: work the requests left
 	// for later (bookings to issue, events to deliver). RPS, CPU per request and
 	// utilization of the max phase include it, so a server cannot look fast by
 	// putting work off.
@@ -170,7 +170,7 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 	if m.Max, err = h.attack(ctx, p, l, 0, h.opts.workers, h.opts.duration, 0); err != nil {
 		return m, err
 	}
-	// The work the maximum left behind counts for it (see phase.Deferred), and the
+	// The work the maximum left behind counts for it (see phase.DeferredSeconds), and the
 	// latency phase starts once the server has caught up, or it would measure that.
 	if wall, cpu := h.settle(ctx, p); wall > 0 {
 		m.Max.DeferredSeconds = wall.Seconds()
