@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ type app struct {
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
 // and builds the HTTP handler.
-func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCerts httpapi.ClientCertConfig) (_ *app, err error) {
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer, clientCerts httpapi.ClientCertConfig) (_ *app, err error) {
 	a := &app{cfg: cfg, log: log}
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
@@ -134,8 +135,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 			"database":    a.db.Ping,
 			"signing_key": a.signingKeyReady,
 		},
-		Log: log,
-		Now: time.Now,
+		Log:       log,
+		AccessLog: access,
+		Now:       time.Now,
 	})
 	// Every committed event wakes this process's dispatcher, whoever wrote it (worker,
 	// API, admin); other replicas find the events when they poll.

@@ -73,7 +73,7 @@ func routeList(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), httpapi.ClientCertConfig{})
+	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), nil, httpapi.ClientCertConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

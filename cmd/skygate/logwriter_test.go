@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestBatchWriter: lines from many goroutines all arrive, whole and each once, and
@@ -46,6 +47,22 @@ func TestBatchWriter(t *testing.T) {
 			if !seen[fmt.Sprintf("g%d line %d %s", g, i, strings.Repeat("x", i%300))] {
 				t.Fatalf("lost g%d line %d", g, i)
 			}
+		}
+	}
+}
+
+// TestBatchWriterWritesALoneLine: a line is written by the writer goroutine on its own,
+// without more lines or Close to push it out (it waits for flushDelay at most; the
+// test polls instead of timing that).
+func TestBatchWriterWritesALoneLine(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	w := newBatchWriter(&out)
+	defer w.Close()
+	fmt.Fprintln(w, "alone")
+	for deadline := time.Now().Add(10 * time.Second); out.String() != "alone\n"; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s the output is %q", out.String())
 		}
 	}
 }

@@ -55,7 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// One line per request: written in batches, off the requests' path.
 		bw := newBatchWriter(stderr)
 		defer bw.Close()
-		return serve(ctx, cfg, newLogger(bw, cfg.LogLevel))
+		log := newLogger(bw, cfg.LogLevel)
+		return serve(ctx, cfg, log, accessLogTo(log, bw))
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "bootstrap":
@@ -74,6 +75,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
+}
+
+// accessLogTo returns w when log writes info lines, the access log's level, else nil
+// (no access log).
+func accessLogTo(log *slog.Logger, w io.Writer) io.Writer {
+	if log.Enabled(context.Background(), slog.LevelInfo) {
+		return w
+	}
+	return nil
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,12 +21,13 @@ import (
 
 // serve runs the API on both listeners and the background workers until ctx ends,
 // then shuts down gracefully.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+// Its access log goes to access (nil: none).
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer) error {
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{
+	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{
 		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader, TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {

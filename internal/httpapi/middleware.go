@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -121,15 +120,22 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// headerRequestID is X-Request-ID in the canonical form of http.Header keys, so the hot
+// path reads and sets it without canonicalising (and allocating) the key each time.
+const headerRequestID = "X-Request-Id"
+
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.now()
-	id := r.Header.Get("X-Request-ID")
+	var id string
+	if v := r.Header[headerRequestID]; len(v) > 0 {
+		id = v[0]
+	}
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
-	w.Header().Set("X-Request-ID", id)
+	w.Header()[headerRequestID] = []string{id}
 	ctx := context.WithValue(r.Context(), ctxState, &requestState{id: id})
 	r = r.WithContext(ctx)
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
@@ -148,37 +154,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(rw, r)
 }
 
-// observe logs one line per request and updates the metrics.
+// observe updates the metrics and writes the access-log line of a request.
 func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 	status := rw.status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	elapsed := s.now().Sub(start)
+	end := s.now()
+	elapsed := end.Sub(start)
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"
 	}
 	s.metrics.observe(route, r.Method, status, elapsed)
-	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+	if s.access == nil {
 		return
 	}
-	attrs := []slog.Attr{
-		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
-		slog.String("route", route),
-		slog.Int("status", status),
-		slog.Int64("bytes", rw.written),
-		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-		slog.String("request_id", requestIDFrom(r.Context())),
-	}
-	if p := principalFrom(r.Context()); p != nil {
-		if p.AccountID != "" {
-			attrs = append(attrs, slog.String("account_id", p.AccountID))
+	e := accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
+		bytes: rw.written, elapsed: elapsed}
+	if st := stateFrom(r.Context()); st != nil {
+		e.requestID = st.id
+		if p := st.claims; p != nil {
+			e.account, e.sub, e.authenticated = p.AccountID, p.Subject, true
 		}
-		attrs = append(attrs, slog.String("sub", p.Subject))
 	}
-	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	s.access.write(&e)
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -56,7 +57,10 @@ type Deps struct {
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger
-	Now   skygate.Clock
+	// AccessLog receives the access log, one JSON line per request (see accessLog);
+	// nil writes none. It must not keep the slices it is given.
+	AccessLog io.Writer
+	Now       skygate.Clock
 }
 
 // EmployeeLogin is employee login (internal/login.Handler): both methods write their
@@ -74,6 +78,7 @@ type Server struct {
 	log      *slog.Logger
 	now      skygate.Clock
 	metrics  *metrics
+	access   *accessLog
 	accounts *accountGate
 	// patterns lists the registered routes.
 	patterns []string
@@ -95,6 +100,7 @@ func NewServer(d Deps) *Server {
 		log:     d.Log,
 		now:     d.Now,
 		metrics: newMetrics(),
+		access:  newAccessLog(d.AccessLog),
 	}
 	s.accounts = newAccountGate(d.Store, d.Now, d.Log)
 	s.routes()

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// decodeLine parses one access-log line, failing the test when it is not one JSON
+// object followed by a newline.
+func decodeLine(tb testing.TB, line []byte) map[string]any {
+	tb.Helper()
+	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
+		tb.Fatalf("not one line: %q", line)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		tb.Fatalf("not JSON: %v: %q", err, line)
+	}
+	return m
+}
+
+// TestAccessLine: every field in slog's JSON shape, the optional ones only when known,
+// and hostile paths still give one valid JSON line that says what was asked.
+func TestAccessLine(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 2, 55, 8, 123456789, time.FixedZone("UZT", 5*3600))
+	base := accessEntry{at: at, method: "GET", path: "/v2/catalog/lounges", route: "GET /v2/catalog/lounges",
+		status: 200, bytes: 2424, elapsed: 184567 * time.Nanosecond, requestID: "req-1"}
+	for _, tc := range []struct {
+		name string
+		edit func(e *accessEntry)
+		want map[string]string // field → its JSON text as decoded by encoding/json
+		not  []string
+	}{
+		{"anonymous", func(*accessEntry) {}, map[string]string{
+			"time": "2026-11-23T21:55:08.123456789Z", "level": "INFO", "msg": "request", "method": "GET",
+			"path": "/v2/catalog/lounges", "route": "GET /v2/catalog/lounges", "status": "200", "bytes": "2424",
+			"duration_ms": "0.184", "request_id": "req-1",
+		}, []string{"account_id", "sub"}},
+		{"partner", func(e *accessEntry) { e.account, e.sub, e.authenticated = "acc-1", "sk_client", true },
+			map[string]string{"account_id": "acc-1", "sub": "sk_client"}, nil},
+		{"employee", func(e *accessEntry) { e.sub, e.authenticated = "emp@example.com", true },
+			map[string]string{"sub": "emp@example.com"}, []string{"account_id"}},
+		{"whole milliseconds", func(e *accessEntry) { e.elapsed = 3 * time.Millisecond },
+			map[string]string{"duration_ms": "3"}, nil},
+		{"trailing zeros", func(e *accessEntry) { e.elapsed = 1500 * time.Microsecond },
+			map[string]string{"duration_ms": "1.5"}, nil},
+		{"hostile path", func(e *accessEntry) { e.path = "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\xff" },
+			map[string]string{"path": "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\ufffd"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := base
+			tc.edit(&e)
+			line := appendAccessLine(nil, &e)
+			m := decodeLine(t, line)
+			for k, want := range tc.want {
+				got, ok := m[k]
+				if !ok {
+					t.Errorf("%s missing in %s", k, line)
+					continue
+				}
+				if jsonText(got) != want {
+					t.Errorf("%s = %v, want %q", k, got, want)
+				}
+			}
+			for _, k := range tc.not {
+				if _, ok := m[k]; ok {
+					t.Errorf("%s present in %s", k, line)
+				}
+			}
+		})
+	}
+}
+
+// jsonText is a decoded string as it is, and any other value as JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// FuzzAccessLine: whatever the request's method, path and request id, the line is one
+// JSON object whose strings decode to what was logged (invalid UTF-8 bytes as U+FFFD).
+func FuzzAccessLine(f *testing.F) {
+	for _, s := range []string{"/v2/catalog", "\"\\\n\x00", "\u2028é\xff\xfe", "</script>", ""} {
+		f.Add("GET", s, "req-1")
+	}
+	f.Fuzz(func(t *testing.T, method, path, id string) {
+		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: "unmatched", status: 404,
+			requestID: id, sub: path, authenticated: true}
+		m := decodeLine(t, appendAccessLine(nil, &e))
+		for k, want := range map[string]string{"method": method, "path": path, "request_id": id, "sub": path} {
+			if got := m[k]; got != string([]rune(want)) {
+				t.Fatalf("%s = %q, want %q", k, got, want)
+			}
+		}
+	})
+}
