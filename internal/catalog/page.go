@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -22,6 +23,20 @@ type Page struct {
 	LastModified time.Time
 	// Language is the language of Body, for Content-Language.
 	Language string
+
+	headerOnce             sync.Once
+	etagValue, lengthValue []string
+}
+
+// HeaderValues returns the values of the page's ETag and Content-Length headers, made
+// once per page: a response may share them (net/http never modifies header values),
+// so serving a cached page allocates none. A Page must not be copied.
+func (p *Page) HeaderValues() (etag, contentLength []string) {
+	p.headerOnce.Do(func() {
+		p.etagValue = []string{p.ETag}
+		p.lengthValue = []string{strconv.Itoa(len(p.Body))}
+	})
+	return p.etagValue, p.lengthValue
 }
 
 // Lounges returns a page of lounges in lang (one of skygate.Languages; anything else is

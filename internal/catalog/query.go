@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,20 +40,81 @@ var DefaultQuery = Query{Limit: DefaultLimit}
 // cache buster). Every invalid parameter is reported at once in a CodeBadRequest
 // *skygate.Error, one FieldError per parameter.
 func ParseQuery(v url.Values) (Query, error) {
+	return parseQuery(func(name string) (string, int) {
+		vs := v[name]
+		if len(vs) == 0 {
+			return "", 0
+		}
+		return vs[0], len(vs)
+	})
+}
+
+// queryParams are the parameters a list query reads.
+var queryParams = [...]string{"limit", "offset", "name", "iata", "country"}
+
+// ParseRawQuery is ParseQuery(url.ParseQuery(raw)) without building the map, for the
+// hot path of every catalog request. Like url.ParseQuery it skips pairs that hold a
+// semicolon or an invalid %-escape; unlike it, it has no limit on the number of pairs
+// (url.ParseQuery gives up on all of them past 10,000), as it keeps only the five it
+// reads.
+func ParseRawQuery(raw string) (Query, error) {
+	var first [len(queryParams)]string
+	var count [len(queryParams)]int
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err := queryUnescape(k)
+		if err != nil {
+			continue
+		}
+		i := slices.Index(queryParams[:], k)
+		if i < 0 {
+			continue
+		}
+		if v, err = queryUnescape(v); err != nil {
+			continue
+		}
+		if count[i] == 0 {
+			first[i] = v
+		}
+		count[i]++
+	}
+	return parseQuery(func(name string) (string, int) {
+		i := slices.Index(queryParams[:], name)
+		return first[i], count[i]
+	})
+}
+
+// queryUnescape is url.QueryUnescape that returns s itself when there is nothing to
+// unescape.
+func queryUnescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
+}
+
+// parseQuery validates the parameters that get returns: the first value of a name
+// and how many it has.
+func parseQuery(values func(name string) (string, int)) (Query, error) {
 	q := DefaultQuery
 	var problems []skygate.FieldError
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
 
 	get := func(name string) (string, bool) {
-		vs := v[name]
-		if len(vs) > 1 {
+		v, n := values(name)
+		if n > 1 {
 			bad(name, "must be given at most once")
 			return "", false
 		}
-		if len(vs) == 0 || vs[0] == "" {
+		if n == 0 || v == "" {
 			return "", false
 		}
-		return vs[0], true
+		return v, true
 	}
 
 	if s, ok := get("limit"); ok {

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -46,49 +47,62 @@ func TestParseQuery(t *testing.T) {
 		{raw: "unknown=1&sort=name", want: catalog.Query{Limit: 100}},
 		{raw: "limit=0&offset=x&iata=1&country=2", wantFields: []string{"limit", "offset", "iata", "country"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.raw, func(t *testing.T) {
-			t.Parallel()
-			v, err := url.ParseQuery(tt.raw)
+	// Both parsers: of url.Values, and of the raw query (the handlers' hot path).
+	parsers := map[string]func(raw string) (catalog.Query, error){
+		"ParseQuery": func(raw string) (catalog.Query, error) {
+			v, err := url.ParseQuery(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := catalog.ParseQuery(v)
-			if tt.wantFields == nil {
-				if err != nil {
-					t.Fatalf("ParseQuery(%q): %v", tt.raw, err)
+			return catalog.ParseQuery(v)
+		},
+		"ParseRawQuery": catalog.ParseRawQuery,
+	}
+	for _, tt := range tests {
+		for name, parse := range parsers {
+			t.Run(name+" "+tt.raw, func(t *testing.T) {
+				t.Parallel()
+				got, err := parse(tt.raw)
+				if tt.wantFields == nil {
+					if err != nil {
+						t.Fatalf("%s(%q): %v", name, tt.raw, err)
+					}
+					if got != tt.want {
+						t.Errorf("%s(%q) = %+v, want %+v", name, tt.raw, got, tt.want)
+					}
+					return
 				}
-				if got != tt.want {
-					t.Errorf("ParseQuery(%q) = %+v, want %+v", tt.raw, got, tt.want)
+				if !skygate.IsCode(err, skygate.CodeBadRequest) {
+					t.Fatalf("%s(%q) error = %v, want %s", name, tt.raw, err, skygate.CodeBadRequest)
 				}
-				return
-			}
-			if !skygate.IsCode(err, skygate.CodeBadRequest) {
-				t.Fatalf("ParseQuery(%q) error = %v, want %s", tt.raw, err, skygate.CodeBadRequest)
-			}
-			var fields []string
-			for _, f := range err.(*skygate.Error).Fields {
-				fields = append(fields, f.Field)
-			}
-			slices.Sort(fields)
-			want := slices.Sorted(slices.Values(tt.wantFields))
-			if !slices.Equal(fields, want) {
-				t.Errorf("ParseQuery(%q) names %v, want %v", tt.raw, fields, want)
-			}
-		})
+				var fields []string
+				for _, f := range err.(*skygate.Error).Fields {
+					fields = append(fields, f.Field)
+				}
+				slices.Sort(fields)
+				want := slices.Sorted(slices.Values(tt.wantFields))
+				if !slices.Equal(fields, want) {
+					t.Errorf("%s(%q) names %v, want %v", name, tt.raw, fields, want)
+				}
+			})
+		}
 	}
 }
 
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"", "limit=5&offset=10", "name=%D0%A2%D0%90%D0%A8&iata=tas", "limit=501", "name=%FF", "country=u%00"} {
+	for _, s := range []string{"", "limit=5&offset=10", "name=%D0%A2%D0%90%D0%A8&iata=tas", "limit=501", "name=%FF", "country=u%00",
+		"lim%69t=5&limit=", "iata=TAS;x&country=%zz&name=a+b&&", "limit=1&limit=2&offset=%3", "name&iata="} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		v, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+		// ParseRawQuery means what url.Values means (whose parser leaves out the pairs it
+		// reports errors for), short of url.ParseQuery's limit on the number of pairs.
+		v, _ := url.ParseQuery(raw)
 		q, err := catalog.ParseQuery(v)
+		rq, rerr := catalog.ParseRawQuery(raw)
+		if strings.Count(raw, "&") < 10_000 && (rq != q || fmt.Sprint(rerr) != fmt.Sprint(err)) {
+			t.Fatalf("ParseRawQuery(%q) = %+v, %v; ParseQuery(url.ParseQuery) = %+v, %v", raw, rq, rerr, q, err)
+		}
 		if err != nil {
 			if !skygate.IsCode(err, skygate.CodeBadRequest) {
 				t.Fatalf("error %v is not BadRequest", err)

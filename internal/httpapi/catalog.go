@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +26,7 @@ type CatalogSource interface {
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
-		q, err := catalog.ParseQuery(r.URL.Query())
+		q, err := catalog.ParseRawQuery(r.URL.RawQuery)
 		if err != nil {
 			return err
 		}
@@ -58,11 +57,12 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 // shared, never-modified values instead of h.Set, and the HTTP-date is formatted once
 // per catalog version.
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
+	etag, length := page.HeaderValues()
 	h := w.Header()
 	h["Content-Language"] = languageValue(page.Language)
 	h["Vary"] = varyAcceptLanguage
 	h["Cache-Control"] = privateNoCache
-	h["Etag"] = []string{page.ETag}
+	h["Etag"] = etag
 	if !page.LastModified.IsZero() {
 		h["Last-Modified"] = httpDate(page.LastModified)
 	}
@@ -71,7 +71,7 @@ func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error
 		return nil
 	}
 	h["Content-Type"] = applicationJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(page.Body))}
+	h["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body)
 	return nil

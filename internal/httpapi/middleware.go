@@ -75,7 +75,8 @@ func newRequestID() string {
 }
 
 // responseWriter records the status for logs and metrics, and replaces the plain-text
-// 404/405 answers of http.ServeMux with problem+json.
+// 404/405 answers of http.ServeMux with problem+json. It also holds the request's
+// state and its X-Request-Id header value, so that one allocation serves all three.
 type responseWriter struct {
 	http.ResponseWriter
 	s       *Server
@@ -83,6 +84,8 @@ type responseWriter struct {
 	status  int
 	written int64
 	swallow bool
+	state   requestState
+	id      [1]string
 }
 
 func (w *responseWriter) WriteHeader(code int) {
@@ -135,10 +138,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
-	w.Header()[headerRequestID] = []string{id}
-	ctx := context.WithValue(r.Context(), ctxState, &requestState{id: id})
+	rw := &responseWriter{ResponseWriter: w, s: s, state: requestState{id: id}, id: [1]string{id}}
+	w.Header()[headerRequestID] = rw.id[:]
+	ctx := context.WithValue(r.Context(), ctxState, &rw.state)
 	r = r.WithContext(ctx)
-	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
+	rw.r = r
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
