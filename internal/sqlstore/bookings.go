@@ -38,9 +38,9 @@ var (
 		WHERE account_id = ? AND id = ? AND status = ?`)
 
 	claimPending = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = ? AND created_at <= ? ORDER BY created_at, id LIMIT 1`
+		WHERE status = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`
 	claimIssued = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = ? AND confirm_before < ? ORDER BY confirm_before, id LIMIT 1`
+		WHERE status = ? AND confirm_before < ? ORDER BY confirm_before, id LIMIT ?`
 	qClaimPending       = newStmt(claimPending)
 	qClaimIssued        = newStmt(claimIssued)
 	qClaimPendingLocked = newStmt(claimPending + ` FOR UPDATE SKIP LOCKED`)
@@ -188,10 +188,13 @@ func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger,
 			if err != nil {
 				return err
 			}
-			after, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
-			if err != nil || written {
-				out = after
+			after, events, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
+			if err != nil {
 				return err
+			}
+			if written {
+				out = after
+				return s.insertEvents(ctx, tx, events)
 			}
 		}
 		return errors.New("the booking kept changing; giving up")
@@ -229,15 +232,14 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 		moved := 0
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
 			moved = 0
-			for moved < perTx {
-				before, err := scanBooking(tx.QueryRowContext(ctx, query, string(from), s.time(now)))
-				if errors.Is(err, sql.ErrNoRows) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				_, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
+			due, err := s.dueBookings(ctx, tx, query, from, now, perTx)
+			if err != nil {
+				return err
+			}
+			// One statement per maxEventsPerInsert events, written after the bookings.
+			var events []*skygate.Event
+			for _, before := range due {
+				_, evs, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
 				if err == nil && !written {
 					// The row is locked (or the writer is alone), so it cannot have changed.
 					err = fmt.Errorf("claimed booking %s changed under its lock", before.ID)
@@ -245,9 +247,10 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 				if err != nil {
 					return err
 				}
+				events = append(events, evs...)
 				moved++
 			}
-			return nil
+			return s.insertEvents(ctx, tx, events)
 		})
 		if err != nil {
 			return n, s.interpret(outcome{op: "claim bookings"}, err)
@@ -263,43 +266,64 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 // claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
 const claimsPerTx = 32
 
-// applyTransition computes and writes the transition of before inside tx. written is
-// false, with no error, when the booking's status changed since it was read.
-func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, written bool, err error) {
+// dueBookings reads up to limit bookings with query (a claim statement) inside tx. It
+// reads them all before the caller writes any, as a table must not change under an
+// open cursor.
+func (s *Store) dueBookings(ctx context.Context, tx *sql.Tx, query string, from skygate.BookingStatus, now time.Time, limit int) ([]*skygate.Booking, error) {
+	rows, err := tx.QueryContext(ctx, query, string(from), s.time(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var due []*skygate.Booking
+	for rows.Next() {
+		b, err := scanBooking(rows)
+		if err != nil {
+			return nil, err
+		}
+		due = append(due, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return due, rows.Close()
+}
+
+// applyTransition computes and writes the transition of before inside tx, and returns
+// the events of the transition, which the caller must insert in the same transaction
+// (callers that move many bookings insert all their events with few statements).
+// written is false, with no error, when the booking's status changed since it was read.
+func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, events []*skygate.Event, written bool, err error) {
 	next, err := skygate.Transition(before.Status, t)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	now = utc(now)
 	after = before.Clone()
 	after.Status = next
 	after.UpdatedAt = now
 	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
-	var events []*skygate.Event
 	if apply != nil {
 		if events, err = apply(before, after); err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 	}
 	normaliseBooking(after)
 	history, err := jsonText(after.StatusHistory)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	code, payload, from, until := s.passArgs(after.Pass)
 	res, err := tx.ExecContext(ctx, s.q(qUpdateBooking),
 		string(after.Status), s.nullTime(after.ConfirmBefore), history, code, payload, from, until,
 		s.time(after.UpdatedAt), before.AccountID, before.ID, string(before.Status))
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	if err := s.insertEvents(ctx, tx, events); err != nil {
-		return nil, false, err
-	}
-	return after, true, nil
+	return after, events, true, nil
 }
 
 // concurrentWriters reports whether the engine runs writers concurrently, so claims

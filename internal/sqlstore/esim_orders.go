@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,27 +42,6 @@ func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
 	o.UnitPrice.Currency = o.Total.Currency
 	o.ESIMs = []*skygate.ESIM{}
 	return &o, nil
-}
-
-// claimIdempotencyKey is the key claim of CreateBooking (idempotency.go), on the same
-// table and statements, for the eSIM writes: inside tx it drops an expired record of
-// rec's key and inserts rec, or, when an unexpired record holds the key (on PostgreSQL
-// after waiting for a concurrent holder to commit), returns that record and inserts
-// nothing.
-func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
-	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
-	if _, err := tx.ExecContext(ctx, s.q(qDeleteExpiredKey),
-		rec.AccountID, rec.Operation, rec.Key, s.time(rec.CreatedAt)); err != nil {
-		return nil, err
-	}
-	var key string
-	err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
-		rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
-		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
-	}
-	return nil, err
 }
 
 // CreateESIMOrder implements skygate.ESIMStore. The balance row is locked by the

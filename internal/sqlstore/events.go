@@ -3,15 +3,30 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 
 	"github.com/skygate/skygate"
 )
 
 const eventColumns = `seq, id, account_id, type, data, created_at`
 
+// maxEventsPerInsert bounds the rows of one INSERT into the outbox: a transaction that
+// writes many events (the worker issuing a batch of bookings writes two each) pays one
+// statement per this many instead of one per event.
+const maxEventsPerInsert = 32
+
+// qInsertEvents[n] inserts n events and returns the seq and id of each. The order of
+// RETURNING rows is not defined, hence the id.
+var qInsertEvents = func() (qs [maxEventsPerInsert + 1]stmt) {
+	for n := 1; n <= maxEventsPerInsert; n++ {
+		qs[n] = newStmt(`INSERT INTO events (id, account_id, type, data, created_at) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ") + ` RETURNING seq, id`)
+	}
+	return qs
+}()
+
 var (
-	qInsertEvent = newStmt(`INSERT INTO events (id, account_id, type, data, created_at)
-		VALUES (?, ?, ?, ?, ?) RETURNING seq`)
 	qEvent       = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE account_id = ? AND id = ?`)
 	qEventsAfter = newStmt(`SELECT ` + eventColumns + ` FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`)
@@ -46,18 +61,55 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 		return err
 	}
 	s.markEvents(tx)
+	for rest := events; len(rest) > 0; {
+		chunk := rest[:min(len(rest), maxEventsPerInsert)]
+		rest = rest[len(chunk):]
+		if err := s.insertEventRows(ctx, tx, chunk); err != nil {
+			return err
+		}
+	}
+	return s.enqueueDeliveries(ctx, tx, events)
+}
+
+// insertEventRows inserts up to maxEventsPerInsert events with one statement and sets
+// their Seq.
+func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
+	args := make([]any, 0, 5*len(events))
+	byID := make(map[string]*skygate.Event, len(events))
 	for _, e := range events {
 		e.CreatedAt = utc(e.CreatedAt)
 		if e.Data == nil {
 			e.Data = []byte("{}")
 		}
-		err := tx.QueryRowContext(ctx, s.q(qInsertEvent),
-			e.ID, e.AccountID, e.Type, string(e.Data), s.time(e.CreatedAt)).Scan(&e.Seq)
-		if err != nil {
+		args = append(args, e.ID, e.AccountID, e.Type, string(e.Data), s.time(e.CreatedAt))
+		byID[e.ID] = e
+	}
+	rows, err := tx.QueryContext(ctx, s.q(qInsertEvents[len(events)]), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			seq int64
+			id  string
+		)
+		if err := rows.Scan(&seq, &id); err != nil {
 			return err
 		}
+		if e := byID[id]; e != nil {
+			e.Seq = seq
+			n++
+		}
 	}
-	return s.enqueueDeliveries(ctx, tx, events)
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n != len(events) {
+		return fmt.Errorf("%s: inserting %d events returned %d of them", s.d.Name, len(events), n)
+	}
+	return rows.Close()
 }
 
 // Event implements skygate.BookingStore.

@@ -13,18 +13,22 @@ const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status
 	body, created_at, expires_at`
 
 var (
-	// ON CONFLICT DO NOTHING makes the key the arbiter: on PostgreSQL it waits for a
-	// concurrent transaction that inserted the same key and then inserts nothing, so a
-	// concurrent duplicate never gets past this statement; RETURNING says who won.
+	// ON CONFLICT makes the key the arbiter: on PostgreSQL it waits for a concurrent
+	// transaction that inserted the same key and then writes nothing, so a concurrent
+	// duplicate never gets past this statement; RETURNING says who won. A record that
+	// has expired by the new one's creation is replaced in the same statement.
 	qInsertIdempotency = newStmt(`INSERT INTO idempotency_records (` + idempotencyColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (account_id, operation, idem_key) DO NOTHING RETURNING idem_key`)
+		ON CONFLICT (account_id, operation, idem_key) DO UPDATE SET
+			fingerprint = excluded.fingerprint, status_code = excluded.status_code,
+			resource_id = excluded.resource_id, body = excluded.body,
+			created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency_records.expires_at <= excluded.created_at
+		RETURNING idem_key`)
 	qIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
 		WHERE account_id = ? AND operation = ? AND idem_key = ?`)
 	qLiveIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
 		WHERE account_id = ? AND operation = ? AND idem_key = ? AND expires_at > ?`)
-	qDeleteExpiredKey = newStmt(`DELETE FROM idempotency_records
-		WHERE account_id = ? AND operation = ? AND idem_key = ? AND expires_at <= ?`)
 	qPurgeIdempotency = newStmt(`DELETE FROM idempotency_records WHERE expires_at < ?`)
 )
 
@@ -44,27 +48,12 @@ func scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
 // CreateBooking implements skygate.BookingStore. rec.CreatedAt is the "now" against
 // which an existing record of the key counts as expired.
 func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
-	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
 	normaliseBooking(b)
 	var replay *skygate.IdempotencyRecord
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// An expired record must not block the key; deleting it first lets the insert
-		// below treat the key as new.
-		if _, err := tx.ExecContext(ctx, s.q(qDeleteExpiredKey),
-			rec.AccountID, rec.Operation, rec.Key, s.time(rec.CreatedAt)); err != nil {
-			return err
-		}
-		var key string
-		err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
-			rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
-			nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
-		if errors.Is(err, sql.ErrNoRows) {
+		var err error
+		if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
 			// The key is taken: answer with the stored record and write nothing.
-			replay, err = scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency),
-				rec.AccountID, rec.Operation, rec.Key))
-			return err
-		}
-		if err != nil {
 			return err
 		}
 		if err := s.insertBooking(ctx, tx, b); err != nil {
@@ -80,6 +69,22 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		}, err)
 	}
 	return replay, nil
+}
+
+// claimIdempotencyKey claims rec's key inside tx for the write it records (a booking, an
+// eSIM order or top-up): it inserts rec, replacing a record of the key that has
+// expired, or, when an unexpired record holds the key (on PostgreSQL after waiting for
+// a concurrent holder to commit), returns that record and writes nothing.
+func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
+	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
+	var key string
+	err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
+		rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
+		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+	}
+	return nil, err
 }
 
 // IdempotencyRecord implements skygate.BookingStore.
