@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,17 +28,28 @@ func TestMain(m *testing.M) {
 }
 
 // TestHarnessSmoke runs the baseline, the reference loops and the catalog scenario
-// with tiny loads and checks only that figures come out: timing belongs in the
-// harness's output, never in a test's verdict.
+// with tiny loads, once per load generator, and checks only that figures come out:
+// timing belongs in the harness's output, never in a test's verdict.
 func TestHarnessSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the server")
 	}
+	for _, gen := range []string{genVegeta, genWrk} {
+		t.Run(gen, func(t *testing.T) {
+			if _, err := exec.LookPath("wrk"); err != nil && gen == genWrk {
+				t.Skip("wrk is not on PATH (apt-get install wrk): the wrk generator is not tested")
+			}
+			smoke(t, gen)
+		})
+	}
+}
+
+func smoke(t *testing.T, gen string) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
-		"-scenarios", "baseline,es256-loop,insert-loop,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
-		"-work-dir", t.TempDir(), "-json", out}
+		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
+		"-generator", gen, "-work-dir", t.TempDir(), "-json", out}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -61,6 +74,19 @@ func TestHarnessSmoke(t *testing.T) {
 	if r := got[scCatalog200]; r.Phases == nil || r.Phases.Max.OK == 0 || r.VsBaseline <= 0 || len(r.Checks) == 0 {
 		t.Errorf("catalog-200 lacks phases, ratio or checks: %+v", r)
 	}
+	// Closed loops on the chosen generator, open loops on vegeta.
+	for _, name := range []string{scBaseline, scCatalog200, scCatalog304} {
+		if r := got[name]; r.Phases == nil || r.Phases.Max.Generator != gen || r.Phases.Latency.Generator != genVegeta {
+			t.Errorf("%s: generators of the phases: %+v", name, r.Phases)
+		}
+	}
+	if rep.Machine.Generator != gen {
+		t.Errorf("machine.generator = %q, want %q", rep.Machine.Generator, gen)
+	}
+	// No -hydra-bin: a row that says why.
+	if r := got[scHydraToken]; r.Skipped == "" {
+		t.Errorf("hydra-token without a binary: %+v", r)
+	}
 	if !bytes.Contains(stdout.Bytes(), []byte("catalog-304")) {
 		t.Errorf("the table does not list catalog-304:\n%s", stdout.String())
 	}
@@ -79,6 +105,10 @@ func TestOptions(t *testing.T) {
 		{[]string{"-load", "1.5"}, true},
 		{[]string{"-workers", "0"}, true},
 		{[]string{"-nice", "-30"}, true},
+		{[]string{"-generator", "vegeta"}, false},
+		{[]string{"-generator", "auto"}, false},
+		{[]string{"-generator", "ab"}, true},
+		{[]string{"-scenarios", "hydra-token", "-hydra-bin", "/nonexistent/hydra"}, true},
 	}
 	for _, tt := range tests {
 		f := newFlags(&bytes.Buffer{})
@@ -111,5 +141,60 @@ func TestProcCPU(t *testing.T) {
 	}
 	if _, err := procCPU(os.Getpid()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEvaluateHydra checks the token endpoint's "≥10× hydra-token" target, which only
+// applies when Hydra was measured, and that Hydra, a reference, gets no latency target.
+func TestEvaluateHydra(t *testing.T) {
+	t.Parallel()
+	phases := &measured{Max: phase{Requests: 100, OK: 100}}
+	hydra := row{Scenario: scHydraToken, Engine: enginePostgres, Kind: "http", RPS: 100, LatencyRate: 70, P99: 900, Phases: phases}
+	tests := []struct {
+		name      string
+		hydra     *row
+		tokenRPS  float64
+		wantCheck bool
+		wantPass  bool
+	}{
+		{"ten times", &hydra, 1000, true, true},
+		{"more", &hydra, 12000, true, true},
+		{"less", &hydra, 999, true, false},
+		{"no hydra row", nil, 12000, false, false},
+		{"hydra skipped", &row{Scenario: scHydraToken, Engine: enginePostgres, Skipped: "no binary"}, 12000, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep := &report{}
+			if tt.hydra != nil {
+				rep.add(*tt.hydra)
+			}
+			rep.add(row{Scenario: scToken, Engine: engineSQLite, Kind: "http", RPS: tt.tokenRPS, Phases: phases})
+			rep.add(row{Scenario: scToken, Engine: enginePostgres, Kind: "http", RPS: tt.tokenRPS, Phases: phases})
+			rep.evaluate()
+			for _, r := range rep.Rows {
+				if r.Scenario == scHydraToken {
+					for _, c := range r.Checks {
+						if strings.HasPrefix(c.Target, "p99") {
+							t.Errorf("hydra-token has a latency target: %+v", c)
+						}
+					}
+					continue
+				}
+				var found *check
+				for i, c := range r.Checks {
+					if c.Target == "≥10× hydra-token" {
+						found = &r.Checks[i]
+					}
+				}
+				if (found != nil) != tt.wantCheck {
+					t.Fatalf("%s/%s: checks %+v, want the hydra check %v", r.Scenario, r.Engine, r.Checks, tt.wantCheck)
+				}
+				if found != nil && (found.Pass != tt.wantPass || found.Value != tt.tokenRPS/tt.hydra.RPS) {
+					t.Errorf("%s/%s: %+v, want pass %v", r.Scenario, r.Engine, *found, tt.wantPass)
+				}
+			}
+		})
 	}
 }

@@ -17,17 +17,22 @@ import (
 type httpLoad struct {
 	// targeter returns a fresh target source for each phase.
 	targeter func() vegeta.Targeter
-	tls      *tls.Config
-	want     int
+	// static is the one request of a load that sends the same request every time, nil
+	// when requests differ; only such a load can run on wrk.
+	static *vegeta.Target
+	tls    *tls.Config
+	want   int
 }
 
 // staticLoad sends the same request every time.
 func staticLoad(t vegeta.Target, want int, tc *tls.Config) httpLoad {
-	return httpLoad{targeter: func() vegeta.Targeter { return vegeta.NewStaticTargeter(t) }, want: want, tls: tc}
+	return httpLoad{targeter: func() vegeta.Targeter { return vegeta.NewStaticTargeter(t) }, static: &t, want: want, tls: tc}
 }
 
 // phase is the outcome of one attack.
 type phase struct {
+	// Generator is the load generator that ran the phase: "wrk" or "vegeta".
+	Generator  string         `json:"generator"`
 	Rate       int            `json:"rate,omitempty"` // requests per second asked; 0 for the closed loop
 	Workers    int            `json:"workers,omitempty"`
 	Requests   int64          `json:"requests"`
@@ -70,7 +75,13 @@ const openLoopMaxWorkers = 1024
 // The first skip of the run is not measured: an open loop starts by opening its
 // connections (for mTLS, a burst of handshakes), which is not the steady state the
 // latency figures describe.
+//
+// A closed loop of one fixed plain-HTTP request runs on wrk when the harness has it
+// (see wrk.go); loads whose requests differ, mTLS and every open loop run on vegeta.
 func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d, skip time.Duration) (phase, error) {
+	if rate == 0 && h.usesWrk(l) {
+		return h.attackWrk(ctx, p, *l.static, l.want, workers, d)
+	}
 	// A closed loop keeps exactly workers connections busy. An open loop starts with
 	// workers and adds workers (each with its own connection) whenever all are busy, so
 	// a slow server shows as latency rather than as a client that waits; the idle pool
@@ -95,7 +106,7 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
 
-	ph := phase{Rate: rate, Workers: workers, Statuses: map[string]int{}}
+	ph := phase{Generator: genVegeta, Rate: rate, Workers: workers, Statuses: map[string]int{}}
 	cpu0, err := procCPU(p.pid())
 	if err != nil {
 		return ph, err
@@ -161,6 +172,11 @@ type measured struct {
 // opts.load of it.
 func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad) (measured, error) {
 	var m measured
+	if l.static != nil {
+		if err := probe(ctx, *l.static, l.want, l.tls); err != nil {
+			return m, err
+		}
+	}
 	if h.opts.warmup > 0 {
 		if _, err := h.attack(ctx, p, l, 0, h.opts.workers, h.opts.warmup, 0); err != nil {
 			return m, err
@@ -182,7 +198,8 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 			m.Max.CPUPerReq = m.Max.ServerCPU / float64(m.Max.OK) * 1e6
 		}
 	}
-	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  status %v (deferred work %.1f s)", name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, m.Max.Statuses, m.Max.DeferredSeconds)
+	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  client CPU %3.0f%% (%s)  status %v (deferred work %.1f s)",
+		name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, 100*m.Max.ClientUtil, m.Max.Generator, m.Max.Statuses, m.Max.DeferredSeconds)
 	rate := int(math.Round(h.opts.load * m.Max.RPS))
 	if rate < 1 || h.opts.latencyDur == 0 {
 		return m, nil

@@ -1,13 +1,15 @@
 // Command skygate-bench is the load harness of Skygate. It builds `skygate`, runs it as
-// a subprocess pinned to one core, drives it with the vegeta load generator from the
-// other core, and prints, per scenario, the maximum throughput, the server CPU time per
+// a subprocess pinned to one core, drives it from the other core (with wrk where the
+// load is one fixed plain-HTTP request and the phase a closed loop, else with the vegeta
+// library), and prints, per scenario, the maximum throughput, the server CPU time per
 // request and the latency at a fixed fraction of that maximum, each throughput also as
 // a ratio against a bare net/http server measured in the same run.
 //
 // Targets are ratios measured in one run on the same machine, so the harness also
 // measures the references the targets are stated against: a bare net/http handler
 // returning a fixed 2 KB body, a no-database ES256 token signer (in a loop and over
-// HTTP), and a plain SQLite single-insert loop with synchronous=FULL on the same disk.
+// HTTP), a plain SQLite single-insert loop with synchronous=FULL on the same disk, and,
+// when given its binary, Ory Hydra's client_credentials token endpoint.
 //
 // See docs/performance.md for how to read and reproduce the figures.
 package main

@@ -58,3 +58,36 @@ func withSearchPath(dsn, schema string) (string, error) {
 	}
 	return dsn + " search_path=" + schema, nil
 }
+
+// freshDatabase creates an empty database named prefix plus random hex on the
+// PostgreSQL server of dsn (a postgres:// URL), connected through dsn's own database,
+// and returns a URL DSN of it and a function dropping it. The drop forces out the
+// connections left, so call it after stopping whatever used the database.
+func freshDatabase(ctx context.Context, dsn, prefix string) (string, func() error, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("PostgreSQL DSN is not a postgres:// URL")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := prefix + hex.EncodeToString(b[:])
+	exec := func(ctx context.Context, q string) error {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.ExecContext(ctx, q)
+		return err
+	}
+	if err := exec(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
+		return "", nil, fmt.Errorf("create database: %w", err)
+	}
+	drop := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return exec(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
+	}
+	u.Path, u.RawPath = "/"+name, ""
+	return u.String(), drop, nil
+}

@@ -290,8 +290,12 @@ func taskset(cpus string) error {
 }
 
 // allowedCPUs is this process's current CPU list.
-func allowedCPUs() string {
-	b, _ := os.ReadFile("/proc/self/status")
+func allowedCPUs() string { return procAllowedCPUs(os.Getpid()) }
+
+// procAllowedCPUs is the CPU list of process pid (of its main thread), "" if it cannot
+// be read.
+func procAllowedCPUs(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	for line := range strings.Lines(string(b)) {
 		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
 			return strings.TrimSpace(v)

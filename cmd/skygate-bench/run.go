@@ -23,6 +23,8 @@ const usage = `usage: skygate-bench [flags]            run the scenarios and pri
 
 The last three are the references the harness starts as pinned subprocesses of itself.
 PostgreSQL runs when SKYGATE_BENCH_DATABASE_URL or SKYGATE_TEST_DATABASE_URL is set.
+hydra-token (Ory Hydra's client_credentials, the token endpoint's comparison) runs
+when a PostgreSQL DSN is set and -hydra-bin or SKYGATE_BENCH_HYDRA_BIN names a binary.
 
 flags:
 `
@@ -49,11 +51,14 @@ type options struct {
 	esimPool   int
 	catalogURL string
 	pgDSN      string
+	generator  string // -generator as given
+	wrkPath    string // wrk's path when it runs the closed loops, else ""
+	hydraBin   string
 }
 
 // allScenarios are the scenario names in the order they run and print.
 var allScenarios = []string{
-	scBaseline, scSignLoop, scSignHTTP, scInsertLoop,
+	scBaseline, scSignLoop, scSignHTTP, scInsertLoop, scHydraToken,
 	scToken, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
 }
 
@@ -111,7 +116,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.SetOutput(out)
 	f.fs.Usage = func() { fmt.Fprint(out, usage); f.fs.PrintDefaults() }
 	o := &f.o
-	f.fs.DurationVar(&o.duration, "duration", 5*time.Second, "closed-loop phase (maximum throughput) of each scenario")
+	f.fs.DurationVar(&o.duration, "duration", 5*time.Second, "closed-loop phase (maximum throughput) of each scenario; wrk rounds it up to whole seconds")
 	f.fs.DurationVar(&o.latencyDur, "latency-duration", 0, "fixed-rate phase at -load × maximum (default: -duration)")
 	f.fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load before each scenario")
 	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
@@ -130,6 +135,8 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.esimPool, "esim-pool", 60000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
 	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
+	f.fs.StringVar(&o.generator, "generator", genAuto, "load generator of the closed-loop phases of fixed plain-HTTP requests: wrk, vegeta, or auto (wrk when it is on PATH); varying requests, mTLS and the latency phases always run on vegeta")
+	f.fs.StringVar(&o.hydraBin, "hydra-bin", "", "an Ory Hydra binary for the hydra-token reference (default: $SKYGATE_BENCH_HYDRA_BIN; needs a PostgreSQL DSN)")
 	return f
 }
 
@@ -171,6 +178,26 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	o.pgDSN = getenv("SKYGATE_BENCH_DATABASE_URL")
 	if o.pgDSN == "" {
 		o.pgDSN = getenv("SKYGATE_TEST_DATABASE_URL")
+	}
+	switch o.generator {
+	case genAuto:
+		o.wrkPath, _ = exec.LookPath("wrk")
+	case genWrk:
+		var err error
+		if o.wrkPath, err = exec.LookPath("wrk"); err != nil {
+			errs = append(errs, fmt.Errorf("-generator wrk: %w", err))
+		}
+	case genVegeta:
+	default:
+		errs = append(errs, fmt.Errorf("unknown -generator %q (auto, wrk, vegeta)", o.generator))
+	}
+	if o.hydraBin == "" {
+		o.hydraBin = getenv("SKYGATE_BENCH_HYDRA_BIN")
+	}
+	if o.hydraBin != "" && slices.Contains(o.scenarios, scHydraToken) {
+		if _, err := os.Stat(o.hydraBin); err != nil {
+			errs = append(errs, fmt.Errorf("-hydra-bin: %w", err))
+		}
 	}
 	return o, errors.Join(errs...)
 }
@@ -273,13 +300,20 @@ type machine struct {
 	LatencyLoad float64 `json:"latency_load"`
 	LogLevel    string  `json:"server_log_level"`
 	Nice        int     `json:"nice"`
+	// Generator ran the closed-loop phases of fixed plain-HTTP requests (wrk or
+	// vegeta); each phase records its own.
+	Generator  string `json:"generator"`
+	WrkVersion string `json:"wrk_version,omitempty"`
 }
 
 func (h *harness) machine() machine {
 	m := machine{
 		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
 		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load,
-		LogLevel: h.opts.logLevel, Nice: h.opts.nice,
+		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta,
+	}
+	if h.opts.wrkPath != "" {
+		m.Generator, m.WrkVersion = genWrk, wrkVersion(h.opts.wrkPath)
 	}
 	if h.pinned {
 		m.ServerCPU, m.ClientCPUs = h.opts.serverCPU, h.opts.clientCPUs

@@ -30,6 +30,7 @@ const (
 	scSignLoop   = "es256-loop"  // ES256 JWT signatures in a loop, no HTTP
 	scSignHTTP   = "es256-http"  // token endpoint without database: parse, sign, answer
 	scInsertLoop = "insert-loop" // SQLite single-insert loop, synchronous=FULL
+	scHydraToken = "hydra-token" // Ory Hydra's client_credentials token endpoint, on PostgreSQL
 	scToken      = "token"       // POST /oauth/v2/token, client_credentials
 	scCatalog200 = "catalog-200" // authenticated catalog page
 	scCatalog304 = "catalog-304" // the same with If-None-Match
@@ -78,6 +79,11 @@ func (h *harness) runAll(ctx context.Context) (*report, error) {
 	if h.wants(scInsertLoop) {
 		if err := h.runLoop(ctx, rep, scInsertLoop, engineSQLite, "insert-loop", "-path", filepath.Join(h.dir, "insert-loop.db")); err != nil {
 			return nil, err
+		}
+	}
+	if h.wants(scHydraToken) {
+		if err := h.runHydra(ctx, rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", scHydraToken, err)
 		}
 	}
 	for _, e := range h.opts.engines {
@@ -282,7 +288,12 @@ func (s *server) prepare(ctx context.Context) error {
 
 // getToken obtains a client_credentials token for c.
 func (s *server) getToken(ctx context.Context, c credentials) (string, error) {
-	resp, body, err := s.do(ctx, s.plain, tokenTarget(s.http, c))
+	return fetchToken(ctx, s.plain, tokenTarget(s.http, c))
+}
+
+// fetchToken sends the token request t and returns the access token of a 200 answer.
+func fetchToken(ctx context.Context, cli *http.Client, t vegeta.Target) (string, error) {
+	resp, body, err := do(ctx, cli, t)
 	if err != nil {
 		return "", err
 	}
@@ -296,15 +307,26 @@ func (s *server) getToken(ctx context.Context, c credentials) (string, error) {
 }
 
 func tokenTarget(base string, c credentials) vegeta.Target {
+	return clientCredentialsTarget(base+"/oauth/v2/token", c, "grant_type=client_credentials")
+}
+
+// clientCredentialsTarget POSTs form to tokenURL with c in HTTP Basic, each part
+// form-encoded first as RFC 6749 §2.3.1 asks.
+func clientCredentialsTarget(tokenURL string, c credentials, form string) vegeta.Target {
 	basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(c.ClientID) + ":" + url.QueryEscape(c.ClientSecret)))
 	return vegeta.Target{
-		Method: http.MethodPost, URL: base + "/oauth/v2/token", Body: []byte("grant_type=client_credentials"),
+		Method: http.MethodPost, URL: tokenURL, Body: []byte(form),
 		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Authorization": {"Basic " + basic}},
 	}
 }
 
 // do sends one request outside the load and returns the response with its body.
 func (s *server) do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, []byte, error) {
+	return do(ctx, c, t)
+}
+
+// do sends one request outside the load and returns the response with its body.
+func do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, []byte, error) {
 	req, err := t.Request()
 	if err != nil {
 		return nil, nil, err
