@@ -2,8 +2,10 @@ package skygate_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -13,10 +15,21 @@ func TestNewID(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
 		id := skygate.NewID()
-		if !skygate.IsID(id) || id[14] != '4' || !strings.ContainsRune("89ab", rune(id[19])) || seen[id] {
+		if !skygate.IsID(id) || id[14] != '7' || !strings.ContainsRune("89ab", rune(id[19])) || seen[id] {
 			t.Fatalf("bad or repeated id %q", id)
 		}
 		seen[id] = true
+	}
+	// Time-ordered: the first 48 bits are the Unix milliseconds of its making.
+	before := time.Now().UnixMilli()
+	id := skygate.NewID()
+	ms, err := strconv.ParseInt(strings.ReplaceAll(id[:13], "-", ""), 16, 64)
+	if err != nil || ms < before || ms > time.Now().UnixMilli() {
+		t.Fatalf("id %s carries %d ms, made at %d ms", id, ms, before)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if later := skygate.NewID(); later <= id {
+		t.Fatalf("id %s made 2 ms after %s sorts before it", later, id)
 	}
 	for _, bad := range []string{"", "x", strings.ToUpper(skygate.NewID()), "00000000-0000-0000-0000-00000000000g", "000000000000-0000-0000-0000-00000000"} {
 		if skygate.IsID(bad) {
