@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
+	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -22,6 +24,12 @@ type httpLoad struct {
 	static *vegeta.Target
 	tls    *tls.Config
 	want   int
+	// client carries vegeta's requests in every phase of one measure: its connections
+	// stay open from one phase to the next, as a partner's pooled client keeps them.
+	// Without it each phase began with a burst of new connections, and for mTLS an
+	// open loop that found the server busy added connections, each a full handshake,
+	// until the handshakes were the load.
+	client *http.Client
 }
 
 // staticLoad sends the same request every time.
@@ -90,7 +98,12 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 	if rate > 0 {
 		maxWorkers = max(workers, openLoopMaxWorkers)
 	}
+	if l.client == nil {
+		l.client = newLoadClient()
+		defer l.client.CloseIdleConnections()
+	}
 	opts := []func(*vegeta.Attacker){
+		vegeta.Client(l.client), // first: the options below configure its transport
 		vegeta.Workers(uint64(workers)),
 		vegeta.MaxWorkers(uint64(maxWorkers)),
 		vegeta.Connections(maxWorkers),
@@ -172,6 +185,8 @@ type measured struct {
 // opts.load of it.
 func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad) (measured, error) {
 	var m measured
+	l.client = newLoadClient()
+	defer l.client.CloseIdleConnections()
 	if l.static != nil {
 		if err := probe(ctx, *l.static, l.want, l.tls); err != nil {
 			return m, err
@@ -242,3 +257,13 @@ func quantileMS(sorted []time.Duration, q float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// newLoadClient is an HTTP client for vegeta whose transport the attacker's options
+// configure (keep-alive, pool size, TLS, HTTP/1.1).
+func newLoadClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext:        (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression: true,
+		IdleConnTimeout:    90 * time.Second,
+	}}
+}

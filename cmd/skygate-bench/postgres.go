@@ -16,18 +16,8 @@ import (
 // freshSchema creates an empty schema on the PostgreSQL server of dsn and returns a
 // DSN that selects it through search_path, and a function dropping it.
 func freshSchema(ctx context.Context, dsn string) (string, func(), error) {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "skygate_bench_" + hex.EncodeToString(b[:])
-	exec := func(ctx context.Context, q string) error {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		_, err = db.ExecContext(ctx, q)
-		return err
-	}
+	schema := randomName("skygate_bench_")
+	exec := func(ctx context.Context, q string) error { return execOn(ctx, dsn, q) }
 	if err := exec(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
 		return "", nil, fmt.Errorf("create schema: %w", err)
 	}
@@ -68,18 +58,8 @@ func freshDatabase(ctx context.Context, dsn, prefix string) (string, func() erro
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return "", nil, fmt.Errorf("PostgreSQL DSN is not a postgres:// URL")
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := prefix + hex.EncodeToString(b[:])
-	exec := func(ctx context.Context, q string) error {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		_, err = db.ExecContext(ctx, q)
-		return err
-	}
+	name := randomName(prefix)
+	exec := func(ctx context.Context, q string) error { return execOn(ctx, dsn, q) }
 	if err := exec(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
 		return "", nil, fmt.Errorf("create database: %w", err)
 	}
@@ -90,4 +70,22 @@ func freshDatabase(ctx context.Context, dsn, prefix string) (string, func() erro
 	}
 	u.Path, u.RawPath = "/"+name, ""
 	return u.String(), drop, nil
+}
+
+// randomName is prefix and 12 random hex digits: a schema or database of one run.
+func randomName(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// execOn runs one statement on a connection of its own to dsn.
+func execOn(ctx context.Context, dsn, q string) error {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, q)
+	return err
 }
