@@ -109,6 +109,8 @@ func TestOptions(t *testing.T) {
 		{[]string{"-generator", "auto"}, false},
 		{[]string{"-generator", "ab"}, true},
 		{[]string{"-scenarios", "hydra-token", "-hydra-bin", "/nonexistent/hydra"}, true},
+		{[]string{"-rounds", "3"}, false},
+		{[]string{"-rounds", "0"}, true},
 	}
 	for _, tt := range tests {
 		f := newFlags(&bytes.Buffer{})
@@ -196,5 +198,51 @@ func TestEvaluateHydra(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMergeRounds: the merged report holds the median of every figure and check value,
+// each ratio taken within its own round, and judges the checks again; one slow round
+// does not decide the outcome.
+func TestMergeRounds(t *testing.T) {
+	t.Parallel()
+	phases := &measured{Max: phase{Requests: 100, OK: 100}}
+	round := func(baseRPS, baseUS, catRPS, catUS float64) *report {
+		rep := &report{}
+		rep.add(row{Scenario: scBaseline, Kind: "http", RPS: baseRPS, CPUPerReq: baseUS, Phases: phases})
+		rep.add(row{Scenario: scCatalog200, Engine: engineSQLite, Kind: "http", RPS: catRPS, CPUPerReq: catUS, Phases: phases})
+		rep.add(row{Scenario: scBooking, Engine: engineSQLite, Skipped: "not asked"})
+		rep.evaluate()
+		return rep
+	}
+	// The second round's catalog fell in a slow period: alone it would fail 0.70×.
+	merged, err := mergeRounds([]*report{round(100, 20, 75, 27), round(100, 20, 40, 50), round(90, 22, 72, 28)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Machine.Rounds != 3 || len(merged.Rows) != 3 {
+		t.Fatalf("rounds %d, rows %d", merged.Machine.Rounds, len(merged.Rows))
+	}
+	cat := merged.Rows[1]
+	if cat.RPS != 72 || cat.CPUPerReq != 28 || cat.VsBaseline != 0.75 || len(cat.Rounds) != 3 {
+		t.Errorf("catalog median: %+v", cat)
+	}
+	for _, c := range cat.Checks {
+		switch c.Target {
+		case "≥0.70× baseline":
+			if c.Value != 0.75 || !c.Pass {
+				t.Errorf("ratio check %+v, want the median ratio 0.75 and a pass", c)
+			}
+		case "≤25 µs CPU/req":
+			if c.Value != 28 || c.Pass {
+				t.Errorf("CPU check %+v, want 28 and a fail", c)
+			}
+		}
+	}
+	if merged.Rows[2].Skipped == "" {
+		t.Errorf("a skipped row stays skipped: %+v", merged.Rows[2])
+	}
+	if _, err := mergeRounds([]*report{round(1, 1, 1, 1), {}}); err == nil {
+		t.Error("rounds with other rows merged")
 	}
 }

@@ -35,6 +35,7 @@ type options struct {
 	latencyDur time.Duration // fixed-rate phase at load × maximum
 	warmup     time.Duration
 	workers    int
+	rounds     int
 	load       float64
 	scenarios  []string
 	engines    []string
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer h.close()
-	rep, err := h.runAll(ctx)
+	rep, err := h.runRounds(ctx)
 	if err != nil {
 		return err
 	}
@@ -120,6 +121,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.DurationVar(&o.latencyDur, "latency-duration", 0, "fixed-rate phase at -load × maximum (default: -duration)")
 	f.fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load before each scenario")
 	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
+	f.fs.IntVar(&o.rounds, "rounds", 1, "run every scenario this many times (references, then engines, per round) and report the medians: on a noisy machine one run can land in a slow period")
 	f.fs.Float64Var(&o.load, "load", 0.7, "fraction of the maximum throughput for the latency phase")
 	f.fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated scenarios: "+strings.Join(allScenarios, ","))
 	f.fs.StringVar(&f.engines, "engines", "sqlite,postgres", "comma-separated storage engines (postgres needs a DSN)")
@@ -153,6 +155,9 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	}
 	if o.workers < 1 {
 		errs = append(errs, errors.New("-workers must be at least 1"))
+	}
+	if o.rounds < 1 || o.rounds > 99 {
+		errs = append(errs, errors.New("-rounds must be from 1 to 99"))
 	}
 	if o.nice < -20 || o.nice > 19 {
 		errs = append(errs, errors.New("-nice must be in [-20, 19]"))
@@ -298,8 +303,10 @@ type machine struct {
 	Workers     int     `json:"workers"`
 	Duration    string  `json:"duration"`
 	LatencyLoad float64 `json:"latency_load"`
-	LogLevel    string  `json:"server_log_level"`
-	Nice        int     `json:"nice"`
+	// Rounds is how many times every scenario ran; the figures are their medians.
+	Rounds   int    `json:"rounds"`
+	LogLevel string `json:"server_log_level"`
+	Nice     int    `json:"nice"`
 	// Generator ran the closed-loop phases of fixed plain-HTTP requests (wrk or
 	// vegeta); each phase records its own.
 	Generator  string `json:"generator"`
