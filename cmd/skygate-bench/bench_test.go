@@ -246,3 +246,20 @@ func TestMergeRounds(t *testing.T) {
 		t.Error("rounds with other rows merged")
 	}
 }
+
+// TestInsertLoopTwice: the insert loop starts from an empty table even on a file an
+// earlier round left (its keys would otherwise collide, as they did with -rounds 2).
+func TestInsertLoopTwice(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "insert-loop.db")
+	for round := range 2 {
+		var out bytes.Buffer
+		if err := insertLoop(t.Context(), []string{"-path", path, "-duration", "50ms"}, &out); err != nil {
+			t.Fatalf("round %d: %v", round+1, err)
+		}
+		var res loopResult
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Ops == 0 {
+			t.Fatalf("round %d printed %q", round+1, out.String())
+		}
+	}
+}

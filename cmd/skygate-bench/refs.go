@@ -210,8 +210,11 @@ func insertLoop(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, body TEXT NOT NULL)`); err != nil {
-		return err
+	// An empty table every time, also when a file of an earlier round is there.
+	for _, q := range []string{`DROP TABLE IF EXISTS t`, `CREATE TABLE t (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, body TEXT NOT NULL)`} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	body := string(bytes.Repeat([]byte("x"), 512))
 	var i int64
