@@ -47,9 +47,11 @@ func TestHarnessSmoke(t *testing.T) {
 func smoke(t *testing.T, gen string) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, stderr bytes.Buffer
+	// The vegeta run takes two rounds: every round must start from fresh servers.
+	rounds := map[string]string{genVegeta: "2", genWrk: "1"}[gen]
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
 		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
-		"-generator", gen, "-work-dir", t.TempDir(), "-json", out}
+		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -82,6 +84,10 @@ func smoke(t *testing.T, gen string) {
 	}
 	if rep.Machine.Generator != gen {
 		t.Errorf("machine.generator = %q, want %q", rep.Machine.Generator, gen)
+	}
+	if want := map[string]int{genVegeta: 2, genWrk: 1}[gen]; rep.Machine.Rounds != want ||
+		(want > 1 && len(got[scCatalog200].Rounds) != want) {
+		t.Errorf("rounds: machine %d, catalog-200 %+v; want %d", rep.Machine.Rounds, got[scCatalog200].Rounds, want)
 	}
 	// No -hydra-bin: a row that says why.
 	if r := got[scHydraToken]; r.Skipped == "" {

@@ -77,7 +77,7 @@ func (h *harness) runHydra(ctx context.Context, rep *report) error {
 		// No access log, as skygate at its quietest: warn.
 		"LOG_LEVEL=warn",
 	)
-	logPath := filepath.Join(h.dir, "hydra.log")
+	logPath := filepath.Join(h.runDir, "hydra.log")
 	// --dev allows the plain-HTTP issuer (skygate is measured without TLS too);
 	// --sqa-opt-out keeps Hydra's telemetry calls out of the run.
 	p, err := h.startProc(ctx, scHydraToken, []string{h.opts.hydraBin, "serve", "all", "--dev", "--sqa-opt-out"}, env, logPath, false)

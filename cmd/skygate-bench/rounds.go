@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -16,6 +18,10 @@ func (h *harness) runRounds(ctx context.Context) (*report, error) {
 	for i := range h.opts.rounds {
 		if h.opts.rounds > 1 {
 			h.logf("round %d of %d", i+1, h.opts.rounds)
+			h.runDir = filepath.Join(h.dir, fmt.Sprintf("round-%d", i+1))
+			if err := os.Mkdir(h.runDir, 0o755); err != nil {
+				return nil, err
+			}
 		}
 		rep, err := h.runAll(ctx)
 		if err != nil {

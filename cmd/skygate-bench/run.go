@@ -219,9 +219,13 @@ func splitList(s string) []string {
 
 // harness owns the temporary directory, the built server binary and the pinning.
 type harness struct {
-	opts    options
-	log     io.Writer
-	dir     string
+	opts options
+	log  io.Writer
+	dir  string
+	// runDir holds what one round makes (data directories, logs, the insert loop's
+	// file): dir itself, or a directory of each round's own, so every round starts
+	// from fresh servers.
+	runDir  string
 	server  string // skygate binary
 	self    string // this binary, for the reference subprocesses
 	pinned  bool
@@ -234,6 +238,7 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 	if h.dir, err = os.MkdirTemp(opts.workDir, "skygate-bench-"); err != nil {
 		return nil, err
 	}
+	h.runDir = h.dir
 	defer func() {
 		if err != nil {
 			h.close()

@@ -77,7 +77,7 @@ func (h *harness) runAll(ctx context.Context) (*report, error) {
 		}
 	}
 	if h.wants(scInsertLoop) {
-		if err := h.runLoop(ctx, rep, scInsertLoop, engineSQLite, "insert-loop", "-path", filepath.Join(h.dir, "insert-loop.db")); err != nil {
+		if err := h.runLoop(ctx, rep, scInsertLoop, engineSQLite, "insert-loop", "-path", filepath.Join(h.runDir, "insert-loop.db")); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +110,7 @@ func childEnv() []string {
 // runRefServer measures a reference server of this binary.
 func (h *harness) runRefServer(ctx context.Context, rep *report, name string, args []string, t vegeta.Target) error {
 	argv := append([]string{h.self, "baseline-server"}, args...)
-	p, err := h.startProc(ctx, name, argv, childEnv(), filepath.Join(h.dir, name+".log"), true)
+	p, err := h.startProc(ctx, name, argv, childEnv(), filepath.Join(h.runDir, name+".log"), true)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	if len(wanted) == 0 {
 		return nil
 	}
-	dataDir := filepath.Join(h.dir, engine)
+	dataDir := filepath.Join(h.runDir, engine)
 	env := append(childEnv(),
 		"SKYGATE_ENV=development",
 		"SKYGATE_DATA_DIR="+dataDir,
@@ -226,7 +226,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 
 	// The listening line is logged at info; at a quieter level the harness chooses
 	// the ports and waits for /readyz instead.
-	logPath := filepath.Join(h.dir, engine+"-server.log")
+	logPath := filepath.Join(h.runDir, engine+"-server.log")
 	waitLog := h.opts.logLevel == "info" || h.opts.logLevel == "debug"
 	var httpAddr, mtlsAddr string
 	if waitLog {
