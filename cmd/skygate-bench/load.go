@@ -148,12 +148,9 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 		}
 	}
 	wall := time.Since(start)
-	cpu1, err := procCPU(p.pid())
+	cpu1, err := phaseEndCPU(ctx, p)
 	if err != nil {
 		return ph, err
-	}
-	if ctx.Err() != nil {
-		return ph, ctx.Err()
 	}
 	ph.Seconds = wall.Seconds()
 	ph.ServerCPU = (cpu1 - cpu0).Seconds()
@@ -266,4 +263,14 @@ func newLoadClient() *http.Client {
 		DisableCompression: true,
 		IdleConnTimeout:    90 * time.Second,
 	}}
+}
+
+// phaseEndCPU reads the server's CPU time at the end of a phase; a phase whose context
+// ended (the run was interrupted) has no figures.
+func phaseEndCPU(ctx context.Context, p *proc) (time.Duration, error) {
+	cpu, err := procCPU(p.pid())
+	if err != nil {
+		return 0, err
+	}
+	return cpu, ctx.Err()
 }

@@ -96,12 +96,9 @@ func (h *harness) attackWrk(ctx context.Context, p *proc, t vegeta.Target, want,
 	}
 	runErr := cmd.Wait()
 	wall := time.Since(start)
-	cpu1, err := procCPU(p.pid())
+	cpu1, err := phaseEndCPU(ctx, p)
 	if err != nil {
 		return ph, err
-	}
-	if ctx.Err() != nil {
-		return ph, ctx.Err()
 	}
 	if runErr != nil {
 		return ph, fmt.Errorf("wrk: %w: %s%s", runErr, stderr.Bytes(), stdout.Bytes())
