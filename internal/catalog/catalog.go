@@ -65,6 +65,9 @@ type entry struct {
 type fastTrackRef struct {
 	rec *skygate.FastTrackRecord
 	hub *skygate.HubRecord
+	// zone is the hub's time zone, loaded when the catalog is built (nil if the name
+	// does not load): the booking worker asks for it for every booking it issues.
+	zone *time.Location
 }
 
 // Summary describes a catalog, for logs and the admin import response.
@@ -141,6 +144,12 @@ func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, upda
 	for k := range c.items {
 		c.items[k] = map[string]*[numLangs]*Page{}
 	}
+	for i := range d.FastTracks {
+		f := &d.FastTracks[i]
+		hub := hubs[f.HubID]
+		zone, _ := time.LoadLocation(hub.Timezone) // validated; nil if it does not load
+		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub, zone: zone}
+	}
 	for li, lang := range skygate.Languages {
 		for i := range d.Lounges {
 			l := &d.Lounges[i]
@@ -157,7 +166,6 @@ func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, upda
 			if err := c.add(KindFastTrack, li, f.ID, obj.Name, f.Terminal, hub, obj); err != nil {
 				return nil, err
 			}
-			c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub}
 		}
 		for k := range c.views[li] {
 			slices.SortStableFunc(c.views[li][k], compareEntries)

@@ -1,28 +1,10 @@
 package catalog
 
 import (
-	"sync"
 	"time"
 
 	"github.com/skygate/skygate"
 )
-
-// zones caches time.LoadLocation by name: it reads and parses a zoneinfo file per
-// call, and the worker asks for a hub's zone for every booking it issues. The names
-// come from validated catalogs, so the cache holds a few hundred entries at most.
-var zones sync.Map // name → *time.Location
-
-func loadZone(name string) (*time.Location, error) {
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location), nil
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, err
-	}
-	zones.Store(name, loc)
-	return loc, nil
-}
 
 // FastTrackInfo returns the fast-track's required_booking_info and whether it is
 // active; ok is false for an unknown id or before Open. Booking validation uses it.
@@ -53,11 +35,7 @@ func (s *Service) FastTrackZone(id string) (*time.Location, bool) {
 	if !ok {
 		return nil, false
 	}
-	loc, err := loadZone(ref.hub.Timezone)
-	if err != nil {
-		return nil, false
-	}
-	return loc, true
+	return ref.zone, ref.zone != nil
 }
 
 // LocalizedFastTrack returns the fast-track in the response form in lang, or
