@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // accessLog writes the access log: one JSON line per request, in the shape of the
@@ -24,15 +26,16 @@ type accessLog struct {
 	bufs sync.Pool
 }
 
-// accessEntry is what one line reports.
+// accessEntry is what one line reports. claims is nil for a request that was not
+// authenticated.
 type accessEntry struct {
-	at                      time.Time
-	method, path, route     string
-	status                  int
-	bytes                   int64
-	elapsed                 time.Duration
-	requestID, account, sub string
-	authenticated           bool
+	at                  time.Time
+	method, path, route string
+	status              int
+	bytes               int64
+	elapsed             time.Duration
+	requestID           string
+	claims              *oauth.Claims
 }
 
 func newAccessLog(w io.Writer) *accessLog {
@@ -69,13 +72,13 @@ func appendAccessLine(b []byte, e *accessEntry) []byte {
 	b = appendMillis(b, e.elapsed)
 	b = append(b, `,"request_id":`...)
 	b = appendJSONString(b, e.requestID)
-	if e.account != "" {
-		b = append(b, `,"account_id":`...)
-		b = appendJSONString(b, e.account)
-	}
-	if e.authenticated {
+	if c := e.claims; c != nil {
+		if c.AccountID != "" {
+			b = append(b, `,"account_id":`...)
+			b = appendJSONString(b, c.AccountID)
+		}
 		b = append(b, `,"sub":`...)
-		b = appendJSONString(b, e.sub)
+		b = appendJSONString(b, c.Subject)
 	}
 	return append(b, "}\n"...)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // decodeLine parses one access-log line, failing the test when it is not one JSON
@@ -41,9 +43,9 @@ func TestAccessLine(t *testing.T) {
 			"path": "/v2/catalog/lounges", "route": "GET /v2/catalog/lounges", "status": "200", "bytes": "2424",
 			"duration_ms": "0.184", "request_id": "req-1",
 		}, []string{"account_id", "sub"}},
-		{"partner", func(e *accessEntry) { e.account, e.sub, e.authenticated = "acc-1", "sk_client", true },
+		{"partner", func(e *accessEntry) { e.claims = &oauth.Claims{AccountID: "acc-1", Subject: "sk_client"} },
 			map[string]string{"account_id": "acc-1", "sub": "sk_client"}, nil},
-		{"employee", func(e *accessEntry) { e.sub, e.authenticated = "emp@example.com", true },
+		{"employee", func(e *accessEntry) { e.claims = &oauth.Claims{Subject: "emp@example.com"} },
 			map[string]string{"sub": "emp@example.com"}, []string{"account_id"}},
 		{"whole milliseconds", func(e *accessEntry) { e.elapsed = 3 * time.Millisecond },
 			map[string]string{"duration_ms": "3"}, nil},
@@ -93,7 +95,7 @@ func FuzzAccessLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, method, path, id string) {
 		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: "unmatched", status: 404,
-			requestID: id, sub: path, authenticated: true}
+			requestID: id, claims: &oauth.Claims{Subject: path}}
 		m := decodeLine(t, appendAccessLine(nil, &e))
 		for k, want := range map[string]string{"method": method, "path": path, "request_id": id, "sub": path} {
 			if got := m[k]; got != string([]rune(want)) {

@@ -174,15 +174,8 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 	if s.access == nil {
 		return
 	}
-	e := accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed}
-	if st := stateFrom(r.Context()); st != nil {
-		e.requestID = st.id
-		if p := st.claims; p != nil {
-			e.account, e.sub, e.authenticated = p.AccountID, p.Subject, true
-		}
-	}
-	s.access.write(&e)
+	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
+		bytes: rw.written, elapsed: elapsed, requestID: rw.state.id, claims: rw.state.claims})
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.
