@@ -19,7 +19,7 @@ func Example() {
 	}
 	serve := func(r *http.Request) (status int, lang string) {
 		lang = i18n.Negotiate(r.Header.Get("Accept-Language"))
-		q, err := catalog.ParseQuery(r.URL.Query())
+		q, err := catalog.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			return http.StatusBadRequest, lang
 		}

@@ -35,31 +35,34 @@ type Query struct {
 // DefaultQuery is the query of a request without parameters.
 var DefaultQuery = Query{Limit: DefaultLimit}
 
-// ParseQuery reads limit, offset, name, iata and country from v. An empty value counts as
-// absent; other parameters are ignored, so that partners may add their own (such as a
-// cache buster). Every invalid parameter is reported at once in a CodeBadRequest
-// *skygate.Error, one FieldError per parameter.
-func ParseQuery(v url.Values) (Query, error) {
-	return parseQuery(func(name string) (string, int) {
-		vs := v[name]
-		if len(vs) == 0 {
-			return "", 0
-		}
-		return vs[0], len(vs)
-	})
+// The parameters a list query reads, as indexes of queryParams and rawParams.
+const (
+	paramLimit = iota
+	paramOffset
+	paramName
+	paramIATA
+	paramCountry
+)
+
+var queryParams = [...]string{paramLimit: "limit", paramOffset: "offset", paramName: "name", paramIATA: "iata", paramCountry: "country"}
+
+// rawParams are the first value and the number of values of each of queryParams.
+type rawParams struct {
+	first [len(queryParams)]string
+	count [len(queryParams)]int
 }
 
-// queryParams are the parameters a list query reads.
-var queryParams = [...]string{"limit", "offset", "name", "iata", "country"}
-
-// ParseRawQuery is ParseQuery(url.ParseQuery(raw)) without building the map, for the
-// hot path of every catalog request. Like url.ParseQuery it skips pairs that hold a
-// semicolon or an invalid %-escape; unlike it, it has no limit on the number of pairs
-// (url.ParseQuery gives up on all of them past 10,000), as it keeps only the five it
-// reads.
-func ParseRawQuery(raw string) (Query, error) {
-	var first [len(queryParams)]string
-	var count [len(queryParams)]int
+// ParseQuery reads limit, offset, name, iata and country from a raw query string (the
+// URL's RawQuery). An empty value counts as absent; other parameters are ignored, so
+// that partners may add their own (such as a cache buster). Every invalid parameter is
+// reported at once in a CodeBadRequest *skygate.Error, one FieldError per parameter.
+//
+// It means what url.ParseQuery means: pairs that hold a semicolon or an invalid
+// %-escape are skipped. It builds no map, as it runs on every catalog request, and
+// has no limit on the number of pairs (url.ParseQuery drops them all past 10,000),
+// as it keeps only the five it reads.
+func ParseQuery(raw string) (Query, error) {
+	var p rawParams
 	for raw != "" {
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
@@ -78,15 +81,12 @@ func ParseRawQuery(raw string) (Query, error) {
 		if v, err = queryUnescape(v); err != nil {
 			continue
 		}
-		if count[i] == 0 {
-			first[i] = v
+		if p.count[i] == 0 {
+			p.first[i] = v
 		}
-		count[i]++
+		p.count[i]++
 	}
-	return parseQuery(func(name string) (string, int) {
-		i := slices.Index(queryParams[:], name)
-		return first[i], count[i]
-	})
+	return p.validate()
 }
 
 // queryUnescape is url.QueryUnescape that returns s itself when there is nothing to
@@ -98,40 +98,36 @@ func queryUnescape(s string) (string, error) {
 	return url.QueryUnescape(s)
 }
 
-// parseQuery validates the parameters that get returns: the first value of a name
-// and how many it has.
-func parseQuery(values func(name string) (string, int)) (Query, error) {
+// validate turns the parameters into a Query.
+func (p *rawParams) validate() (Query, error) {
 	q := DefaultQuery
 	var problems []skygate.FieldError
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
 
-	get := func(name string) (string, bool) {
-		v, n := values(name)
-		if n > 1 {
-			bad(name, "must be given at most once")
+	// get returns parameter i's value when it was given once and is not empty.
+	get := func(i int) (string, bool) {
+		if p.count[i] > 1 {
+			bad(queryParams[i], "must be given at most once")
 			return "", false
 		}
-		if n == 0 || v == "" {
-			return "", false
-		}
-		return v, true
+		return p.first[i], p.first[i] != ""
 	}
 
-	if s, ok := get("limit"); ok {
+	if s, ok := get(paramLimit); ok {
 		n, ok := number(s, MaxLimit)
 		if !ok || n < 1 {
 			bad("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
 		}
 		q.Limit = n
 	}
-	if s, ok := get("offset"); ok {
+	if s, ok := get(paramOffset); ok {
 		n, ok := number(s, MaxOffset)
 		if !ok {
 			bad("offset", fmt.Sprintf("must be an integer from 0 to %d", MaxOffset))
 		}
 		q.Offset = n
 	}
-	if s, ok := get("name"); ok {
+	if s, ok := get(paramName); ok {
 		switch {
 		case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
 			bad("name", "must be text without control characters")
@@ -141,12 +137,12 @@ func parseQuery(values func(name string) (string, int)) (Query, error) {
 			q.Name = Fold(strings.TrimSpace(s))
 		}
 	}
-	if s, ok := get("iata"); ok {
+	if s, ok := get(paramIATA); ok {
 		if q.IATA, ok = letters(s, 3); !ok {
 			bad("iata", "must be a three-letter IATA airport code")
 		}
 	}
-	if s, ok := get("country"); ok {
+	if s, ok := get(paramCountry); ok {
 		if q.Country, ok = letters(s, 2); !ok {
 			bad("country", "must be a two-letter ISO 3166-1 country code")
 		}

@@ -2,7 +2,6 @@ package esim_test
 
 import (
 	"encoding/json"
-	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -21,9 +20,7 @@ type listBody struct {
 
 func mustQuery(t *testing.T, raw string) catalog.Query {
 	t.Helper()
-	v, err := url.ParseQuery(raw)
-	storetest.MustNoError(t, err, "ParseQuery")
-	q, err := catalog.ParseQuery(v)
+	q, err := catalog.ParseQuery(raw)
 	storetest.MustNoError(t, err, "catalog.ParseQuery")
 	return q
 }

@@ -26,7 +26,7 @@ type CatalogSource interface {
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
-		q, err := catalog.ParseRawQuery(r.URL.RawQuery)
+		q, err := catalog.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			return err
 		}

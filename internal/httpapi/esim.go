@@ -40,7 +40,7 @@ func (s *Server) esimRoutes() {
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
-	q, err := catalog.ParseRawQuery(r.URL.RawQuery)
+	q, err := catalog.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
