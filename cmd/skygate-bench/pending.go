@@ -49,7 +49,7 @@ func (h *harness) esimOrder(ctx context.Context, s *server, label string) (row, 
 			"Authorization": {"Bearer " + s.token}, "Content-Type": {"application/json"},
 			"Idempotency-Key": {fmt.Sprintf("bench-probe-%d", time.Now().UnixNano())},
 		}}
-		resp, rb, err := s.do(ctx, cli, t)
+		resp, rb, err := do(ctx, cli, t)
 		if err != nil {
 			return r, err
 		}
@@ -86,7 +86,7 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 	var secret [24]byte
 	_, _ = rand.Read(secret[:])
 	sub, _ := json.Marshal(map[string]string{"url": rcv.url, "secret": "whsec_" + base64.StdEncoding.EncodeToString(secret[:])})
-	resp, body, err := s.do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodPost, URL: s.http + webhooksPath, Body: sub,
+	resp, body, err := do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodPost, URL: s.http + webhooksPath, Body: sub,
 		Header: http.Header{"Content-Type": {"application/json"}}}))
 	if err != nil {
 		return r, err

@@ -324,11 +324,6 @@ func clientCredentialsTarget(tokenURL string, c credentials, form string) vegeta
 }
 
 // do sends one request outside the load and returns the response with its body.
-func (s *server) do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, []byte, error) {
-	return do(ctx, c, t)
-}
-
-// do sends one request outside the load and returns the response with its body.
 func do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, []byte, error) {
 	req, err := t.Request()
 	if err != nil {
@@ -354,7 +349,7 @@ func (s *server) bearer(t vegeta.Target) vegeta.Target {
 // routeMissing reports whether the router has no route at path: an unauthenticated
 // request to a route gets 401, to nothing 404.
 func (s *server) routeMissing(ctx context.Context, method, path string) (bool, error) {
-	resp, _, err := s.do(ctx, s.plain, vegeta.Target{Method: method, URL: s.http + path})
+	resp, _, err := do(ctx, s.plain, vegeta.Target{Method: method, URL: s.http + path})
 	if err != nil {
 		return false, err
 	}
@@ -372,7 +367,7 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 	case scCatalog200, scCatalog304:
 		t := s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + h.opts.catalogURL,
 			Header: http.Header{"Accept-Language": {"ru-RU,ru;q=0.9,en;q=0.8"}}})
-		resp, body, err := s.do(ctx, s.plain, t)
+		resp, body, err := do(ctx, s.plain, t)
 		if err != nil {
 			return row{}, err
 		}
@@ -414,7 +409,7 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 // bookingLoad creates a booking per request, each with a fresh Idempotency-Key, over
 // the mutual-TLS listener with the development client certificate.
 func (s *server) bookingLoad(ctx context.Context) (httpLoad, error) {
-	resp, body, err := s.do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + "/v2/catalog/fast-tracks?iata=TAS&limit=1"}))
+	resp, body, err := do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + "/v2/catalog/fast-tracks?iata=TAS&limit=1"}))
 	if err != nil {
 		return httpLoad{}, err
 	}

@@ -241,20 +241,14 @@ func (r wrkResult) fill(ph *phase, want int) {
 // wrong 2xx or 3xx from the right one, so every static load is checked before its
 // phases.
 func probe(ctx context.Context, t vegeta.Target, want int, tc *tls.Config) error {
-	req, err := t.Request()
-	if err != nil {
-		return err
-	}
 	tr := &http.Transport{TLSClientConfig: tc}
 	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Timeout: wrkTimeout, Transport: tr}).Do(req.WithContext(ctx))
+	resp, body, err := do(ctx, &http.Client{Timeout: wrkTimeout, Transport: tr}, t)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
 	if resp.StatusCode != want {
-		return fmt.Errorf("%s %s: status %d, want %d: %s", t.Method, t.URL, resp.StatusCode, want, body)
+		return fmt.Errorf("%s %s: status %d, want %d: %.300s", t.Method, t.URL, resp.StatusCode, want, body)
 	}
 	return nil
 }
