@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -73,11 +71,7 @@ func freshDatabase(ctx context.Context, dsn, prefix string) (string, func() erro
 }
 
 // randomName is prefix and 12 random hex digits: a schema or database of one run.
-func randomName(prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
+func randomName(prefix string) string { return prefix + randomHex(6) }
 
 // execOn runs one statement on a connection of its own to dsn.
 func execOn(ctx context.Context, dsn, q string) error {
