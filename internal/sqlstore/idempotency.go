@@ -16,7 +16,9 @@ var (
 	// ON CONFLICT makes the key the arbiter: on PostgreSQL it waits for a concurrent
 	// transaction that inserted the same key and then writes nothing, so a concurrent
 	// duplicate never gets past this statement; RETURNING says who won. A record that
-	// has expired by the new one's creation is replaced in the same statement.
+	// has expired by the new one's creation is replaced in the same statement. Unlike
+	// DO NOTHING, DO UPDATE locks the conflicting row on PostgreSQL even when its WHERE
+	// is false, so replays of one key queue behind each other's short transactions.
 	qInsertIdempotency = newStmt(`INSERT INTO idempotency_records (` + idempotencyColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id, operation, idem_key) DO UPDATE SET
