@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skygate/skygate/internal/httpapi"
 )
 
 // adminCall sends an admin API request with an employee token.
@@ -87,8 +91,7 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		rotated := creds
 		rotated.ClientSecret = mustJSON(t, body)["client_secret"].(string)
 		s.mustToken(rotated, "")
-		if resp, _ := s.do(s.client, http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader("grant_type=client_credentials&client_id="+creds.ClientID+"&client_secret="+creds.ClientSecret),
-			map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); resp.StatusCode != 401 {
+		if resp, _ := s.tokenCall(creds, ""); resp.StatusCode != 401 {
 			t.Errorf("old secret after rotation: %d", resp.StatusCode)
 		}
 
@@ -99,6 +102,9 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		if resp, _ := s.get("/v2/catalog/lounges?limit=1", tok, nil); resp.StatusCode != 401 {
 			t.Errorf("token of a suspended account: %d", resp.StatusCode)
 		}
+		if resp, body := s.tokenCall(rotated, ""); resp.StatusCode != 400 || !strings.Contains(string(body), "invalid_grant") {
+			t.Errorf("new token for a suspended account: %d %s", resp.StatusCode, body)
+		}
 		if resp, _ := s.adminCall(http.MethodPatch, "/accounts/"+accID, `{"status":"gone"}`); resp.StatusCode != 422 {
 			t.Errorf("bad status: %d", resp.StatusCode)
 		}
@@ -108,6 +114,7 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		if resp, _ := s.get("/v2/catalog/lounges?limit=1", tok, nil); resp.StatusCode != 200 {
 			t.Errorf("token after reactivation: %d", resp.StatusCode)
 		}
+		s.mustToken(rotated, "")
 
 		// Lists.
 		if _, body := s.adminCall(http.MethodGet, "/accounts?limit=500", ""); !strings.Contains(string(body), accID) {
@@ -123,6 +130,9 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		}
 		if resp, _ := s.adminCall(http.MethodGet, "/applications/"+app["id"].(string), ""); resp.StatusCode != 404 {
 			t.Errorf("deleted application: %d", resp.StatusCode)
+		}
+		if resp, _ := s.tokenCall(rotated, ""); resp.StatusCode != 401 {
+			t.Errorf("token for a deleted application: %d", resp.StatusCode)
 		}
 
 		// Every write is in the audit log with the employee and the request id.
@@ -154,5 +164,71 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		if resp, _ := s.do(s.client, http.MethodGet, s.base+"/api/v1/admin/accounts", nil, map[string]string{"Authorization": "Bearer " + b2b}); resp.StatusCode != 403 {
 			t.Errorf("B2B token on the admin API: %d", resp.StatusCode)
 		}
+	})
+}
+
+// TestAdminChangesReachOtherReplicas: an application or account changed through one
+// replica applies on another within the documented bound (httpapi.ApplicationCacheTTL,
+// one second), although that replica has cached the application; a new secret works
+// there at once.
+func TestAdminChangesReachOtherReplicas(t *testing.T) {
+	t.Parallel()
+	env := engines[1].env(t, nil)
+	a := startServer(t, env)
+	b := startServer(t, maps.Clone(env))
+	creds := a.mustBootstrap("replicated", catalogScopes)
+	tok := b.mustToken(creds, "") // b now caches the application
+	_, body := a.adminCall(http.MethodGet, "/accounts/"+creds.AccountID+"/applications", "")
+	appID := mustJSON(t, body)["data"].([]any)[0].(map[string]any)["id"].(string)
+
+	// within waits up to three times the bound for ok.
+	within := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(3 * httpapi.ApplicationCacheTTL)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, 3*httpapi.ApplicationCacheTTL)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	resp, body := a.adminCall(http.MethodPost, "/applications/"+appID+"/rotate-secret", "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("rotate: %d %s", resp.StatusCode, body)
+	}
+	rotated := creds
+	rotated.ClientSecret = mustJSON(t, body)["client_secret"].(string)
+	b.mustToken(rotated, "") // at once
+	within("the old secret refused on the other replica", func() bool {
+		resp, _ := b.tokenCall(creds, "")
+		return resp.StatusCode == 401
+	})
+
+	if resp, body := a.adminCall(http.MethodPatch, "/accounts/"+creds.AccountID, `{"status":"suspended"}`); resp.StatusCode != 200 {
+		t.Fatalf("suspend: %d %s", resp.StatusCode, body)
+	}
+	within("a suspended account's token refused on the other replica", func() bool {
+		resp, _ := b.get("/v2/catalog/lounges?limit=1", tok, nil)
+		return resp.StatusCode == 401
+	})
+	within("no new token for a suspended account on the other replica", func() bool {
+		resp, _ := b.tokenCall(rotated, "")
+		return resp.StatusCode == 400
+	})
+	if resp, body := a.adminCall(http.MethodPatch, "/accounts/"+creds.AccountID, `{"status":"active"}`); resp.StatusCode != 200 {
+		t.Fatalf("reactivate: %d %s", resp.StatusCode, body)
+	}
+	within("tokens again after reactivation", func() bool {
+		resp, _ := b.tokenCall(rotated, "")
+		return resp.StatusCode == 200
+	})
+
+	if resp, _ := a.adminCall(http.MethodDelete, "/applications/"+appID, ""); resp.StatusCode != 204 {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	within("a deleted application refused on the other replica", func() bool {
+		resp, _ := b.tokenCall(rotated, "")
+		return resp.StatusCode == 401
 	})
 }

@@ -104,7 +104,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	if err != nil {
 		return nil, err
 	}
-	clients := oauth.NewClientAuthenticator(a.db, a.hasher)
+	apps := oauth.NewApplicationCache(a.db, httpapi.ApplicationCacheTTL, time.Now)
+	clients := oauth.NewClientAuthenticator(apps, a.hasher)
 	if a.login, err = newEmployeeLogin(cfg, a.box, a.db, a.keys, log); err != nil {
 		return nil, fmt.Errorf("employee login: %w", err)
 	}
@@ -119,6 +120,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		ESIM:          a.esim,
 		Webhooks:      a.webhooks,
 		Secrets:       a.hasher,
+		Applications:  apps,
 		Limits:        limits,
 		Transient:     transient(cfg),
 		Sandbox:       cfg.Env == config.EnvSandbox,

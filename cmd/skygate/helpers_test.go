@@ -45,6 +45,18 @@ type tokenResponse struct {
 // mustToken obtains a client_credentials token (client_secret_basic).
 func (s *testServer) mustToken(c credentials, scope string) string {
 	s.t.Helper()
+	resp, body := s.tokenCall(c, scope)
+	var tr tokenResponse
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &tr) != nil {
+		s.t.Fatalf("token: status %d %s", resp.StatusCode, body)
+	}
+	return tr.AccessToken
+}
+
+// tokenCall asks for a client_credentials token (client_secret_basic) and returns the
+// answer whatever it is.
+func (s *testServer) tokenCall(c credentials, scope string) (*http.Response, []byte) {
+	s.t.Helper()
 	form := url.Values{"grant_type": {"client_credentials"}}
 	if scope != "" {
 		form.Set("scope", scope)
@@ -57,11 +69,11 @@ func (s *testServer) mustToken(c credentials, scope string) string {
 		s.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var tr tokenResponse
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&tr) != nil {
-		s.t.Fatalf("token: status %d", resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
 	}
-	return tr.AccessToken
+	return resp, body
 }
 
 // openStore opens the server's database from the test, as a second process would.

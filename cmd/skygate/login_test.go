@@ -150,7 +150,7 @@ func TestEmployeeLoginWiring(t *testing.T) {
 		})
 	})
 	mux.Handle("POST "+oauth.TokenPath, oauth.NewTokenHandler(log,
-		oauth.NewClientCredentialsGrant(oauth.NewClientAuthenticator(store, oauth.NewSecretHasher(box)), issuer), el.grant))
+		oauth.NewClientCredentialsGrant(oauth.NewClientAuthenticator(oauth.NewApplicationCache(store, time.Second, nil), oauth.NewSecretHasher(box)), issuer), el.grant))
 	srv.Start()
 
 	c := employeeBrowser(t, "")

@@ -144,6 +144,9 @@ func TestPostgresOutage(t *testing.T) {
 	s := startServer(t, env)
 	c := s.mustBootstrap("outage", skygate.B2BScopes, "--sandbox")
 	tok := s.mustToken(c, "")
+	// idle has not asked this replica for a token, so its application is not in the
+	// replica's application cache: its token request needs the database.
+	idle := s.mustBootstrap("outage-idle", catalogScopes)
 	ft := s.firstFastTrack(tok)
 	plain, mtls := s.rawClients()
 
@@ -184,13 +187,14 @@ func TestPostgresOutage(t *testing.T) {
 	if restart == "" {
 		// A request that needs the database, while it is away: 503 with Retry-After, as
 		// the contract describes it (the validating client checks), on an API route
-		// and at the token endpoint (which answers in OAuth's error format).
+		// and at the token endpoint (which answers in OAuth's error format) for a client
+		// whose application the replica has not cached.
 		resp, body := s.do(s.client, http.MethodGet, s.base+"/v2/b2b/esim/billing", nil, map[string]string{"Authorization": "Bearer " + tok})
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"Unavailable"`) {
 			t.Errorf("during the outage: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
 		resp, body = s.do(s.client, http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader("grant_type=client_credentials"),
-			map[string]string{"Authorization": basic(c), "Content-Type": "application/x-www-form-urlencoded"})
+			map[string]string{"Authorization": basic(idle), "Content-Type": "application/x-www-form-urlencoded"})
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"temporarily_unavailable"`) {
 			t.Errorf("token during the outage: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}

@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // accountGate answers "is this account active?" on the hot path from memory. A miss
 // reads the store once; a poller applies changes made by any replica, so a suspension
 // takes effect everywhere within one poll interval and at once on the replica that made
-// it (Set).
+// it (Set). Every change it learns of also goes to the application cache, whose
+// entries carry the account's status for the token endpoint.
 type accountGate struct {
 	store skygate.AccountStore
+	apps  *oauth.ApplicationCache
 	now   skygate.Clock
 	log   *slog.Logger
 
@@ -23,8 +26,8 @@ type accountGate struct {
 	since  time.Time
 }
 
-func newAccountGate(store skygate.AccountStore, now skygate.Clock, log *slog.Logger) *accountGate {
-	return &accountGate{store: store, now: now, log: log, status: map[string]skygate.AccountStatus{}, since: now()}
+func newAccountGate(store skygate.AccountStore, apps *oauth.ApplicationCache, now skygate.Clock, log *slog.Logger) *accountGate {
+	return &accountGate{store: store, apps: apps, now: now, log: log, status: map[string]skygate.AccountStatus{}, since: now()}
 }
 
 // Active reports whether the account exists and is active.
@@ -66,6 +69,9 @@ func (g *accountGate) Poll(ctx context.Context) error {
 	changed, err := g.store.AccountsUpdatedSince(ctx, since.Add(-pollOverlap))
 	if err != nil {
 		return err
+	}
+	for _, a := range changed {
+		g.apps.AccountChanged(a)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -90,6 +90,7 @@ func (s *Server) patchAccount(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.accounts.Set(a.ID, a.Status)
+	s.deps.Applications.ForgetAccount(a.ID)
 	return writeJSON(w, http.StatusOK, a)
 }
 
@@ -192,7 +193,7 @@ func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error
 	if err := s.audited(r, rec, func(ctx context.Context) error { return s.deps.Store.DeleteApplication(ctx, app.AccountID, app.ID) }); err != nil {
 		return err
 	}
-	s.apps.Delete(app.ClientID)
+	s.deps.Applications.Forget(app.ClientID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -216,6 +217,7 @@ func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
+	s.deps.Applications.Forget(app.ClientID)
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, applicationWithSecret{app, secret})
 }

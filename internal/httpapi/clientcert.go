@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -104,43 +103,21 @@ func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
-		if app.thumbprint != "" && app.thumbprint != CertThumbprint(cert) {
+		if app.ClientCertSHA256 != "" && app.ClientCertSHA256 != CertThumbprint(cert) {
 			return skygate.Errorf(skygate.CodeClientCertificateRequired, "the client certificate does not match the one bound to this application")
 		}
 		return next(w, r)
 	}
 }
 
-// appInfoTTL bounds how long a changed binding or sandbox flag may take to apply on a
-// replica.
-const appInfoTTL = 10 * time.Second
-
-// appInfo is what request handling needs to know about the token's application.
-type appInfo struct {
-	thumbprint string
-	sandbox    bool
-	until      time.Time
-}
-
-// application returns the facts of the token's application, cached briefly so that
+// application returns the token's application from the application cache, so that
 // booking calls do not read the store each time.
-func (s *Server) application(r *http.Request, clientID string) (appInfo, error) {
-	now := s.now()
-	if v, ok := s.apps.Load(clientID); ok {
-		if e := v.(appInfo); now.Before(e.until) {
-			return e, nil
-		}
-	}
-	app, _, err := s.deps.Store.ApplicationByClientID(r.Context(), clientID)
+func (s *Server) application(r *http.Request, clientID string) (*skygate.Application, error) {
+	app, _, err := s.deps.Applications.ApplicationByClientID(r.Context(), clientID)
 	if skygate.IsCode(err, skygate.CodeNotFound) {
-		return appInfo{}, skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
+		return nil, skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
 	}
-	if err != nil {
-		return appInfo{}, err
-	}
-	e := appInfo{thumbprint: app.ClientCertSHA256, sandbox: app.Sandbox, until: now.Add(appInfoTTL)}
-	s.apps.Store(clientID, e)
-	return e, nil
+	return app, err
 }
 
 // isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,
@@ -154,5 +131,8 @@ func (s *Server) isSandbox(r *http.Request) (bool, error) {
 		return false, nil
 	}
 	app, err := s.application(r, claims.ClientID)
-	return app.sandbox, err
+	if err != nil {
+		return false, err
+	}
+	return app.Sandbox, nil
 }

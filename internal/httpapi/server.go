@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -21,6 +20,10 @@ type Deps struct {
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
+	// Applications is the application cache that the token endpoint's client
+	// authenticator reads too; the admin API tells it of changes. Nil makes one over
+	// Store with ApplicationCacheTTL.
+	Applications *oauth.ApplicationCache
 	// Secrets hashes client secrets of applications created by the admin API.
 	Secrets *oauth.SecretHasher
 	// Bookings is the fast-track booking service.
@@ -82,9 +85,12 @@ type Server struct {
 	accounts *accountGate
 	// patterns lists the registered routes.
 	patterns []string
-	// apps caches client_id → appInfo.
-	apps sync.Map
 }
+
+// ApplicationCacheTTL is how long a change to an application or an account made on
+// another replica may take to apply here: the account poll's interval and the
+// application cache's ttl.
+const ApplicationCacheTTL = time.Second
 
 // NewServer builds the handler with every route registered.
 func NewServer(d Deps) *Server {
@@ -94,6 +100,9 @@ func NewServer(d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Applications == nil {
+		d.Applications = oauth.NewApplicationCache(d.Store, ApplicationCacheTTL, d.Now)
+	}
 	s := &Server{
 		deps:    d,
 		mux:     http.NewServeMux(),
@@ -102,7 +111,7 @@ func NewServer(d Deps) *Server {
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
 	}
-	s.accounts = newAccountGate(d.Store, d.Now, d.Log)
+	s.accounts = newAccountGate(d.Store, d.Applications, d.Now, d.Log)
 	s.routes()
 	return s
 }
@@ -110,5 +119,5 @@ func NewServer(d Deps) *Server {
 // Run runs the background work of the HTTP layer (the account status poller) until
 // ctx ends.
 func (s *Server) Run(ctx context.Context) {
-	s.accounts.Run(ctx, time.Second)
+	s.accounts.Run(ctx, ApplicationCacheTTL)
 }

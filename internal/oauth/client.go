@@ -72,12 +72,12 @@ func (h *SecretHasher) VerifyUnknown(secret string) bool {
 // ClientAuthenticator authenticates confidential clients (B2B applications) by their
 // client secret. It is the one place where client secrets are checked.
 type ClientAuthenticator struct {
-	apps   skygate.ApplicationStore
+	apps   *ApplicationCache
 	hasher *SecretHasher
 }
 
 // NewClientAuthenticator returns an authenticator over apps.
-func NewClientAuthenticator(apps skygate.ApplicationStore, hasher *SecretHasher) *ClientAuthenticator {
+func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *ClientAuthenticator {
 	return &ClientAuthenticator{apps: apps, hasher: hasher}
 }
 
@@ -85,6 +85,10 @@ func NewClientAuthenticator(apps skygate.ApplicationStore, hasher *SecretHasher)
 // unknown client_id and a wrong secret are all invalid_client (401), indistinguishable
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
+//
+// A secret that does not match a cached application is checked once more against the
+// store, so that a secret rotated on another replica works everywhere at once; the old
+// one keeps working on other replicas for at most the cache's ttl.
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
 	fail := Errorf(CodeInvalidClient, "client authentication failed")
 	if c.ID == "" || c.Secret == "" {
@@ -97,7 +101,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		a.hasher.VerifyUnknown(c.Secret)
 		return nil, nil, fail
 	}
-	app, acct, err := a.apps.ApplicationByClientID(ctx, c.ID)
+	app, acct, cached, err := a.apps.lookup(ctx, c.ID)
+	if err == nil && cached && !a.hasher.Verify(c.Secret, app.SecretHash) {
+		app, acct, err = a.apps.Reload(ctx, c.ID)
+	}
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
 		a.hasher.VerifyUnknown(c.Secret)

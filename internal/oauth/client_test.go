@@ -75,7 +75,7 @@ func TestClientAuthenticator(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	id, secret := f.MustApplication(t, appOptions{})
-	auth := oauth.NewClientAuthenticator(f.apps, f.hasher)
+	auth := oauth.NewClientAuthenticator(f.appCache, f.hasher)
 	ctx := context.Background()
 
 	app, acct, err := auth.Authenticate(ctx, oauth.ClientAuth{Method: oauth.AuthMethodPost, ID: id, Secret: secret})

@@ -23,6 +23,9 @@ func (m *KeyManager) CurrentKID() string {
 	return ""
 }
 
+// SetMax changes the cache's bound.
+func (c *ApplicationCache) SetMax(n int) { c.max = int64(n) }
+
 // CacheLen returns the number of cached verifications.
 func (v *Verifier) CacheLen() int {
 	if v.cache == nil {

@@ -96,6 +96,10 @@ type memAppStore struct {
 	accounts map[string]*skygate.Account
 	// failClientID makes ApplicationByClientID fail like a broken database.
 	failClientID string
+	// reads counts calls of ApplicationByClientID.
+	reads atomic.Int64
+	// block, when set, is received from inside ApplicationByClientID before it reads.
+	block chan struct{}
 }
 
 var _ skygate.ApplicationStore = (*memAppStore)(nil)
@@ -108,6 +112,15 @@ func (s *memAppStore) addAccount(a *skygate.Account) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.accounts[a.ID] = a
+}
+
+// setAccountStatus changes an account as another replica would.
+func (s *memAppStore) setAccountStatus(id string, st skygate.AccountStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := *s.accounts[id]
+	c.Status = st
+	s.accounts[id] = &c
 }
 
 func (s *memAppStore) CreateApplication(_ context.Context, app *skygate.Application) error {
@@ -149,6 +162,10 @@ func (s *memAppStore) ApplicationAdmin(_ context.Context, applicationID string) 
 }
 
 func (s *memAppStore) ApplicationByClientID(_ context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+	s.reads.Add(1)
+	if s.block != nil {
+		<-s.block
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if clientID == s.failClientID {

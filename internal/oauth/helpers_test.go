@@ -21,6 +21,7 @@ import (
 const (
 	testIssuer = "https://api.skygate.test"
 	testTTL    = time.Hour
+	testAppTTL = time.Second
 )
 
 // fixture is one service instance: a key manager over an in-memory store, an issuer,
@@ -29,6 +30,8 @@ type fixture struct {
 	clock    *fakeClock
 	keyStore *memKeyStore
 	apps     *memAppStore
+	// appCache is the token endpoint's application cache over apps (ttl testAppTTL).
+	appCache *oauth.ApplicationCache
 	box      *seal.Box
 	hasher   *oauth.SecretHasher
 	keys     *oauth.KeyManager
@@ -46,8 +49,9 @@ func setup(tb testing.TB) *fixture {
 	MustEnsureKey(tb, f.keys)
 	f.issuer = MustIssuer(tb, f.keys, oauth.IssuerConfig{Issuer: testIssuer, TTL: testTTL, Clock: f.clock.Now})
 	f.verifier = MustVerifier(tb, f.keys, oauth.VerifierConfig{Issuer: testIssuer, Clock: f.clock.Now})
+	f.appCache = oauth.NewApplicationCache(f.apps, testAppTTL, f.clock.Now)
 	f.handler = oauth.NewTokenHandler(nil, oauth.NewClientCredentialsGrant(
-		oauth.NewClientAuthenticator(f.apps, f.hasher), f.issuer))
+		oauth.NewClientAuthenticator(f.appCache, f.hasher), f.issuer))
 	return f
 }
 

@@ -1,0 +1,161 @@
+package oauth
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// ApplicationLookup finds an application and its account by client_id
+// (skygate.ApplicationStore's method of that name).
+type ApplicationLookup interface {
+	ApplicationByClientID(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error)
+}
+
+// DefaultApplicationCacheSize bounds the applications an ApplicationCache keeps.
+const DefaultApplicationCacheSize = 1 << 16
+
+// ApplicationCache answers ApplicationByClientID from memory for ttl after reading
+// the store, so that a client asking for tokens, or a booking call checking the
+// certificate binding, does not cost a database round trip each time.
+//
+// Its contract with the admin API: a change made through this process (Forget,
+// ForgetAccount, called after the change commits) applies at once; a change made by
+// another replica applies within ttl. The token endpoint does not let the cache
+// refuse a secret that was just set elsewhere: ClientAuthenticator re-reads the store
+// when a secret does not match a cached application (Reload).
+//
+// Unknown client ids are never cached, so a flood of made-up ids cannot fill memory;
+// past its size the cache drops expired entries and, when none has expired, stops
+// adding until some do. Returned values are shared: callers must not modify them.
+type ApplicationCache struct {
+	store ApplicationLookup
+	ttl   time.Duration
+	now   skygate.Clock
+	max   int64
+
+	m    sync.Map // client_id → *appEntry
+	size atomic.Int64
+	// gen counts Forget calls: a store read that started before one does not put
+	// what it read into the cache, since it may predate the change.
+	gen atomic.Uint64
+}
+
+// appEntry is immutable once stored.
+type appEntry struct {
+	app   *skygate.Application
+	acct  *skygate.Account
+	until time.Time
+}
+
+// NewApplicationCache returns a cache over store keeping entries for ttl; ttl ≤ 0
+// caches nothing (every lookup reads the store).
+func NewApplicationCache(store ApplicationLookup, ttl time.Duration, now skygate.Clock) *ApplicationCache {
+	if now == nil {
+		now = time.Now
+	}
+	return &ApplicationCache{store: store, ttl: ttl, now: now, max: DefaultApplicationCacheSize}
+}
+
+// ApplicationByClientID returns the application and its account, from memory when
+// read less than ttl ago, else from the store; CodeNotFound for an unknown client.
+func (c *ApplicationCache) ApplicationByClientID(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+	app, acct, _, err := c.lookup(ctx, clientID)
+	return app, acct, err
+}
+
+// lookup is ApplicationByClientID that also says whether the answer came from memory.
+func (c *ApplicationCache) lookup(ctx context.Context, clientID string) (app *skygate.Application, acct *skygate.Account, cached bool, err error) {
+	if v, ok := c.m.Load(clientID); ok {
+		if e := v.(*appEntry); c.now().Before(e.until) {
+			return e.app, e.acct, true, nil
+		}
+	}
+	app, acct, err = c.Reload(ctx, clientID)
+	return app, acct, false, err
+}
+
+// Reload reads the application from the store and caches what it finds; an unknown
+// client is forgotten and CodeNotFound.
+func (c *ApplicationCache) Reload(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+	gen := c.gen.Load()
+	app, acct, err := c.store.ApplicationByClientID(ctx, clientID)
+	if skygate.IsCode(err, skygate.CodeNotFound) {
+		c.drop(clientID)
+	}
+	if err != nil || c.ttl <= 0 || acct == nil {
+		return app, acct, err
+	}
+	if c.gen.Load() != gen || !c.room() {
+		return app, acct, nil
+	}
+	e := &appEntry{app: app, acct: acct, until: c.now().Add(c.ttl)}
+	if _, loaded := c.m.Swap(clientID, e); !loaded {
+		c.size.Add(1)
+	}
+	// A Forget between the check above and the Swap would not have seen e.
+	if c.gen.Load() != gen && c.m.CompareAndDelete(clientID, e) {
+		c.size.Add(-1)
+	}
+	return app, acct, nil
+}
+
+// room reports whether one more entry fits, dropping expired ones when the cache is
+// full.
+func (c *ApplicationCache) room() bool {
+	if c.size.Load() < c.max {
+		return true
+	}
+	now := c.now()
+	c.m.Range(func(k, v any) bool {
+		if !now.Before(v.(*appEntry).until) {
+			c.drop(k)
+		}
+		return true
+	})
+	return c.size.Load() < c.max
+}
+
+func (c *ApplicationCache) drop(clientID any) {
+	if _, loaded := c.m.LoadAndDelete(clientID); loaded {
+		c.size.Add(-1)
+	}
+}
+
+// Forget drops the application of clientID: call it after changing or deleting the
+// application.
+func (c *ApplicationCache) Forget(clientID string) {
+	c.gen.Add(1)
+	c.drop(clientID)
+}
+
+// ForgetAccount drops every application of the account: call it after changing the
+// account (its status is part of what the cache returns).
+func (c *ApplicationCache) ForgetAccount(accountID string) {
+	c.gen.Add(1)
+	c.m.Range(func(k, v any) bool {
+		if v.(*appEntry).acct.ID == accountID {
+			c.drop(k)
+		}
+		return true
+	})
+}
+
+// AccountChanged drops the account's applications cached with another status than
+// a's. The account poll calls it with every change it learns of, so that a replica's
+// token endpoint refuses a suspended account no later than its other routes do.
+func (c *ApplicationCache) AccountChanged(a *skygate.Account) {
+	c.m.Range(func(k, v any) bool {
+		if cached := v.(*appEntry).acct; cached.ID == a.ID && cached.Status != a.Status {
+			c.gen.Add(1)
+			c.drop(k)
+		}
+		return true
+	})
+}
+
+// Len returns the number of cached applications.
+func (c *ApplicationCache) Len() int { return int(c.size.Load()) }
