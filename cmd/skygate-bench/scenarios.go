@@ -26,17 +26,18 @@ import (
 
 // Scenario names.
 const (
-	scBaseline   = "baseline"    // bare net/http, fixed 2 KB body
-	scSignLoop   = "es256-loop"  // ES256 JWT signatures in a loop, no HTTP
-	scSignHTTP   = "es256-http"  // token endpoint without database: parse, sign, answer
-	scInsertLoop = "insert-loop" // SQLite single-insert loop, synchronous=FULL
-	scHydraToken = "hydra-token" // Ory Hydra's client_credentials token endpoint, on PostgreSQL
-	scToken      = "token"       // POST /oauth/v2/token, client_credentials
-	scCatalog200 = "catalog-200" // authenticated catalog page
-	scCatalog304 = "catalog-304" // the same with If-None-Match
-	scBooking    = "booking"     // create booking over mTLS with a fresh Idempotency-Key
-	scESIMOrder  = "esim-order"  // POST /v2/b2b/esim/orders with a fresh Idempotency-Key
-	scWebhooks   = "webhooks"    // webhook deliveries per second to a local receiver
+	scBaseline    = "baseline"     // bare net/http, fixed 2 KB body
+	scBaselineReq = "baseline-req" // the same, sent the catalog scenarios' request
+	scSignLoop    = "es256-loop"   // ES256 JWT signatures in a loop, no HTTP
+	scSignHTTP    = "es256-http"   // token endpoint without database: parse, sign, answer
+	scInsertLoop  = "insert-loop"  // SQLite single-insert loop, synchronous=FULL
+	scHydraToken  = "hydra-token"  // Ory Hydra's client_credentials token endpoint, on PostgreSQL
+	scToken       = "token"        // POST /oauth/v2/token, client_credentials
+	scCatalog200  = "catalog-200"  // authenticated catalog page
+	scCatalog304  = "catalog-304"  // the same with If-None-Match
+	scBooking     = "booking"      // create booking over mTLS with a fresh Idempotency-Key
+	scESIMOrder   = "esim-order"   // POST /v2/b2b/esim/orders with a fresh Idempotency-Key
+	scWebhooks    = "webhooks"     // webhook deliveries per second to a local receiver
 )
 
 // Engines.
@@ -256,6 +257,14 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		return err
 	}
 
+	// baseline-req: the bare baseline sent the catalog scenarios' request bytes (path
+	// and query, this engine's token, Accept-Language), so that the catalog's ratio
+	// compares like with like. Once per round, with the first engine: it needs a token.
+	if h.wants(scBaselineReq) && rep.find(scBaselineReq, "") == nil && (h.wants(scCatalog200) || h.wants(scCatalog304)) {
+		if err := h.runRefServer(ctx, rep, scBaselineReq, nil, s.catalogTarget("", h.opts.catalogURL)); err != nil {
+			return err
+		}
+	}
 	for _, name := range wanted {
 		r, err := h.runScenario(ctx, s, name)
 		if err != nil {
@@ -346,6 +355,13 @@ func (s *server) bearer(t vegeta.Target) vegeta.Target {
 	return t
 }
 
+// catalogTarget is the request of the catalog scenarios (and of baseline-req): path at
+// base with the benchmark token and a Russian-first Accept-Language.
+func (s *server) catalogTarget(base, path string) vegeta.Target {
+	return s.bearer(vegeta.Target{Method: http.MethodGet, URL: base + path,
+		Header: http.Header{"Accept-Language": {"ru-RU,ru;q=0.9,en;q=0.8"}}})
+}
+
 // routeMissing reports whether the router has no route at path: an unauthenticated
 // request to a route gets 401, to nothing 404.
 func (s *server) routeMissing(ctx context.Context, method, path string) (bool, error) {
@@ -365,8 +381,7 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 		return httpRow(name, s.engine, m), err
 
 	case scCatalog200, scCatalog304:
-		t := s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + h.opts.catalogURL,
-			Header: http.Header{"Accept-Language": {"ru-RU,ru;q=0.9,en;q=0.8"}}})
+		t := s.catalogTarget(s.http, h.opts.catalogURL)
 		resp, body, err := do(ctx, s.plain, t)
 		if err != nil {
 			return row{}, err
