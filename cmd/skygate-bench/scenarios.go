@@ -97,10 +97,11 @@ func (h *harness) runAll(ctx context.Context) (*report, error) {
 	return rep, nil
 }
 
-// childEnv is the environment of the reference subprocesses.
+// childEnv is the environment of the reference subprocesses. The Go runtime's knobs
+// pass through, so that their effect on a server can be measured.
 func childEnv() []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "GOCOVERDIR"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "GOCOVERDIR", "GOGC", "GOMEMLIMIT", "GODEBUG"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
