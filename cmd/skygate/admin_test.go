@@ -181,16 +181,23 @@ func TestAdminChangesReachOtherReplicas(t *testing.T) {
 	_, body := a.adminCall(http.MethodGet, "/accounts/"+creds.AccountID+"/applications", "")
 	appID := mustJSON(t, body)["data"].([]any)[0].(map[string]any)["id"].(string)
 
-	// within waits up to three times the bound for ok.
-	within := func(what string, ok func() bool) {
+	// within waits up to three times the bound for call to answer want.
+	within := func(what string, want int, call func() (*http.Response, []byte)) {
 		t.Helper()
 		deadline := time.Now().Add(3 * httpapi.ApplicationCacheTTL)
-		for !ok() {
+		for {
+			resp, body := call()
+			if resp.StatusCode == want {
+				return
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v", what, 3*httpapi.ApplicationCacheTTL)
+				t.Fatalf("%s: still %d %s after %v", what, resp.StatusCode, body, 3*httpapi.ApplicationCacheTTL)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+	token := func(c credentials) func() (*http.Response, []byte) {
+		return func() (*http.Response, []byte) { return b.tokenCall(c, "") }
 	}
 
 	resp, body := a.adminCall(http.MethodPost, "/applications/"+appID+"/rotate-secret", "")
@@ -200,35 +207,22 @@ func TestAdminChangesReachOtherReplicas(t *testing.T) {
 	rotated := creds
 	rotated.ClientSecret = mustJSON(t, body)["client_secret"].(string)
 	b.mustToken(rotated, "") // at once
-	within("the old secret refused on the other replica", func() bool {
-		resp, _ := b.tokenCall(creds, "")
-		return resp.StatusCode == 401
-	})
+	within("the old secret refused on the other replica", 401, token(creds))
 
 	if resp, body := a.adminCall(http.MethodPatch, "/accounts/"+creds.AccountID, `{"status":"suspended"}`); resp.StatusCode != 200 {
 		t.Fatalf("suspend: %d %s", resp.StatusCode, body)
 	}
-	within("a suspended account's token refused on the other replica", func() bool {
-		resp, _ := b.get("/v2/catalog/lounges?limit=1", tok, nil)
-		return resp.StatusCode == 401
+	within("a suspended account's token refused on the other replica", 401, func() (*http.Response, []byte) {
+		return b.get("/v2/catalog/lounges?limit=1", tok, nil)
 	})
-	within("no new token for a suspended account on the other replica", func() bool {
-		resp, _ := b.tokenCall(rotated, "")
-		return resp.StatusCode == 400
-	})
+	within("no new token for a suspended account on the other replica", 400, token(rotated))
 	if resp, body := a.adminCall(http.MethodPatch, "/accounts/"+creds.AccountID, `{"status":"active"}`); resp.StatusCode != 200 {
 		t.Fatalf("reactivate: %d %s", resp.StatusCode, body)
 	}
-	within("tokens again after reactivation", func() bool {
-		resp, _ := b.tokenCall(rotated, "")
-		return resp.StatusCode == 200
-	})
+	within("tokens again after reactivation", 200, token(rotated))
 
 	if resp, _ := a.adminCall(http.MethodDelete, "/applications/"+appID, ""); resp.StatusCode != 204 {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
-	within("a deleted application refused on the other replica", func() bool {
-		resp, _ := b.tokenCall(rotated, "")
-		return resp.StatusCode == 401
-	})
+	within("a deleted application refused on the other replica", 401, token(rotated))
 }

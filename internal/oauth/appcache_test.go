@@ -26,6 +26,16 @@ func mustAuthenticate(tb testing.TB, f *fixture, id, secret, what string) {
 	}
 }
 
+// mustStatus authenticates and checks the account status the answer carries.
+func mustStatus(tb testing.TB, f *fixture, id, secret string, want skygate.AccountStatus, what string) *skygate.Account {
+	tb.Helper()
+	acct, err := f.authenticate(id, secret)
+	if err != nil || acct.Status != want {
+		tb.Fatalf("%s: account %+v, err %v; want status %s", what, acct, err, want)
+	}
+	return acct
+}
+
 func mustRefuse(tb testing.TB, f *fixture, id, secret, what string) {
 	tb.Helper()
 	var e *oauth.Error
@@ -110,15 +120,10 @@ func TestApplicationCacheChangesElsewhere(t *testing.T) {
 		t.Parallel()
 		f := setup(t)
 		id, secret := f.MustApplication(t, appOptions{})
-		acct, err := f.authenticate(id, secret)
-		if err != nil {
-			t.Fatal(err)
-		}
+		acct := mustStatus(t, f, id, secret, skygate.AccountActive, "before suspension")
 		f.apps.setAccountStatus(acct.ID, skygate.AccountSuspended)
 		f.clock.Advance(testAppTTL)
-		if acct, _ := f.authenticate(id, secret); acct == nil || acct.Status != skygate.AccountSuspended {
-			t.Fatalf("account after the ttl: %+v", acct)
-		}
+		mustStatus(t, f, id, secret, skygate.AccountSuspended, "after the ttl")
 	})
 }
 
@@ -134,15 +139,10 @@ func TestApplicationCacheForget(t *testing.T) {
 	mustRefuse(t, f, id, old, "the old secret after Forget")
 
 	id2, secret2 := f.MustApplication(t, appOptions{})
-	acct, err := f.authenticate(id2, secret2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := mustStatus(t, f, id2, secret2, skygate.AccountActive, "before suspension")
 	f.apps.setAccountStatus(acct.ID, skygate.AccountSuspended)
 	f.appCache.ForgetAccount(acct.ID)
-	if acct, _ := f.authenticate(id2, secret2); acct == nil || acct.Status != skygate.AccountSuspended {
-		t.Fatalf("account after ForgetAccount: %+v", acct)
-	}
+	mustStatus(t, f, id2, secret2, skygate.AccountSuspended, "after ForgetAccount")
 
 	// The account poll reports a change: entries with another status go, others stay.
 	reads := f.apps.reads.Load()
@@ -153,9 +153,7 @@ func TestApplicationCacheForget(t *testing.T) {
 	}
 	f.apps.setAccountStatus(acct.ID, skygate.AccountActive)
 	f.appCache.AccountChanged(&skygate.Account{ID: acct.ID, Status: skygate.AccountActive})
-	if acct, _ := f.authenticate(id2, secret2); acct == nil || acct.Status != skygate.AccountActive {
-		t.Fatalf("account after AccountChanged: %+v", acct)
-	}
+	mustStatus(t, f, id2, secret2, skygate.AccountActive, "after AccountChanged")
 }
 
 // TestApplicationCacheReadBeforeForget: a store read that began before a Forget does
