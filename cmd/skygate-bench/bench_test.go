@@ -269,3 +269,36 @@ func TestInsertLoopTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRowNotes: the row says when the latency phase loaded the server well beyond
+// its share of the maximum, and when the load generator was the bottleneck.
+func TestHTTPRowNotes(t *testing.T) {
+	t.Parallel()
+	peak := phase{RPS: 10000, OK: 50000, Requests: 50000, ServerUtil: 1, CPUPerReq: 100}
+	tests := []struct {
+		name    string
+		latency phase
+		want    []string
+		notWant []string
+	}{
+		{"as expected", phase{Rate: 7000, ServerUtil: 0.72, CPUPerReq: 103}, nil, []string{"latency phase"}},
+		{"costlier per request", phase{Rate: 7000, ServerUtil: 0.84, CPUPerReq: 120}, []string{"latency phase: server CPU 84% (120 µs/req against 100 at max)"}, nil},
+		{"generator busy", phase{Rate: 7000, ServerUtil: 0.7, ClientUtil: 0.9}, []string{"latency phase: client CPU 90%"}, []string{"server CPU"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := httpRow(scToken, engineSQLite, measured{Max: peak, Latency: tt.latency})
+			for _, w := range tt.want {
+				if !strings.Contains(r.Note, w) {
+					t.Errorf("note %q lacks %q", r.Note, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(r.Note, w) {
+					t.Errorf("note %q has %q", r.Note, w)
+				}
+			}
+		})
+	}
+}

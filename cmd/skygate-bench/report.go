@@ -68,6 +68,15 @@ func httpRow(name, engine string, m measured) row {
 	if m.Max.ServerUtil < 0.9 && m.Max.ClientUtil > 0.85 {
 		r.Note = joinNote(r.Note, fmt.Sprintf("load-generator-bound (client CPU %.0f%%, server %.0f%%): compare ×base cpu", 100*m.Max.ClientUtil, 100*m.Max.ServerUtil))
 	}
+	// An open loop at a fraction of the maximum rate batches less per wakeup than the
+	// saturated closed loop, so each request costs the server more: say when the
+	// latency phase loaded it well beyond that fraction.
+	if m.Max.RPS > 0 && m.Latency.Rate > 0 {
+		if want := m.Max.ServerUtil * float64(m.Latency.Rate) / m.Max.RPS; m.Latency.ServerUtil > want+0.1 {
+			r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: server CPU %.0f%% (%.0f µs/req against %.0f at max)",
+				100*m.Latency.ServerUtil, m.Latency.CPUPerReq, m.Max.CPUPerReq))
+		}
+	}
 	if m.Latency.ClientUtil > 0.7 {
 		r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: client CPU %.0f%%, its queueing is in p50/p99", 100*m.Latency.ClientUtil))
 	}
