@@ -131,6 +131,10 @@ type loopResult struct {
 	// commit (and its fsync) takes on the disk, the floor of a write's latency.
 	P50 float64 `json:"p50_ms"`
 	P99 float64 `json:"p99_ms"`
+	// P999 and Max are the tail: a write that waits for a commit waits for its fsync,
+	// so the disk's rare slow fsyncs bound the p99 of writes under load.
+	P999 float64 `json:"p999_ms"`
+	Max  float64 `json:"max_ms"`
 }
 
 func parseLoopFlags(name string, args []string, extra func(*flag.FlagSet)) (time.Duration, error) {
@@ -163,7 +167,7 @@ func loop(ctx context.Context, d time.Duration, stdout io.Writer, op func() erro
 	}
 	slices.Sort(took)
 	res := loopResult{Ops: n, Seconds: time.Since(start).Seconds(), CPUSec: (selfCPU() - cpu0).Seconds(),
-		P50: quantileMS(took, .50), P99: quantileMS(took, .99)}
+		P50: quantileMS(took, .50), P99: quantileMS(took, .99), P999: quantileMS(took, .999), Max: quantileMS(took, 1)}
 	return json.NewEncoder(stdout).Encode(res)
 }
 
