@@ -50,7 +50,7 @@ func smoke(t *testing.T, gen string) {
 	// The vegeta run takes two rounds: every round must start from fresh servers.
 	rounds := map[string]string{genVegeta: "2", genWrk: "1"}[gen]
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
-		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
+		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
 		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
@@ -67,7 +67,7 @@ func smoke(t *testing.T, gen string) {
 	for _, r := range rep.Rows {
 		got[r.Scenario] = r
 	}
-	for _, name := range []string{scBaseline, scSignLoop, scInsertLoop, scCatalog200, scCatalog304} {
+	for _, name := range []string{scBaseline, scSignLoop, scInsertLoop, scBaselineReq, scCatalog200, scCatalog304} {
 		r, ok := got[name]
 		if !ok || r.Skipped != "" || r.RPS <= 0 {
 			t.Errorf("%s: no figures: %+v", name, r)
@@ -76,11 +76,19 @@ func smoke(t *testing.T, gen string) {
 	if r := got[scCatalog200]; r.Phases == nil || r.Phases.Max.OK == 0 || r.VsBaseline <= 0 || len(r.Checks) == 0 {
 		t.Errorf("catalog-200 lacks phases, ratio or checks: %+v", r)
 	}
-	// Closed loops on the chosen generator, open loops on vegeta.
-	for _, name := range []string{scBaseline, scCatalog200, scCatalog304} {
-		if r := got[name]; r.Phases == nil || r.Phases.Max.Generator != gen || r.Phases.Latency.Generator != genVegeta {
+	// Closed loops on the chosen generator, open loops on vegeta when it was chosen,
+	// else on the fixed-rate generator.
+	openGen := map[string]string{genVegeta: genVegeta, genWrk: genFixedRate}[gen]
+	for _, name := range []string{scBaseline, scBaselineReq, scCatalog200, scCatalog304} {
+		if r := got[name]; r.Phases == nil || r.Phases.Max.Generator != gen || r.Phases.Latency.Generator != openGen {
 			t.Errorf("%s: generators of the phases: %+v", name, r.Phases)
 		}
+	}
+	if c := got[scCatalog200].Checks; len(c) == 0 || c[0].Target != "≥0.70× baseline-req" {
+		t.Errorf("catalog-200's ratio check is not against baseline-req: %+v", c)
+	}
+	if rep.Machine.LatencyGenerator != openGen {
+		t.Errorf("machine.latency_generator = %q, want %q", rep.Machine.LatencyGenerator, openGen)
 	}
 	if rep.Machine.Generator != gen {
 		t.Errorf("machine.generator = %q, want %q", rep.Machine.Generator, gen)

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
-	"maps"
 	"math"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -39,7 +36,8 @@ func staticLoad(t vegeta.Target, want int, tc *tls.Config) httpLoad {
 
 // phase is the outcome of one attack.
 type phase struct {
-	// Generator is the load generator that ran the phase: "wrk" or "vegeta".
+	// Generator is the load generator that ran the phase: "wrk", "fixed-rate" or
+	// "vegeta".
 	Generator  string         `json:"generator"`
 	Rate       int            `json:"rate,omitempty"` // requests per second asked; 0 for the closed loop
 	Workers    int            `json:"workers,omitempty"`
@@ -84,11 +82,15 @@ const openLoopMaxWorkers = 1024
 // connections (for mTLS, a burst of handshakes), which is not the steady state the
 // latency figures describe.
 //
-// A closed loop of one fixed plain-HTTP request runs on wrk when the harness has it
-// (see wrk.go); loads whose requests differ, mTLS and every open loop run on vegeta.
+// One fixed plain-HTTP request runs on wrk in a closed loop when the harness has it
+// (see wrk.go) and on the fixed-rate generator in an open loop (see fixedrate.go);
+// loads whose requests differ, and mTLS, run on vegeta.
 func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d, skip time.Duration) (phase, error) {
 	if rate == 0 && h.usesWrk(l) {
 		return h.attackWrk(ctx, p, *l.static, l.want, workers, d)
+	}
+	if rate > 0 && h.usesFixedRate(l) {
+		return h.attackFixedRate(ctx, p, *l.static, l.want, rate, workers, d, skip)
 	}
 	// A closed loop keeps exactly workers connections busy. An open loop starts with
 	// workers and adds workers (each with its own connection) whenever all are busy, so
@@ -160,15 +162,7 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 	if ph.OK > 0 {
 		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
 	}
-	slices.Sort(latencies)
-	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
-	if n := len(latencies); n > 0 {
-		ph.Max = ms(latencies[n-1])
-	}
-	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b] - errs[a] })
-	for _, k := range keys[:min(3, len(keys))] {
-		ph.Errors = append(ph.Errors, fmt.Sprintf("%d× %s", errs[k], k))
-	}
+	fillLatencies(&ph, latencies, errs)
 	return ph, nil
 }
 

@@ -195,8 +195,12 @@ func (rep *report) writeTable(w io.Writer) {
 		}
 		gen += " (vegeta where requests differ or need mTLS)"
 	}
-	fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s, %s; latency: open loop (vegeta) at %.0f%% of max; server log level %s\n",
-		m.Workers, m.Duration, gen, 100*m.LatencyLoad, m.LogLevel)
+	latencyGen := "vegeta"
+	if m.LatencyGenerator == genFixedRate {
+		latencyGen = "fixed-rate for one fixed plain-HTTP request, vegeta otherwise"
+	}
+	fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s, %s; latency: open loop (%s) at %.0f%% of max; server log level %s\n",
+		m.Workers, m.Duration, gen, latencyGen, 100*m.LatencyLoad, m.LogLevel)
 	if m.Rounds > 1 {
 		fmt.Fprintf(w, "every figure and ratio: the median of %d rounds, each ratio taken within its round\n", m.Rounds)
 	}

@@ -137,7 +137,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.esimPool, "esim-pool", 60000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
 	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
-	f.fs.StringVar(&o.generator, "generator", genAuto, "load generator of the closed-loop phases of fixed plain-HTTP requests: wrk, vegeta, or auto (wrk when it is on PATH); varying requests, mTLS and the latency phases always run on vegeta")
+	f.fs.StringVar(&o.generator, "generator", genAuto, "load generator of the phases of one fixed plain-HTTP request: auto (wrk for the closed loops when it is on PATH, the built-in fixed-rate generator for the open loops), wrk (the same, wrk required) or vegeta (vegeta for both); varying requests and mTLS always run on vegeta")
 	f.fs.StringVar(&o.hydraBin, "hydra-bin", "", "an Ory Hydra binary for the hydra-token reference (default: $SKYGATE_BENCH_HYDRA_BIN; needs a PostgreSQL DSN)")
 	return f
 }
@@ -316,13 +316,19 @@ type machine struct {
 	// vegeta); each phase records its own.
 	Generator  string `json:"generator"`
 	WrkVersion string `json:"wrk_version,omitempty"`
+	// LatencyGenerator ran the open-loop phases of fixed plain-HTTP requests
+	// (fixed-rate or vegeta).
+	LatencyGenerator string `json:"latency_generator"`
 }
 
 func (h *harness) machine() machine {
 	m := machine{
 		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
 		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load,
-		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta,
+		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta, LatencyGenerator: genFixedRate,
+	}
+	if h.opts.generator == genVegeta {
+		m.LatencyGenerator = genVegeta
 	}
 	if h.opts.wrkPath != "" {
 		m.Generator, m.WrkVersion = genWrk, wrkVersion(h.opts.wrkPath)

@@ -1,0 +1,304 @@
+package main
+
+// The fixed-rate generator: the latency phase of one fixed plain-HTTP/1.1 request.
+//
+// vegeta's open loop goes through net/http's client, which costs about as much per
+// request as the bare server: on one core it saturates near 20 000 requests/s, and its
+// own queueing became the p99 of the cheap scenarios. This generator writes the
+// request's bytes, serialized once, on keep-alive connections and reads the answer
+// with a status line and header scan, a few µs a request.
+//
+// It is an open loop with coordinated omission accounted for: request i is due at
+// start + i/rate, a pacer hands due requests to idle connections (opening another,
+// up to openLoopMaxWorkers, when none is idle) and a request's latency runs from when
+// it was due, not from when it was sent. So a server that stalls shows the stall in
+// every request that fell due during it. The pacer sleeps with the runtime's timer,
+// about 1 ms of granularity when the process is otherwise idle: that lateness is in
+// the latencies too, so they err on the slow side by up to a millisecond.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// genFixedRate names the generator in phases and reports.
+const genFixedRate = "fixed-rate"
+
+// usesFixedRate reports whether the latency phase of l runs on the fixed-rate
+// generator: one fixed plain-HTTP request, unless -generator vegeta asked for vegeta
+// everywhere.
+func (h *harness) usesFixedRate(l httpLoad) bool {
+	return h.opts.generator != genVegeta && l.static != nil && l.tls == nil
+}
+
+// rawRequest serializes t as an HTTP/1.1 request with keep-alive.
+func rawRequest(t vegeta.Target) ([]byte, string, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, "", err
+	}
+	if u.Scheme != "http" || u.Host == "" {
+		return nil, "", fmt.Errorf("fixed-rate generator: %q is not a plain http:// URL", t.URL)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", t.Method, u.RequestURI(), u.Host)
+	for _, k := range slices.Sorted(maps.Keys(t.Header)) {
+		for _, v := range t.Header[k] {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	if len(t.Body) > 0 || t.Method == "POST" || t.Method == "PUT" || t.Method == "PATCH" {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(t.Body))
+	}
+	b.WriteString("\r\n")
+	b.Write(t.Body)
+	return b.Bytes(), u.Host, nil
+}
+
+// errUnframed is a response this generator cannot delimit.
+var errUnframed = errors.New("response without Content-Length (chunked or close-delimited): use -generator vegeta")
+
+// readResponse reads one response from br and returns its status; the body is
+// discarded. close reports that the server will close the connection.
+func readResponse(br *bufio.Reader, head bool) (status int, close bool, err error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return 0, false, fmt.Errorf("bad status line %q", line)
+	}
+	if status, err = strconv.Atoi(string(line[9:12])); err != nil || status < 100 || status > 599 {
+		return 0, false, fmt.Errorf("bad status line %q", line)
+	}
+	length := -1
+	for {
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return status, false, err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return status, false, fmt.Errorf("bad header line %q", line)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
+				return status, false, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			return status, false, errUnframed
+		case bytes.EqualFold(name, []byte("Connection")):
+			close = bytes.EqualFold(value, []byte("close"))
+		}
+	}
+	noBody := head || status == 204 || status == 304 || status/100 == 1
+	switch {
+	case noBody:
+	case length < 0:
+		return status, close, errUnframed
+	default:
+		if _, err := br.Discard(length); err != nil {
+			return status, close, err
+		}
+	}
+	return status, close, nil
+}
+
+// fixedRateTally is what one connection saw.
+type fixedRateTally struct {
+	latencies []time.Duration // of requests with the expected status
+	statuses  [600]int64
+	errs      map[string]int
+	requests  int64
+}
+
+// fixedRateConn sends the requests handed to it on one connection, redialing after an
+// error or a Connection: close.
+type fixedRateConn struct {
+	addr    string
+	raw     []byte
+	head    bool
+	want    int
+	measure time.Time // requests due before this are not counted
+	// deadline bounds every read and write: the phase's end plus the request timeout.
+	// One deadline per connection, not per request: setting one costs timer work.
+	deadline time.Time
+	conn     net.Conn
+	br      *bufio.Reader
+	tally   fixedRateTally
+}
+
+func (c *fixedRateConn) run(due <-chan time.Time, idle chan<- struct{}) {
+	defer func() {
+		if c.conn != nil {
+			c.conn.Close()
+		}
+	}()
+	for at := range due {
+		status, err := c.do()
+		took := time.Since(at)
+		idle <- struct{}{}
+		if at.Before(c.measure) {
+			continue
+		}
+		c.tally.requests++
+		if err != nil {
+			c.tally.errs[err.Error()]++
+			continue
+		}
+		c.tally.statuses[status]++
+		if status == c.want {
+			c.tally.latencies = append(c.tally.latencies, took)
+		}
+	}
+}
+
+func (c *fixedRateConn) do() (int, error) {
+	if c.conn == nil {
+		conn, err := net.DialTimeout("tcp", c.addr, 10*time.Second)
+		if err != nil {
+			return 0, err
+		}
+		_ = conn.SetDeadline(c.deadline)
+		c.conn, c.br = conn, bufio.NewReaderSize(conn, 32<<10)
+	}
+	status, closing, err := c.write()
+	if err != nil || closing {
+		c.conn.Close()
+		c.conn = nil
+	}
+	return status, err
+}
+
+func (c *fixedRateConn) write() (int, bool, error) {
+	if _, err := c.conn.Write(c.raw); err != nil {
+		return 0, true, err
+	}
+	return readResponse(c.br, c.head)
+}
+
+// attackFixedRate runs the open loop described at the top of this file: rate
+// requests per second of t for skip+d, measuring the last d.
+func (h *harness) attackFixedRate(ctx context.Context, p *proc, t vegeta.Target, want, rate, workers int, d, skip time.Duration) (phase, error) {
+	ph := phase{Generator: genFixedRate, Rate: rate, Workers: workers, Statuses: map[string]int{}}
+	raw, addr, err := rawRequest(t)
+	if err != nil {
+		return ph, err
+	}
+	total := int64((d + skip).Seconds() * float64(rate))
+	interval := float64(time.Second) / float64(rate)
+
+	due := make(chan time.Time)
+	idle := make(chan struct{}, openLoopMaxWorkers)
+	var wg sync.WaitGroup
+	var conns []*fixedRateConn
+	start := time.Now()
+	measureFrom := start.Add(skip)
+	spawn := func() {
+		c := &fixedRateConn{addr: addr, raw: raw, head: t.Method == "HEAD", want: want, measure: measureFrom,
+			deadline: measureFrom.Add(d + wrkTimeout), tally: fixedRateTally{errs: map[string]int{}}}
+		conns = append(conns, c)
+		wg.Go(func() { c.run(due, idle) })
+		idle <- struct{}{}
+	}
+	for range workers {
+		spawn()
+	}
+
+	var cpu0, self0 time.Duration
+	measuring := false
+	for i := int64(0); i < total && ctx.Err() == nil; i++ {
+		at := start.Add(time.Duration(float64(i) * interval))
+		if wait := time.Until(at); wait > 0 {
+			time.Sleep(wait)
+		}
+		if !measuring && !at.Before(measureFrom) {
+			if cpu0, err = procCPU(p.pid()); err != nil {
+				break
+			}
+			self0, measuring = selfCPU(), true
+		}
+		// Take an idle connection, or open one more when none is: a slow server
+		// must not slow the pacer.
+		select {
+		case <-idle:
+		default:
+			if len(conns) < openLoopMaxWorkers {
+				spawn()
+			}
+			<-idle
+		}
+		due <- at
+	}
+	close(due)
+	wg.Wait()
+	if err != nil {
+		return ph, err
+	}
+	if !measuring {
+		return ph, ctx.Err()
+	}
+	wall := time.Since(measureFrom)
+	cpu1, err := phaseEndCPU(ctx, p)
+	if err != nil {
+		return ph, err
+	}
+
+	var latencies []time.Duration
+	errs := map[string]int{}
+	for _, c := range conns {
+		ph.Requests += c.tally.requests
+		for code, n := range c.tally.statuses {
+			if n > 0 {
+				ph.Statuses[strconv.Itoa(code)] += int(n)
+			}
+		}
+		for k, v := range c.tally.errs {
+			errs[k] += v
+		}
+		latencies = append(latencies, c.tally.latencies...)
+	}
+	ph.OK = int64(len(latencies))
+	ph.Workers = len(conns)
+	ph.Seconds = wall.Seconds()
+	ph.ServerCPU = (cpu1 - cpu0).Seconds()
+	ph.ServerUtil = ph.ServerCPU / ph.Seconds
+	ph.ClientUtil = (selfCPU() - self0).Seconds() / ph.Seconds
+	ph.RPS = float64(ph.OK) / ph.Seconds
+	if ph.OK > 0 {
+		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
+	}
+	fillLatencies(&ph, latencies, errs)
+	return ph, nil
+}
+
+// fillLatencies sets the phase's percentiles from the latencies of the expected
+// answers, and its three most frequent errors.
+func fillLatencies(ph *phase, latencies []time.Duration, errs map[string]int) {
+	slices.Sort(latencies)
+	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
+	if n := len(latencies); n > 0 {
+		ph.Max = ms(latencies[n-1])
+	}
+	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b] - errs[a] })
+	for _, k := range keys[:min(3, len(keys))] {
+		ph.Errors = append(ph.Errors, fmt.Sprintf("%d× %s", errs[k], k))
+	}
+}
