@@ -141,8 +141,8 @@ type fixedRateConn struct {
 	// One deadline per connection, not per request: setting one costs timer work.
 	deadline time.Time
 	conn     net.Conn
-	br      *bufio.Reader
-	tally   fixedRateTally
+	br       *bufio.Reader
+	tally    fixedRateTally
 }
 
 func (c *fixedRateConn) run(due <-chan time.Time, idle chan<- struct{}) {
