@@ -275,30 +275,7 @@ func (h *harness) attackFixedRate(ctx context.Context, p *proc, t vegeta.Target,
 		}
 		latencies = append(latencies, c.tally.latencies...)
 	}
-	ph.OK = int64(len(latencies))
 	ph.Workers = len(conns)
-	ph.Seconds = wall.Seconds()
-	ph.ServerCPU = (cpu1 - cpu0).Seconds()
-	ph.ServerUtil = ph.ServerCPU / ph.Seconds
-	ph.ClientUtil = (selfCPU() - self0).Seconds() / ph.Seconds
-	ph.RPS = float64(ph.OK) / ph.Seconds
-	if ph.OK > 0 {
-		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
-	}
-	fillLatencies(&ph, latencies, errs)
+	ph.finish(wall, cpu1-cpu0, selfCPU()-self0, latencies, errs)
 	return ph, nil
-}
-
-// fillLatencies sets the phase's percentiles from the latencies of the expected
-// answers, and its three most frequent errors.
-func fillLatencies(ph *phase, latencies []time.Duration, errs map[string]int) {
-	slices.Sort(latencies)
-	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
-	if n := len(latencies); n > 0 {
-		ph.Max = ms(latencies[n-1])
-	}
-	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b] - errs[a] })
-	for _, k := range keys[:min(3, len(keys))] {
-		ph.Errors = append(ph.Errors, fmt.Sprintf("%d× %s", errs[k], k))
-	}
 }

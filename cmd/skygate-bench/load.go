@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -68,6 +71,30 @@ func (p phase) errorRate() float64 {
 		return 1
 	}
 	return 1 - float64(p.OK)/float64(p.Requests)
+}
+
+// finish sets the phase's figures from its wall time, the server's and this process's
+// CPU time over it, the latencies of the expected answers (one per OK request) and
+// the errors: OK, rates, utilizations, percentiles and the three most frequent errors.
+func (ph *phase) finish(wall, serverCPU, selfCPU time.Duration, latencies []time.Duration, errs map[string]int) {
+	ph.OK = int64(len(latencies))
+	ph.Seconds = wall.Seconds()
+	ph.ServerCPU = serverCPU.Seconds()
+	ph.ServerUtil = ph.ServerCPU / ph.Seconds
+	ph.ClientUtil = selfCPU.Seconds() / ph.Seconds
+	ph.RPS = float64(ph.OK) / ph.Seconds
+	if ph.OK > 0 {
+		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
+	}
+	slices.Sort(latencies)
+	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
+	if n := len(latencies); n > 0 {
+		ph.Max = ms(latencies[n-1])
+	}
+	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b] - errs[a] })
+	for _, k := range keys[:min(3, len(keys))] {
+		ph.Errors = append(ph.Errors, fmt.Sprintf("%d× %s", errs[k], k))
+	}
 }
 
 // openLoopMaxWorkers bounds the connections of the fixed-rate phase.
@@ -143,7 +170,6 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 		ph.Requests++
 		ph.Statuses[strconv.Itoa(int(res.Code))]++
 		if int(res.Code) == l.want {
-			ph.OK++
 			latencies = append(latencies, res.Latency)
 		} else if res.Error != "" {
 			errs[res.Error]++
@@ -154,15 +180,7 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 	if err != nil {
 		return ph, err
 	}
-	ph.Seconds = wall.Seconds()
-	ph.ServerCPU = (cpu1 - cpu0).Seconds()
-	ph.ServerUtil = ph.ServerCPU / ph.Seconds
-	ph.ClientUtil = (selfCPU() - self0).Seconds() / ph.Seconds
-	ph.RPS = float64(ph.OK) / ph.Seconds
-	if ph.OK > 0 {
-		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
-	}
-	fillLatencies(&ph, latencies, errs)
+	ph.finish(wall, cpu1-cpu0, selfCPU()-self0, latencies, errs)
 	return ph, nil
 }
 

@@ -82,25 +82,28 @@ func TestApplicationCacheServesFromMemory(t *testing.T) {
 // the store) apply within the ttl; a new secret works at once.
 func TestApplicationCacheChangesElsewhere(t *testing.T) {
 	t.Parallel()
-	t.Run("rotated secret", func(t *testing.T) {
-		t.Parallel()
-		f := setup(t)
-		id, old := f.MustApplication(t, appOptions{})
-		mustAuthenticate(t, f, id, old, "before rotation")
-		fresh := f.rotate(t, id)
-		mustAuthenticate(t, f, id, fresh, "the new secret, at once")
-		mustRefuse(t, f, id, old, "the old secret once the cache has seen the new one")
-	})
-	t.Run("old secret within the ttl", func(t *testing.T) {
-		t.Parallel()
-		f := setup(t)
-		id, old := f.MustApplication(t, appOptions{})
-		mustAuthenticate(t, f, id, old, "before rotation")
-		f.rotate(t, id)
-		mustAuthenticate(t, f, id, old, "the old secret within the ttl (the documented bound)")
-		f.clock.Advance(testAppTTL)
-		mustRefuse(t, f, id, old, "the old secret after the ttl")
-	})
+	for _, tc := range []struct {
+		name  string
+		after func(t *testing.T, f *fixture, id, old, fresh string)
+	}{
+		{"the new secret at once", func(t *testing.T, f *fixture, id, old, fresh string) {
+			mustAuthenticate(t, f, id, fresh, "the new secret, at once")
+			mustRefuse(t, f, id, old, "the old secret once the cache has seen the new one")
+		}},
+		{"the old secret within the ttl", func(t *testing.T, f *fixture, id, old, _ string) {
+			mustAuthenticate(t, f, id, old, "the old secret within the ttl (the documented bound)")
+			f.clock.Advance(testAppTTL)
+			mustRefuse(t, f, id, old, "the old secret after the ttl")
+		}},
+	} {
+		t.Run("rotated, "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			id, old := f.MustApplication(t, appOptions{})
+			mustAuthenticate(t, f, id, old, "before rotation")
+			tc.after(t, f, id, old, f.rotate(t, id))
+		})
+	}
 	t.Run("deleted", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t)
