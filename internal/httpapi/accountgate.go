@@ -45,15 +45,21 @@ func (g *accountGate) Active(ctx context.Context, accountID string) (bool, error
 	if err != nil {
 		return false, err
 	}
-	g.Set(a.ID, a.Status)
+	g.record(a.ID, a.Status)
 	return a.Status == skygate.AccountActive, nil
 }
 
-// Set records a status change made by this replica.
-func (g *accountGate) Set(accountID string, st skygate.AccountStatus) {
+func (g *accountGate) record(accountID string, st skygate.AccountStatus) {
 	g.mu.Lock()
 	g.status[accountID] = st
 	g.mu.Unlock()
+}
+
+// Set records a status change made by this replica, here and in the application
+// cache.
+func (g *accountGate) Set(accountID string, st skygate.AccountStatus) {
+	g.record(accountID, st)
+	g.apps.ForgetAccount(accountID)
 }
 
 // pollOverlap re-reads a little before the last poll so that clock skew between

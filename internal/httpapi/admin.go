@@ -90,7 +90,6 @@ func (s *Server) patchAccount(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.accounts.Set(a.ID, a.Status)
-	s.deps.Applications.ForgetAccount(a.ID)
 	return writeJSON(w, http.StatusOK, a)
 }
 

@@ -39,6 +39,10 @@ type ApplicationCache struct {
 
 	m    sync.Map // client_id → *appEntry
 	size atomic.Int64
+	// swept is when a full cache last looked for expired entries (Unix nanoseconds):
+	// at most once per ttl, since none can have expired sooner, so a full cache does
+	// not scan itself on every miss.
+	swept atomic.Int64
 	// gen counts Forget calls: a store read that started before one does not put
 	// what it read into the cache, since it may predate the change.
 	gen atomic.Uint64
@@ -74,13 +78,13 @@ func (c *ApplicationCache) lookup(ctx context.Context, clientID string) (app *sk
 			return e.app, e.acct, true, nil
 		}
 	}
-	app, acct, err = c.Reload(ctx, clientID)
+	app, acct, err = c.reload(ctx, clientID)
 	return app, acct, false, err
 }
 
-// Reload reads the application from the store and caches what it finds; an unknown
+// reload reads the application from the store and caches what it finds; an unknown
 // client is forgotten and CodeNotFound.
-func (c *ApplicationCache) Reload(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+func (c *ApplicationCache) reload(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
 	gen := c.gen.Load()
 	app, acct, err := c.store.ApplicationByClientID(ctx, clientID)
 	if skygate.IsCode(err, skygate.CodeNotFound) {
@@ -104,12 +108,16 @@ func (c *ApplicationCache) Reload(ctx context.Context, clientID string) (*skygat
 }
 
 // room reports whether one more entry fits, dropping expired ones when the cache is
-// full.
+// full and has not looked for them within the ttl.
 func (c *ApplicationCache) room() bool {
 	if c.size.Load() < c.max {
 		return true
 	}
 	now := c.now()
+	last := c.swept.Load()
+	if now.UnixNano()-last < int64(c.ttl) || !c.swept.CompareAndSwap(last, now.UnixNano()) {
+		return false
+	}
 	c.m.Range(func(k, v any) bool {
 		if !now.Before(v.(*appEntry).until) {
 			c.drop(k)
@@ -135,27 +143,25 @@ func (c *ApplicationCache) Forget(clientID string) {
 // ForgetAccount drops every application of the account: call it after changing the
 // account (its status is part of what the cache returns).
 func (c *ApplicationCache) ForgetAccount(accountID string) {
-	c.gen.Add(1)
-	c.m.Range(func(k, v any) bool {
-		if v.(*appEntry).acct.ID == accountID {
-			c.drop(k)
-		}
-		return true
-	})
+	c.dropAccount(accountID, func(*skygate.Account) bool { return true })
 }
 
 // AccountChanged drops the account's applications cached with another status than
 // a's. The account poll calls it with every change it learns of, so that a replica's
 // token endpoint refuses a suspended account no later than its other routes do.
 func (c *ApplicationCache) AccountChanged(a *skygate.Account) {
+	c.dropAccount(a.ID, func(cached *skygate.Account) bool { return cached.Status != a.Status })
+}
+
+// dropAccount drops the entries of the account whose cached account stale reports
+// out of date. Like Forget it stops reads in flight from caching what they read.
+func (c *ApplicationCache) dropAccount(accountID string, stale func(cached *skygate.Account) bool) {
+	c.gen.Add(1)
 	c.m.Range(func(k, v any) bool {
-		if cached := v.(*appEntry).acct; cached.ID == a.ID && cached.Status != a.Status {
-			c.gen.Add(1)
+		if cached := v.(*appEntry).acct; cached.ID == accountID && stale(cached) {
 			c.drop(k)
 		}
 		return true
 	})
 }
 
-// Len returns the number of cached applications.
-func (c *ApplicationCache) Len() int { return int(c.size.Load()) }

@@ -102,8 +102,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, fail
 	}
 	app, acct, cached, err := a.apps.lookup(ctx, c.ID)
-	if err == nil && cached && !a.hasher.Verify(c.Secret, app.SecretHash) {
-		app, acct, err = a.apps.Reload(ctx, c.ID)
+	verified := err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
+	if err == nil && cached && !verified {
+		app, acct, err = a.apps.reload(ctx, c.ID)
+		verified = err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
 	}
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
@@ -113,7 +115,7 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, err
 	case acct == nil:
 		return nil, nil, errors.New("oauth: application without account")
-	case !a.hasher.Verify(c.Secret, app.SecretHash):
+	case !verified:
 		return nil, nil, fail
 	}
 	return app, acct, nil

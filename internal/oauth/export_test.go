@@ -23,6 +23,9 @@ func (m *KeyManager) CurrentKID() string {
 	return ""
 }
 
+// Len returns the number of cached applications.
+func (c *ApplicationCache) Len() int { return int(c.size.Load()) }
+
 // SetMax changes the cache's bound.
 func (c *ApplicationCache) SetMax(n int) { c.max = int64(n) }
 
