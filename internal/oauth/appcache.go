@@ -164,4 +164,3 @@ func (c *ApplicationCache) dropAccount(accountID string, stale func(cached *skyg
 		return true
 	})
 }
-
