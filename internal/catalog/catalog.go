@@ -134,8 +134,11 @@ func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, upda
 		stats:      Summary{Hubs: len(d.Hubs), Lounges: len(d.Lounges), FastTracks: len(d.FastTracks)},
 	}
 	hubs := make(map[string]*skygate.HubRecord, len(d.Hubs))
+	zones := make(map[string]*time.Location, len(d.Hubs))
 	for i := range d.Hubs {
-		hubs[d.Hubs[i].ID] = &d.Hubs[i]
+		h := &d.Hubs[i]
+		hubs[h.ID] = h
+		zones[h.ID], _ = time.LoadLocation(h.Timezone) // validated; nil if it does not load
 	}
 	amenities := make(map[string]*skygate.AmenityRecord, len(d.Amenities))
 	for i := range d.Amenities {
@@ -146,9 +149,7 @@ func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, upda
 	}
 	for i := range d.FastTracks {
 		f := &d.FastTracks[i]
-		hub := hubs[f.HubID]
-		zone, _ := time.LoadLocation(hub.Timezone) // validated; nil if it does not load
-		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub, zone: zone}
+		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hubs[f.HubID], zone: zones[f.HubID]}
 	}
 	for li, lang := range skygate.Languages {
 		for i := range d.Lounges {
