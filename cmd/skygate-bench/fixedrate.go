@@ -36,11 +36,19 @@ import (
 // genFixedRate names the generator in phases and reports.
 const genFixedRate = "fixed-rate"
 
+// openLoopGenerator is the generator of the open loops of one fixed plain-HTTP
+// request: fixed-rate, unless -generator vegeta asked for vegeta everywhere.
+func (h *harness) openLoopGenerator() string {
+	if h.opts.generator == genVegeta {
+		return genVegeta
+	}
+	return genFixedRate
+}
+
 // usesFixedRate reports whether the latency phase of l runs on the fixed-rate
-// generator: one fixed plain-HTTP request, unless -generator vegeta asked for vegeta
-// everywhere.
+// generator.
 func (h *harness) usesFixedRate(l httpLoad) bool {
-	return h.opts.generator != genVegeta && l.static != nil && l.tls == nil
+	return h.openLoopGenerator() == genFixedRate && l.static != nil && l.tls == nil
 }
 
 // rawRequest serializes t as an HTTP/1.1 request with keep-alive.
@@ -179,7 +187,7 @@ func (c *fixedRateConn) do() (int, error) {
 		_ = conn.SetDeadline(c.deadline)
 		c.conn, c.br = conn, bufio.NewReaderSize(conn, 32<<10)
 	}
-	status, closing, err := c.write()
+	status, closing, err := c.roundTrip()
 	if err != nil || closing {
 		c.conn.Close()
 		c.conn = nil
@@ -187,7 +195,8 @@ func (c *fixedRateConn) do() (int, error) {
 	return status, err
 }
 
-func (c *fixedRateConn) write() (int, bool, error) {
+// roundTrip writes the request and reads its response.
+func (c *fixedRateConn) roundTrip() (int, bool, error) {
 	if _, err := c.conn.Write(c.raw); err != nil {
 		return 0, true, err
 	}

@@ -325,10 +325,7 @@ func (h *harness) machine() machine {
 	m := machine{
 		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
 		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load,
-		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta, LatencyGenerator: genFixedRate,
-	}
-	if h.opts.generator == genVegeta {
-		m.LatencyGenerator = genVegeta
+		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta, LatencyGenerator: h.openLoopGenerator(),
 	}
 	if h.opts.wrkPath != "" {
 		m.Generator, m.WrkVersion = genWrk, wrkVersion(h.opts.wrkPath)
