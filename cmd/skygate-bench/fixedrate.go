@@ -1,29 +1,40 @@
 package main
 
-// The fixed-rate generator: the latency phase of one fixed plain-HTTP/1.1 request.
+// The fixed-rate generator: the latency phases.
 //
 // vegeta's open loop goes through net/http's client, which costs about as much per
 // request as the bare server: on one core it saturates near 20 000 requests/s, and its
-// own queueing became the p99 of the cheap scenarios. This generator writes the
-// request's bytes, serialized once, on keep-alive connections and reads the answer
-// with a status line and header scan, a few µs a request.
+// own queueing became the p99 of the cheap scenarios. This generator writes each
+// request's bytes (serialized once when every request is the same) on keep-alive
+// connections and reads the answer with a status line and header scan, a few µs a
+// request.
 //
 // It is an open loop with coordinated omission accounted for: request i is due at
-// start + i/rate, a pacer hands due requests to idle connections (opening another,
-// up to openLoopMaxWorkers, when none is idle) and a request's latency runs from when
-// it was due, not from when it was sent. So a server that stalls shows the stall in
-// every request that fell due during it. The pacer sleeps with the runtime's timer,
-// about 1 ms of granularity when the process is otherwise idle: that lateness is in
-// the latencies too, so they err on the slow side by up to a millisecond.
+// start + i/rate, a pacer hands due requests to idle connections and a request's
+// latency runs from when it was due, not from when it was sent. So a server that
+// stalls shows the stall in every request that fell due during it, whether the
+// request waited in the server or for a connection here. The pacer sleeps with the
+// runtime's timer, about 1 ms of granularity when the process is otherwise idle: that
+// lateness is in the latencies too, so they err on the slow side by up to a
+// millisecond.
+//
+// Connections: plain HTTP opens another connection, up to openLoopMaxWorkers, when
+// none is idle. mTLS keeps a pool of the phase's workers connections, as a partner's
+// pooled client does: a connection there costs a handshake, and an open loop that
+// opened one for every request due during a stall (vegeta's) turned a 300 ms stall
+// into a second of handshakes, a storm of its own making, not the server's latency at
+// the load.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -36,8 +47,8 @@ import (
 // genFixedRate names the generator in phases and reports.
 const genFixedRate = "fixed-rate"
 
-// openLoopGenerator is the generator of the open loops of one fixed plain-HTTP
-// request: fixed-rate, unless -generator vegeta asked for vegeta everywhere.
+// openLoopGenerator is the generator of the open loops (the latency phases):
+// fixed-rate, unless -generator vegeta asked for vegeta everywhere.
 func (h *harness) openLoopGenerator() string {
 	if h.opts.generator == genVegeta {
 		return genVegeta
@@ -45,20 +56,19 @@ func (h *harness) openLoopGenerator() string {
 	return genFixedRate
 }
 
-// usesFixedRate reports whether the latency phase of l runs on the fixed-rate
-// generator.
-func (h *harness) usesFixedRate(l httpLoad) bool {
-	return h.openLoopGenerator() == genFixedRate && l.static != nil && l.tls == nil
-}
-
-// rawRequest serializes t as an HTTP/1.1 request with keep-alive.
-func rawRequest(t vegeta.Target) ([]byte, string, error) {
+// rawRequest serializes t as an HTTP/1.1 request with keep-alive. Its URL must be
+// https:// when secure, else http://.
+func rawRequest(t vegeta.Target, secure bool) ([]byte, string, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return nil, "", err
 	}
-	if u.Scheme != "http" || u.Host == "" {
-		return nil, "", fmt.Errorf("fixed-rate generator: %q is not a plain http:// URL", t.URL)
+	scheme := "http"
+	if secure {
+		scheme = "https"
+	}
+	if u.Scheme != scheme || u.Host == "" {
+		return nil, "", fmt.Errorf("fixed-rate generator: %q is not an %s:// URL", t.URL, scheme)
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", t.Method, u.RequestURI(), u.Host)
@@ -137,12 +147,69 @@ type fixedRateTally struct {
 	requests  int64
 }
 
+// fixedRateSource is what the connections of one phase send, and where.
+type fixedRateSource struct {
+	addr   string
+	tls    *tls.Config // nil for plain HTTP
+	head   bool
+	static []byte          // every request, when they are all the same
+	next   vegeta.Targeter // else each request's target
+}
+
+// newFixedRateSource prepares l's requests. A load whose requests differ gives up its
+// first target to learn the address.
+func newFixedRateSource(l httpLoad) (*fixedRateSource, error) {
+	src := &fixedRateSource{}
+	if l.tls != nil {
+		src.tls = l.tls.Clone()
+		src.tls.ClientSessionCache = tls.NewLRUClientSessionCache(0)
+	}
+	t := vegeta.Target{}
+	if l.static != nil {
+		t = *l.static
+	} else {
+		src.next = l.targeter()
+		if err := src.next(&t); err != nil {
+			return nil, err
+		}
+	}
+	raw, addr, err := rawRequest(t, src.tls != nil)
+	if err != nil {
+		return nil, err
+	}
+	src.addr, src.head = addr, t.Method == http.MethodHead
+	if l.static != nil {
+		src.static = raw
+	}
+	return src, nil
+}
+
+// request returns the bytes of the next request.
+func (s *fixedRateSource) request() ([]byte, error) {
+	if s.static != nil {
+		return s.static, nil
+	}
+	var t vegeta.Target
+	if err := s.next(&t); err != nil {
+		return nil, err
+	}
+	raw, _, err := rawRequest(t, s.tls != nil)
+	return raw, err
+}
+
+// dial opens a connection, with a TLS handshake for mTLS.
+func (s *fixedRateSource) dial() (net.Conn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	if s.tls != nil {
+		return tls.DialWithDialer(d, "tcp", s.addr, s.tls)
+	}
+	return d.Dial("tcp", s.addr)
+}
+
 // fixedRateConn sends the requests handed to it on one connection, redialing after an
 // error or a Connection: close.
 type fixedRateConn struct {
-	addr    string
-	raw     []byte
-	head    bool
+	src     *fixedRateSource
 	want    int
 	measure time.Time // requests due before this are not counted
 	// deadline bounds every read and write: the phase's end plus the request timeout.
@@ -179,15 +246,19 @@ func (c *fixedRateConn) run(due <-chan time.Time, idle chan<- struct{}) {
 }
 
 func (c *fixedRateConn) do() (int, error) {
+	raw, err := c.src.request()
+	if err != nil {
+		return 0, err
+	}
 	if c.conn == nil {
-		conn, err := net.DialTimeout("tcp", c.addr, 10*time.Second)
+		conn, err := c.src.dial()
 		if err != nil {
 			return 0, err
 		}
 		_ = conn.SetDeadline(c.deadline)
 		c.conn, c.br = conn, bufio.NewReaderSize(conn, 32<<10)
 	}
-	status, closing, err := c.roundTrip()
+	status, closing, err := c.roundTrip(raw)
 	if err != nil || closing {
 		c.conn.Close()
 		c.conn = nil
@@ -196,20 +267,24 @@ func (c *fixedRateConn) do() (int, error) {
 }
 
 // roundTrip writes the request and reads its response.
-func (c *fixedRateConn) roundTrip() (int, bool, error) {
-	if _, err := c.conn.Write(c.raw); err != nil {
+func (c *fixedRateConn) roundTrip(raw []byte) (int, bool, error) {
+	if _, err := c.conn.Write(raw); err != nil {
 		return 0, true, err
 	}
-	return readResponse(c.br, c.head)
+	return readResponse(c.br, c.src.head)
 }
 
 // attackFixedRate runs the open loop described at the top of this file: rate
-// requests per second of t for skip+d, measuring the last d.
-func (h *harness) attackFixedRate(ctx context.Context, p *proc, t vegeta.Target, want, rate, workers int, d, skip time.Duration) (phase, error) {
+// requests per second of l for skip+d, measuring the last d.
+func (h *harness) attackFixedRate(ctx context.Context, p *proc, l httpLoad, rate, workers int, d, skip time.Duration) (phase, error) {
 	ph := phase{Generator: genFixedRate, Rate: rate, Workers: workers, Statuses: map[string]int{}}
-	raw, addr, err := rawRequest(t)
+	src, err := newFixedRateSource(l)
 	if err != nil {
 		return ph, err
+	}
+	maxConns := openLoopMaxWorkers
+	if src.tls != nil {
+		maxConns = workers
 	}
 	total := int64((d + skip).Seconds() * float64(rate))
 	interval := float64(time.Second) / float64(rate)
@@ -221,7 +296,7 @@ func (h *harness) attackFixedRate(ctx context.Context, p *proc, t vegeta.Target,
 	start := time.Now()
 	measureFrom := start.Add(skip)
 	spawn := func() {
-		c := &fixedRateConn{addr: addr, raw: raw, head: t.Method == "HEAD", want: want, measure: measureFrom,
+		c := &fixedRateConn{src: src, want: l.want, measure: measureFrom,
 			deadline: measureFrom.Add(d + wrkTimeout), tally: fixedRateTally{errs: map[string]int{}}}
 		conns = append(conns, c)
 		wg.Go(func() { c.run(due, idle) })
@@ -244,12 +319,12 @@ func (h *harness) attackFixedRate(ctx context.Context, p *proc, t vegeta.Target,
 			}
 			self0, measuring = selfCPU(), true
 		}
-		// Take an idle connection, or open one more when none is: a slow server
-		// must not slow the pacer.
+		// Take an idle connection, or open one more when none is and the pool may
+		// grow: a slow server must not slow the pacer more than the pool's bound.
 		select {
 		case <-idle:
 		default:
-			if len(conns) < openLoopMaxWorkers {
+			if len(conns) < maxConns {
 				spawn()
 			}
 			<-idle

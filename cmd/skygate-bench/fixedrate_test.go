@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,7 +24,7 @@ func TestRawRequest(t *testing.T) {
 	t.Parallel()
 	tgt := vegeta.Target{Method: http.MethodPost, URL: "http://127.0.0.1:8080/oauth/v2/token?x=1", Body: []byte("grant_type=client_credentials"),
 		Header: http.Header{"Authorization": {"Basic YTpi"}, "Content-Type": {"application/x-www-form-urlencoded"}}}
-	raw, addr, err := rawRequest(tgt)
+	raw, addr, err := rawRequest(tgt, false)
 	if err != nil || addr != "127.0.0.1:8080" {
 		t.Fatalf("rawRequest: %q, %v", addr, err)
 	}
@@ -34,8 +37,11 @@ func TestRawRequest(t *testing.T) {
 		req.Header.Get("Authorization") != "Basic YTpi" || req.Close {
 		t.Errorf("read back %s %s host %q body %q header %v close %v", req.Method, req.RequestURI, req.Host, body, req.Header, req.Close)
 	}
-	if _, _, err := rawRequest(vegeta.Target{Method: http.MethodGet, URL: "https://127.0.0.1/"}); err == nil {
-		t.Error("an https URL was accepted")
+	if _, _, err := rawRequest(vegeta.Target{Method: http.MethodGet, URL: "https://127.0.0.1/"}, false); err == nil {
+		t.Error("an https URL was accepted for plain HTTP")
+	}
+	if _, _, err := rawRequest(vegeta.Target{Method: http.MethodGet, URL: "http://127.0.0.1/"}, true); err == nil {
+		t.Error("an http URL was accepted for TLS")
 	}
 }
 
@@ -102,7 +108,7 @@ func TestFixedRate(t *testing.T) {
 	h := &harness{opts: options{generator: genAuto}}
 	p := &proc{cmd: &exec.Cmd{Process: self}}
 
-	ph, err := h.attackFixedRate(t.Context(), p, vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/"}, 200, 1000, 4, 500*time.Millisecond, 200*time.Millisecond)
+	ph, err := h.attackFixedRate(t.Context(), p, staticLoad(vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/"}, 200, nil), 1000, 4, 500*time.Millisecond, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,7 @@ func TestFixedRate(t *testing.T) {
 
 	// 20 ms answers at 200/s, starting with one connection: the open loop opens more
 	// instead of waiting, and every latency holds the 20 ms.
-	ph, err = h.attackFixedRate(t.Context(), p, vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/slow"}, 200, 200, 1, 500*time.Millisecond, 0)
+	ph, err = h.attackFixedRate(t.Context(), p, staticLoad(vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/slow"}, 200, nil), 200, 1, 500*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +132,66 @@ func TestFixedRate(t *testing.T) {
 		t.Errorf("slow server: %+v; want more connections than one and p50 ≥ 20 ms", ph)
 	}
 	// A wrong status is counted, not taken for success.
-	ph, err = h.attackFixedRate(t.Context(), p, vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/"}, 304, 100, 2, 200*time.Millisecond, 0)
+	ph, err = h.attackFixedRate(t.Context(), p, staticLoad(vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/"}, 304, nil), 100, 2, 200*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ph.OK != 0 || ph.Statuses["200"] == 0 {
 		t.Errorf("want 304, got %+v", ph)
+	}
+}
+
+// TestFixedRateTLS: over TLS every request is the targeter's next one, on a pool that
+// stays at the workers asked for; a slow server makes requests wait for a connection,
+// and the wait is in their latency (counted from when each was due).
+func TestFixedRateTLS(t *testing.T) {
+	t.Parallel()
+	var (
+		keys  sync.Map
+		conns atomic.Int64
+	)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, dup := keys.LoadOrStore(r.Header.Get("Idempotency-Key"), true); dup {
+			w.WriteHeader(http.StatusConflict)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{opts: options{generator: genAuto}}
+	p := &proc{cmd: &exec.Cmd{Process: self}}
+	var seq atomic.Int64
+	l := httpLoad{want: http.StatusAccepted, tls: srv.Client().Transport.(*http.Transport).TLSClientConfig,
+		targeter: func() vegeta.Targeter {
+			return func(tgt *vegeta.Target) error {
+				tgt.Method, tgt.URL = http.MethodPost, srv.URL+"/"
+				tgt.Header = http.Header{"Idempotency-Key": {strconv.FormatInt(seq.Add(1), 10)}}
+				return nil
+			}
+		}}
+	// 200/s of 20 ms answers need 4 connections; the pool has 2, so requests queue here.
+	ph, err := h.attackFixedRate(t.Context(), p, l, 200, 2, 500*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ph.Workers != 2 || conns.Load() != 2 {
+		t.Errorf("%d connections in the phase, %d at the server; want the pool of 2", ph.Workers, conns.Load())
+	}
+	if ph.OK == 0 || ph.Statuses["409"] != 0 || ph.OK != ph.Requests {
+		t.Errorf("phase %+v: want every request new and accepted", ph)
+	}
+	if ph.P99 < 100 {
+		t.Errorf("p99 %.1f ms: the queue for the 2 connections is not in the latencies", ph.P99)
 	}
 }

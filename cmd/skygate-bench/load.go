@@ -110,14 +110,14 @@ const openLoopMaxWorkers = 1024
 // latency figures describe.
 //
 // One fixed plain-HTTP request runs on wrk in a closed loop when the harness has it
-// (see wrk.go) and on the fixed-rate generator in an open loop (see fixedrate.go);
-// loads whose requests differ, and mTLS, run on vegeta.
+// (see wrk.go); other closed loops run on vegeta. Open loops run on the fixed-rate
+// generator (see fixedrate.go), or on vegeta with -generator vegeta.
 func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers int, d, skip time.Duration) (phase, error) {
 	if rate == 0 && h.usesWrk(l) {
 		return h.attackWrk(ctx, p, *l.static, l.want, workers, d)
 	}
-	if rate > 0 && h.usesFixedRate(l) {
-		return h.attackFixedRate(ctx, p, *l.static, l.want, rate, workers, d, skip)
+	if rate > 0 && h.openLoopGenerator() == genFixedRate {
+		return h.attackFixedRate(ctx, p, l, rate, workers, d, skip)
 	}
 	// A closed loop keeps exactly workers connections busy. An open loop starts with
 	// workers and adds workers (each with its own connection) whenever all are busy, so

@@ -1,7 +1,7 @@
 // Command skygate-bench is the load harness of Skygate. It builds `skygate`, runs it as
-// a subprocess pinned to one core, drives it from the other core (with wrk where the
-// load is one fixed plain-HTTP request and the phase a closed loop, else with the vegeta
-// library), and prints, per scenario, the maximum throughput, the server CPU time per
+// a subprocess pinned to one core, drives it from the other core (closed loops with wrk
+// where the load is one fixed plain-HTTP request, else with the vegeta library; open
+// loops with its own fixed-rate generator, fixedrate.go), and prints, per scenario, the maximum throughput, the server CPU time per
 // request and the latency at a fixed fraction of that maximum, each throughput also as
 // a ratio against a bare net/http server measured in the same run.
 //

@@ -197,7 +197,7 @@ func (rep *report) writeTable(w io.Writer) {
 	}
 	latencyGen := "vegeta"
 	if m.LatencyGenerator == genFixedRate {
-		latencyGen = "fixed-rate for one fixed plain-HTTP request, vegeta otherwise"
+		latencyGen = "fixed-rate, latency from when each request was due; mTLS on a pool of as many connections as the closed loop's"
 	}
 	fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s, %s; latency: open loop (%s) at %.0f%% of max; server log level %s\n",
 		m.Workers, m.Duration, gen, latencyGen, 100*m.LatencyLoad, m.LogLevel)

@@ -137,7 +137,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.esimPool, "esim-pool", 60000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
 	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
-	f.fs.StringVar(&o.generator, "generator", genAuto, "load generator of the phases of one fixed plain-HTTP request: auto (wrk for the closed loops when it is on PATH, the built-in fixed-rate generator for the open loops), wrk (the same, wrk required) or vegeta (vegeta for both); varying requests and mTLS always run on vegeta")
+	f.fs.StringVar(&o.generator, "generator", genAuto, "load generators: auto (closed loops of one fixed plain-HTTP request on wrk when it is on PATH, other closed loops on vegeta; open loops on the built-in fixed-rate generator), wrk (the same, wrk required) or vegeta (vegeta for every phase)")
 	f.fs.StringVar(&o.hydraBin, "hydra-bin", "", "an Ory Hydra binary for the hydra-token reference (default: $SKYGATE_BENCH_HYDRA_BIN; needs a PostgreSQL DSN)")
 	return f
 }
