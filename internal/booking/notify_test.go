@@ -56,6 +56,54 @@ func TestCreateWakesWorker(t *testing.T) {
 	worker.Notify()
 }
 
+// TestNotifyIssuesOnly: a run that Notify triggers issues new bookings but leaves
+// expiry to the tick, so a busy create path does not add two idle write transactions
+// to every issue.
+func TestNotifyIssuesOnly(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustSQLite(t)
+	account := storetest.MustCreateAccount(t, s).ID
+	c := &clock{t: Start}
+	var worker *booking.Worker
+	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
+	worker = booking.NewWorker(svc, nil)
+	b := &bundle{store: s, svc: svc, worker: worker, clock: c, account: account}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, time.Hour) }()
+	defer func() { cancel(); <-done }()
+	waitIssued := func(id string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got, err := svc.Get(t.Context(), account, id)
+			storetest.MustNoError(t, err, "Get")
+			if got.Status == skygate.BookingIssued {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("booking %s still %s after 10 s", id, got.Status)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	first := b.MustCreate(t, request())
+	waitIssued(first.ID)
+	c.Advance(48 * time.Hour) // past first's confirmation deadline
+	second := b.MustCreate(t, request())
+	waitIssued(second.ID)
+	got, err := svc.Get(t.Context(), account, first.ID)
+	storetest.MustNoError(t, err, "Get")
+	if got.Status != skygate.BookingIssued {
+		t.Fatalf("a Notify run moved the overdue booking to %s; expiry is the tick's", got.Status)
+	}
+	if st := b.MustRun(t); st.Expired != 1 {
+		t.Errorf("the full run expired %d bookings, want the overdue one", st.Expired)
+	}
+}
+
 // TestEventsWakeOnlyOnCommit: every write that commits events calls OnEvents, on both
 // engines and whoever writes (a partner's confirm, an employee's complete); a write
 // that fails does not.

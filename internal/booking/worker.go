@@ -21,8 +21,18 @@ type Worker struct {
 	log *slog.Logger
 	// Batch bounds each step of RunOnce; DefaultBatch when zero.
 	Batch int
-	wake  chan struct{}
+	// NotifySpacing is the least time between the starts of two issue runs that Notify
+	// triggers (DefaultNotifySpacing when zero). A quiet worker issues a new booking at
+	// once; under load, the bookings created meanwhile wait for the next run and share
+	// its transaction, instead of each paying for a claim and a commit of its own.
+	NotifySpacing time.Duration
+	wake          chan struct{}
 }
+
+// DefaultNotifySpacing is the worker's NotifySpacing unless set: at most 200 issue runs a
+// second between ticks, and at most this much added to the time a booking stays
+// Pending.
+const DefaultNotifySpacing = 5 * time.Millisecond
 
 // NewWorker returns a worker for the service's store and clock; log receives one line
 // per failed step (nil discards).
@@ -33,8 +43,8 @@ func NewWorker(svc *Service, log *slog.Logger) *Worker {
 	return &Worker{svc: svc, log: log, Batch: DefaultBatch, wake: make(chan struct{}, 1)}
 }
 
-// Notify makes Run do its next run at once instead of at the next tick (a booking was
-// just created). It never blocks.
+// Notify makes Run issue Pending bookings now (or NotifySpacing after its last issue
+// run) instead of at the next tick: a booking was just created. It never blocks.
 func (w *Worker) Notify() {
 	select {
 	case w.wake <- struct{}{}:
@@ -50,22 +60,20 @@ type RunStats struct {
 }
 
 // RunOnce issues due Pending bookings, expires Issued bookings past ConfirmBefore and
-// purges idempotency records that expired, at the clock's current time. Each booking
-// moves in its own transaction with its events (booking.status.changed Issued and
+// purges idempotency records that expired, at the clock's current time. A booking
+// moves in one transaction with its events (booking.status.changed Issued and
 // pass.status.changed Active; booking.status.changed Expired and pass.status.changed
-// Expired). A failing step does not stop the others; their errors are joined.
+// Expired), which it may share with other bookings of the step. A failing step does not
+// stop the others; their errors are joined.
 func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 	var (
 		st        RunStats
 		errs      [3]error
-		batch     = w.Batch
+		batch     = w.batch()
 		now       = w.svc.now()
 		bookings  = w.svc.store
 		applyFunc = w.svc.apply
 	)
-	if batch <= 0 {
-		batch = DefaultBatch
-	}
 	st.Issued, errs[0] = bookings.ClaimBookings(ctx, skygate.BookingPending, skygate.TriggerIssue, now, batch, applyFunc)
 	st.Expired, errs[1] = bookings.ClaimBookings(ctx, skygate.BookingIssued, skygate.TriggerExpire, now, batch, applyFunc)
 	st.Purged, errs[2] = bookings.PurgeIdempotencyRecords(ctx, now)
@@ -79,19 +87,32 @@ func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 
 // Run calls RunOnce at once and then every interval until ctx is done, and returns
 // nil then. A run that moved a full batch is followed at once by another, so a
-// backlog drains without waiting for the ticker.
+// backlog drains without waiting for the ticker. Between ticks, Notify triggers the
+// issue step alone: expiry and the purge of idempotency keys are due by the clock, not
+// by new bookings, so they wait for the tick.
 func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	for {
-		st, err := w.RunOnce(ctx)
+	spacing := w.NotifySpacing
+	if spacing <= 0 {
+		spacing = DefaultNotifySpacing
+	}
+	var lastIssue time.Time
+	for all := true; ; {
+		var (
+			st  RunStats
+			err error
+		)
+		if all {
+			st, err = w.RunOnce(ctx)
+		} else {
+			st, err = w.issue(ctx)
+		}
+		lastIssue = time.Now()
 		if ctx.Err() != nil {
 			return nil
 		}
-		batch := w.Batch
-		if batch <= 0 {
-			batch = DefaultBatch
-		}
+		batch := w.batch()
 		if err == nil && (st.Issued >= batch || st.Expired >= batch) {
 			continue
 		}
@@ -99,7 +120,36 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+			all = true
 		case <-w.wake:
+			all = false
+			if wait := spacing - time.Since(lastIssue); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(wait):
+				}
+			}
 		}
 	}
+}
+
+// issue is RunOnce's first step alone.
+func (w *Worker) issue(ctx context.Context) (RunStats, error) {
+	var (
+		st  RunStats
+		err error
+	)
+	st.Issued, err = w.svc.store.ClaimBookings(ctx, skygate.BookingPending, skygate.TriggerIssue, w.svc.now(), w.batch(), w.svc.apply)
+	if err != nil {
+		w.log.ErrorContext(ctx, "booking worker step failed", "step", "issue bookings", "err", err)
+	}
+	return st, err
+}
+
+func (w *Worker) batch() int {
+	if w.Batch <= 0 {
+		return DefaultBatch
+	}
+	return w.Batch
 }
