@@ -141,9 +141,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		AccessLog: access,
 		Now:       time.Now,
 	})
-	// Every committed event wakes this process's dispatcher, whoever wrote it (worker,
-	// API, admin); other replicas find the events when they poll.
-	a.db.OnEvents(a.dispatch.Notify)
+	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,
+	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
+	a.db.OnDeliveries(a.dispatch.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	return a, nil
 }

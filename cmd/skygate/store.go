@@ -24,8 +24,9 @@ type database interface {
 	Migrate(ctx context.Context) error
 	// Pending reports whether the binary has migrations the database lacks.
 	Pending(ctx context.Context) (bool, error)
-	// OnEvents sets a function called after each commit that appended events.
-	OnEvents(f func())
+	// OnDeliveries sets a function called after each commit that enqueued webhook
+	// deliveries.
+	OnDeliveries(f func())
 }
 
 // openStore opens the engine the database URL names. It is the only place that names

@@ -12,17 +12,19 @@ import (
 )
 
 // TestCreateWakesWorker: with an hour between ticks, a new booking is still issued at
-// once because Create wakes the worker, and the store reports the committed events
-// (the dispatcher's wake-up) after the issue has committed. With group commit the
-// create and the issue may share one commit, and then one call reports both.
+// once because Create wakes the worker, and the store reports the webhook deliveries
+// of its events (the dispatcher's wake-up) after the issue has committed. With group
+// commit the create and the issue may share one commit, and then one call reports
+// both.
 func TestCreateWakesWorker(t *testing.T) {
 	t.Parallel()
 	s := storetest.MustSQLite(t)
 	account := storetest.MustCreateAccount(t, s).ID
+	storetest.MustCreateWebhook(t, s, account)
 	// The hook runs after its commit: a hook call that finds the booking Issued
-	// reported the issue's events.
+	// reported the issue's deliveries.
 	var reportedIssue atomic.Bool
-	s.OnEvents(func() {
+	s.OnDeliveries(func() {
 		issued, _, err := s.ListBookings(context.Background(), account, skygate.BookingIssued, skygate.Page{Limit: 1})
 		if err == nil && len(issued) > 0 {
 			reportedIssue.Store(true)
@@ -48,7 +50,7 @@ func TestCreateWakesWorker(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s without a tick: status %s, issue reported to OnEvents: %v", got.Status, reportedIssue.Load())
+			t.Fatalf("after 10 s without a tick: status %s, issue reported to OnDeliveries: %v", got.Status, reportedIssue.Load())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -104,27 +106,28 @@ func TestNotifyIssuesOnly(t *testing.T) {
 	}
 }
 
-// TestEventsWakeOnlyOnCommit: every write that commits events calls OnEvents, on both
-// engines and whoever writes (a partner's confirm, an employee's complete); a write
-// that fails does not.
-func TestEventsWakeOnlyOnCommit(t *testing.T) {
+// TestDeliveriesWakeOnlyOnCommit: every write that commits events of an account with
+// an active webhook (so deliveries) calls OnDeliveries, on both engines and whoever
+// writes (a partner's confirm, an employee's complete); a write that fails does not,
+// and neither do the events of an account without a subscription.
+func TestDeliveriesWakeOnlyOnCommit(t *testing.T) {
 	t.Parallel()
 	for _, e := range []struct {
 		name string
 		open func(testing.TB) interface {
 			skygate.Store
-			OnEvents(func())
+			OnDeliveries(func())
 		}
 	}{
 		{"sqlite", func(tb testing.TB) interface {
 			skygate.Store
-			OnEvents(func())
+			OnDeliveries(func())
 		} {
 			return storetest.MustSQLite(tb)
 		}},
 		{"postgres", func(tb testing.TB) interface {
 			skygate.Store
-			OnEvents(func())
+			OnDeliveries(func())
 		} {
 			return storetest.MustPostgres(tb)
 		}},
@@ -133,19 +136,29 @@ func TestEventsWakeOnlyOnCommit(t *testing.T) {
 			t.Parallel()
 			s := e.open(t)
 			var n atomic.Int32
-			s.OnEvents(func() { n.Add(1) })
+			s.OnDeliveries(func() { n.Add(1) })
 			c := &clock{t: Start}
 			svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now})
 			b := &bundle{store: s, svc: svc, worker: booking.NewWorker(svc, nil), clock: c, account: storetest.MustCreateAccount(t, s).ID}
-			created := b.MustCreate(t, request())
 			step := func(what string, want int32, err error) {
 				t.Helper()
 				if got := n.Swap(0); got != want {
-					t.Errorf("%s: OnEvents called %d times, want %d (err %v)", what, got, want, err)
+					t.Errorf("%s: OnDeliveries called %d times, want %d (err %v)", what, got, want, err)
 				}
 			}
+			quiet := &bundle{store: s, svc: svc, worker: b.worker, clock: c, account: storetest.MustCreateAccount(t, s).ID}
+			unsubscribed := quiet.MustCreate(t, request())
+			step("create without a webhook", 0, nil)
+			_, err := b.worker.RunOnce(t.Context())
+			step("issue without a webhook", 0, err)
+			if got := storetest.MustBooking(t, s, quiet.account, unsubscribed.ID); got.Status != skygate.BookingIssued {
+				t.Fatalf("the booking without a webhook is %s, want Issued", got.Status)
+			}
+
+			storetest.MustCreateWebhook(t, s, b.account)
+			created := b.MustCreate(t, request())
 			step("create", 1, nil)
-			_, err := svc.Confirm(t.Context(), b.account, created.ID)
+			_, err = svc.Confirm(t.Context(), b.account, created.ID)
 			step("confirm of a Pending booking (refused)", 0, err)
 			_, err = b.worker.RunOnce(t.Context())
 			step("issue", 1, err)

@@ -60,7 +60,6 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 	if err := s.lockTable(ctx, tx, "events"); err != nil {
 		return err
 	}
-	s.markEvents(tx)
 	for rest := events; len(rest) > 0; {
 		chunk := rest[:min(len(rest), maxEventsPerInsert)]
 		rest = rest[len(chunk):]

@@ -26,28 +26,30 @@ type Store struct {
 	stmts []string
 	group *committer // nil unless the dialect asks for group commit
 
-	// onEvents is called after a commit of a transaction that appended events;
-	// eventTxs holds the open transactions that did.
-	onEvents atomic.Pointer[func()]
-	eventTxs sync.Map // *sql.Tx → struct{}
+	// onDeliveries is called after a commit of a transaction that enqueued webhook
+	// deliveries; deliveryTxs holds the open transactions that did.
+	onDeliveries atomic.Pointer[func()]
+	deliveryTxs  sync.Map // *sql.Tx → struct{}
 }
 
-// OnEvents sets f to be called after every commit of a transaction that appended
-// events to the outbox, so that a dispatcher in this process can deliver them at once
-// (other processes find them when they poll). f must not block.
-func (s *Store) OnEvents(f func()) { s.onEvents.Store(&f) }
+// OnDeliveries sets f to be called after every commit of a transaction that enqueued
+// webhook deliveries, so that a dispatcher in this process can send them at once
+// (other processes find them when they poll). Events of an account without an active
+// subscription enqueue none and call nothing: a dispatcher would find nothing to send.
+// f must not block.
+func (s *Store) OnDeliveries(f func()) { s.onDeliveries.Store(&f) }
 
-// markEvents records that tx appended events.
-func (s *Store) markEvents(tx *sql.Tx) {
-	if s.onEvents.Load() != nil {
-		s.eventTxs.Store(tx, struct{}{})
+// markDeliveries records that tx enqueued deliveries.
+func (s *Store) markDeliveries(tx *sql.Tx) {
+	if s.onDeliveries.Load() != nil {
+		s.deliveryTxs.Store(tx, struct{}{})
 	}
 }
 
-// ended forgets tx and, when it committed events, calls the OnEvents function.
+// ended forgets tx and, when it committed deliveries, calls the OnDeliveries function.
 func (s *Store) ended(tx *sql.Tx, committed bool) {
-	if _, had := s.eventTxs.LoadAndDelete(tx); had && committed {
-		if f := s.onEvents.Load(); f != nil {
+	if _, had := s.deliveryTxs.LoadAndDelete(tx); had && committed {
+		if f := s.onDeliveries.Load(); f != nil {
 			(*f)()
 		}
 	}

@@ -233,6 +233,7 @@ func (s *Store) enqueueDeliveries(ctx context.Context, tx *sql.Tx, events []*sky
 		if err != nil {
 			return fmt.Errorf("%s: enqueue delivery of event %s: %w", s.d.Name, e.ID, err)
 		}
+		s.markDeliveries(tx)
 	}
 	return nil
 }
