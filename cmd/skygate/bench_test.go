@@ -26,7 +26,14 @@ import (
 // does, JSON at info (one access-log line per request), into a writer that discards.
 func benchApp(b *testing.B) (*app, credentials) {
 	b.Helper()
-	env := testEnv(b, map[string]string{"SKYGATE_RATE_LIMIT": "0", "SKYGATE_TOKEN_RATE_LIMIT": "0"})
+	return benchAppLimited(b, "0")
+}
+
+// benchAppLimited is benchApp with the account and token rate limits at rate per
+// second ("0": none); a rate no benchmark reaches measures what limiting costs.
+func benchAppLimited(b *testing.B, rate string) (*app, credentials) {
+	b.Helper()
+	env := testEnv(b, map[string]string{"SKYGATE_RATE_LIMIT": rate, "SKYGATE_TOKEN_RATE_LIMIT": rate})
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		b.Fatal(err)
@@ -118,7 +125,13 @@ func sameRequest(r *http.Request) func() *http.Request {
 
 // BenchmarkAuthenticatedCatalog304 is the same request answered Not Modified.
 func BenchmarkAuthenticatedCatalog304(b *testing.B) {
-	a, c := benchApp(b)
+	for _, bb := range []struct{ name, rate string }{{"unlimited", "0"}, {"limited", "1e9"}} {
+		b.Run(bb.name, func(b *testing.B) { benchCatalog304(b, bb.rate) })
+	}
+}
+
+func benchCatalog304(b *testing.B, rate string) {
+	a, c := benchAppLimited(b, rate)
 	tok := benchToken(b, a, c)
 	newReq := func() *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "/v2/catalog/lounges?limit=5&iata=TAS", nil)

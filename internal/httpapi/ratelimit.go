@@ -48,10 +48,13 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		s.log.WarnContext(r.Context(), "rate limiter failed; allowing", "err", err)
 		return nil
 	}
+	// Every authenticated request passes here: the keys are in http.Header's canonical
+	// form, so that no Set canonicalizes (and allocates) them, and the three values
+	// share one backing array.
+	v := make([]string, 3)
+	v[0], v[1], v[2] = strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(ceilSeconds(d.Reset))
 	h := w.Header()
-	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
+	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	if d.Allowed {
 		return nil
 	}
