@@ -261,6 +261,38 @@ func TestMergeRounds(t *testing.T) {
 	}
 }
 
+// TestCPULoad: the -cpu-load phase runs at the rate that keeps the asked share of the
+// core busy at the latency phase's cost per request, only when that phase was busier;
+// rounds merge to the median of each figure, and to nothing when a round had none.
+func TestCPULoad(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		share float64
+		lat   phase
+		want  int
+	}{
+		{"off", 0, phase{CPUPerReq: 100, ServerUtil: 0.9}, 0},
+		{"busier than asked", 0.7, phase{CPUPerReq: 100, ServerUtil: 0.9}, 7000},
+		{"already below", 0.7, phase{CPUPerReq: 100, ServerUtil: 0.65}, 0},
+		{"no requests", 0.7, phase{ServerUtil: 0.9}, 0},
+	}
+	for _, tt := range tests {
+		if got := cpuLoadRate(tt.share, tt.lat); got != tt.want {
+			t.Errorf("%s: cpuLoadRate = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	at := func(p99 float64) row {
+		return row{Scenario: scBooking, Engine: engineSQLite, AtCPULoad: &cpuLoadFigures{Rate: 1000, ServerUtil: 0.7, P50: 1, P99: p99}}
+	}
+	if got := mergeCPULoad([]row{at(30), at(5), at(8)}); got == nil || got.P99 != 8 || got.Rate != 1000 {
+		t.Errorf("merged %+v, want the median p99 8", got)
+	}
+	if got := mergeCPULoad([]row{at(30), {Scenario: scBooking}}); got != nil {
+		t.Errorf("a round without the phase merged into %+v", got)
+	}
+}
+
 // TestInsertLoopTwice: the insert loop starts from an empty table even on a file an
 // earlier round left (its keys would otherwise collide, as they did with -rounds 2).
 func TestInsertLoopTwice(t *testing.T) {

@@ -184,10 +184,13 @@ func (h *harness) attack(ctx context.Context, p *proc, l httpLoad, rate, workers
 	return ph, nil
 }
 
-// measured is an HTTP scenario's two phases.
+// measured is an HTTP scenario's phases.
 type measured struct {
 	Max     phase `json:"max"`
 	Latency phase `json:"latency"`
+	// AtCPULoad is the latency phase of -cpu-load: at the rate that keeps that share
+	// of the server's core busy.
+	AtCPULoad *phase `json:"at_cpu_load,omitempty"`
 }
 
 // measure finds the maximum throughput with a closed loop, then measures latency at
@@ -232,7 +235,29 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 		return m, err
 	}
 	h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms  status %v", name, rate, m.Latency.P50, m.Latency.P99, m.Latency.Statuses)
+	if rate := cpuLoadRate(h.opts.cpuLoad, m.Latency); rate > 0 {
+		ph, err := h.attack(ctx, p, l, rate, h.opts.workers, h.opts.latencyDur, h.opts.warmup)
+		if err != nil {
+			return m, err
+		}
+		m.AtCPULoad = &ph
+		h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms  server CPU %.0f%%  status %v (-cpu-load)",
+			name, rate, ph.P50, ph.P99, 100*ph.ServerUtil, ph.Statuses)
+	}
 	return m, nil
+}
+
+// cpuLoadRate is the rate that would keep share of the server's core busy at the CPU
+// per request of the latency phase lat, or 0 when there is no such phase to run:
+// -cpu-load is off, or lat already kept the core at most that busy. An open loop
+// costs the server more per request than the closed loop's saturation (it batches
+// less per wakeup and per commit), so "70 % of the maximum rate" keeps the core
+// 85-98 % busy; this phase measures latency where the core is busy as asked.
+func cpuLoadRate(share float64, lat phase) int {
+	if share <= 0 || lat.CPUPerReq <= 0 || lat.ServerUtil <= share {
+		return 0
+	}
+	return int(math.Round(share * 1e6 / lat.CPUPerReq))
 }
 
 // settle waits until the server uses less than a tenth of its core over 200 ms (at

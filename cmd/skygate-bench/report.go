@@ -29,6 +29,9 @@ type row struct {
 	// ratio a server-bound run would show, whatever the load generator manages.
 	VsBaselineCPU float64 `json:"cpu_capacity_vs_baseline,omitempty"`
 	Checks        []check `json:"checks,omitempty"`
+	// AtCPULoad is the -cpu-load reading: latency where the server's core was about
+	// that busy. It is beside the targets, not one of them.
+	AtCPULoad *cpuLoadFigures `json:"at_cpu_load,omitempty"`
 	// Rounds are each round's figures when the harness ran several (-rounds).
 	Rounds  []roundFigures `json:"rounds,omitempty"`
 	Note    string         `json:"note,omitempty"`
@@ -56,9 +59,20 @@ func (c *check) judge() {
 	}
 }
 
+// cpuLoadFigures are the figures of a -cpu-load phase.
+type cpuLoadFigures struct {
+	Rate       float64 `json:"rate"`
+	ServerUtil float64 `json:"server_cpu_utilization"`
+	P50        float64 `json:"p50_ms"`
+	P99        float64 `json:"p99_ms"`
+}
+
 func httpRow(name, engine string, m measured) row {
 	r := row{Scenario: name, Engine: engine, Kind: "http", RPS: m.Max.RPS, ServerUtil: m.Max.ServerUtil,
 		CPUPerReq: m.Max.CPUPerReq, P50: m.Latency.P50, P99: m.Latency.P99, LatencyRate: m.Latency.Rate, Phases: &m}
+	if ph := m.AtCPULoad; ph != nil {
+		r.AtCPULoad = &cpuLoadFigures{Rate: float64(ph.Rate), ServerUtil: ph.ServerUtil, P50: ph.P50, P99: ph.P99}
+	}
 	if e := m.Max.errorRate(); e > 0 {
 		r.Note = fmt.Sprintf("%.1f%% unexpected statuses %v %v", 100*e, m.Max.Statuses, m.Max.Errors)
 	}
@@ -230,6 +244,28 @@ func (rep *report) writeTable(w io.Writer) {
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "\nnotes:\n%s\n", strings.Join(notes, "\n"))
 	}
+	rep.writeCPULoad(w)
+}
+
+// writeCPULoad prints the -cpu-load readings, if any: the latency where the server's
+// core was as busy as asked, beside the targets' "at 70 % of the maximum rate".
+func (rep *report) writeCPULoad(w io.Writer) {
+	var lines []string
+	for _, r := range rep.Rows {
+		if c := r.AtCPULoad; c != nil && r.Skipped == "" {
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%.0f\t%.0f%%\t%.2f\t%.2f", r.Scenario, orDash(r.Engine), c.Rate, 100*c.ServerUtil, c.P50, c.P99))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nlatency at the rate estimated to keep %.0f%% of the server's core busy (-cpu-load, from the latency phase's CPU per request; srv cpu is what it was; not a target):\n", 100*rep.Machine.CPULoad)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tengine\treq/s\tsrv cpu\tp50 ms\tp99 ms")
+	for _, l := range lines {
+		fmt.Fprintln(tw, l)
+	}
+	tw.Flush()
 }
 
 func orDash(s string) string {

@@ -83,6 +83,7 @@ func mergeRow(rows []row) row {
 	m.P99 = field(func(r row) float64 { return r.P99 })
 	m.VsBaseline = field(func(r row) float64 { return r.VsBaseline })
 	m.VsBaselineCPU = field(func(r row) float64 { return r.VsBaselineCPU })
+	m.AtCPULoad = mergeCPULoad(rows)
 	m.Checks = slices.Clone(m.Checks)
 	for c := range m.Checks {
 		m.Checks[c].Value = field(func(r row) float64 {
@@ -120,4 +121,23 @@ func medianIndex(rows []row, value func(r row) float64) int {
 		return 0
 	})
 	return idx[(len(idx)-1)/2]
+}
+
+// mergeCPULoad is the median of each -cpu-load figure over the rounds, or nil when a
+// round has none (its latency phase was already below the asked load).
+func mergeCPULoad(rows []row) *cpuLoadFigures {
+	for _, r := range rows {
+		if r.AtCPULoad == nil {
+			return nil
+		}
+	}
+	field := func(get func(c *cpuLoadFigures) float64) float64 {
+		return get(rows[medianIndex(rows, func(r row) float64 { return get(r.AtCPULoad) })].AtCPULoad)
+	}
+	return &cpuLoadFigures{
+		Rate:       field(func(c *cpuLoadFigures) float64 { return c.Rate }),
+		ServerUtil: field(func(c *cpuLoadFigures) float64 { return c.ServerUtil }),
+		P50:        field(func(c *cpuLoadFigures) float64 { return c.P50 }),
+		P99:        field(func(c *cpuLoadFigures) float64 { return c.P99 }),
+	}
 }

@@ -37,6 +37,7 @@ type options struct {
 	workers    int
 	rounds     int
 	load       float64
+	cpuLoad    float64 // 0, or the share of the server's core of the extra latency phase
 	scenarios  []string
 	engines    []string
 	pin        bool
@@ -123,6 +124,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
 	f.fs.IntVar(&o.rounds, "rounds", 1, "run every scenario this many times (references, then engines, per round) and report the medians: on a noisy machine one run can land in a slow period")
 	f.fs.Float64Var(&o.load, "load", 0.7, "fraction of the maximum throughput for the latency phase")
+	f.fs.Float64Var(&o.cpuLoad, "cpu-load", 0, "also measure latency at the rate that keeps this share of the server's core busy (0.7: 70 %), estimated from the latency phase's CPU per request; a reading beside the targets, not one of them (0: off)")
 	f.fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated scenarios: "+strings.Join(allScenarios, ","))
 	f.fs.StringVar(&f.engines, "engines", "sqlite,postgres", "comma-separated storage engines (postgres needs a DSN)")
 	f.fs.BoolVar(&o.pin, "pin", true, "pin the server to -server-cpu and the load generator to -client-cpus (taskset)")
@@ -155,6 +157,9 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	}
 	if o.workers < 1 {
 		errs = append(errs, errors.New("-workers must be at least 1"))
+	}
+	if o.cpuLoad < 0 || o.cpuLoad >= 1 {
+		errs = append(errs, errors.New("-cpu-load must be from 0 (off) to below 1"))
 	}
 	if o.rounds < 1 || o.rounds > 99 {
 		errs = append(errs, errors.New("-rounds must be from 1 to 99"))
@@ -308,6 +313,8 @@ type machine struct {
 	Workers     int     `json:"workers"`
 	Duration    string  `json:"duration"`
 	LatencyLoad float64 `json:"latency_load"`
+	// CPULoad is -cpu-load (0: off).
+	CPULoad float64 `json:"cpu_load,omitempty"`
 	// Rounds is how many times every scenario ran; the figures are their medians.
 	Rounds   int    `json:"rounds"`
 	LogLevel string `json:"server_log_level"`
@@ -324,7 +331,7 @@ type machine struct {
 func (h *harness) machine() machine {
 	m := machine{
 		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
-		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load,
+		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load, CPULoad: h.opts.cpuLoad,
 		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta, LatencyGenerator: h.openLoopGenerator(),
 	}
 	if h.opts.wrkPath != "" {
