@@ -101,12 +101,7 @@ func TestFixedRate(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer srv.Close()
-	self, err := os.FindProcess(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{opts: options{generator: genAuto}}
-	p := &proc{cmd: &exec.Cmd{Process: self}}
+	h, p := selfHarness(t)
 
 	ph, err := h.attackFixedRate(t.Context(), p, staticLoad(vegeta.Target{Method: http.MethodGet, URL: srv.URL + "/"}, 200, nil), 1000, 4, 500*time.Millisecond, 200*time.Millisecond)
 	if err != nil {
@@ -165,12 +160,7 @@ func TestFixedRateTLS(t *testing.T) {
 	}
 	srv.StartTLS()
 	defer srv.Close()
-	self, err := os.FindProcess(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{opts: options{generator: genAuto}}
-	p := &proc{cmd: &exec.Cmd{Process: self}}
+	h, p := selfHarness(t)
 	var seq atomic.Int64
 	l := httpLoad{want: http.StatusAccepted, tls: srv.Client().Transport.(*http.Transport).TLSClientConfig,
 		targeter: func() vegeta.Targeter {
@@ -194,4 +184,15 @@ func TestFixedRateTLS(t *testing.T) {
 	if ph.P99 < 100 {
 		t.Errorf("p99 %.1f ms: the queue for the 2 connections is not in the latencies", ph.P99)
 	}
+}
+
+// selfHarness is a harness whose "server" process is the test itself, for the CPU
+// figures.
+func selfHarness(t *testing.T) (*harness, *proc) {
+	t.Helper()
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{opts: options{generator: genAuto}}, &proc{cmd: &exec.Cmd{Process: self}}
 }

@@ -30,16 +30,8 @@ func TestCreateWakesWorker(t *testing.T) {
 			reportedIssue.Store(true)
 		}
 	})
-	c := &clock{t: Start}
-	var worker *booking.Worker
-	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
-	worker = booking.NewWorker(svc, nil)
-	b := &bundle{store: s, svc: svc, worker: worker, clock: c, account: account}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- worker.Run(ctx, time.Hour) }()
-	defer func() { cancel(); <-done }()
+	b := startWorker(t, s, account)
+	svc, worker := b.svc, b.worker
 
 	created := b.MustCreate(t, request())
 	deadline := time.Now().Add(10 * time.Second)
@@ -65,16 +57,8 @@ func TestNotifyIssuesOnly(t *testing.T) {
 	t.Parallel()
 	s := storetest.MustSQLite(t)
 	account := storetest.MustCreateAccount(t, s).ID
-	c := &clock{t: Start}
-	var worker *booking.Worker
-	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
-	worker = booking.NewWorker(svc, nil)
-	b := &bundle{store: s, svc: svc, worker: worker, clock: c, account: account}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- worker.Run(ctx, time.Hour) }()
-	defer func() { cancel(); <-done }()
+	b := startWorker(t, s, account)
+	svc := b.svc
 	waitIssued := func(id string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -93,7 +77,7 @@ func TestNotifyIssuesOnly(t *testing.T) {
 
 	first := b.MustCreate(t, request())
 	waitIssued(first.ID)
-	c.Advance(48 * time.Hour) // past first's confirmation deadline
+	b.clock.Advance(48 * time.Hour) // past first's confirmation deadline
 	second := b.MustCreate(t, request())
 	waitIssued(second.ID)
 	got, err := svc.Get(t.Context(), account, first.ID)
@@ -104,6 +88,21 @@ func TestNotifyIssuesOnly(t *testing.T) {
 	if st := b.MustRun(t); st.Expired != 1 {
 		t.Errorf("the full run expired %d bookings, want the overdue one", st.Expired)
 	}
+}
+
+// startWorker runs a worker over s, woken by every create and ticking only every
+// hour, until the test ends.
+func startWorker(t *testing.T, s skygate.Store, account string) *bundle {
+	t.Helper()
+	c := &clock{t: Start}
+	var worker *booking.Worker
+	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
+	worker = booking.NewWorker(svc, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, time.Hour) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &bundle{store: s, svc: svc, worker: worker, clock: c, account: account}
 }
 
 // TestDeliveriesWakeOnlyOnCommit: every write that commits events of an account with
