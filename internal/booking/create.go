@@ -88,16 +88,20 @@ func (s *Service) Create(ctx context.Context, accountID, clientID, key string, b
 		return nil, err
 	}
 	now := s.now()
-	rec, err := s.store.IdempotencyRecord(ctx, accountID, skygate.OperationCreateBooking, key, now)
-	switch {
-	case err == nil:
-		return replay(rec, fp)
-	case !skygate.IsCode(err, skygate.CodeNotFound):
-		return nil, err
-	}
-
+	// A known key is answered from its record whatever the request now holds, even
+	// when its body would no longer validate (a service date now past). The common
+	// case, a new key, is not read first: the transaction's claim of the key finds a
+	// known one and returns its record; only a request that fails validation looks
+	// the key up, before it answers with its error.
 	b, err := s.parse(doc, now)
 	if err != nil {
+		rec, lookup := s.store.IdempotencyRecord(ctx, accountID, skygate.OperationCreateBooking, key, now)
+		switch {
+		case lookup == nil:
+			return replay(rec, fp)
+		case !skygate.IsCode(lookup, skygate.CodeNotFound):
+			return nil, lookup
+		}
 		return nil, err
 	}
 	b.ID, b.AccountID, b.ClientID = skygate.NewID(), accountID, clientID
@@ -108,7 +112,7 @@ func (s *Service) Create(ctx context.Context, accountID, clientID, key string, b
 	if err != nil {
 		return nil, err
 	}
-	rec = &skygate.IdempotencyRecord{
+	rec := &skygate.IdempotencyRecord{
 		AccountID:   accountID,
 		Operation:   skygate.OperationCreateBooking,
 		Key:         key,

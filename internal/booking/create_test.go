@@ -121,6 +121,30 @@ func testCreateConcurrent(t *testing.T, b *bundle) {
 	wantEvents(t, b.eventsOf(t, results[0].BookingID), "booking.status.changed null→Pending")
 }
 
+// TestReplayOutlivesValidation: a known key gets its stored answer even when its body
+// would no longer pass validation (the service date has passed since), on both
+// engines: the key decides before the body is judged again.
+func TestReplayOutlivesValidation(t *testing.T) {
+	t.Parallel()
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupStore(t, e.open(t))
+			body := mustJSON(t, request(func(r map[string]any) { r["service_date"] = "2025-06-02" }))
+			first, err := b.svc.Create(t.Context(), b.account, "c", "late", body)
+			storetest.MustNoError(t, err, "Create")
+			b.clock.Advance(48 * time.Hour) // 2025-06-03 20:00 UTC: the 2nd is past everywhere
+			_, err = b.svc.Create(t.Context(), b.account, "c", "fresh", body)
+			storetest.WantCode(t, err, skygate.CodeValidation)
+			again, err := b.svc.Create(t.Context(), b.account, "c", "late", body)
+			storetest.MustNoError(t, err, "Create again")
+			if !again.Reused || again.BookingID != first.BookingID || string(again.Body) != string(first.Body) {
+				t.Fatalf("replay = %+v, want the first answer", again)
+			}
+		})
+	}
+}
+
 func TestRejectedRequestKeepsKeyFree(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
