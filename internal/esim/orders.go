@@ -59,14 +59,19 @@ func (s *Service) Order(ctx context.Context, accountID, clientID, key, lang stri
 		return nil, err
 	}
 	now := s.now()
-	if rec, found, err := s.idempotent(ctx, accountID, skygate.OperationESIMOrder, key, fp, now); err != nil || found {
-		if err != nil {
-			return nil, err
-		}
-		return s.replayOrder(ctx, accountID, lang, rec)
-	}
+	// A known key is answered from its record whatever the request now holds (its
+	// package withdrawn since, say). A new key, the common case, is not read first:
+	// the transaction claims the key before it charges or allocates, and returns the
+	// record of a known one; only a request that fails validation looks its key up.
 	pkg, err := s.validateOrder(ctx, accountID, req)
 	if err != nil {
+		rec, found, lookup := s.idempotent(ctx, accountID, skygate.OperationESIMOrder, key, fp, now)
+		switch {
+		case lookup != nil:
+			return nil, lookup
+		case found:
+			return s.replayOrder(ctx, accountID, lang, rec)
+		}
 		return nil, err
 	}
 	o := &skygate.ESIMOrder{

@@ -54,9 +54,14 @@ func TestOrder(t *testing.T) {
 			!reflect.DeepEqual(again.Order.ICCIDs(), o.ICCIDs()) || again.Order.ESIMs[0].ActivationCode == "" {
 			t.Fatalf("replay = %+v", again)
 		}
-		// The same key and another request: a conflict, nothing written.
+		// The same key and another request: a conflict, nothing written; an invalid
+		// one too, rather than its validation error.
 		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 1})
 		storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
+		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0})
+		storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
+		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k-new", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0})
+		storetest.WantCode(t, err, skygate.CodeValidation)
 
 		billing, err := b.svc.Billing(t.Context(), b.acc.ID, skygate.Page{})
 		storetest.MustNoError(t, err, "Billing")
@@ -89,6 +94,19 @@ func TestOrder(t *testing.T) {
 		storetest.MustNoError(t, err, "ListOrders")
 		if list.Pagination != (esim.Pagination{Count: 1, Offset: 0, Total: 1}) {
 			t.Fatalf("ListOrders pagination = %+v", list.Pagination)
+		}
+
+		// The package withdrawn since: a new order of it is refused, the known key
+		// is still answered from its record.
+		retired := *b.pkg
+		retired.Active = false
+		MustSetPackages(t, b.svc, b.acc.ID, &retired)
+		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k2", "ru", req)
+		storetest.WantCode(t, err, skygate.CodeValidation)
+		again, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", req)
+		storetest.MustNoError(t, err, "Order replay after the package was withdrawn")
+		if !again.Reused || again.Order.ID != o.ID {
+			t.Fatalf("replay after the package was withdrawn = %+v", again)
 		}
 	})
 }
