@@ -103,12 +103,12 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 			st  RunStats
 			err error
 		)
+		lastIssue = time.Now()
 		if all {
 			st, err = w.RunOnce(ctx)
 		} else {
 			st, err = w.issue(ctx)
 		}
-		lastIssue = time.Now()
 		if ctx.Err() != nil {
 			return nil
 		}
