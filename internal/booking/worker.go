@@ -67,22 +67,32 @@ type RunStats struct {
 // stop the others; their errors are joined.
 func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 	var (
-		st        RunStats
-		errs      [3]error
-		batch     = w.batch()
-		now       = w.svc.now()
-		bookings  = w.svc.store
-		applyFunc = w.svc.apply
+		st   RunStats
+		errs [3]error
+		now  = w.svc.now()
 	)
-	st.Issued, errs[0] = bookings.ClaimBookings(ctx, skygate.BookingPending, skygate.TriggerIssue, now, batch, applyFunc)
-	st.Expired, errs[1] = bookings.ClaimBookings(ctx, skygate.BookingIssued, skygate.TriggerExpire, now, batch, applyFunc)
-	st.Purged, errs[2] = bookings.PurgeIdempotencyRecords(ctx, now)
-	for i, step := range []string{"issue bookings", "expire bookings", "purge idempotency keys"} {
-		if errs[i] != nil {
-			w.log.ErrorContext(ctx, "booking worker step failed", "step", step, "err", errs[i])
-		}
+	st.Issued, errs[0] = w.claim(ctx, skygate.BookingPending, skygate.TriggerIssue, now)
+	st.Expired, errs[1] = w.claim(ctx, skygate.BookingIssued, skygate.TriggerExpire, now)
+	st.Purged, errs[2] = w.svc.store.PurgeIdempotencyRecords(ctx, now)
+	for i, step := range []string{stepIssue, "expire bookings", "purge idempotency keys"} {
+		w.logFailed(ctx, step, errs[i])
 	}
 	return st, errors.Join(errs[:]...)
+}
+
+// stepIssue names the issue step in the log.
+const stepIssue = "issue bookings"
+
+// claim moves up to a batch of bookings in status from by trigger t at now.
+func (w *Worker) claim(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time) (int, error) {
+	return w.svc.store.ClaimBookings(ctx, from, t, now, w.batch(), w.svc.apply)
+}
+
+// logFailed logs a step's error, if any.
+func (w *Worker) logFailed(ctx context.Context, step string, err error) {
+	if err != nil {
+		w.log.ErrorContext(ctx, "booking worker step failed", "step", step, "err", err)
+	}
 }
 
 // Run calls RunOnce at once and then every interval until ctx is done, and returns
@@ -136,15 +146,9 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 
 // issue is RunOnce's first step alone.
 func (w *Worker) issue(ctx context.Context) (RunStats, error) {
-	var (
-		st  RunStats
-		err error
-	)
-	st.Issued, err = w.svc.store.ClaimBookings(ctx, skygate.BookingPending, skygate.TriggerIssue, w.svc.now(), w.batch(), w.svc.apply)
-	if err != nil {
-		w.log.ErrorContext(ctx, "booking worker step failed", "step", "issue bookings", "err", err)
-	}
-	return st, err
+	n, err := w.claim(ctx, skygate.BookingPending, skygate.TriggerIssue, w.svc.now())
+	w.logFailed(ctx, stepIssue, err)
+	return RunStats{Issued: n}, err
 }
 
 func (w *Worker) batch() int {
