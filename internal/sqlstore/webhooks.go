@@ -203,13 +203,15 @@ func (s *Store) CreateWebhookTestEvent(ctx context.Context, accountID, webhookID
 // active, due at the event's creation time. Doing it in the event's transaction is
 // what makes delivery survive a crash: the event and its delivery commit together or
 // not at all. The delivery stores the event's envelope, encoded once here, as the
-// body of every attempt. insertEvents calls it for every event it writes.
+// body of every attempt. insertEvents calls it for every event it writes. A
+// transaction that enqueued any delivery is marked for OnDeliveries.
 func (s *Store) enqueueDeliveries(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
 	lookup := s.q(qActiveWebhook)
 	if s.concurrentWriters() {
 		lookup = s.q(qActiveWebhookShare)
 	}
 	subscription := map[string]string{} // account id → active subscription id, "" for none
+	enqueued := false
 	for _, e := range events {
 		subID, seen := subscription[e.AccountID]
 		if !seen {
@@ -233,6 +235,9 @@ func (s *Store) enqueueDeliveries(ctx context.Context, tx *sql.Tx, events []*sky
 		if err != nil {
 			return fmt.Errorf("%s: enqueue delivery of event %s: %w", s.d.Name, e.ID, err)
 		}
+		enqueued = true
+	}
+	if enqueued {
 		s.markDeliveries(tx)
 	}
 	return nil
