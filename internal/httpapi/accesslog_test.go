@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -103,4 +104,15 @@ func FuzzAccessLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecimal: the table of the RateLimit headers' numbers says what strconv says,
+// inside it and beyond its ends.
+func TestDecimal(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{-1, 0, 7, 200, 1023, 1024, 1_000_000_000} {
+		if got, want := decimal(n), strconv.Itoa(n); got != want {
+			t.Errorf("decimal(%d) = %q, want %q", n, got, want)
+		}
+	}
 }

@@ -52,7 +52,7 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 	// form, so that no Set canonicalizes (and allocates) them, and the three values
 	// share one backing array.
 	v := make([]string, 3)
-	v[0], v[1], v[2] = strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(ceilSeconds(d.Reset))
+	v[0], v[1], v[2] = decimal(d.Limit), decimal(d.Remaining), decimal(ceilSeconds(d.Reset))
 	h := w.Header()
 	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	if d.Allowed {
@@ -62,6 +62,24 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		err:   skygate.Errorf(skygate.CodeRateLimited, "too many requests; retry after %d s", ceilSeconds(d.RetryAfter)),
 		retry: d.RetryAfter,
 	}
+}
+
+// decimals holds the decimal form of the numbers the RateLimit headers usually carry
+// (bursts, remaining requests and seconds below 1024), made once instead of on every
+// request.
+var decimals = func() (d [1024]string) {
+	for i := range d {
+		d[i] = strconv.Itoa(i)
+	}
+	return d
+}()
+
+// decimal is strconv.Itoa without an allocation for 0–1023.
+func decimal(n int) string {
+	if 0 <= n && n < len(decimals) {
+		return decimals[n]
+	}
+	return strconv.Itoa(n)
 }
 
 // limitTokens guards the token endpoint per client.
