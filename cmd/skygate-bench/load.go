@@ -97,7 +97,8 @@ func (ph *phase) finish(wall, serverCPU, selfCPU time.Duration, latencies []time
 	}
 }
 
-// openLoopMaxWorkers bounds the connections of the fixed-rate phase.
+// openLoopMaxWorkers bounds the connections of an open loop that adds them when none
+// is idle: plain HTTP on the fixed-rate generator, and every open loop on vegeta.
 const openLoopMaxWorkers = 1024
 
 // attack runs l against the server process for d: a closed loop of workers

@@ -323,8 +323,8 @@ type machine struct {
 	// vegeta); each phase records its own.
 	Generator  string `json:"generator"`
 	WrkVersion string `json:"wrk_version,omitempty"`
-	// LatencyGenerator ran the open-loop phases of fixed plain-HTTP requests
-	// (fixed-rate or vegeta).
+	// LatencyGenerator ran the open-loop (latency) phases: fixed-rate, or vegeta with
+	// -generator vegeta.
 	LatencyGenerator string `json:"latency_generator"`
 }
 
