@@ -155,6 +155,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.observe(rw, r, start)
 	}()
+	if route, ok := s.exact.lookup(r); ok {
+		r.Pattern = route.pattern
+		route.h.ServeHTTP(rw, r)
+		return
+	}
 	s.mux.ServeHTTP(rw, r)
 }
 

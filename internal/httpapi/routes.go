@@ -74,9 +74,11 @@ func (s *Server) routes() {
 	s.route("POST /api/v1/admin/bookings/{bookingID}/complete", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminCompleteBooking)))
 }
 
-// route registers h at pattern and remembers the pattern for Routes.
+// route registers h at pattern and remembers the pattern for Routes. Literal paths are
+// also looked up in s.exact before ServeMux.
 func (s *Server) route(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, h)
+	s.exact.add(pattern, h)
 	s.patterns = append(s.patterns, pattern)
 }
 
