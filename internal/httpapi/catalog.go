@@ -51,7 +51,11 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 }
 
 // writePage writes a precomputed page with its validators, or 304 when the request's
-// conditional headers match (RFC 9110 §13.2.2 precedence).
+// conditional headers match (RFC 9110 §13.2.2 precedence). A 304 carries ETag, Vary and
+// Cache-Control, the fields RFC 9110 §15.4.5 asks of it, and not the representation
+// metadata (Content-Language, Last-Modified) that the section says a 304 should not
+// generate when it has an ETag; that also keeps its header map within the eight
+// entries a Go map holds without growing, which net/http clones at WriteHeader.
 //
 // This is the hot path of the catalog: headers are assigned with canonical keys and
 // shared, never-modified values instead of h.Set, and the HTTP-date is formatted once
@@ -59,16 +63,16 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
 	etag, length := page.HeaderValues()
 	h := w.Header()
-	h["Content-Language"] = languageValue(page.Language)
 	h["Vary"] = varyAcceptLanguage
 	h["Cache-Control"] = privateNoCache
 	h["Etag"] = etag
-	if !page.LastModified.IsZero() {
-		h["Last-Modified"] = httpDate(page.LastModified)
-	}
 	if conditional.NotModified(r, page.ETag, page.LastModified) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
+	}
+	h["Content-Language"] = languageValue(page.Language)
+	if !page.LastModified.IsZero() {
+		h["Last-Modified"] = httpDate(page.LastModified)
 	}
 	h["Content-Type"] = applicationJSON
 	h["Content-Length"] = length
