@@ -37,10 +37,12 @@ var (
 		pass_valid_until = ?, updated_at = ?
 		WHERE account_id = ? AND id = ? AND status = ?`)
 
+	// The statuses are literals: the partial indexes bookings_pending_created and
+	// bookings_issued_confirm_before serve a query only when its condition names them.
 	claimPending = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`
+		WHERE status = '` + string(skygate.BookingPending) + `' AND created_at <= ? ORDER BY created_at, id LIMIT ?`
 	claimIssued = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = ? AND confirm_before < ? ORDER BY confirm_before, id LIMIT ?`
+		WHERE status = '` + string(skygate.BookingIssued) + `' AND confirm_before < ? ORDER BY confirm_before, id LIMIT ?`
 	qClaimPending       = newStmt(claimPending)
 	qClaimIssued        = newStmt(claimIssued)
 	qClaimPendingLocked = newStmt(claimPending + ` FOR UPDATE SKIP LOCKED`)
@@ -232,7 +234,7 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 		moved := 0
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
 			moved = 0
-			due, err := s.dueBookings(ctx, tx, query, from, now, perTx)
+			due, err := s.dueBookings(ctx, tx, query, now, perTx)
 			if err != nil {
 				return err
 			}
@@ -269,8 +271,8 @@ const claimsPerTx = 32
 // dueBookings reads up to limit bookings with query (a claim statement) inside tx. It
 // reads them all before the caller writes any, as a table must not change under an
 // open cursor.
-func (s *Store) dueBookings(ctx context.Context, tx *sql.Tx, query string, from skygate.BookingStatus, now time.Time, limit int) ([]*skygate.Booking, error) {
-	rows, err := tx.QueryContext(ctx, query, string(from), s.time(now), limit)
+func (s *Store) dueBookings(ctx context.Context, tx *sql.Tx, query string, now time.Time, limit int) ([]*skygate.Booking, error) {
+	rows, err := tx.QueryContext(ctx, query, s.time(now), limit)
 	if err != nil {
 		return nil, err
 	}

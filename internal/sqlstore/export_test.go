@@ -1,0 +1,8 @@
+package sqlstore
+
+// DueBookingClaims maps each partial index of the bookings_*_due migration to the
+// worker's claim statement it must serve ("?" placeholders, no locking clause).
+var DueBookingClaims = map[string]string{
+	"bookings_pending_created":       claimPending,
+	"bookings_issued_confirm_before": claimIssued,
+}

@@ -1,0 +1,113 @@
+package sqlstore_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/sqlstore"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// TestClaimsUsePartialIndexes checks that each engine plans the worker's claims on the
+// partial index made for them. The index only serves a query whose condition implies
+// the index's, so a claim that took its status as a parameter would scan the table.
+func TestClaimsUsePartialIndexes(t *testing.T) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		s := storetest.MustSQLite(t)
+		db := mustOpen(t, "sqlite", "file:"+s.Path()+"?mode=ro")
+		for index, query := range sqlstore.DueBookingClaims {
+			plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+query, 0, 1)
+			if !strings.Contains(plan, "USING INDEX "+index) {
+				t.Errorf("plan of the claim for %s:\n%s", index, plan)
+			}
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		dsn := storetest.MustPostgresDSN(t)
+		s, err := postgres.Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Migrate(t.Context()); err != nil {
+			t.Fatalf("Migrate: %v", err)
+		}
+		db := mustOpen(t, "pgx", dsn)
+		db.SetMaxOpenConns(1) // the SET below holds for this one session
+		if _, err := db.ExecContext(t.Context(), "SET enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		for index, query := range sqlstore.DueBookingClaims {
+			plan := mustPlan(t, db, "EXPLAIN "+dollars(query), "2026-01-01T00:00:00Z", 1)
+			if !strings.Contains(plan, " using "+index+" ") {
+				t.Errorf("plan of the claim for %s:\n%s", index, plan)
+			}
+		}
+	})
+}
+
+func mustOpen(tb testing.TB, driver, dsn string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		tb.Fatalf("open %s: %v", driver, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// mustPlan returns the rows of an EXPLAIN statement, one line each, with every column
+// joined by spaces.
+func mustPlan(tb testing.TB, db *sql.DB, query string, args ...any) string {
+	tb.Helper()
+	rows, err := db.QueryContext(tb.Context(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(&b, "%v ", v)
+		}
+		b.WriteString("\n")
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
+
+// dollars numbers the "?" placeholders of query as PostgreSQL's $1, $2, …; the claim
+// statements have no question mark inside a literal.
+func dollars(query string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
