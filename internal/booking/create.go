@@ -64,7 +64,7 @@ func Fingerprint(body []byte) (sum []byte, doc any, err error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, nil, skygate.Errorf(skygate.CodeBadRequest, "the body must hold exactly one JSON value")
 	}
-	canonical, err := json.Marshal(doc) // maps are encoded with sorted keys
+	canonical, err := appendCanonical(make([]byte, 0, len(body)), doc)
 	if err != nil {
 		return nil, nil, skygate.Errorf(skygate.CodeBadRequest, "the body is not valid JSON")
 	}

@@ -259,3 +259,14 @@ func fieldsOf(err error) []string {
 	}
 	return out
 }
+
+// BenchmarkFingerprint measures the canonical hash of a full create request.
+func BenchmarkFingerprint(b *testing.B) {
+	body := mustJSON(b, fullRequest())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := booking.Fingerprint(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
