@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/skygate/skygate/internal/jsonstring"
 )
 
 // appendCanonical appends the canonical form of a document decoded by encoding/json
@@ -25,7 +26,7 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, "false"...), nil
 	case string:
-		return appendString(b, v), nil
+		return jsonstring.Append(b, v, true), nil
 	case json.Number:
 		if v == "" {
 			return append(b, '0'), nil
@@ -54,7 +55,7 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendString(b, k), ':')
+			b = append(jsonstring.Append(b, k, true), ':')
 			var err error
 			if b, err = appendCanonical(b, v[k]); err != nil {
 				return nil, err
@@ -64,56 +65,4 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("canonical JSON: unexpected %T", v)
 	}
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way json.Marshal writes it.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

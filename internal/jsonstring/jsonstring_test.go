@@ -1,0 +1,31 @@
+package jsonstring_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/skygate/skygate/internal/jsonstring"
+)
+
+// FuzzAppend: for any string, valid UTF-8 or not, Append writes what encoding/json
+// writes, with and without HTML escaping.
+func FuzzAppend(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x00\b\f\n\r\t\x1f\x7f\"\\/", "<a href='x'>&amp;</a>", "Ада\u2028\u2029", "\xff\xfe\xc3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, html := range []bool{true, false} {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(html)
+			if err := enc.Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			if got := jsonstring.Append(nil, s, html); !bytes.Equal(got, want) {
+				t.Fatalf("Append(%q, %v)\n got %s\nwant %s", s, html, got, want)
+			}
+		}
+	})
+}
