@@ -24,16 +24,15 @@ type exactRoute struct {
 	h       http.Handler
 }
 
-// add remembers pattern when it is a method and a literal path; it reports whether it
-// did.
-func (e exactRoutes) add(pattern string, h http.Handler) bool {
+// add remembers pattern when it is a method and a literal path, and ignores it
+// otherwise (ServeMux has it either way).
+func (e exactRoutes) add(pattern string, h http.Handler) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok || method == "" || method == http.MethodHead || !strings.HasPrefix(path, "/") ||
 		strings.ContainsAny(path, "{}") || strings.HasSuffix(path, "/") {
-		return false
+		return
 	}
 	e[pattern] = exactRoute{pattern: pattern, h: h}
-	return true
 }
 
 // maxExactKey bounds the key built on the stack; longer requests go to ServeMux.
