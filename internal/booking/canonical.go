@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/skygate/skygate/internal/jsonstring"
 )
@@ -45,11 +44,11 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		keys := make([]string, 0, len(v))
+		keys := make([]string, 0, len(v)) // sized: slices.Sorted(maps.Keys(v)) grows it
 		for k := range v {
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, strings.Compare)
+		slices.Sort(keys)
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {

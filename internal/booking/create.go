@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -66,7 +67,8 @@ func Fingerprint(body []byte) (sum []byte, doc any, err error) {
 	}
 	canonical, err := appendCanonical(make([]byte, 0, len(body)), doc)
 	if err != nil {
-		return nil, nil, skygate.Errorf(skygate.CodeBadRequest, "the body is not valid JSON")
+		// The decoder made a type the encoder does not know: our fault, not the body's.
+		return nil, nil, fmt.Errorf("booking: fingerprint: %w", err)
 	}
 	h := sha256.Sum256(canonical)
 	return h[:], doc, nil
