@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skygate/skygate/internal/postgres"
 	"github.com/skygate/skygate/internal/sqlstore"
 	"github.com/skygate/skygate/internal/storetest"
 )
@@ -30,21 +29,14 @@ func TestClaimsUsePartialIndexes(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		dsn := storetest.MustPostgresDSN(t)
-		s, err := postgres.Open(t.Context(), dsn)
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatalf("Migrate: %v", err)
-		}
+		storetest.MustPostgresAt(t, dsn) // the migrated schema
 		db := mustOpen(t, "pgx", dsn)
 		db.SetMaxOpenConns(1) // the SET below holds for this one session
 		if _, err := db.ExecContext(t.Context(), "SET enable_seqscan = off"); err != nil {
 			t.Fatal(err)
 		}
 		for index, query := range sqlstore.DueBookingClaims {
-			plan := mustPlan(t, db, "EXPLAIN "+dollars(query), "2026-01-01T00:00:00Z", 1)
+			plan := mustPlan(t, db, "EXPLAIN "+sqlstore.Rebind(sqlstore.Dollar, query), "2026-01-01T00:00:00Z", 1)
 			if !strings.Contains(plan, " using "+index+" ") {
 				t.Errorf("plan of the claim for %s:\n%s", index, plan)
 			}
@@ -92,22 +84,6 @@ func mustPlan(tb testing.TB, db *sql.DB, query string, args ...any) string {
 	}
 	if err := rows.Err(); err != nil {
 		tb.Fatal(err)
-	}
-	return b.String()
-}
-
-// dollars numbers the "?" placeholders of query as PostgreSQL's $1, $2, …; the claim
-// statements have no question mark inside a literal.
-func dollars(query string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }

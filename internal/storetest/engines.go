@@ -40,7 +40,14 @@ func MustSQLite(tb testing.TB) *sqlite.Store {
 // is dropped when the test ends, so tests and packages may share one database.
 func MustPostgres(tb testing.TB) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), MustPostgresDSN(tb))
+	return MustPostgresAt(tb, MustPostgresDSN(tb))
+}
+
+// MustPostgresAt returns a migrated store on dsn (from MustPostgresDSN), for tests that
+// also open their own connections to the store's schema.
+func MustPostgresAt(tb testing.TB, dsn string) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), dsn)
 	if err != nil {
 		tb.Fatalf("postgres.Open: %v", err)
 	}
