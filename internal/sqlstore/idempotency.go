@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -15,7 +14,8 @@ const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status
 var (
 	// ON CONFLICT makes the key the arbiter: on PostgreSQL it waits for a concurrent
 	// transaction that inserted the same key and then writes nothing, so a concurrent
-	// duplicate never gets past this statement; RETURNING says who won. A record that
+	// duplicate never gets past this statement; the rows it changed say who won (one:
+	// this transaction holds the key; none: a live record does). A record that
 	// has expired by the new one's creation is replaced in the same statement. Unlike
 	// DO NOTHING, DO UPDATE locks the conflicting row on PostgreSQL even when its WHERE
 	// is false, so replays of one key queue behind each other's short transactions.
@@ -25,8 +25,7 @@ var (
 			fingerprint = excluded.fingerprint, status_code = excluded.status_code,
 			resource_id = excluded.resource_id, body = excluded.body,
 			created_at = excluded.created_at, expires_at = excluded.expires_at
-		WHERE idempotency_records.expires_at <= excluded.created_at
-		RETURNING idem_key`)
+		WHERE idempotency_records.expires_at <= excluded.created_at`)
 	qIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
 		WHERE account_id = ? AND operation = ? AND idem_key = ?`)
 	qLiveIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
@@ -79,14 +78,16 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 // a concurrent holder to commit), returns that record and writes nothing.
 func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
 	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
-	var key string
-	err := tx.QueryRowContext(ctx, s.q(qInsertIdempotency),
+	res, err := tx.ExecContext(ctx, s.q(qInsertIdempotency),
 		rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
-		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)).Scan(&key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt))
+	if err != nil {
+		return nil, err
 	}
-	return nil, err
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return nil, err
+	}
+	return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
 }
 
 // IdempotencyRecord implements skygate.BookingStore.
