@@ -149,3 +149,32 @@ func BenchmarkCreateBooking(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIssue measures the worker issuing Pending bookings (the claim, the pass, the
+// transition and its two events) on each engine, per booking. The bookings are created
+// before the timer starts.
+func BenchmarkIssue(b *testing.B) {
+	for _, e := range engines {
+		b.Run(e.name, func(b *testing.B) {
+			bd := setupStore(b, e.open(b))
+			body := mustJSON(b, fullRequest())
+			for i := range b.N {
+				if _, err := bd.svc.Create(b.Context(), bd.account, "c", fmt.Sprint("key-", i), body); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for issued := 0; issued < b.N; {
+				st, err := bd.worker.RunOnce(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.Issued == 0 {
+					b.Fatalf("issued %d of %d bookings", issued, b.N)
+				}
+				issued += st.Issued
+			}
+		})
+	}
+}

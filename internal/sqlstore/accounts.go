@@ -16,7 +16,7 @@ var (
 	qAccount       = newStmt(`SELECT ` + accountColumns + ` FROM accounts WHERE id = ?`)
 	qAccountByName = newStmt(`SELECT ` + accountColumns + ` FROM accounts WHERE name = ?`)
 	qListAccounts  = newStmt(`SELECT ` + accountColumns + ` FROM accounts
-		ORDER BY created_at, id LIMIT ? OFFSET ?`)
+		ORDER BY created_at, id ` + limitArg + ` OFFSET ?`)
 	qCountAccounts   = newStmt(`SELECT COUNT(*) FROM accounts`)
 	qSetAccountState = newStmt(`UPDATE accounts SET status = ?, updated_at = ? WHERE id = ?
 		RETURNING ` + accountColumns)

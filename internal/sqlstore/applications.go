@@ -26,7 +26,7 @@ var (
 		FROM applications app JOIN accounts acc ON acc.id = app.account_id
 		WHERE app.client_id = ?`)
 	qListApplications = newStmt(`SELECT ` + applicationColumns + ` FROM applications
-		WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`)
+		WHERE account_id = ? ORDER BY created_at, id ` + limitArg + ` OFFSET ?`)
 	qCountApplications = newStmt(`SELECT COUNT(*) FROM applications WHERE account_id = ?`)
 	qDeleteApplication = newStmt(`DELETE FROM applications WHERE account_id = ? AND id = ?`)
 	qSetSecret         = newStmt(`UPDATE applications SET secret_hash = ?, updated_at = ?

@@ -17,7 +17,7 @@ var (
 	qInsertAudit = newStmt(`INSERT INTO audit_events (` + auditColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	qListAudit = newStmt(`SELECT ` + auditColumns + ` FROM audit_events` + auditWhere +
-		` ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)
+		` ORDER BY at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountAudit      = newStmt(`SELECT COUNT(*) FROM audit_events` + auditWhere)
 	qApplicationByID = newStmt(`SELECT ` + applicationColumns + ` FROM applications WHERE id = ?`)
 )

@@ -26,10 +26,10 @@ var (
 		WHERE account_id = ? AND id = ?`)
 	qBookingAdmin = newStmt(`SELECT ` + bookingColumns + ` FROM bookings WHERE id = ?`)
 	qListBookings = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
-		WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+		WHERE account_id = ? ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountBookings       = newStmt(`SELECT COUNT(*) FROM bookings WHERE account_id = ?`)
 	qListBookingsByState = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
-		WHERE account_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+		WHERE account_id = ? AND status = ? ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountBookingsByState = newStmt(`SELECT COUNT(*) FROM bookings WHERE account_id = ? AND status = ?`)
 	// The status condition makes the update a compare-and-swap on the status read.
 	qUpdateBooking = newStmt(`UPDATE bookings SET status = ?, confirm_before = ?,
@@ -40,9 +40,9 @@ var (
 	// The statuses are literals: the partial indexes bookings_pending_created and
 	// bookings_issued_confirm_before serve a query only when its condition names them.
 	claimPending = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = '` + string(skygate.BookingPending) + `' AND created_at <= ? ORDER BY created_at, id LIMIT ?`
+		WHERE status = '` + string(skygate.BookingPending) + `' AND created_at <= ? ORDER BY created_at, id ` + limitArg
 	claimIssued = `SELECT ` + bookingColumns + ` FROM bookings
-		WHERE status = '` + string(skygate.BookingIssued) + `' AND confirm_before < ? ORDER BY confirm_before, id LIMIT ?`
+		WHERE status = '` + string(skygate.BookingIssued) + `' AND confirm_before < ? ORDER BY confirm_before, id ` + limitArg
 	qClaimPending       = newStmt(claimPending)
 	qClaimIssued        = newStmt(claimIssued)
 	qClaimPendingLocked = newStmt(claimPending + ` FOR UPDATE SKIP LOCKED`)

@@ -60,6 +60,14 @@ type stmt int
 // registry holds every statement in "?" form, in registration order.
 var registry []string
 
+// limitArg is the LIMIT clause of a statement whose row count is an argument. SQLite's
+// planner reads a bare bound LIMIT and then marks the statement to be compiled again
+// whenever that argument is bound, which is every execution: a claim of due bookings
+// or of pool profiles parsed and planned its SQL anew each time. Behind the CAST the
+// planner does not look at the value, so the cached statement stays compiled;
+// PostgreSQL takes the argument as the bigint its LIMIT expects.
+const limitArg = `LIMIT CAST(? AS BIGINT)`
+
 // newStmt registers a query written with "?" placeholders. It is only called from
 // package-level variable declarations, so the registry is complete before New runs.
 func newStmt(query string) stmt {

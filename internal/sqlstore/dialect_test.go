@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,18 @@ func TestNewRebindsEveryStatement(t *testing.T) {
 	}
 	if got, want := s.q(qDeleteKey), `DELETE FROM signing_keys WHERE kid = $1`; got != want {
 		t.Errorf("q(qDeleteKey) = %q, want %q", got, want)
+	}
+}
+
+// TestNoBareBoundLimit checks that every registered statement with a LIMIT argument
+// writes it as limitArg: a bare "LIMIT ?" makes SQLite compile the statement again on
+// every execution.
+func TestNoBareBoundLimit(t *testing.T) {
+	t.Parallel()
+	bare := regexp.MustCompile(`(?i)\bLIMIT\s+\?`)
+	for i, q := range registry {
+		if bare.MatchString(q) {
+			t.Errorf("statement %d binds its LIMIT bare; use limitArg: %s", i, q)
+		}
 	}
 }

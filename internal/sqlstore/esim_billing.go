@@ -27,7 +27,7 @@ var (
 	qInsertLedger = newStmt(`INSERT INTO esim_ledger (` + ledgerColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	qListLedger = newStmt(`SELECT ` + ledgerColumns + ` FROM esim_ledger
-		WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`)
+		WHERE account_id = ? ORDER BY seq DESC ` + limitArg + ` OFFSET ?`)
 	qCountLedger = newStmt(`SELECT COUNT(*) FROM esim_ledger WHERE account_id = ?`)
 )
 

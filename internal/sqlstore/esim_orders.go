@@ -19,7 +19,7 @@ var (
 	qESIMOrder = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = ? AND id = ?`)
 	qListESIMOrders = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
-		WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+		WHERE account_id = ? ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountESIMOrders = newStmt(`SELECT COUNT(*) FROM esim_orders WHERE account_id = ?`)
 )
 

@@ -15,7 +15,7 @@ var (
 	// Allocation takes the oldest Available profiles. The locked form skips rows that a
 	// concurrent order holds, so two orders never wait for, or get, the same profile.
 	allocateProfiles = `SELECT iccid, smdp_address, matching_id_enc FROM esim_pool_profiles
-		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid LIMIT ?`
+		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid ` + limitArg
 	qAllocateProfiles       = newStmt(allocateProfiles)
 	qAllocateProfilesLocked = newStmt(allocateProfiles + ` FOR UPDATE SKIP LOCKED`)
 	qAllocateProfilesWait   = newStmt(allocateProfiles + ` FOR UPDATE`)

@@ -29,7 +29,7 @@ var (
 	// every combination.
 	qListESIMs = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + `
 		WHERE e.account_id = ? AND (? = '' OR e.status = ?) AND (? = '' OR e.order_id = ?)
-		ORDER BY e.created_at DESC, e.order_id, e.iccid LIMIT ? OFFSET ?`)
+		ORDER BY e.created_at DESC, e.order_id, e.iccid ` + limitArg + ` OFFSET ?`)
 	qCountESIMs = newStmt(`SELECT COUNT(*) FROM esims e
 		WHERE e.account_id = ? AND (? = '' OR e.status = ?) AND (? = '' OR e.order_id = ?)`)
 	qUpdateESIM = newStmt(`UPDATE esims SET status = ?, total_mb = ?, used_mb = ?, validity_days = ?,

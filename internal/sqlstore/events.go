@@ -32,7 +32,7 @@ var qInsertEvents = func() (qs [maxEventsPerInsert + 1]stmt) {
 var (
 	qEvent       = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE account_id = ? AND id = ?`)
 	qEventsAfter = newStmt(`SELECT ` + eventColumns + ` FROM events
-		WHERE seq > ? ORDER BY seq LIMIT ?`)
+		WHERE seq > ? ORDER BY seq ` + limitArg)
 )
 
 const eventNotFound = "event not found"

@@ -27,13 +27,13 @@ var (
 		WHERE d.account_id = ? AND d.subscription_id = ? AND d.id = ?`)
 	qListDeliveries = newStmt(`SELECT ` + deliveryColumns + ` FROM webhook_deliveries d
 		WHERE d.account_id = ? AND d.subscription_id = ?
-		ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`)
+		ORDER BY d.created_at DESC, d.id DESC ` + limitArg + ` OFFSET ?`)
 	qCountDeliveries = newStmt(`SELECT COUNT(*) FROM webhook_deliveries
 		WHERE account_id = ? AND subscription_id = ?`)
 	qPageAttempts = newStmt(`SELECT ` + attemptColumns + ` FROM webhook_attempts
 		WHERE delivery_id IN (SELECT id FROM webhook_deliveries
 			WHERE account_id = ? AND subscription_id = ?
-			ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
+			ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?)
 		ORDER BY delivery_id, attempt`)
 	qAttempts = newStmt(`SELECT ` + attemptColumns + ` FROM webhook_attempts
 		WHERE delivery_id = ? ORDER BY attempt`)
@@ -49,7 +49,7 @@ var (
 	claim = `SELECT ` + deliveryColumns + `, d.body, ` + webhookColumnsOf("s") + `
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
 		WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.active
-		ORDER BY d.next_attempt_at, d.id LIMIT ?`
+		ORDER BY d.next_attempt_at, d.id ` + limitArg
 	qClaim       = newStmt(claim)
 	qClaimLocked = newStmt(claim + ` FOR UPDATE OF d SKIP LOCKED`)
 	qLease       = newStmt(`UPDATE webhook_deliveries SET attempts = attempts + 1,
