@@ -122,26 +122,26 @@ func (s *Store) passArgs(p *skygate.Pass) (code, payload, validFrom, validUntil 
 	return p.Code, p.Payload, s.time(p.ValidFrom), s.time(p.ValidUntil)
 }
 
-// insertBooking inserts a normalised booking inside tx.
-func (s *Store) insertBooking(ctx context.Context, tx *sql.Tx, b *skygate.Booking) error {
+// bookingRow returns the arguments of qInsertBooking for a normalised booking. It runs
+// before the transaction: encoding the JSON columns is work the one SQLite writer need
+// not do while every other write waits for it.
+func (s *Store) bookingRow(b *skygate.Booking) ([]any, error) {
 	flight, err := jsonText(b.Flight)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	passengers, err := jsonText(b.Passengers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	history, err := jsonText(b.StatusHistory)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	code, payload, from, until := s.passArgs(b.Pass)
-	_, err = tx.ExecContext(ctx, s.q(qInsertBooking),
-		b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate, flight,
+	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate, flight,
 		passengers, b.PartnerReference, s.nullTime(b.ConfirmBefore), history, code, payload, from, until,
-		s.time(b.CreatedAt), s.time(b.UpdatedAt))
-	return err
+		s.time(b.CreatedAt), s.time(b.UpdatedAt)}, nil
 }
 
 // Booking implements skygate.BookingStore.

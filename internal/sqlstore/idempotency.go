@@ -50,14 +50,18 @@ func scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
 // which an existing record of the key counts as expired.
 func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
 	normaliseBooking(b)
+	row, err := s.bookingRow(b)
+	if err != nil {
+		return nil, s.interpret(outcome{op: "create booking"}, err)
+	}
 	var replay *skygate.IdempotencyRecord
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
 			// The key is taken: answer with the stored record and write nothing.
 			return err
 		}
-		if err := s.insertBooking(ctx, tx, b); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(qInsertBooking), row...); err != nil {
 			return err
 		}
 		return s.insertEvents(ctx, tx, events)
