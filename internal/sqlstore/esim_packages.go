@@ -37,6 +37,11 @@ var (
 	qLastESIMPackageSeq = newStmt(`SELECT COALESCE(MAX(seq), 0) FROM esim_packages WHERE account_id = ?`)
 	qESIMPackage        = newStmt(`SELECT ` + esimPackageColumns + ` FROM esim_packages
 		WHERE account_id = ? AND id = ?`)
+	// qPricedPackage reads what an order or a top-up takes from its package inside
+	// the write transaction, and no more: decoding the countries and timestamps there
+	// would hold the one SQLite writer.
+	qPricedPackage = newStmt(`SELECT name, data_mb, validity_days, price_amount, price_currency, active
+		FROM esim_packages WHERE account_id = ? AND id = ?`)
 )
 
 // esimPackageNotFound is the public message of a missing package, including one of
@@ -158,15 +163,22 @@ func (s *Store) ESIMPackage(ctx context.Context, accountID, packageID string) (*
 }
 
 // pricedPackage reads the account's package inside tx and checks that it still costs
-// price, so that a charge never differs from the price the caller showed.
+// price, so that a charge never differs from the price the caller showed. The package
+// it returns has only Name, DataMB, ValidityDays, Price and Active set.
 func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packageID string, price skygate.Money) (*skygate.ESIMPackage, error) {
-	p, err := scanESIMPackage(tx.QueryRowContext(ctx, s.q(qESIMPackage), accountID, packageID))
+	var (
+		p    skygate.ESIMPackage
+		data sql.NullInt64
+	)
+	err := tx.QueryRowContext(ctx, s.q(qPricedPackage), accountID, packageID).Scan(jsonCol{&p.Name}, &data,
+		&p.ValidityDays, &p.Price.Amount, &p.Price.Currency, &p.Active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(esimPackageNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
+	p.DataMB = nullInt(data)
 	if !p.Active { // retired since the service looked
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: "is not available any more"})
 	}
@@ -174,7 +186,7 @@ func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packag
 		return nil, skygate.Errorf(skygate.CodeConflict, "the package's price changed to %d %s; retry",
 			p.Price.Amount, p.Price.Currency)
 	}
-	return p, nil
+	return &p, nil
 }
 
 // nullInt returns the value of a nullable integer column, nil for NULL.
