@@ -61,7 +61,7 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		if err != nil {
 			return err
 		}
-		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.Name.EN)
+		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
 		if err := s.charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt); err != nil {
 			return err
 		}
@@ -80,8 +80,8 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		for i, p := range profiles {
 			e := &skygate.ESIM{
 				ICCID: p.iccid, AccountID: o.AccountID, OrderID: o.ID, PackageID: o.PackageID,
-				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.DataMB, 0),
-				ValidityDays: pkg.ValidityDays, NotifiedThresholds: []int{},
+				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
+				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
 				SMDPAddress: p.smdp, MatchingIDSealed: p.sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
 			}
 			if err := s.insertESIM(ctx, tx, e); err != nil {

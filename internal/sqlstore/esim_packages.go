@@ -162,31 +162,40 @@ func (s *Store) ESIMPackage(ctx context.Context, accountID, packageID string) (*
 	return p, nil
 }
 
-// pricedPackage reads the account's package inside tx and checks that it still costs
-// price, so that a charge never differs from the price the caller showed. The package
-// it returns has only Name, DataMB, ValidityDays, Price and Active set.
-func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packageID string, price skygate.Money) (*skygate.ESIMPackage, error) {
+// packageTerms is what an order or a top-up takes from its package: the name its
+// ledger line shows and what each eSIM gets.
+type packageTerms struct {
+	nameEN       string
+	dataMB       *int
+	validityDays int
+}
+
+// pricedPackage reads the terms of the account's package inside tx and checks that it
+// is active and still costs price, so that a charge never differs from the price the
+// caller showed.
+func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packageID string, price skygate.Money) (packageTerms, error) {
 	var (
-		p    skygate.ESIMPackage
-		data sql.NullInt64
+		name   skygate.LocalizedText
+		data   sql.NullInt64
+		t      packageTerms
+		cost   skygate.Money
+		active bool
 	)
-	err := tx.QueryRowContext(ctx, s.q(qPricedPackage), accountID, packageID).Scan(jsonCol{&p.Name}, &data,
-		&p.ValidityDays, &p.Price.Amount, &p.Price.Currency, &p.Active)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(esimPackageNotFound)
+	err := tx.QueryRowContext(ctx, s.q(qPricedPackage), accountID, packageID).Scan(jsonCol{&name}, &data,
+		&t.validityDays, &cost.Amount, &cost.Currency, &active)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return t, notFound(esimPackageNotFound)
+	case err != nil:
+		return t, err
+	case !active: // retired since the service looked
+		return t, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: "is not available any more"})
+	case cost != price:
+		return t, skygate.Errorf(skygate.CodeConflict, "the package's price changed to %d %s; retry",
+			cost.Amount, cost.Currency)
 	}
-	if err != nil {
-		return nil, err
-	}
-	p.DataMB = nullInt(data)
-	if !p.Active { // retired since the service looked
-		return nil, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: "is not available any more"})
-	}
-	if p.Price != price {
-		return nil, skygate.Errorf(skygate.CodeConflict, "the package's price changed to %d %s; retry",
-			p.Price.Amount, p.Price.Currency)
-	}
-	return &p, nil
+	t.nameEN, t.dataMB = name.EN, nullInt(data)
+	return t, nil
 }
 
 // nullInt returns the value of a nullable integer column, nil for NULL.

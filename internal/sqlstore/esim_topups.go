@@ -54,8 +54,8 @@ func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t
 		if err != nil {
 			return err
 		}
-		t.DataMB, t.ValidityDays = pkg.DataMB, pkg.ValidityDays
-		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.Name.EN)
+		t.DataMB, t.ValidityDays = pkg.dataMB, pkg.validityDays
+		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.nameEN)
 		if err := s.charge(ctx, tx, t.AccountID, t.Price, t.ID, desc, t.CreatedAt); err != nil {
 			return err
 		}
