@@ -16,7 +16,8 @@ const (
 // caused it and later delivered by the webhook dispatcher. Its JSON form is the webhook
 // body (the envelope) {"id","type","created_at","account_id","data"}; ID is also the
 // webhook-id receivers dedupe by. Seq is assigned by the store and increases in the
-// order events become visible.
+// order events become visible; it is set on the events a store returns, not on the
+// ones handed to it to write.
 type Event struct {
 	ID        string          `json:"id"`
 	Type      string          `json:"type"`

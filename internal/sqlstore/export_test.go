@@ -1,6 +1,6 @@
 package sqlstore
 
-// DueBookingClaims maps each partial index of the bookings_*_due migration to the
+// DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes) to the
 // worker's claim statement it must serve ("?" placeholders, no locking clause).
 var DueBookingClaims = map[string]string{
 	"bookings_pending_created":       claimPending,
