@@ -1,7 +1,7 @@
 package sqlstore
 
-// DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes) to the
-// worker's claim statement it must serve ("?" placeholders, no locking clause).
+// DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes)
+// to the worker's claim statement it must serve ("?" placeholders, no locking clause).
 var DueBookingClaims = map[string]string{
 	"bookings_pending_created":       claimPending,
 	"bookings_issued_confirm_before": claimIssued,
