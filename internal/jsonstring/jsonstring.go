@@ -4,20 +4,36 @@ import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII[c] (plainASCIIHTML[c] with HTML escaping) says whether the byte c is an
+// ASCII character written as itself. Append's loop skips such bytes with one lookup
+// each: most strings are nothing else.
+var plainASCII, plainASCIIHTML = func() (plain, plainHTML [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		plainHTML[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, plainHTML
+}()
+
 // Append appends s as a JSON string, byte for byte as encoding/json's Marshal writes
 // it (with escapeHTML) or as an Encoder with SetEscapeHTML(false) does: quotes,
 // backslashes and control characters escaped (\b \f \n \r \t by name, the rest as
 // \u00XX), each byte of invalid UTF-8 replaced by \ufffd, U+2028 and U+2029 escaped,
 // and with escapeHTML also <, > and &. The result is valid JSON for any s.
 func Append(b []byte, s string, escapeHTML bool) []byte {
+	plain := &plainASCII
+	if escapeHTML {
+		plain = &plainASCIIHTML
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || c != '<' && c != '>' && c != '&') {
-				i++
-				continue
-			}
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -29,3 +29,17 @@ func FuzzAppend(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppend writes the strings of one access-log line.
+func BenchmarkAppend(b *testing.B) {
+	strs := []string{"GET", "/v2/catalog/fast-tracks", "GET /v2/catalog/fast-tracks", "0868bc6b77527e51-2",
+		"0190f3c2-7d52-7bd6-a3c4-0a1b2c3d4e5f", "skg_4dqitpyozt3fgpf2jqgi2j6b"}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = jsonstring.Append(buf, s, false)
+		}
+	}
+}
