@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		bw := newBatchWriter(stderr)
 		defer bw.Close()
 		log := newLogger(bw, cfg.LogLevel)
+		log.Info("garbage collector", "gogc", tuneGC(getenv))
 		return serve(ctx, cfg, log, accessLogTo(log, bw))
 	case "migrate":
 		return migrate(ctx, cfg, log)
