@@ -8,7 +8,6 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
-	"github.com/skygate/skygate/internal/i18n"
 )
 
 // bookingPath is the collection of fast-track bookings; Location headers point below it.
@@ -112,7 +111,7 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	lang := requestLanguage(r)
 	if pass.FastTrack, err = s.deps.Catalog.LocalizedFastTrack(lang, b.FastTrackID); err != nil && !skygate.IsCode(err, skygate.CodeNotFound) {
 		return err
 	}

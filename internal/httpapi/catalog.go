@@ -8,7 +8,6 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/conditional"
-	"github.com/skygate/skygate/internal/i18n"
 )
 
 // CatalogSource serves precomputed catalog pages. catalog.Service implements it over
@@ -25,7 +24,7 @@ type CatalogSource interface {
 // query and writes ready bytes.
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+		lang := requestLanguage(r)
 		q, err := catalog.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			return err
@@ -41,7 +40,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 // catalogItem serves one lounge or fast-track by id.
 func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+		lang := requestLanguage(r)
 		page, err := s.deps.Catalog.Item(k, lang, r.PathValue("id"))
 		if err != nil {
 			return err

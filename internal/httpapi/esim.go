@@ -8,7 +8,6 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/esim"
-	"github.com/skygate/skygate/internal/i18n"
 )
 
 // eSIM routes: the account's own package catalog, orders, eSIMs, top-ups, billing,
@@ -39,7 +38,7 @@ func (s *Server) esimRoutes() {
 }
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
-	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	lang := requestLanguage(r)
 	q, err := catalog.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
@@ -52,7 +51,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
-	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	lang := requestLanguage(r)
 	page, err := s.deps.ESIM.Package(r.Context(), accountID(r), lang, r.PathValue("packageID"))
 	if err != nil {
 		return err
@@ -284,7 +283,7 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 
 // contentLanguage negotiates the response language of localized names and says it.
 func contentLanguage(w http.ResponseWriter, r *http.Request) string {
-	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	lang := requestLanguage(r)
 	w.Header().Set("Content-Language", lang)
 	return lang
 }
