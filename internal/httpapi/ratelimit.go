@@ -34,10 +34,15 @@ func (e *rateLimitError) RetryAfterSeconds() int { return ceilSeconds(e.retry) }
 
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
-// limit counts the request against key and sets the RateLimit headers (IETF
+// limit counts the request against key and, on a refusal or once the caller has used
+// half of its burst or more, sets the RateLimit headers (IETF
 // draft-ietf-httpapi-ratelimit-headers): limit, remaining and seconds until reset. A
-// limiter that fails lets the request through: limits protect, they must not take the
-// service down with Redis.
+// caller well within its allowance gets none: the draft lets servers send them "only
+// when a given quota is going to expire" (its performance considerations), and three
+// more header fields take a response's header map past Go's eight-entry single group,
+// which cost a catalog page about a tenth of its instructions in net/http
+// (docs/performance.md, "RateLimit fields when they matter"). A limiter that fails lets
+// the request through: limits protect, they must not take the service down with Redis.
 func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate ratelimit.Rate) error {
 	l := s.deps.Limits.Limiter
 	if l == nil || !rate.Enabled() {
@@ -48,9 +53,11 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		s.log.WarnContext(r.Context(), "rate limiter failed; allowing", "err", err)
 		return nil
 	}
-	// Every authenticated request passes here: the keys are in http.Header's canonical
-	// form, so that no Set canonicalizes (and allocates) them, and the three values
-	// share one backing array.
+	if d.Allowed && !quotaLow(d) {
+		return nil
+	}
+	// The keys are in http.Header's canonical form, so that no Set canonicalizes (and
+	// allocates) them, and the three values share one backing array.
 	v := make([]string, 3)
 	v[0], v[1], v[2] = decimal(d.Limit), decimal(d.Remaining), decimal(ceilSeconds(d.Reset))
 	h := w.Header()
@@ -63,6 +70,10 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		retry: d.RetryAfter,
 	}
 }
+
+// quotaLow says whether the caller has used half of its burst or more: from then on
+// every answer carries the RateLimit headers.
+func quotaLow(d ratelimit.Decision) bool { return d.Remaining*2 <= d.Limit }
 
 // decimals holds the decimal form of the numbers the RateLimit headers usually carry
 // (bursts, remaining requests and seconds below 1024), made once instead of on every
