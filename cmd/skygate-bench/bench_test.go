@@ -51,6 +51,7 @@ func smoke(t *testing.T, gen string) {
 	rounds := map[string]string{genVegeta: "2", genWrk: "1"}[gen]
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
 		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
+		"-paired-slices", "2",
 		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
@@ -84,8 +85,16 @@ func smoke(t *testing.T, gen string) {
 			t.Errorf("%s: generators of the phases: %+v", name, r.Phases)
 		}
 	}
-	if c := got[scCatalog200].Checks; len(c) == 0 || c[0].Target != "≥0.70× baseline-req" {
+	if c := got[scCatalog200].Checks; len(c) == 0 || c[0].Target != "≥0.70× baseline-req, interleaved" {
 		t.Errorf("catalog-200's ratio check is not against baseline-req: %+v", c)
+	}
+	// The catalog's ratios come from slices interleaved with the bare server's.
+	for _, name := range []string{scCatalog200, scCatalog304} {
+		r := got[name]
+		if p := r.Paired; p == nil || p.Slices != 2 || p.Reference != scBaselineReq || p.RefRPS <= 0 || p.RPS <= 0 ||
+			p.CPUPerReq <= 0 || p.Ratio != p.RPS/p.RefRPS || len(r.Checks) == 0 || r.Checks[0].Value != p.Ratio {
+			t.Errorf("%s: interleaved figures %+v, checks %+v", name, p, r.Checks)
+		}
 	}
 	if rep.Machine.LatencyGenerator != openGen {
 		t.Errorf("machine.latency_generator = %q, want %q", rep.Machine.LatencyGenerator, openGen)
@@ -125,6 +134,8 @@ func TestOptions(t *testing.T) {
 		{[]string{"-scenarios", "hydra-token", "-hydra-bin", "/nonexistent/hydra"}, true},
 		{[]string{"-rounds", "3"}, false},
 		{[]string{"-rounds", "0"}, true},
+		{[]string{"-paired-slices", "0"}, false},
+		{[]string{"-paired-slices", "-1"}, true},
 	}
 	for _, tt := range tests {
 		f := newFlags(&bytes.Buffer{})

@@ -84,6 +84,7 @@ func mergeRow(rows []row) row {
 	m.VsBaseline = field(func(r row) float64 { return r.VsBaseline })
 	m.VsBaselineCPU = field(func(r row) float64 { return r.VsBaselineCPU })
 	m.AtCPULoad = mergeCPULoad(rows)
+	m.Paired = mergePaired(rows)
 	m.Checks = slices.Clone(m.Checks)
 	for c := range m.Checks {
 		m.Checks[c].Value = field(func(r row) float64 {

@@ -36,26 +36,29 @@ type options struct {
 	warmup     time.Duration
 	workers    int
 	rounds     int
-	load       float64
-	cpuLoad    float64 // 0, or the share of the server's core of the extra latency phase
-	scenarios  []string
-	engines    []string
-	pin        bool
-	serverCPU  string
-	clientCPUs string
-	jsonPath   string
-	serverBin  string
-	buildPkg   string
-	workDir    string
-	keep       bool
-	logLevel   string
-	nice       int
-	esimPool   int
-	catalogURL string
-	pgDSN      string
-	generator  string // -generator as given
-	wrkPath    string // wrk's path when it runs the closed loops, else ""
-	hydraBin   string
+	// pairedSlices is the number of interleaved slices of the catalog scenarios'
+	// comparison with the bare server (paired.go); 0 turns it off.
+	pairedSlices int
+	load         float64
+	cpuLoad      float64 // 0, or the share of the server's core of the extra latency phase
+	scenarios    []string
+	engines      []string
+	pin          bool
+	serverCPU    string
+	clientCPUs   string
+	jsonPath     string
+	serverBin    string
+	buildPkg     string
+	workDir      string
+	keep         bool
+	logLevel     string
+	nice         int
+	esimPool     int
+	catalogURL   string
+	pgDSN        string
+	generator    string // -generator as given
+	wrkPath      string // wrk's path when it runs the closed loops, else ""
+	hydraBin     string
 }
 
 // allScenarios are the scenario names in the order they run and print.
@@ -123,6 +126,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load before each scenario")
 	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
 	f.fs.IntVar(&o.rounds, "rounds", 1, "run every scenario this many times (references, then engines, per round) and report the medians: on a noisy machine one run can land in a slow period")
+	f.fs.IntVar(&o.pairedSlices, "paired-slices", 5, "judge the catalog targets on this many alternating closed-loop slices against the bare server sent the same request and against skygate, each -duration/N (wrk: whole seconds), so that a slow period of a shared machine weighs on both sides of the ratio (0: against the separate baseline-req run)")
 	f.fs.Float64Var(&o.load, "load", 0.7, "fraction of the maximum throughput for the latency phase")
 	f.fs.Float64Var(&o.cpuLoad, "cpu-load", 0, "also measure latency at the rate that keeps this share of the server's core busy (0.7: 70 %), estimated from the latency phase's CPU per request; a reading beside the targets, not one of them (0: off)")
 	f.fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated scenarios: "+strings.Join(allScenarios, ","))
@@ -163,6 +167,9 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	}
 	if o.rounds < 1 || o.rounds > 99 {
 		errs = append(errs, errors.New("-rounds must be from 1 to 99"))
+	}
+	if o.pairedSlices < 0 || o.pairedSlices > 100 {
+		errs = append(errs, errors.New("-paired-slices must be from 0 to 100"))
 	}
 	if o.nice < -20 || o.nice > 19 {
 		errs = append(errs, errors.New("-nice must be in [-20, 19]"))

@@ -168,9 +168,11 @@ type server struct {
 	databaseURL string
 	creds       credentials
 	token       string
-	plain       *http.Client
-	mtlsTLS     *tls.Config
-	mtlsCli     *http.Client
+	// ref is the bare server of the catalog's interleaved comparison, nil without one.
+	ref     *proc
+	plain   *http.Client
+	mtlsTLS *tls.Config
+	mtlsCli *http.Client
 }
 
 // credentials is what `skygate bootstrap` prints.
@@ -271,6 +273,18 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		if err := h.runRefServer(ctx, rep, scBaselineReq, nil, s.catalogTarget("", h.opts.catalogURL)); err != nil {
 			return err
 		}
+	}
+	// The catalog's targets are judged against a bare server measured in slices
+	// interleaved with the catalog's (paired.go); it runs beside skygate, idle between
+	// its slices.
+	if h.opts.pairedSlices > 0 && h.wants(scBaselineReq) && (h.wants(scCatalog200) || h.wants(scCatalog304)) {
+		ref, err := h.startProc(ctx, scBaselineReq+"-"+engine, []string{h.self, "baseline-server"}, childEnv(),
+			filepath.Join(h.runDir, engine+"-"+scBaselineReq+".log"), true)
+		if err != nil {
+			return err
+		}
+		defer ref.stop()
+		s.ref = ref
 	}
 	for _, name := range wanted {
 		r, err := h.runScenario(ctx, s, name)
@@ -402,12 +416,25 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 			want = http.StatusNotModified
 		}
 		m, err := h.measure(ctx, label, s.proc, staticLoad(t, want, nil))
+		if err != nil {
+			return row{}, err
+		}
 		r := httpRow(name, s.engine, m)
 		r.Note = fmt.Sprintf("%d-byte body", len(body))
 		if name == scCatalog304 {
 			r.Note = "no body"
 		}
-		return r, err
+		if s.ref != nil {
+			// The bare server gets the same request bytes (If-None-Match too) and
+			// answers its 2 KB.
+			rt := t
+			rt.URL = s.ref.http + h.opts.catalogURL
+			if r.Paired, err = h.paired(ctx, label, scBaselineReq, s.ref, staticLoad(rt, http.StatusOK, nil), s.proc, staticLoad(t, want, nil)); err != nil {
+				return row{}, err
+			}
+			r.Note = joinNote(r.Note, r.Paired.note())
+		}
+		return r, nil
 
 	case scBooking:
 		l, err := s.bookingLoad(ctx)
