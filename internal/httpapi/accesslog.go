@@ -57,7 +57,7 @@ func (l *accessLog) write(e *accessEntry) {
 // appendAccessLine appends e as one JSON object and a newline.
 func appendAccessLine(b []byte, e *accessEntry) []byte {
 	b = append(b, `{"time":"`...)
-	b = e.at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendTimestamp(b, e.at)
 	b = append(b, `","level":"INFO","msg":"request","method":`...)
 	b = appendJSONString(b, e.method)
 	b = append(b, `,"path":`...)

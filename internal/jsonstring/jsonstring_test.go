@@ -43,3 +43,23 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// TestSpecial8 checks the word-at-a-time tests against the byte tables: every byte value
+// at every position of a word of plain bytes, with neighbours that could borrow.
+func TestSpecial8(t *testing.T) {
+	for _, fill := range []byte{'a', ' ', '~', '!', '#'} {
+		for pos := range 8 {
+			for c := range 256 {
+				w := []byte{fill, fill, fill, fill, fill, fill, fill, fill}
+				w[pos] = byte(c)
+				x := jsonstring.Load64(string(w), 0)
+				if got, want := jsonstring.Special8(x), !jsonstring.PlainASCII[c]; got != want {
+					t.Fatalf("special8(%q) = %v, want %v", w, got, want)
+				}
+				if got, want := jsonstring.SpecialHTML8(x), !jsonstring.PlainASCIIHTML[c]; got != want {
+					t.Fatalf("specialHTML8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
