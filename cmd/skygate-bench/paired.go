@@ -82,8 +82,7 @@ func (h *harness) paired(ctx context.Context, label, refName string, ref *proc, 
 	if f.RefRPS > 0 {
 		f.Ratio = f.RPS / f.RefRPS
 	}
-	h.logf("%-16s interleaved with %s, %d × %.1f s: %.0f against %.0f req/s (%.2f×), %.1f against %.1f µs/req",
-		label, refName, n, f.SliceSeconds, f.RPS, f.RefRPS, f.Ratio, f.CPUPerReq, f.RefCPUPerReq)
+	h.logf("%-16s %s (%.2f×)", label, f.note(), f.Ratio)
 	return f, nil
 }
 

@@ -415,7 +415,8 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 			t.Header.Set("If-None-Match", resp.Header.Get("ETag"))
 			want = http.StatusNotModified
 		}
-		m, err := h.measure(ctx, label, s.proc, staticLoad(t, want, nil))
+		l := staticLoad(t, want, nil)
+		m, err := h.measure(ctx, label, s.proc, l)
 		if err != nil {
 			return row{}, err
 		}
@@ -429,7 +430,7 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 			// answers its 2 KB.
 			rt := t
 			rt.URL = s.ref.http + h.opts.catalogURL
-			if r.Paired, err = h.paired(ctx, label, scBaselineReq, s.ref, staticLoad(rt, http.StatusOK, nil), s.proc, staticLoad(t, want, nil)); err != nil {
+			if r.Paired, err = h.paired(ctx, label, scBaselineReq, s.ref, staticLoad(rt, http.StatusOK, nil), s.proc, l); err != nil {
 				return row{}, err
 			}
 			r.Note = joinNote(r.Note, r.Paired.note())
