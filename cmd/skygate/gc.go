@@ -10,7 +10,7 @@ import (
 // buffers), so Go's default of 100 collects every ~60 ms under load and marking costs
 // about a tenth of a catalog request's instructions; at 400 the heap may grow to five
 // times the live data (~25 MB) and collections are a quarter as frequent. See
-// docs/performance.md, "GOGC".
+// docs/performance.md, "From 20:00".
 const defaultGCPercent = 400
 
 // gcPercent is the GOGC serve runs with: the operator's GOGC when set (the runtime
