@@ -84,23 +84,24 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	write, err := openPool(ctx, abs, writerParams(), 1, dialect.GroupCommit)
+	ckpt := newCheckpointer()
+	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: dialect.GroupCommit, onCommit: ckpt.committed})
 	if err != nil {
 		return nil, err
 	}
-	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), false)
+	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), cachingDriver{})
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
-	ckpt, err := openPool(ctx, abs, commonParams(), 1, false)
+	ckptDB, err := openPool(ctx, abs, commonParams(), 1, cachingDriver{})
 	if err != nil {
 		write.Close()
 		read.Close()
 		return nil, err
 	}
-	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs,
-		ckpt: startCheckpointer(ckpt)}, nil
+	ckpt.start(ckptDB)
+	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs, ckpt: ckpt}, nil
 }
 
 // Close stops the checkpointer and closes the pools.
@@ -193,10 +194,11 @@ func (c dsnConnector) Driver() driver.Driver                        { return c.d
 
 // openPool opens a pool of at most conns connections to the file and checks that one
 // connection can be made. detach: see cachingDriver.
-func openPool(ctx context.Context, abs string, params url.Values, conns int, detach bool) (*sql.DB, error) {
+func openPool(ctx context.Context, abs string, params url.Values, conns int, d cachingDriver) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}).String()
-	db := sql.OpenDB(dsnConnector{dsn: dsn, d: cachingDriver{base: &sqlite.Driver{}, detach: detach}})
+	d.base = &sqlite.Driver{}
+	db := sql.OpenDB(dsnConnector{dsn: dsn, d: d})
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxLifetime(0)
