@@ -19,12 +19,17 @@ import (
 // matter on a busy core: a checkpoint is one call into SQLite that the Go scheduler
 // cannot interrupt for up to 10 ms, and everything else on that core waits. At 200 ms
 // between checkpoints, a booking load of 4 400 a second made each one copy 10–30 ms of
-// pages and the booking p99 20 ms; at 20 ms, 2–3 ms each and 12 ms (docs/performance.md,
-// "From 22:15"). They also keep the WAL short: SQLite starts it over only when a
-// checkpoint has copied all of it and the writer begins its next transaction before
-// another commit, which under a steady load happens far more often when each
-// checkpoint has little to copy; at 200 ms the WAL reached 145 000 frames (590 MB)
-// in 10 s of that load and was not started over.
+// pages and the booking p99 20 ms; at 20 ms, 2–3 ms each and 10–13 ms
+// (docs/performance.md, "From 22:15").
+//
+// SQLite starts the WAL over only when a checkpoint has copied all of it, the writer
+// begins its next transaction before another commit and no reader still reads an older
+// snapshot. Under a steady write load that moment does not come, so the WAL file grows
+// until the load pauses (by about 90 MB a second at 4 300 bookings a second); the first
+// quiet moment lets the next transaction start it over, and the file's space is then
+// reused from its beginning. (Cutting the file back with journal_size_limit makes that
+// transaction's commit truncate hundreds of MB: booking p99 71–103 ms in two of three
+// runs.)
 
 // checkpointDelay is the time from a commit to the checkpoint that copies it; the
 // commits within it share that checkpoint.
