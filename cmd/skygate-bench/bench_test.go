@@ -353,3 +353,37 @@ func TestHTTPRowNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorCheck: a row fails "≤1% errors" when either its max phase or its latency
+// phase answered more than 1 % unexpectedly; a latency phase that did not run counts
+// for nothing.
+func TestErrorCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		max, lat phase
+		want     bool
+	}{
+		{"clean", phase{Requests: 1000, OK: 1000}, phase{Requests: 700, OK: 700}, true},
+		{"max phase errors", phase{Requests: 1000, OK: 900}, phase{Requests: 700, OK: 700}, false},
+		{"latency phase errors", phase{Requests: 1000, OK: 1000}, phase{Requests: 700, OK: 420}, false},
+		{"no latency phase", phase{Requests: 1000, OK: 1000}, phase{}, true},
+	}
+	for _, tt := range tests {
+		rep := &report{}
+		rep.add(row{Scenario: scESIMOrder, Engine: engineSQLite, Kind: "http", RPS: 1, Phases: &measured{Max: tt.max, Latency: tt.lat}})
+		rep.evaluate()
+		var found bool
+		for _, c := range rep.Rows[0].Checks {
+			if c.Target == "≤1% errors" {
+				found = true
+				if c.Pass != tt.want {
+					t.Errorf("%s: %+v, want pass=%v", tt.name, c, tt.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no error check in %+v", tt.name, rep.Rows[0].Checks)
+		}
+	}
+}

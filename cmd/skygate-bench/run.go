@@ -140,7 +140,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&o.workDir, "work-dir", "", "parent of the temporary data directories (default: the system temp dir); it decides the disk SQLite writes to")
 	f.fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, databases)")
 	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
-	f.fs.IntVar(&o.esimPool, "esim-pool", 60000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
+	f.fs.IntVar(&o.esimPool, "esim-pool", 250000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
 	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
 	f.fs.StringVar(&o.generator, "generator", genAuto, "load generators: auto (closed loops of one fixed plain-HTTP request on wrk when it is on PATH, other closed loops on vegeta; open loops on the built-in fixed-rate generator), wrk (the same, wrk required) or vegeta (vegeta for every phase)")

@@ -24,7 +24,7 @@ import (
 //
 // SQLite starts the WAL over only when a checkpoint has copied all of it, the writer
 // begins its next transaction before another commit and no reader still reads an older
-// snapshot. Under a steady write load that moment does not come, so the WAL file grows
+// snapshot. Under a steady write load that moment rarely comes, so the WAL file grows
 // until the load pauses (by about 90 MB a second at 4 300 bookings a second); the first
 // quiet moment lets the next transaction start it over, and the file's space is then
 // reused from its beginning. (Cutting the file back with journal_size_limit makes that
