@@ -24,16 +24,24 @@ import (
 //
 // SQLite starts the WAL over only when a checkpoint has copied all of it, the writer
 // begins its next transaction before another commit and no reader still reads an older
-// snapshot. Under a steady write load that moment rarely comes, so the WAL file grows
-// until the load pauses (by about 90 MB a second at 4 300 bookings a second); the first
-// quiet moment lets the next transaction start it over, and the file's space is then
-// reused from its beginning. (Cutting the file back with journal_size_limit makes that
-// transaction's commit truncate hundreds of MB: booking p99 71–103 ms in two of three
-// runs.)
+// snapshot. Under a steady write load the first seldom holds when the writer begins
+// (the checkpointer runs beside a writer that commits hundreds of times a second), so
+// the WAL grew for as long as the load lasted: by about 90 MB a second at 4 300
+// bookings a second, gigabytes in a minute. Once a checkpoint finds the WAL longer
+// than walRestartFrames, the writer therefore checkpoints too, between two group
+// commits (afterCommit): nothing can commit between that checkpoint and the writer's
+// next transaction, which then starts the WAL over unless a reader is still on an
+// older snapshot, in which case the next gap tries again. Neither waits for anyone.
+// (Cutting the file back with journal_size_limit would make the commit that starts
+// it over truncate hundreds of MB: booking p99 71–103 ms in two of three runs.)
 
 // checkpointDelay is the time from a commit to the checkpoint that copies it; the
 // commits within it share that checkpoint.
 const checkpointDelay = 20 * time.Millisecond
+
+// walRestartFrames is the WAL length, in frames (pages of 4 KB), from which the
+// writer helps to start it over: 16 MB.
+const walRestartFrames = 4096
 
 type checkpointer struct {
 	db   *sql.DB
@@ -41,12 +49,17 @@ type checkpointer struct {
 	stop chan struct{}
 	done chan struct{}
 	runs atomic.Int64 // checkpoints run, for tests
+	long atomic.Bool  // the last checkpoint found at least restartFrames frames
+
+	restartFrames int // walRestartFrames but in tests
 }
 
-// newCheckpointer returns a checkpointer that does nothing until start; the writer's
+// newCheckpointer returns a checkpointer that does nothing until start, and whose
+// writer helps to start the WAL over from restartFrames frames; the writer's
 // connections call its committed method.
-func newCheckpointer() *checkpointer {
-	return &checkpointer{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newCheckpointer(restartFrames int) *checkpointer {
+	return &checkpointer{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		restartFrames: restartFrames}
 }
 
 // committed tells the checkpointer that the WAL has new frames. It never blocks: it
@@ -92,8 +105,29 @@ func (c *checkpointer) loop() {
 // checkpoint copies what it can of the WAL without waiting for anyone.
 func (c *checkpointer) checkpoint() error {
 	c.runs.Add(1)
+	return c.passive(context.Background(), c.db)
+}
+
+// passive runs a PASSIVE checkpoint through db and notes whether the WAL is long.
+func (c *checkpointer) passive(ctx context.Context, db *sql.DB) error {
 	var busy, frames, copied int
-	return c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	if err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		return err
+	}
+	c.long.Store(frames >= c.restartFrames)
+	return nil
+}
+
+// afterCommit is the dialect's AfterCommit: while the WAL is long, it checkpoints from
+// the writer between two group commits, so that the writer's next transaction can
+// start the WAL over. While the WAL is short it costs one atomic load.
+func (c *checkpointer) afterCommit(ctx context.Context, write *sql.DB) {
+	if !c.long.Load() {
+		return
+	}
+	if err := c.passive(ctx, write); err != nil {
+		slog.Warn("sqlite checkpoint from the writer failed", "err", err)
+	}
 }
 
 // close stops the loop and closes the connection; a last checkpoint copies what the

@@ -71,6 +71,12 @@ func classify(err error) sqlstore.Violation {
 // does not migrate; call Migrate before use. The path must name a file: an in-memory
 // database would give the writer and reader pools two different databases.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, walRestartFrames)
+}
+
+// open is Open with the WAL length from which the writer helps to start it over
+// (checkpoint.go).
+func open(ctx context.Context, path string, restartFrames int) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
 	}
@@ -84,7 +90,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	ckpt := newCheckpointer()
+	ckpt := newCheckpointer(restartFrames)
 	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: dialect.GroupCommit, onCommit: ckpt.committed})
 	if err != nil {
 		return nil, err
@@ -101,7 +107,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	ckpt.start(ckptDB)
-	return &Store{Store: sqlstore.New(dialect, write, read), write: write, path: abs, ckpt: ckpt}, nil
+	d := dialect
+	d.AfterCommit = ckpt.afterCommit
+	return &Store{Store: sqlstore.New(d, write, read), write: write, path: abs, ckpt: ckpt}, nil
 }
 
 // Close stops the checkpointer and closes the pools.

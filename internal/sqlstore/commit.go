@@ -139,6 +139,9 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 	for _, j := range batch {
 		j.done <- j.err
 	}
+	if f := c.s.d.AfterCommit; f != nil {
+		f(ctx, c.s.write)
+	}
 	return rest
 }
 

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"strconv"
 	"strings"
@@ -52,6 +53,11 @@ type Dialect struct {
 	// GroupCommit runs concurrent write transactions in one database transaction, each
 	// in a savepoint (see commit.go). For engines with a single writer connection.
 	GroupCommit bool
+	// AfterCommit, when set with GroupCommit, runs on the committer's goroutine after
+	// each group commit, once the batch's callers have their outcomes and before the
+	// next batch begins: the writer pool (write) is idle then and nothing can commit
+	// until it returns. It must be quick; it may not block on other writers.
+	AfterCommit func(ctx context.Context, write *sql.DB)
 }
 
 // stmt names a registered statement; Store.q returns its text for the dialect.
