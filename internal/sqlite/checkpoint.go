@@ -114,7 +114,9 @@ func (c *checkpointer) passive(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
 		return err
 	}
-	c.long.Store(frames >= c.restartFrames)
+	if frames >= 0 { // -1: the checkpoint did not run, and says nothing of the WAL
+		c.long.Store(frames >= c.restartFrames)
+	}
 	return nil
 }
 
