@@ -73,6 +73,19 @@ func (p phase) errorRate() float64 {
 	return 1 - float64(p.OK)/float64(p.Requests)
 }
 
+// rates sets the figures that follow from OK, Seconds and ServerCPU: RPS, CPUPerReq
+// and ServerUtil (zero where their divisor is).
+func (ph *phase) rates() {
+	ph.RPS, ph.ServerUtil, ph.CPUPerReq = 0, 0, 0
+	if ph.Seconds > 0 {
+		ph.RPS = float64(ph.OK) / ph.Seconds
+		ph.ServerUtil = ph.ServerCPU / ph.Seconds
+	}
+	if ph.OK > 0 {
+		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
+	}
+}
+
 // finish sets the phase's figures from its wall time, the server's and this process's
 // CPU time over it, the latencies of the expected answers (one per OK request) and
 // the errors: OK, rates, utilizations, percentiles and the three most frequent errors.
@@ -80,12 +93,8 @@ func (ph *phase) finish(wall, serverCPU, selfCPU time.Duration, latencies []time
 	ph.OK = int64(len(latencies))
 	ph.Seconds = wall.Seconds()
 	ph.ServerCPU = serverCPU.Seconds()
-	ph.ServerUtil = ph.ServerCPU / ph.Seconds
 	ph.ClientUtil = selfCPU.Seconds() / ph.Seconds
-	ph.RPS = float64(ph.OK) / ph.Seconds
-	if ph.OK > 0 {
-		ph.CPUPerReq = ph.ServerCPU / float64(ph.OK) * 1e6
-	}
+	ph.rates()
 	slices.Sort(latencies)
 	ph.P50, ph.P90, ph.P99 = quantileMS(latencies, .50), quantileMS(latencies, .90), quantileMS(latencies, .99)
 	if n := len(latencies); n > 0 {
@@ -220,11 +229,7 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 		m.Max.DeferredSeconds = wall.Seconds()
 		m.Max.ServerCPU += cpu.Seconds()
 		m.Max.Seconds += wall.Seconds()
-		m.Max.ServerUtil = m.Max.ServerCPU / m.Max.Seconds
-		m.Max.RPS = float64(m.Max.OK) / m.Max.Seconds
-		if m.Max.OK > 0 {
-			m.Max.CPUPerReq = m.Max.ServerCPU / float64(m.Max.OK) * 1e6
-		}
+		m.Max.rates()
 	}
 	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  client CPU %3.0f%% (%s)  status %v (deferred work %.1f s)",
 		name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, 100*m.Max.ClientUtil, m.Max.Generator, m.Max.Statuses, m.Max.DeferredSeconds)

@@ -27,31 +27,13 @@ type pairedFigures struct {
 	Ratio float64 `json:"ratio"`
 }
 
-// sliceSum adds up the closed-loop slices of one side.
-type sliceSum struct {
-	ok      int64
-	seconds float64
-	cpu     float64
-}
-
-func (s *sliceSum) add(ph phase) {
-	s.ok += ph.OK
-	s.seconds += ph.Seconds
-	s.cpu += ph.ServerCPU
-}
-
-func (s sliceSum) rps() float64 {
-	if s.seconds == 0 {
-		return 0
-	}
-	return float64(s.ok) / s.seconds
-}
-
-func (s sliceSum) cpuPerReq() float64 {
-	if s.ok == 0 {
-		return 0
-	}
-	return s.cpu / float64(s.ok) * 1e6
+// addSlice adds a closed-loop slice's requests, wall time and server CPU to sum, and
+// sets sum's rates.
+func addSlice(sum *phase, slice phase) {
+	sum.OK += slice.OK
+	sum.Seconds += slice.Seconds
+	sum.ServerCPU += slice.ServerCPU
+	sum.rates()
 }
 
 // paired runs opts.pairedSlices alternations of a closed-loop slice against ref (the
@@ -63,21 +45,21 @@ func (h *harness) paired(ctx context.Context, label, refName string, ref *proc, 
 	refLoad.client, l.client = newLoadClient(), newLoadClient()
 	defer refLoad.client.CloseIdleConnections()
 	defer l.client.CloseIdleConnections()
-	var a, b sliceSum
+	var a, b phase
 	for range n {
 		ph, err := h.attack(ctx, ref, refLoad, 0, h.opts.workers, slice, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s slice: %w", refName, err)
 		}
-		a.add(ph)
+		addSlice(&a, ph)
 		if ph, err = h.attack(ctx, p, l, 0, h.opts.workers, slice, 0); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s slice: %w", label, err)
 		}
-		b.add(ph)
+		addSlice(&b, ph)
 	}
 	f := &pairedFigures{
-		Reference: refName, Slices: n, SliceSeconds: b.seconds / float64(n),
-		RefRPS: a.rps(), RefCPUPerReq: a.cpuPerReq(), RPS: b.rps(), CPUPerReq: b.cpuPerReq(),
+		Reference: refName, Slices: n, SliceSeconds: b.Seconds / float64(n),
+		RefRPS: a.RPS, RefCPUPerReq: a.CPUPerReq, RPS: b.RPS, CPUPerReq: b.CPUPerReq,
 	}
 	if f.RefRPS > 0 {
 		f.Ratio = f.RPS / f.RefRPS
