@@ -81,20 +81,16 @@ func (c *checkpointer) start(db *sql.DB) {
 // logged (the store has no logger of its own) and the next commit tries again.
 func (c *checkpointer) loop() {
 	defer close(c.done)
-	t := time.NewTimer(checkpointDelay)
-	t.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
 		case <-c.wake:
 		}
-		t.Reset(checkpointDelay)
 		select {
 		case <-c.stop:
-			t.Stop()
 			return
-		case <-t.C:
+		case <-time.After(checkpointDelay):
 		}
 		if err := c.checkpoint(); err != nil {
 			slog.Warn("sqlite checkpoint failed", "err", err)
