@@ -38,7 +38,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	now := s.now().UTC()
 	a := &skygate.Account{ID: skygate.NewID(), Name: strings.TrimSpace(req.Name), Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
 	rec := auditRecord{"account.create", accountType, a.ID, a.ID, req}
-	if err := s.audited(r, rec, func(ctx context.Context) error { return s.deps.Store.CreateAccount(ctx, a) }); err != nil {
+	if err := s.audited(w, r, rec, func(ctx context.Context) error { return s.deps.Store.CreateAccount(ctx, a) }); err != nil {
 		return err
 	}
 	w.Header().Set("Location", adminPath+"/accounts/"+a.ID)
@@ -82,7 +82,7 @@ func (s *Server) patchAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("accountID")
 	var a *skygate.Account
-	err := s.audited(r, auditRecord{"account.update", accountType, id, id, req}, func(ctx context.Context) (err error) {
+	err := s.audited(w, r, auditRecord{"account.update", accountType, id, id, req}, func(ctx context.Context) (err error) {
 		a, err = s.deps.Store.SetAccountStatus(ctx, id, req.Status, s.now())
 		return err
 	})
@@ -151,7 +151,7 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 		ClientCertSHA256: req.ClientCertSHA256, CreatedAt: now, UpdatedAt: now,
 	}
 	rec := auditRecord{"application.create", appType, app.ID, app.AccountID, req}
-	if err := s.audited(r, rec, func(ctx context.Context) error { return s.deps.Store.CreateApplication(ctx, app) }); err != nil {
+	if err := s.audited(w, r, rec, func(ctx context.Context) error { return s.deps.Store.CreateApplication(ctx, app) }); err != nil {
 		return err
 	}
 	w.Header().Set("Location", adminPath+"/applications/"+app.ID)
@@ -189,7 +189,7 @@ func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	rec := auditRecord{"application.delete", appType, app.ID, app.AccountID, nil}
-	if err := s.audited(r, rec, func(ctx context.Context) error { return s.deps.Store.DeleteApplication(ctx, app.AccountID, app.ID) }); err != nil {
+	if err := s.audited(w, r, rec, func(ctx context.Context) error { return s.deps.Store.DeleteApplication(ctx, app.AccountID, app.ID) }); err != nil {
 		return err
 	}
 	s.deps.Applications.Forget(app.ClientID)
@@ -209,7 +209,7 @@ func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	rec := auditRecord{"application.rotate_secret", appType, app.ID, app.AccountID, nil}
-	err = s.audited(r, rec, func(ctx context.Context) (err error) {
+	err = s.audited(w, r, rec, func(ctx context.Context) (err error) {
 		app, err = s.deps.Store.SetApplicationSecret(ctx, app.AccountID, app.ID, s.deps.Secrets.Hash(secret), s.now())
 		return err
 	})
@@ -247,7 +247,7 @@ type auditRecord struct {
 // without its record. Should a write path ever commit without taking the record (a
 // bug the admin tests look for), the record is appended on its own and the slip
 // logged, rather than lost.
-func (s *Server) audited(r *http.Request, rec auditRecord, write func(ctx context.Context) error) error {
+func (s *Server) audited(w http.ResponseWriter, r *http.Request, rec auditRecord, write func(ctx context.Context) error) error {
 	var raw json.RawMessage
 	if rec.details != nil {
 		b, err := json.Marshal(rec.details)
@@ -257,12 +257,12 @@ func (s *Server) audited(r *http.Request, rec auditRecord, write func(ctx contex
 		raw = b
 	}
 	actor := ""
-	if c := principalFrom(r.Context()); c != nil {
+	if c := principalOf(w); c != nil {
 		actor = c.Subject
 	}
 	e := &skygate.AuditEvent{
 		ID: skygate.NewID(), Actor: actor, Action: rec.action, TargetType: rec.targetType, TargetID: rec.targetID,
-		AccountID: rec.accountID, RequestID: requestIDFrom(r.Context()), At: s.now(), Details: raw,
+		AccountID: rec.accountID, RequestID: requestIDOf(w), At: s.now(), Details: raw,
 	}
 	ctx, pending := skygate.WithAudit(r.Context(), e)
 	if err := write(ctx); err != nil {

@@ -17,9 +17,10 @@ type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (*oauth.Claims, error)
 }
 
-// principalFrom returns the verified claims of the request, or nil before authentication.
-func principalFrom(ctx context.Context) *oauth.Claims {
-	if st := stateFrom(ctx); st != nil {
+// principalOf returns the verified claims of the request that w answers, or nil before
+// authentication.
+func principalOf(w http.ResponseWriter) *oauth.Claims {
+	if st := stateOf(w); st != nil {
 		return st.claims
 	}
 	return nil
@@ -57,7 +58,7 @@ func wrongAudience() error {
 
 // authenticate wraps next so that it runs only for a valid bearer token that holds
 // scope and, for B2B tokens, belongs to an active account. It puts the claims into the
-// request context. Verification is offline and cached by the verifier until the token
+// request's state. Verification is offline and cached by the verifier until the token
 // expires, so the hot path pays no signature check.
 func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
 	return s.authenticateAny([]string{scope}, next)
@@ -80,13 +81,14 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if err := s.limit(w, r, key, s.deps.Limits.Account); err != nil {
 			return err
 		}
-		if st := stateFrom(r.Context()); st != nil {
-			st.claims = claims
-		} else {
-			// Outside ServeHTTP (a handler under test): carry the claims in a state of
-			// their own.
-			r = r.WithContext(context.WithValue(r.Context(), ctxState, &requestState{claims: claims}))
+		st := stateOf(w)
+		if st == nil {
+			// Outside ServeHTTP (a handler called on its own): carry the claims in a
+			// writer of their own.
+			rw := &responseWriter{ResponseWriter: w, s: s, r: r}
+			w, st = rw, &rw.state
 		}
+		st.claims = claims
 		return next(w, r)
 	}
 }
@@ -128,9 +130,9 @@ func (s *Server) principal(r *http.Request) (*oauth.Claims, error) {
 	return claims, nil
 }
 
-// accountID returns the tenant of an authenticated B2B request.
-func accountID(r *http.Request) string {
-	if c := principalFrom(r.Context()); c != nil {
+// accountID returns the tenant of the authenticated B2B request that w answers.
+func accountID(w http.ResponseWriter) string {
+	if c := principalOf(w); c != nil {
 		return c.AccountID
 	}
 	return ""

@@ -25,7 +25,7 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	claims := principalFrom(r.Context())
+	claims := principalOf(w)
 	res, err := s.deps.Bookings.Create(r.Context(), claims.AccountID, claims.ClientID, key, body)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountID(r), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountID(w), r.PathValue("bookingID")))
 }
 
 // listResponse is every paginated list: data and {count, offset, total}.
@@ -68,7 +68,7 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	status := r.URL.Query().Get("status")
-	items, total, err := s.deps.Bookings.List(r.Context(), accountID(r), status, p)
+	items, total, err := s.deps.Bookings.List(r.Context(), accountID(w), status, p)
 	if err != nil {
 		return err
 	}
@@ -76,11 +76,11 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountID(r), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountID(w), r.PathValue("bookingID")))
 }
 
 func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountID(r), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountID(w), r.PathValue("bookingID")))
 }
 
 // writeBooking answers 200 with the booking, or the error (409 InvalidBookingStatus
@@ -101,9 +101,9 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if wantPNG {
-		return writePNG(w)(s.deps.Bookings.PassPNG(r.Context(), accountID(r), r.PathValue("bookingID")))
+		return writePNG(w)(s.deps.Bookings.PassPNG(r.Context(), accountID(w), r.PathValue("bookingID")))
 	}
-	b, err := s.deps.Bookings.Get(r.Context(), accountID(r), r.PathValue("bookingID"))
+	b, err := s.deps.Bookings.Get(r.Context(), accountID(w), r.PathValue("bookingID"))
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ type simulateRequest struct {
 // simulateBooking triggers, for sandbox applications (or in a sandbox deployment),
 // the transitions that time or the airport would trigger.
 func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
-	sandbox, err := s.isSandbox(r)
+	sandbox, err := s.isSandbox(w, r)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountID(r), r.PathValue("bookingID"), req.Event))
+	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountID(w), r.PathValue("bookingID"), req.Event))
 }
 
 // adminGetBooking reads any account's booking (employees).
@@ -191,7 +191,7 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	err = s.audited(r, auditRecord{"booking.complete", "booking", b.ID, b.AccountID, nil}, func(ctx context.Context) (err error) {
+	err = s.audited(w, r, auditRecord{"booking.complete", "booking", b.ID, b.AccountID, nil}, func(ctx context.Context) (err error) {
 		b, err = s.deps.Bookings.Complete(ctx, b.ID)
 		return err
 	})

@@ -43,7 +43,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.deps.ESIM.Packages(r.Context(), accountID(r), lang, q)
+	page, err := s.deps.ESIM.Packages(r.Context(), accountID(w), lang, q)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
 	lang := requestLanguage(r)
-	page, err := s.deps.ESIM.Package(r.Context(), accountID(r), lang, r.PathValue("packageID"))
+	page, err := s.deps.ESIM.Package(r.Context(), accountID(w), lang, r.PathValue("packageID"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	lang := contentLanguage(w, r)
-	c := principalFrom(r.Context())
+	c := principalOf(w)
 	res, err := s.deps.ESIM.Order(r.Context(), c.AccountID, c.ClientID, key, lang, req)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(r), contentLanguage(w, r), p)
+	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(w), contentLanguage(w, r), p)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(r), r.PathValue("orderID"), contentLanguage(w, r))
+	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(w), r.PathValue("orderID"), contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
-	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(r), contentLanguage(w, r), f, p)
+	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(w), contentLanguage(w, r), f, p)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(r), r.PathValue("iccid"), contentLanguage(w, r))
+	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(w), r.PathValue("iccid"), contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
 
 // esimQR answers the activation code as a QR code PNG.
 func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
-	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountID(r), r.PathValue("iccid")))
+	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountID(w), r.PathValue("iccid")))
 }
 
 func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
@@ -136,7 +136,7 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	c := principalFrom(r.Context())
+	c := principalOf(w)
 	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), r.Header.Get("Idempotency-Key"), contentLanguage(w, r), req)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (s *Server) esimBilling(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.deps.ESIM.Billing(r.Context(), accountID(r), p)
+	b, err := s.deps.ESIM.Billing(r.Context(), accountID(w), p)
 	if err != nil {
 		return err
 	}
@@ -167,14 +167,14 @@ type usageRequest struct {
 // applications: install, activate, or report cumulative usage.
 func (s *Server) sandboxESIM(action string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sandbox, err := s.isSandbox(r)
+		sandbox, err := s.isSandbox(w, r)
 		if err != nil {
 			return err
 		}
 		if !sandbox {
 			return skygate.Errorf(skygate.CodeForbidden, "sandbox routes are for sandbox applications only")
 		}
-		acc, iccid, lang := accountID(r), r.PathValue("iccid"), contentLanguage(w, r)
+		acc, iccid, lang := accountID(w), r.PathValue("iccid"), contentLanguage(w, r)
 		var e *skygate.ESIM
 		switch action {
 		case "install":
@@ -222,7 +222,7 @@ func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) er
 		}
 	}
 	var c *skygate.ESIMCatalog
-	err := s.audited(r, auditRecord{"esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}}, func(ctx context.Context) (err error) {
+	err := s.audited(w, r, auditRecord{"esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}}, func(ctx context.Context) (err error) {
 		c, err = s.deps.ESIM.SetPackages(ctx, acc, pkgs)
 		return err
 	})
@@ -254,7 +254,7 @@ func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
 	acc := r.PathValue("accountID")
 	// All or nothing: a committed import imported every profile.
 	var res *esim.ImportResult
-	err = s.audited(r, auditRecord{"esim.pool.import", accountType, acc, acc, map[string]int{"imported": len(in)}}, func(ctx context.Context) (err error) {
+	err = s.audited(w, r, auditRecord{"esim.pool.import", accountType, acc, acc, map[string]int{"imported": len(in)}}, func(ctx context.Context) (err error) {
 		res, err = s.deps.ESIM.ImportPool(ctx, acc, in)
 		return err
 	})
@@ -271,7 +271,7 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 	}
 	acc := r.PathValue("accountID")
 	var e *skygate.LedgerEntry
-	err := s.audited(r, auditRecord{"esim.credit", accountType, acc, acc, req}, func(ctx context.Context) (err error) {
+	err := s.audited(w, r, auditRecord{"esim.credit", accountType, acc, acc, req}, func(ctx context.Context) (err error) {
 		e, err = s.deps.ESIM.AddCredit(ctx, acc, req)
 		return err
 	})

@@ -33,7 +33,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.Create(r.Context(), accountID(r), req)
+	sub, err := s.deps.Webhooks.Create(r.Context(), accountID(w), req)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	subs, err := s.deps.Webhooks.List(r.Context(), accountID(r))
+	subs, err := s.deps.Webhooks.List(r.Context(), accountID(w))
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	sub, err := s.deps.Webhooks.Get(r.Context(), accountID(r), r.PathValue("webhookID"))
+	sub, err := s.deps.Webhooks.Get(r.Context(), accountID(w), r.PathValue("webhookID"))
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	if err := s.deps.Webhooks.Delete(r.Context(), accountID(r), r.PathValue("webhookID")); err != nil {
+	if err := s.deps.Webhooks.Delete(r.Context(), accountID(w), r.PathValue("webhookID")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -76,7 +76,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) err
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountID(r), r.PathValue("webhookID"), req.Secret)
+	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountID(w), r.PathValue("webhookID"), req.Secret)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountID(r), r.PathValue("webhookID"), req.URL)
+	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountID(w), r.PathValue("webhookID"), req.URL)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 
 // testWebhook sends a webhook.test event through the outbox: 202 with its delivery.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.deps.Webhooks.Test(r.Context(), accountID(r), r.PathValue("webhookID"))
+	d, err := s.deps.Webhooks.Test(r.Context(), accountID(w), r.PathValue("webhookID"))
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountID(r), r.PathValue("webhookID"), p)
+	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountID(w), r.PathValue("webhookID"), p)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 
 // retryWebhookDelivery makes a failed or pending delivery due now: 202.
 func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.deps.Webhooks.Retry(r.Context(), accountID(r), r.PathValue("webhookID"), r.PathValue("deliveryID"))
+	d, err := s.deps.Webhooks.Retry(r.Context(), accountID(w), r.PathValue("webhookID"), r.PathValue("deliveryID"))
 	if err != nil {
 		return err
 	}
