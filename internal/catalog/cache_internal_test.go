@@ -8,7 +8,7 @@ import (
 
 func page(n int) *Page { return &Page{Body: make([]byte, n)} }
 
-func key(i int) cacheKey { return cacheKey{q: Query{Limit: 1, Offset: i}} }
+func key(i int) []byte { return queryKey(nil, KindLounge, 0, &Query{Limit: 1, Offset: i}) }
 
 func TestPageCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()

@@ -76,11 +76,44 @@ func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "invalid query")
 	}
 	li := langIndex(lang)
-	key := cacheKey{kind: k, lang: uint8(li), q: q}
+	var buf [64]byte
+	key := queryKey(buf[:0], k, li, &q)
 	if p, ok := c.cache.get(key); ok {
 		return p, nil
 	}
 	p := c.build(k, li, q)
+	c.cache.put(key, p)
+	return p, nil
+}
+
+// maxRawKey bounds the raw query strings ListRaw keys pages by: the cache bounds pages'
+// bytes, not keys', and a longer query is rare enough to be parsed each time.
+const maxRawKey = 256
+
+// ListRaw is ParseQuery and List for the raw query string of a request (the URL's
+// RawQuery), except that a raw query seen before finds its page in the cache without
+// being parsed again. Its errors are ParseQuery's and List's.
+func (c *Catalog) ListRaw(k Kind, lang, rawQuery string) (*Page, error) {
+	if len(rawQuery) > maxRawKey || k >= numKinds {
+		q, err := ParseQuery(rawQuery)
+		if err != nil {
+			return nil, err
+		}
+		return c.List(k, lang, q)
+	}
+	var buf [3 + maxRawKey]byte
+	key := append(append(buf[:0], 'r', byte(k), byte(langIndex(lang))), rawQuery...)
+	if p, ok := c.cache.get(key); ok {
+		return p, nil
+	}
+	q, err := ParseQuery(rawQuery)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.List(k, lang, q)
+	if err != nil {
+		return nil, err
+	}
 	c.cache.put(key, p)
 	return p, nil
 }

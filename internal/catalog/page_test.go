@@ -1,7 +1,9 @@
 package catalog_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +198,42 @@ func TestCachedPagesDoNotAllocate(t *testing.T) {
 	id := MustSeedData(t).Lounges[0].ID
 	if n := testing.AllocsPerRun(100, func() { _, _ = c.Lounge("kk", id) }); n != 0 {
 		t.Errorf("item page: %v allocations", n)
+	}
+}
+
+// TestListRaw checks that a page found by its raw query string is the page ParseQuery
+// and List give, that the raw key keeps kind and language apart, and that a bad query
+// is refused every time rather than cached.
+func TestListRaw(t *testing.T) {
+	t.Parallel()
+	c := MustLoad(t, catalog.Seed())
+	long := "limit=2&iata=TAS&pad=" + strings.Repeat("x", 300) // past the raw keys' bound
+	for _, raw := range []string{"", "limit=2&iata=TAS", "iata=TAS&limit=2", "name=Pl%61za&limit=3", long} {
+		q, err := catalog.ParseQuery(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []catalog.Kind{catalog.KindLounge, catalog.KindFastTrack} {
+			for _, lang := range []string{"en", "ru"} {
+				want, err := c.List(k, lang, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 2 { // a miss, then a hit
+					got, err := c.ListRaw(k, lang, raw)
+					if err != nil {
+						t.Fatalf("ListRaw(%v, %s, %.30q): %v", k, lang, raw, err)
+					}
+					if got.ETag != want.ETag || !bytes.Equal(got.Body, want.Body) || got.Language != want.Language {
+						t.Errorf("ListRaw(%v, %s, %.30q) = %s, List = %s", k, lang, raw, got.ETag, want.ETag)
+					}
+				}
+			}
+		}
+	}
+	for range 2 {
+		if _, err := c.ListRaw(catalog.KindLounge, "en", "limit=0"); !skygate.IsCode(err, skygate.CodeBadRequest) {
+			t.Errorf("limit=0: err = %v, want %s", err, skygate.CodeBadRequest)
+		}
 	}
 }

@@ -122,6 +122,15 @@ func (s *Service) List(k Kind, lang string, q Query) (*Page, error) {
 	return c.List(k, lang, q)
 }
 
+// ListRaw is Catalog.ListRaw on the current catalog.
+func (s *Service) ListRaw(k Kind, lang, rawQuery string) (*Page, error) {
+	c, err := s.catalog()
+	if err != nil {
+		return nil, err
+	}
+	return c.ListRaw(k, lang, rawQuery)
+}
+
 // Item is Catalog.Item on the current catalog.
 func (s *Service) Item(k Kind, lang, id string) (*Page, error) {
 	c, err := s.catalog()
