@@ -14,7 +14,13 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	if inm := r.Header["If-None-Match"]; present(inm) {
+	inm := r.Header["If-None-Match"]
+	if len(inm) == 1 && inm[0] == etag && opaque(etag) != "" {
+		// The common revalidation, the tag exactly as the ETag header sent it: a list
+		// of that one element, which matches.
+		return true
+	}
+	if present(inm) {
 		for _, field := range inm {
 			if ETagListMatches(field, etag) {
 				return true
