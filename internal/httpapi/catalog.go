@@ -13,23 +13,20 @@ import (
 // CatalogSource serves precomputed catalog pages. catalog.Service implements it over
 // the current catalog version.
 type CatalogSource interface {
-	List(k catalog.Kind, lang string, q catalog.Query) (*catalog.Page, error)
+	// ListRaw serves a list for a request's raw query string (catalog.ParseQuery's
+	// errors for a bad one).
+	ListRaw(k catalog.Kind, lang, rawQuery string) (*catalog.Page, error)
 	Item(k catalog.Kind, lang, id string) (*catalog.Page, error)
 	// LocalizedFastTrack returns one fast-track in lang, for booking passes.
 	LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error)
 }
 
 // catalogList serves a page of lounges or fast-tracks. Pages come precomputed (and
-// cached per query) from the catalog, so a request negotiates the language, parses the
-// query and writes ready bytes.
+// cached per raw query) from the catalog, so a request negotiates the language and
+// writes ready bytes.
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := requestLanguage(r)
-		q, err := catalog.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return err
-		}
-		page, err := s.deps.Catalog.List(k, lang, q)
+		page, err := s.deps.Catalog.ListRaw(k, requestLanguage(r), r.URL.RawQuery)
 		if err != nil {
 			return err
 		}

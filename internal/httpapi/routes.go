@@ -79,6 +79,7 @@ func (s *Server) routes() {
 func (s *Server) route(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, h)
 	s.exact.add(pattern, h)
+	s.metrics.addRoute(pattern)
 	s.patterns = append(s.patterns, pattern)
 }
 

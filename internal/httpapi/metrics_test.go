@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// TestMetricsObserve counts requests of a registered route by its fast path (its own
+// method, a common status) and by the general one (HEAD, a rare status), and of an
+// unregistered route, and checks that each lands in its own series and nowhere else.
+func TestMetricsObserve(t *testing.T) {
+	t.Parallel()
+	m := newMetrics()
+	const route = "GET /v2/catalog/lounges"
+	m.addRoute(route)
+	calls := []struct {
+		route, method string
+		status, times int
+	}{
+		{route, "GET", 200, 3},
+		{route, "GET", 304, 2},
+		{route, "HEAD", 200, 1},
+		{route, "GET", 418, 1},
+		{"unmatched", "GET", 404, 2},
+	}
+	for _, c := range calls {
+		for range c.times {
+			m.observe(c.route, c.method, c.status, time.Millisecond)
+		}
+	}
+	for _, c := range calls {
+		got := testutil.ToFloat64(m.requests.WithLabelValues(c.route, c.method, decimal(c.status)))
+		if got != float64(c.times) {
+			t.Errorf("%s %s %d: %v requests, want %d", c.route, c.method, c.status, got, c.times)
+		}
+	}
+	if n := testutil.CollectAndCount(m.requests); n != len(calls) {
+		t.Errorf("%d request series, want %d", n, len(calls))
+	}
+	if n := testutil.CollectAndCount(m.duration); n != 2 {
+		t.Errorf("%d histograms, want 2 (the route and unmatched)", n)
+	}
+}
