@@ -94,17 +94,13 @@ const maxRawKey = 256
 // RawQuery), except that a raw query seen before finds its page in the cache without
 // being parsed again. Its errors are ParseQuery's and List's.
 func (c *Catalog) ListRaw(k Kind, lang, rawQuery string) (*Page, error) {
-	if len(rawQuery) > maxRawKey || k >= numKinds {
-		q, err := ParseQuery(rawQuery)
-		if err != nil {
-			return nil, err
-		}
-		return c.List(k, lang, q)
-	}
 	var buf [3 + maxRawKey]byte
-	key := append(append(buf[:0], 'r', byte(k), byte(langIndex(lang))), rawQuery...)
-	if p, ok := c.cache.get(key); ok {
-		return p, nil
+	var key []byte // nil: not cached by its raw query
+	if len(rawQuery) <= maxRawKey && k < numKinds {
+		key = append(append(buf[:0], 'r', byte(k), byte(langIndex(lang))), rawQuery...)
+		if p, ok := c.cache.get(key); ok {
+			return p, nil
+		}
 	}
 	q, err := ParseQuery(rawQuery)
 	if err != nil {
@@ -114,7 +110,9 @@ func (c *Catalog) ListRaw(k Kind, lang, rawQuery string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.cache.put(key, p)
+	if key != nil {
+		c.cache.put(key, p)
+	}
 	return p, nil
 }
 
