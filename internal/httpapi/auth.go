@@ -20,8 +20,8 @@ type TokenVerifier interface {
 // principalOf returns the verified claims of the request that w answers, or nil before
 // authentication.
 func principalOf(w http.ResponseWriter) *oauth.Claims {
-	if st := stateOf(w); st != nil {
-		return st.claims
+	if rw, ok := w.(*responseWriter); ok {
+		return rw.claims
 	}
 	return nil
 }
@@ -58,8 +58,8 @@ func wrongAudience() error {
 
 // authenticate wraps next so that it runs only for a valid bearer token that holds
 // scope and, for B2B tokens, belongs to an active account. It puts the claims into the
-// request's state. Verification is offline and cached by the verifier until the token
-// expires, so the hot path pays no signature check.
+// request's responseWriter. Verification is offline and cached by the verifier until
+// the token expires, so the hot path pays no signature check.
 func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
 	return s.authenticateAny([]string{scope}, next)
 }
@@ -81,14 +81,12 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if err := s.limit(w, r, key, s.deps.Limits.Account); err != nil {
 			return err
 		}
-		st := stateOf(w)
-		if st == nil {
-			// Outside ServeHTTP (a handler called on its own): carry the claims in a
-			// writer of their own.
-			rw := &responseWriter{ResponseWriter: w, s: s, r: r}
-			w, st = rw, &rw.state
+		rw, ok := w.(*responseWriter)
+		if !ok {
+			// Every route is reached through ServeHTTP, which makes the responseWriter.
+			return errors.New("httpapi: authenticated route outside Server.ServeHTTP")
 		}
-		st.claims = claims
+		rw.claims = claims
 		return next(w, r)
 	}
 }

@@ -15,25 +15,6 @@ import (
 	"github.com/skygate/skygate/internal/oauth"
 )
 
-// requestState is what the middleware learns about a request as it goes: set once in
-// ServeHTTP and filled in by authentication, so that handlers and the access log see the
-// principal. It lives in the request's responseWriter rather than in a derived context:
-// r.WithContext copies the whole http.Request, which cost a cached catalog page an
-// eighth of its handler time.
-type requestState struct {
-	id     string
-	claims *oauth.Claims
-}
-
-// stateOf returns the state of the request that w answers, or nil when w is not
-// ServeHTTP's (a handler called on its own).
-func stateOf(w http.ResponseWriter) *requestState {
-	if rw, ok := w.(*responseWriter); ok {
-		return &rw.state
-	}
-	return nil
-}
-
 // requestIDOf returns the request id that ServeHTTP put into w's X-Request-ID header,
 // or "" outside ServeHTTP.
 func requestIDOf(w http.ResponseWriter) string {
@@ -77,8 +58,12 @@ func newRequestID() string {
 }
 
 // responseWriter records the status for logs and metrics, and replaces the plain-text
-// 404/405 answers of http.ServeMux with problem+json. It also holds the request's
-// state and its X-Request-Id header value, so that one allocation serves all three.
+// 404/405 answers of http.ServeMux with problem+json. It also carries what the
+// middleware learns of the request, so that handlers and the access log find it
+// through their ResponseWriter: its id (id[0], which is also the X-Request-Id header's
+// value, so that one allocation serves both) and, once authenticated, its claims. A
+// derived context would cost a copy of the whole http.Request (r.WithContext), an
+// eighth of a cached catalog page's handler time.
 type responseWriter struct {
 	http.ResponseWriter
 	s       *Server
@@ -86,8 +71,8 @@ type responseWriter struct {
 	status  int
 	written int64
 	swallow bool
-	state   requestState
 	id      [1]string
+	claims  *oauth.Claims
 }
 
 func (w *responseWriter) WriteHeader(code int) {
@@ -140,7 +125,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
-	rw := &responseWriter{ResponseWriter: w, s: s, state: requestState{id: id}, id: [1]string{id}}
+	rw := &responseWriter{ResponseWriter: w, s: s, id: [1]string{id}}
 	w.Header()[headerRequestID] = rw.id[:]
 	rw.r = r
 	defer func() {
@@ -180,7 +165,7 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 		return
 	}
 	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: rw.state.id, claims: rw.state.claims})
+		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], claims: rw.claims})
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.
