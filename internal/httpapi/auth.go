@@ -74,11 +74,7 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if !slices.ContainsFunc(scopes, claims.HasScope) {
 			return insufficientScope(strings.Join(scopes, " "))
 		}
-		key := "account:" + claims.AccountID
-		if claims.AccountID == "" {
-			key = "employee:" + claims.Subject
-		}
-		if err := s.limit(w, r, key, s.deps.Limits.Account); err != nil {
+		if err := s.limit(w, r, claims.Principal(), s.deps.Limits.Account); err != nil {
 			return err
 		}
 		rw, ok := w.(*responseWriter)

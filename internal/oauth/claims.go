@@ -26,6 +26,27 @@ type Claims struct {
 	ExpiresAt time.Time
 	// ID is the jti, unique per token.
 	ID string
+
+	// principal is Principal's value, made once where claims are read from a token.
+	principal string
+}
+
+// Principal names whom the token acts for, the unit that per-caller limits count:
+// "account:ID" for a B2B token, "employee:SUB" for an employee's. Claims that Verify
+// returns carry it ready (and the verifier caches them per token), so reading it on
+// every request allocates nothing.
+func (c *Claims) Principal() string {
+	if c.principal != "" {
+		return c.principal
+	}
+	return c.makePrincipal()
+}
+
+func (c *Claims) makePrincipal() string {
+	if c.AccountID != "" {
+		return "account:" + c.AccountID
+	}
+	return "employee:" + c.Subject
 }
 
 // HasScope reports whether the token grants scope.
@@ -64,11 +85,13 @@ func (c *Claims) wire() *wireClaims {
 }
 
 func (w *wireClaims) claims() *Claims {
-	return &Claims{
+	c := &Claims{
 		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
 		AccountID: w.AccountID, Scopes: w.Scopes, Roles: w.Roles,
 		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti,
 	}
+	c.principal = c.makePrincipal()
+	return c
 }
 
 // audience is the aud claim: one string when there is one audience (the common form),

@@ -72,6 +72,32 @@ func TestIssueVerify(t *testing.T) {
 	}
 }
 
+// TestPrincipal checks whom a token acts for, on verified claims (which carry it ready)
+// and on claims built by hand.
+func TestPrincipal(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tests := []struct {
+		claims oauth.Claims
+		want   string
+	}{
+		{oauth.Claims{Subject: "client-1", ClientID: "client-1", AccountID: "acct-1", Scopes: []string{skygate.ScopeBookingRead}}, "account:acct-1"},
+		{oauth.Claims{Subject: "emp-1", ClientID: "console", Scopes: []string{skygate.ScopeAdminAccounts}, Roles: []string{"admin"}}, "employee:emp-1"},
+	}
+	for _, tt := range tests {
+		if got := tt.claims.Principal(); got != tt.want {
+			t.Errorf("built by hand: Principal() = %q, want %q", got, tt.want)
+		}
+		tok, _, err := f.issuer.Issue(tt.claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MustVerify(t, f.verifier, tok).Principal(); got != tt.want {
+			t.Errorf("verified: Principal() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
 func TestIssueWithoutKey(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
