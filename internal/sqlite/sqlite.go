@@ -200,8 +200,9 @@ type dsnConnector struct {
 func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
 func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
-// openPool opens a pool of at most conns connections to the file and checks that one
-// connection can be made. detach: see cachingDriver.
+// openPool opens a pool of at most conns connections to the file through d (its base
+// driver set here; detach and onCommit: see cachingDriver) and checks that one
+// connection can be made.
 func openPool(ctx context.Context, abs string, params url.Values, conns int, d cachingDriver) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}).String()
