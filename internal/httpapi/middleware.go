@@ -79,6 +79,9 @@ func (w *responseWriter) WriteHeader(code int) {
 	if w.status != 0 {
 		return
 	}
+	// The Date header from a per-second cache: net/http would format it for every
+	// response (see secondText).
+	w.Header()["Date"] = dateSeconds.at(w.s.now())
 	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) &&
 		strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		// Only ServeMux writes text/plain errors: our handlers return errors instead.

@@ -1,31 +1,52 @@
 package httpapi
 
 import (
+	"net/http"
 	"sync/atomic"
 	"time"
 )
 
-// stamp is the formatted second of the last access-log line.
-type stamp struct {
-	unix int64
-	text string // 2006-01-02T15:04:05, UTC
+// secondText caches the text of one second in UTC, in one layout, for as long as the
+// clock stays in that second: under load thousands of requests a second would format
+// the same date and time, and time.Format's code is large enough that a request which
+// runs it misses the instruction cache about fifty times.
+type secondText struct {
+	layout string
+	last   atomic.Pointer[formattedSecond]
 }
 
-// lastStamp caches the second that access-log lines share: under load thousands of
-// lines a second format the same date and time.
-var lastStamp atomic.Pointer[stamp]
+type formattedSecond struct {
+	unix int64
+	// text has one element, so that it serves as an http.Header value as it is. Its
+	// capacity is its length: an Add to that header copies it instead of writing into
+	// the shared array.
+	text []string
+}
+
+// at returns t's second formatted in UTC with c's layout, as a one-element slice that
+// the caller must not modify.
+func (c *secondText) at(t time.Time) []string {
+	sec := t.Unix()
+	if f := c.last.Load(); f != nil && f.unix == sec {
+		return f.text
+	}
+	f := &formattedSecond{unix: sec, text: []string{t.UTC().Format(c.layout)}}
+	c.last.Store(f)
+	return f.text
+}
+
+var (
+	// stampSeconds are the date and time of day of access-log lines.
+	stampSeconds = secondText{layout: "2006-01-02T15:04:05"}
+	// dateSeconds are the Date header's values (RFC 9110 §6.6.1, the IMF-fixdate).
+	dateSeconds = secondText{layout: http.TimeFormat}
+)
 
 // appendTimestamp appends t in UTC as time.RFC3339Nano does (the fraction without its
 // trailing zeros, none for a whole second), formatting the date and time of day only
 // when the second changes.
 func appendTimestamp(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	s := lastStamp.Load()
-	if sec := t.Unix(); s == nil || s.unix != sec {
-		s = &stamp{unix: sec, text: t.Format("2006-01-02T15:04:05")}
-		lastStamp.Store(s)
-	}
-	b = append(b, s.text...)
+	b = append(b, stampSeconds.at(t)[0]...)
 	if ns := t.Nanosecond(); ns != 0 {
 		var d [10]byte
 		d[0] = '.'
