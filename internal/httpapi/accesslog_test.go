@@ -116,3 +116,22 @@ func TestDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPattern: a pattern the access log could not write as it is stops the server
+// from being built; every real one passes.
+func TestPlainPattern(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"GET /v2/catalog/lounges", "GET /v2/catalog/lounges/{id}", "GET /admin/", "/dev/idp/", "GET /é"} {
+		plainPattern(p)
+	}
+	for _, p := range []string{`GET /a"b`, `GET /a\b`, "GET /a\x01", "GET /\xff", "GET /\u2028"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("plainPattern(%q) did not panic", p)
+				}
+			}()
+			plainPattern(p)
+		}()
+	}
+}

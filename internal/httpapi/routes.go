@@ -30,12 +30,12 @@ func (s *Server) routes() {
 	}
 	// The employee console and the rendered contract: static assets, not API routes.
 	docs := web.DocsHandler("/openapi.json")
-	s.mux.Handle("GET /admin/", web.ConsoleHandler())
-	s.mux.Handle("GET /docs", docs)
-	s.mux.Handle("GET /docs/", docs)
+	s.handleMux("GET /admin/", web.ConsoleHandler())
+	s.handleMux("GET /docs", docs)
+	s.handleMux("GET /docs/", docs)
 	if s.deps.DevIdP != nil {
 		// A subtree of its own, outside the route list: it is not part of the API.
-		s.mux.Handle(s.deps.DevIdPPattern, s.deps.DevIdP)
+		s.handleMux(s.deps.DevIdPPattern, s.deps.DevIdP)
 	}
 
 	// Catalog: bearer token only, on both listeners.
@@ -77,10 +77,19 @@ func (s *Server) routes() {
 // route registers h at pattern and remembers the pattern for Routes. Literal paths are
 // also looked up in s.exact before ServeMux.
 func (s *Server) route(pattern string, h http.Handler) {
-	s.mux.Handle(pattern, h)
+	s.handleMux(pattern, h)
 	s.exact.add(pattern, h)
 	s.metrics.addRoute(pattern)
 	s.patterns = append(s.patterns, pattern)
+}
+
+// handleMux registers h at pattern in ServeMux once plainPattern has accepted the
+// pattern. route calls it for API routes; the pages outside the API (console, docs,
+// development IdP) call it alone, so that neither Routes nor the route series of the
+// metrics list them.
+func (s *Server) handleMux(pattern string, h http.Handler) {
+	plainPattern(pattern)
+	s.mux.Handle(pattern, h)
 }
 
 // Routes lists every registered pattern ("METHOD /path/{param}"), in registration

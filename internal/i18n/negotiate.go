@@ -36,6 +36,11 @@ func Negotiate(header string) string {
 	if header == "" {
 		return Default
 	}
+	for _, l := range languages {
+		if header == l {
+			return l // the commonest header: one supported language, nothing else
+		}
+	}
 	if len(header) > MaxHeaderBytes {
 		// Cut at the last comma inside the limit so that no item is read half.
 		header = header[:MaxHeaderBytes]

@@ -16,6 +16,11 @@ func TestNegotiate(t *testing.T) {
 		name, header, want string
 	}{
 		{"empty", "", "en"},
+		{"exactly en", "en", "en"},
+		{"exactly ru", "ru", "ru"},
+		{"exactly uz", "uz", "uz"},
+		{"exactly kk", "kk", "kk"},
+		{"uppercase", "KK", "kk"},
 		{"blank", "  \t ", "en"},
 		{"star", "*", "en"},
 		{"unsupported", "fr", "en"},
