@@ -117,8 +117,8 @@ func BenchmarkAuthenticatedCatalogGET(b *testing.B) {
 }
 
 // sameRequest serves r to every iteration: building a request costs about as much as
-// serving a cached page. The server never modifies the request it is given (it
-// derives its own with WithContext), and a GET has no body to consume.
+// serving a cached page. The server changes nothing in the request it is given but
+// r.Pattern, to the same route each time, and a GET has no body to consume.
 func sameRequest(r *http.Request) func() *http.Request {
 	return func() *http.Request { return r }
 }
