@@ -59,6 +59,7 @@ type options struct {
 	generator    string // -generator as given
 	wrkPath      string // wrk's path when it runs the closed loops, else ""
 	hydraBin     string
+	profileDir   string // -server-cpu-profiles: each skygate server's CPU profile goes here
 }
 
 // allScenarios are the scenario names in the order they run and print.
@@ -142,6 +143,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
 	f.fs.IntVar(&o.esimPool, "esim-pool", 250000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
+	f.fs.StringVar(&o.profileDir, "server-cpu-profiles", "", "write each skygate server's CPU profile (SKYGATE_CPU_PROFILE) into this directory, as ENGINE-N.pprof; merge them with go tool pprof -proto")
 	f.fs.StringVar(&o.logLevel, "server-log-level", "info", "SKYGATE_LOG_LEVEL of the server; info (the default, as in production) writes one access-log line per request")
 	f.fs.StringVar(&o.generator, "generator", genAuto, "load generators: auto (closed loops of one fixed plain-HTTP request on wrk when it is on PATH, other closed loops on vegeta; open loops on the built-in fixed-rate generator), wrk (the same, wrk required) or vegeta (vegeta for every phase)")
 	f.fs.StringVar(&o.hydraBin, "hydra-bin", "", "an Ory Hydra binary for the hydra-token reference (default: $SKYGATE_BENCH_HYDRA_BIN; needs a PostgreSQL DSN)")
@@ -237,12 +239,14 @@ type harness struct {
 	// runDir holds what one round makes (data directories, logs, the insert loop's
 	// file): dir itself, or a directory of each round's own, so every round starts
 	// from fresh servers.
-	runDir  string
-	server  string // skygate binary
-	self    string // this binary, for the reference subprocesses
-	pinned  bool
-	restore func()
-	unnice  func()
+	runDir string
+	server string // skygate binary
+	self   string // this binary, for the reference subprocesses
+	// profiles counts the servers started with -server-cpu-profiles.
+	profiles int
+	pinned   bool
+	restore  func()
+	unnice   func()
 }
 
 func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, err error) {

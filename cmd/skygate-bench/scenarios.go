@@ -250,6 +250,10 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		}
 	}
 	env = append(env, "SKYGATE_HTTP_ADDR="+httpAddr, "SKYGATE_MTLS_ADDR="+mtlsAddr)
+	if d := h.opts.profileDir; d != "" {
+		h.profiles++
+		env = append(env, "SKYGATE_CPU_PROFILE="+filepath.Join(d, fmt.Sprintf("%s-%d.pprof", engine, h.profiles)))
+	}
 	p, err := h.startProc(ctx, "skygate-"+engine, []string{h.server, "serve"}, env, logPath, waitLog)
 	if err != nil {
 		return err

@@ -57,7 +57,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer bw.Close()
 		log := newLogger(bw, cfg.LogLevel)
 		log.Info("garbage collector", "gogc", tuneGC(getenv))
-		return serve(ctx, cfg, log, accessLogTo(log, bw))
+		stopProfile, err := startCPUProfile(cfg.CPUProfile)
+		if err != nil {
+			return err
+		}
+		return errors.Join(serve(ctx, cfg, log, accessLogTo(log, bw)), stopProfile())
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "bootstrap":

@@ -49,6 +49,9 @@ type Config struct {
 	TrustedProxies  []netip.Prefix
 	RedisURL        string
 	LogLevel        string
+	// CPUProfile is a file that serve writes a CPU profile of its whole run to (pprof
+	// format), for profiling under real load and for the build's default.pgo.
+	CPUProfile string
 	// AccountRate and AccountBurst limit each account's (or employee's) requests per
 	// second on authenticated routes; TokenRate and TokenBurst limit each client's
 	// token requests. A rate of 0 disables the limit.
@@ -98,6 +101,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		ProxyCertHeader: l.str("SKYGATE_TRUSTED_PROXY_CERT_HEADER", ""),
 		RedisURL:        l.str("SKYGATE_REDIS_URL", ""),
 		LogLevel:        l.str("SKYGATE_LOG_LEVEL", "info"),
+		CPUProfile:      l.str("SKYGATE_CPU_PROFILE", ""),
 		AccountRate:     l.float("SKYGATE_RATE_LIMIT", 100),
 		AccountBurst:    l.integer("SKYGATE_RATE_BURST", 200),
 		TokenRate:       l.float("SKYGATE_TOKEN_RATE_LIMIT", 10),
