@@ -50,7 +50,7 @@ type Config struct {
 	RedisURL        string
 	LogLevel        string
 	// CPUProfile is a file that serve writes a CPU profile of its whole run to (pprof
-	// format), for profiling under real load and for the build's default.pgo.
+	// format), for profiling under real load.
 	CPUProfile string
 	// AccountRate and AccountBurst limit each account's (or employee's) requests per
 	// second on authenticated routes; TokenRate and TokenBurst limit each client's
