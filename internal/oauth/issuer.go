@@ -84,10 +84,7 @@ func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 	claims.IssuedAt = time.Unix(iat, 0)
 	claims.ExpiresAt = exp
 	claims.ID = newJTI()
-	payload, err := json.Marshal(claims.wire())
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("oauth: encode claims: %w", err)
-	}
+	payload := claims.appendJSON(make([]byte, 0, 512))
 
 	enc := base64.RawURLEncoding
 	buf := make([]byte, 0, len(key.header)+enc.EncodedLen(len(payload))+1+86)

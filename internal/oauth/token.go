@@ -53,8 +53,7 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var resp *TokenResponse
 		if resp, err = h.exchange(r, req); err == nil {
-			body, _ := json.Marshal(resp) // only strings and an integer: cannot fail
-			writeJSON(w, http.StatusOK, body)
+			writeJSON(w, http.StatusOK, resp.appendJSON(make([]byte, 0, 1024)))
 			return
 		}
 	}

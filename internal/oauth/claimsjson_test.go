@@ -1,0 +1,57 @@
+package oauth
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// hostile are strings that need every kind of escape encoding/json knows.
+var hostile = []string{"", "plain", `q"b\s`, "<script>&amp;</script>", "ctl\x00\x01\n\r\t\x1f", "bad\xff\xfeutf8",
+	"line\u2028para\u2029", "ünïcödé ✈ 空港", "sk_live_0123456789abcdefghijklmnopqrstuvwxyz"}
+
+// TestClaimsJSON: the hand-written payload is json.Marshal(wire()) byte for byte, for
+// every shape of claims (one audience or several or none, nil and empty lists, B2B and
+// employee) and every kind of escape.
+func TestClaimsJSON(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 25, 3, 4, 5, 0, time.UTC)
+	var cases []Claims
+	for _, aud := range [][]string{nil, {}, {"https://api.skygate.example"}, {"a", "b<"}} {
+		for _, scopes := range [][]string{nil, {}, {"catalog:lounges:read", "booking:write"}} {
+			for _, roles := range [][]string{nil, {}, {"admin", "auditor"}} {
+				cases = append(cases, Claims{Issuer: "https://id.example", Subject: "sub", Audience: aud, ClientID: "cid",
+					AccountID: "acc", Scopes: scopes, Roles: roles, IssuedAt: at, ExpiresAt: at.Add(time.Hour), ID: "jti"})
+			}
+		}
+	}
+	for _, s := range hostile {
+		cases = append(cases, Claims{Issuer: s, Subject: s, Audience: []string{s}, ClientID: s, AccountID: s,
+			Scopes: []string{s, s}, Roles: []string{s}, IssuedAt: time.Unix(0, 0), ExpiresAt: time.Unix(1<<40, 0), ID: s})
+	}
+	for _, c := range cases {
+		want, err := json.Marshal(c.wire())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("appendJSON(%+v)\n got %s\nwant %s", c, got, want)
+		}
+	}
+}
+
+// TestTokenResponseJSON: the same for the token endpoint's answer.
+func TestTokenResponseJSON(t *testing.T) {
+	t.Parallel()
+	for _, s := range hostile {
+		for _, r := range []TokenResponse{{AccessToken: s, TokenType: "Bearer", ExpiresIn: 3600, Scope: s}, {AccessToken: s, TokenType: s}} {
+			want, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.appendJSON(nil); string(got) != string(want) {
+				t.Errorf("appendJSON(%+v)\n got %s\nwant %s", r, got, want)
+			}
+		}
+	}
+}
