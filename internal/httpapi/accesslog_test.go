@@ -52,6 +52,8 @@ func TestAccessLine(t *testing.T) {
 			map[string]string{"duration_ms": "3"}, nil},
 		{"trailing zeros", func(e *accessEntry) { e.elapsed = 1500 * time.Microsecond },
 			map[string]string{"duration_ms": "1.5"}, nil},
+		{"hostile method (HTTP/2 passes any :method without control characters)", func(e *accessEntry) { e.method = `GE"T","sub":"x\` },
+			map[string]string{"method": `GE"T","sub":"x\`}, []string{"sub"}},
 		{"hostile path", func(e *accessEntry) { e.path = "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\xff" },
 			map[string]string{"path": "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\ufffd"}, nil},
 	} {

@@ -105,12 +105,26 @@ func (m *metrics) observe(route, method string, status int, d time.Duration) {
 
 // counter returns the request counter of route, method and status.
 func (m *metrics) counter(route, method string, status int) prometheus.Counter {
+	method = methodLabel(method)
 	k := seriesKey{route, method, status}
 	c, ok := m.counters.Load(k)
 	if !ok {
 		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(route, method, strconv.Itoa(status)))
 	}
 	return c.(prometheus.Counter)
+}
+
+// methodLabel is the method label of a request: its method when HTTP defines it, else
+// "other". Clients choose the method, and a label value per method they invent would
+// grow /metrics and the series caches without bound (net/http's HTTP/2 server even
+// passes a :method that is not valid UTF-8, which Prometheus refuses with a panic).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // histogram returns the latency histogram of route.

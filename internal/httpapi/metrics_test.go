@@ -43,3 +43,21 @@ func TestMetricsObserve(t *testing.T) {
 		t.Errorf("%d histograms, want 2 (the route and unmatched)", n)
 	}
 }
+
+// TestMetricsMethodLabel: methods HTTP does not define, however many and however
+// encoded, share one series, "other".
+func TestMetricsMethodLabel(t *testing.T) {
+	t.Parallel()
+	m := newMetrics()
+	for i := range 100 {
+		m.observe("unmatched", "X-"+decimal(i), 405, time.Millisecond)
+	}
+	m.observe("unmatched", "\xff\xfe", 405, time.Millisecond)
+	m.observe("unmatched", "DELETE", 405, time.Millisecond)
+	if got := testutil.ToFloat64(m.requests.WithLabelValues("unmatched", "other", "405")); got != 101 {
+		t.Errorf("other: %v requests, want 101", got)
+	}
+	if n := testutil.CollectAndCount(m.requests); n != 2 {
+		t.Errorf("%d request series, want 2 (other and DELETE)", n)
+	}
+}
