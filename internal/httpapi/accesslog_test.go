@@ -90,13 +90,14 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// FuzzAccessLine: whatever the request's method, path and request id, the line is one
+// FuzzAccessLine: whatever the request's method, path and X-Request-ID, the line is one
 // JSON object whose strings decode to what was logged (invalid UTF-8 bytes as U+FFFD).
 func FuzzAccessLine(f *testing.F) {
 	for _, s := range []string{"/v2/catalog", "\"\\\n\x00", "\u2028é\xff\xfe", "</script>", ""} {
 		f.Add("GET", s, "req-1")
 	}
-	f.Fuzz(func(t *testing.T, method, path, id string) {
+	f.Fuzz(func(t *testing.T, method, path, supplied string) {
+		id := requestID(supplied) // as ServeHTTP takes a client's X-Request-ID
 		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: "unmatched", status: 404,
 			requestID: id, claims: &oauth.Claims{Subject: path}}
 		m := decodeLine(t, appendAccessLine(nil, &e))

@@ -49,6 +49,15 @@ var (
 	requestIDSeq atomic.Uint64
 )
 
+// requestID is the id of a request whose X-Request-ID header is supplied ("" when it
+// has none): supplied when validRequestID accepts it, else a new one.
+func requestID(supplied string) string {
+	if validRequestID(supplied) {
+		return supplied
+	}
+	return newRequestID()
+}
+
 func newRequestID() string {
 	var buf [16 + 1 + 16]byte
 	b := append(buf[:0], requestIDPrefix...)
@@ -125,9 +134,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header[headerRequestID]; len(v) > 0 {
 		id = v[0]
 	}
-	if !validRequestID(id) {
-		id = newRequestID()
-	}
+	id = requestID(id)
 	rw := &responseWriter{ResponseWriter: w, s: s, id: [1]string{id}}
 	w.Header()[headerRequestID] = rw.id[:]
 	rw.r = r
