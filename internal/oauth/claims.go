@@ -55,8 +55,9 @@ func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, 
 // HasAudience reports whether aud is one of the token's audiences.
 func (c *Claims) HasAudience(aud string) bool { return slices.Contains(c.Audience, aud) }
 
-// wireClaims is the JSON payload of a token. The times are NumericDate values: whole
-// seconds when issued here; fractions are accepted when read (RFC 7519 §2).
+// wireClaims is the JSON payload of a token as Verify reads it (Claims.appendJSON
+// writes it). The times are NumericDate values: whole seconds when issued here;
+// fractions are accepted when read (RFC 7519 §2).
 type wireClaims struct {
 	Iss       string       `json:"iss"`
 	Sub       string       `json:"sub"`
@@ -71,19 +72,6 @@ type wireClaims struct {
 	Jti       string       `json:"jti"`
 }
 
-func (c *Claims) wire() *wireClaims {
-	exp, iat := numericDate(c.ExpiresAt.Unix()), numericDate(c.IssuedAt.Unix())
-	w := &wireClaims{
-		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
-		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
-		Exp: &exp, Iat: &iat, Jti: c.ID,
-	}
-	if w.Scopes == nil {
-		w.Scopes = []string{} // always an array, never null
-	}
-	return w
-}
-
 func (w *wireClaims) claims() *Claims {
 	c := &Claims{
 		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
@@ -94,16 +82,9 @@ func (w *wireClaims) claims() *Claims {
 	return c
 }
 
-// audience is the aud claim: one string when there is one audience (the common form),
-// an array otherwise.
+// audience is the aud claim as read: one string (the common form, and what Issue
+// writes for one audience) or an array.
 type audience []string
-
-func (a audience) MarshalJSON() ([]byte, error) {
-	if len(a) == 1 {
-		return json.Marshal(a[0])
-	}
-	return json.Marshal([]string(a))
-}
 
 func (a *audience) UnmarshalJSON(b []byte) error {
 	if bytes.HasPrefix(b, []byte(`"`)) {

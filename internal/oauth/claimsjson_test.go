@@ -10,6 +10,28 @@ import (
 var hostile = []string{"", "plain", `q"b\s`, "<script>&amp;</script>", "ctl\x00\x01\n\r\t\x1f", "bad\xff\xfeutf8",
 	"line\u2028para\u2029", "ünïcödé ✈ 空港", "sk_live_0123456789abcdefghijklmnopqrstuvwxyz"}
 
+// wire and audience.MarshalJSON are the token payload as encoding/json wrote it before
+// appendJSON, kept as TestClaimsJSON's reference.
+func (c *Claims) wire() *wireClaims {
+	exp, iat := numericDate(c.ExpiresAt.Unix()), numericDate(c.IssuedAt.Unix())
+	w := &wireClaims{
+		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
+		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
+		Exp: &exp, Iat: &iat, Jti: c.ID,
+	}
+	if w.Scopes == nil {
+		w.Scopes = []string{} // always an array, never null
+	}
+	return w
+}
+
+func (a audience) MarshalJSON() ([]byte, error) {
+	if len(a) == 1 {
+		return json.Marshal(a[0])
+	}
+	return json.Marshal([]string(a))
+}
+
 // TestClaimsJSON: the hand-written payload is json.Marshal(wire()) byte for byte, for
 // every shape of claims (one audience or several or none, nil and empty lists, B2B and
 // employee) and every kind of escape.

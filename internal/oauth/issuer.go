@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -108,10 +107,4 @@ func newJTI() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// jsonString returns s as a JSON string literal.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

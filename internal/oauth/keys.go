@@ -344,7 +344,7 @@ func (m *KeyManager) openKey(rec *skygate.SigningKey) (*signingKey, error) {
 		return nil, err
 	}
 	j.Kid = rec.ID // the stored kid is authoritative: it is what tokens carry
-	header := `{"alg":"ES256","kid":` + jsonString(rec.ID) + `,"typ":"at+jwt"}`
+	header := `{"alg":"ES256","kid":` + string(appendString(nil, rec.ID)) + `,"typ":"at+jwt"}`
 	return &signingKey{
 		kid: rec.ID, priv: priv, pub: &priv.PublicKey, activeAt: rec.ActiveAt, jwk: j,
 		header: base64.RawURLEncoding.EncodeToString([]byte(header)) + ".",
