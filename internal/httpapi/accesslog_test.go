@@ -97,7 +97,7 @@ func FuzzAccessLine(f *testing.F) {
 		f.Add("GET", s, "req-1")
 	}
 	f.Fuzz(func(t *testing.T, method, path, supplied string) {
-		id := requestID(supplied) // as ServeHTTP takes a client's X-Request-ID
+		id := requestID([]string{supplied}) // as ServeHTTP takes a client's X-Request-ID
 		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: "unmatched", status: 404,
 			requestID: id, claims: &oauth.Claims{Subject: path}}
 		m := decodeLine(t, appendAccessLine(nil, &e))

@@ -49,11 +49,11 @@ var (
 	requestIDSeq atomic.Uint64
 )
 
-// requestID is the id of a request whose X-Request-ID header is supplied ("" when it
-// has none): supplied when validRequestID accepts it, else a new one.
-func requestID(supplied string) string {
-	if validRequestID(supplied) {
-		return supplied
+// requestID is the id of a request with these X-Request-ID values: the first when
+// validRequestID accepts it, else a new one.
+func requestID(supplied []string) string {
+	if len(supplied) > 0 && validRequestID(supplied[0]) {
+		return supplied[0]
 	}
 	return newRequestID()
 }
@@ -130,11 +130,7 @@ const headerRequestID = "X-Request-Id"
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.now()
-	var id string
-	if v := r.Header[headerRequestID]; len(v) > 0 {
-		id = v[0]
-	}
-	id = requestID(id)
+	id := requestID(r.Header[headerRequestID])
 	rw := &responseWriter{ResponseWriter: w, s: s, id: [1]string{id}}
 	w.Header()[headerRequestID] = rw.id[:]
 	rw.r = r
