@@ -136,6 +136,8 @@ func TestOptions(t *testing.T) {
 		{[]string{"-rounds", "0"}, true},
 		{[]string{"-paired-slices", "0"}, false},
 		{[]string{"-paired-slices", "-1"}, true},
+		{[]string{"-rate", "1500"}, false},
+		{[]string{"-rate", "-1"}, true},
 	}
 	for _, tt := range tests {
 		f := newFlags(&bytes.Buffer{})
@@ -384,6 +386,26 @@ func TestErrorCheck(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no error check in %+v", tt.name, rep.Rows[0].Checks)
+		}
+	}
+}
+
+// TestFixedRateNotJudged: a latency phase at -rate ran at the operator's rate, not at
+// the target's load, so the p99 target is judged only without -rate.
+func TestFixedRateNotJudged(t *testing.T) {
+	t.Parallel()
+	for _, rate := range []int{0, 1500} {
+		rep := &report{}
+		rep.Machine.LatencyRate = rate
+		rep.add(row{Scenario: scBooking, Engine: engineSQLite, Kind: "http", RPS: 2000, LatencyRate: 1500, P99: 30,
+			Phases: &measured{Max: phase{Requests: 1000, OK: 1000}}})
+		rep.evaluate()
+		judged := false
+		for _, c := range rep.Rows[0].Checks {
+			judged = judged || strings.HasPrefix(c.Target, "p99")
+		}
+		if judged != (rate == 0) {
+			t.Errorf("-rate %d: p99 judged = %v, want %v", rate, judged, rate == 0)
 		}
 	}
 }

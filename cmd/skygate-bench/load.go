@@ -204,7 +204,7 @@ type measured struct {
 }
 
 // measure finds the maximum throughput with a closed loop, then measures latency at
-// opts.load of it.
+// opts.load of it, or at opts.rate when that is set.
 func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad) (measured, error) {
 	var m measured
 	l.client = newLoadClient()
@@ -234,6 +234,9 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 	h.logf("%-16s max %8.0f req/s  server CPU %3.0f%%  %6.1f µs/req  client CPU %3.0f%% (%s)  status %v (deferred work %.1f s)",
 		name, m.Max.RPS, 100*m.Max.ServerUtil, m.Max.CPUPerReq, 100*m.Max.ClientUtil, m.Max.Generator, m.Max.Statuses, m.Max.DeferredSeconds)
 	rate := int(math.Round(h.opts.load * m.Max.RPS))
+	if h.opts.rate > 0 {
+		rate = h.opts.rate
+	}
 	if rate < 1 || h.opts.latencyDur == 0 {
 		return m, nil
 	}
