@@ -274,35 +274,90 @@ func TestMergeRounds(t *testing.T) {
 	}
 }
 
-// TestCPULoad: the -cpu-load phase runs at the rate that keeps the asked share of the
-// core busy at the latency phase's cost per request, only when that phase was busier;
-// rounds merge to the median of each figure, and to nothing when a round had none.
-func TestCPULoad(t *testing.T) {
+// TestNextLoadRate: after an open loop that kept the server's core busier than the
+// load (plus the tolerance), the next runs at the rate lowered in proportion; one at
+// most that busy, or without figures, ends the search.
+func TestNextLoadRate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		share float64
-		lat   phase
-		want  int
+		name     string
+		ph       phase
+		wantRate int
+		wantOK   bool
 	}{
-		{"off", 0, phase{CPUPerReq: 100, ServerUtil: 0.9}, 0},
-		{"busier than asked", 0.7, phase{CPUPerReq: 100, ServerUtil: 0.9}, 7000},
-		{"already below", 0.7, phase{CPUPerReq: 100, ServerUtil: 0.65}, 0},
-		{"no requests", 0.7, phase{ServerUtil: 0.9}, 0},
+		{"core 98 % busy", phase{Rate: 41000, OK: 1, ServerUtil: 0.98}, 29286, true},
+		{"within the tolerance", phase{Rate: 30000, OK: 1, ServerUtil: 0.75}, 0, false},
+		{"below the load", phase{Rate: 3000, OK: 1, ServerUtil: 0.45}, 0, false},
+		{"no answers", phase{Rate: 3000, ServerUtil: 0.9}, 0, false},
+		{"no rate", phase{OK: 1, ServerUtil: 0.9}, 0, false},
+		{"already one request a second", phase{Rate: 1, OK: 1, ServerUtil: 0.9}, 0, false},
 	}
 	for _, tt := range tests {
-		if got := cpuLoadRate(tt.share, tt.lat); got != tt.want {
-			t.Errorf("%s: cpuLoadRate = %d, want %d", tt.name, got, tt.want)
+		rate, ok := nextLoadRate(0.7, tt.ph)
+		if rate != tt.wantRate || ok != tt.wantOK {
+			t.Errorf("%s: nextLoadRate = %d, %v, want %d, %v", tt.name, rate, ok, tt.wantRate, tt.wantOK)
 		}
 	}
-	at := func(p99 float64) row {
-		return row{Scenario: scBooking, Engine: engineSQLite, AtCPULoad: &cpuLoadFigures{Rate: 1000, ServerUtil: 0.7, P50: 1, P99: p99}}
+}
+
+// TestJudgedAtLoad: a row's latency figures and its p99 check come from the last
+// calibration phase when lower rates ran, with the latency phase at the maximum's
+// share kept as a reading; without calibration, from the latency phase itself. Rounds
+// merge the reading to the median of each figure, and to nothing when a round had none.
+func TestJudgedAtLoad(t *testing.T) {
+	t.Parallel()
+	top := phase{RPS: 40000, ServerUtil: 0.99, CPUPerReq: 24, OK: 200000, Requests: 200000}
+	lat := phase{Rate: 28000, ServerUtil: 0.98, CPUPerReq: 35, P50: 90, P99: 300, OK: 1000, Requests: 1000}
+	cal := phase{Rate: 20000, ServerUtil: 0.72, CPUPerReq: 36, P50: 0.1, P99: 4, OK: 1000, Requests: 1000}
+
+	r := httpRow(scCatalog200, engineSQLite, measured{Max: top, Latency: lat, Calibration: []phase{cal}})
+	if r.P99 != 4 || r.LatencyRate != 20000 || r.LatencyUtil != 0.72 {
+		t.Errorf("judged figures %v ms at %d req/s (%v busy), want the calibration phase's", r.P99, r.LatencyRate, r.LatencyUtil)
 	}
-	if got := mergeCPULoad([]row{at(30), at(5), at(8)}); got == nil || got.P99 != 8 || got.Rate != 1000 {
+	if r.AtMaxShare == nil || r.AtMaxShare.P99 != 300 || r.AtMaxShare.Rate != 28000 {
+		t.Errorf("reading %+v, want the latency phase's", r.AtMaxShare)
+	}
+	rep := &report{Machine: machine{LatencyLoad: 0.7}}
+	rep.add(r)
+	rep.evaluate()
+	var found bool
+	for _, c := range rep.Rows[0].Checks {
+		if strings.HasPrefix(c.Target, "p99<10 ms at 70% load") {
+			found = true
+			if !c.Pass || c.Value != 4 {
+				t.Errorf("check %+v, want a pass at 4 ms", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no p99 check in %+v", rep.Rows[0].Checks)
+	}
+
+	plain := httpRow(scBooking, engineSQLite, measured{Max: top, Latency: cal})
+	if plain.P99 != 4 || plain.AtMaxShare != nil {
+		t.Errorf("without calibration: p99 %v, reading %+v; want the latency phase and no reading", plain.P99, plain.AtMaxShare)
+	}
+
+	// A calibration phase's errors fail the row like the others'.
+	bad := cal
+	bad.OK = 900
+	rep = &report{Machine: machine{LatencyLoad: 0.7}}
+	rep.add(httpRow(scBooking, engineSQLite, measured{Max: top, Latency: lat, Calibration: []phase{bad}}))
+	rep.evaluate()
+	for _, c := range rep.Rows[0].Checks {
+		if c.Target == "≤1% errors" && c.Pass {
+			t.Errorf("10 %% errors in the calibration phase passed: %+v", c)
+		}
+	}
+
+	at := func(p99 float64) row {
+		return row{Scenario: scBooking, Engine: engineSQLite, AtMaxShare: &loadFigures{Rate: 1000, ServerUtil: 0.9, P50: 1, P99: p99}}
+	}
+	if got := mergeAtMaxShare([]row{at(30), at(5), at(8)}); got == nil || got.P99 != 8 || got.Rate != 1000 {
 		t.Errorf("merged %+v, want the median p99 8", got)
 	}
-	if got := mergeCPULoad([]row{at(30), {Scenario: scBooking}}); got != nil {
-		t.Errorf("a round without the phase merged into %+v", got)
+	if got := mergeAtMaxShare([]row{at(30), {Scenario: scBooking}}); got != nil {
+		t.Errorf("a round without the reading merged into %+v", got)
 	}
 }
 
@@ -324,24 +379,28 @@ func TestInsertLoopTwice(t *testing.T) {
 }
 
 // TestHTTPRowNotes: the row says when the latency phase loaded the server well beyond
-// its share of the maximum, and when the load generator was the bottleneck.
+// its share of the maximum, at which rate the latency was judged instead, and when the
+// load generator was the bottleneck.
 func TestHTTPRowNotes(t *testing.T) {
 	t.Parallel()
 	peak := phase{RPS: 10000, OK: 50000, Requests: 50000, ServerUtil: 1, CPUPerReq: 100}
 	tests := []struct {
 		name    string
-		latency phase
-		want    []string
-		notWant []string
+		latency     phase
+		calibration []phase
+		want        []string
+		notWant     []string
 	}{
-		{"as expected", phase{Rate: 7000, ServerUtil: 0.72, CPUPerReq: 103}, nil, []string{"latency phase"}},
-		{"costlier per request", phase{Rate: 7000, ServerUtil: 0.84, CPUPerReq: 120}, []string{"latency phase: server CPU 84% (120 µs/req against 100 at max)"}, nil},
-		{"generator busy", phase{Rate: 7000, ServerUtil: 0.7, ClientUtil: 0.9}, []string{"latency phase: client CPU 90%"}, []string{"server CPU"}},
+		{"as expected", phase{Rate: 7000, ServerUtil: 0.72, CPUPerReq: 103}, nil, nil, []string{"busy", "judged", "latency phase"}},
+		{"costlier per request", phase{Rate: 7000, ServerUtil: 0.84, CPUPerReq: 120}, nil, []string{"at 7000 req/s the server's core was 84% busy (120 µs/req against 100 at max)"}, nil},
+		{"calibrated", phase{Rate: 7000, ServerUtil: 0.98, CPUPerReq: 140}, []phase{{Rate: 5000, ServerUtil: 0.74, CPUPerReq: 148}},
+			[]string{"core was 98% busy", "latency judged at 5000 req/s (1 lower rate(s) tried), server CPU 74%"}, nil},
+		{"generator busy", phase{Rate: 7000, ServerUtil: 0.7, ClientUtil: 0.9}, nil, []string{"latency phase: client CPU 90%"}, []string{"busy ("}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := httpRow(scToken, engineSQLite, measured{Max: peak, Latency: tt.latency})
+			r := httpRow(scToken, engineSQLite, measured{Max: peak, Latency: tt.latency, Calibration: tt.calibration})
 			for _, w := range tt.want {
 				if !strings.Contains(r.Note, w) {
 					t.Errorf("note %q lacks %q", r.Note, w)

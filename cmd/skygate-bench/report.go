@@ -20,18 +20,21 @@ type row struct {
 	ServerUtil float64 `json:"server_cpu_utilization"`
 	// CPUPerReq is server CPU time per successful request at maximum throughput, µs.
 	CPUPerReq float64 `json:"server_cpu_us_per_request"`
-	// P50 and P99 are latencies at LatencyRate (opts.load × RPS), ms.
+	// P50 and P99 are latencies at LatencyRate, ms: in the phase the latency target is
+	// judged on (measured.atLoad), where the server's core was LatencyUtil busy.
 	P50         float64 `json:"p50_ms,omitempty"`
 	P99         float64 `json:"p99_ms,omitempty"`
 	LatencyRate int     `json:"latency_rate,omitempty"`
+	LatencyUtil float64 `json:"latency_server_cpu_utilization,omitempty"`
 	VsBaseline  float64 `json:"rps_vs_baseline,omitempty"`
 	// VsBaselineCPU is the baseline's CPU per request over this one's: the throughput
 	// ratio a server-bound run would show, whatever the load generator manages.
 	VsBaselineCPU float64 `json:"cpu_capacity_vs_baseline,omitempty"`
 	Checks        []check `json:"checks,omitempty"`
-	// AtCPULoad is the -cpu-load reading: latency where the server's core was about
-	// that busy. It is beside the targets, not one of them.
-	AtCPULoad *cpuLoadFigures `json:"at_cpu_load,omitempty"`
+	// AtMaxShare is the latency phase at -load × the maximum rate when it kept the
+	// server's core busier than -load and lower rates followed: a reading beside the
+	// target, which is judged at the lower rate.
+	AtMaxShare *loadFigures `json:"at_max_share,omitempty"`
 	// Paired is the comparison with the bare server in interleaved slices (catalog
 	// scenarios, paired.go); the catalog's ratio targets are judged on it when present.
 	Paired *pairedFigures `json:"paired,omitempty"`
@@ -62,8 +65,8 @@ func (c *check) judge() {
 	}
 }
 
-// cpuLoadFigures are the figures of a -cpu-load phase.
-type cpuLoadFigures struct {
+// loadFigures are an open-loop phase's main figures.
+type loadFigures struct {
 	Rate       float64 `json:"rate"`
 	ServerUtil float64 `json:"server_cpu_utilization"`
 	P50        float64 `json:"p50_ms"`
@@ -71,10 +74,12 @@ type cpuLoadFigures struct {
 }
 
 func httpRow(name, engine string, m measured) row {
+	at := m.atLoad()
 	r := row{Scenario: name, Engine: engine, Kind: "http", RPS: m.Max.RPS, ServerUtil: m.Max.ServerUtil,
-		CPUPerReq: m.Max.CPUPerReq, P50: m.Latency.P50, P99: m.Latency.P99, LatencyRate: m.Latency.Rate, Phases: &m}
-	if ph := m.AtCPULoad; ph != nil {
-		r.AtCPULoad = &cpuLoadFigures{Rate: float64(ph.Rate), ServerUtil: ph.ServerUtil, P50: ph.P50, P99: ph.P99}
+		CPUPerReq: m.Max.CPUPerReq, P50: at.P50, P99: at.P99, LatencyRate: at.Rate, LatencyUtil: at.ServerUtil, Phases: &m}
+	if len(m.Calibration) > 0 {
+		l := m.Latency
+		r.AtMaxShare = &loadFigures{Rate: float64(l.Rate), ServerUtil: l.ServerUtil, P50: l.P50, P99: l.P99}
 	}
 	if e := m.Max.errorRate(); e > 0 {
 		r.Note = fmt.Sprintf("%.1f%% unexpected statuses %v %v", 100*e, m.Max.Statuses, m.Max.Errors)
@@ -87,15 +92,18 @@ func httpRow(name, engine string, m measured) row {
 	}
 	// An open loop at a fraction of the maximum rate batches less per wakeup than the
 	// saturated closed loop, so each request costs the server more: say when the
-	// latency phase loaded it well beyond that fraction.
-	if m.Max.RPS > 0 && m.Latency.Rate > 0 {
-		if want := m.Max.ServerUtil * float64(m.Latency.Rate) / m.Max.RPS; m.Latency.ServerUtil > want+0.1 {
-			r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: server CPU %.0f%% (%.0f µs/req against %.0f at max)",
-				100*m.Latency.ServerUtil, m.Latency.CPUPerReq, m.Max.CPUPerReq))
+	// latency phase loaded it well beyond that fraction, and where the target went.
+	if l := m.Latency; m.Max.RPS > 0 && l.Rate > 0 {
+		if want := m.Max.ServerUtil * float64(l.Rate) / m.Max.RPS; l.ServerUtil > want+0.1 {
+			r.Note = joinNote(r.Note, fmt.Sprintf("at %d req/s the server's core was %.0f%% busy (%.0f µs/req against %.0f at max)",
+				l.Rate, 100*l.ServerUtil, l.CPUPerReq, m.Max.CPUPerReq))
 		}
 	}
-	if m.Latency.ClientUtil > 0.7 {
-		r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: client CPU %.0f%%, its queueing is in p50/p99", 100*m.Latency.ClientUtil))
+	if n := len(m.Calibration); n > 0 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("latency judged at %d req/s (%d lower rate(s) tried), server CPU %.0f%%", at.Rate, n, 100*at.ServerUtil))
+	}
+	if at.ClientUtil > 0.7 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: client CPU %.0f%%, its queueing is in p50/p99", 100*at.ClientUtil))
 	}
 	return r
 }
@@ -184,14 +192,16 @@ func (rep *report) evaluate() {
 		// The latency target is skygate's; Hydra is a reference. Under -rate the phase
 		// ran at a rate of the operator's choosing, not at the target's load.
 		if r.Kind == "http" && r.Engine != "" && r.Scenario != scHydraToken && r.LatencyRate > 0 && rep.Machine.LatencyRate == 0 {
-			atMost("p99<10 ms at load", r.P99, 10)
+			atMost(fmt.Sprintf("p99<10 ms at %.0f%% load", 100*rep.Machine.LatencyLoad), r.P99, 10)
 		}
 		if r.Phases != nil {
-			// Both phases: the latency phase's percentiles count only expected answers,
-			// so its errors must fail the row too (an emptied eSIM pool answered 409s).
+			// Every phase: the latency phases' percentiles count only expected answers,
+			// so their errors must fail the row too (an emptied eSIM pool answered 409s).
 			errRate := r.Phases.Max.errorRate()
-			if l := r.Phases.Latency; l.Requests > 0 {
-				errRate = max(errRate, l.errorRate())
+			for _, l := range append([]phase{r.Phases.Latency}, r.Phases.Calibration...) {
+				if l.Requests > 0 {
+					errRate = max(errRate, l.errorRate())
+				}
 			}
 			atMost("≤1% errors", 100*errRate, 1)
 			if g := r.Phases.Max.Generator; g != "" && g != rep.Machine.Generator {
@@ -229,7 +239,8 @@ func (rep *report) writeTable(w io.Writer) {
 	if m.LatencyGenerator == genFixedRate {
 		latencyGen = "fixed-rate, latency from when each request was due; mTLS on a pool of as many connections as the closed loop's"
 	}
-	at := fmt.Sprintf("%.0f%% of max", 100*m.LatencyLoad)
+	at := fmt.Sprintf("%.0f%% load (%.0f%% of max, lowered until the server's core is at most %.0f%% busy)",
+		100*m.LatencyLoad, 100*m.LatencyLoad, 100*(m.LatencyLoad+loadTolerance))
 	if m.LatencyRate > 0 {
 		at = fmt.Sprintf("a fixed %d req/s (-rate; p99 targets not judged)", m.LatencyRate)
 	}
@@ -240,18 +251,18 @@ func (rep *report) writeTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tengine\trps\tsrv cpu\tµs cpu/req\tp50 ms\tp99 ms\t@rps\t×base\t×base cpu\ttargets")
+	fmt.Fprintln(tw, "scenario\tengine\trps\tsrv cpu\tµs cpu/req\tp50 ms\tp99 ms\t@rps\t@cpu\t×base\t×base cpu\ttargets")
 	for _, r := range rep.Rows {
 		engine := r.Engine
 		if engine == "" {
 			engine = "-"
 		}
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\tskipped: %s\n", r.Scenario, engine, r.Skipped)
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\tskipped: %s\n", r.Scenario, engine, r.Skipped)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f%%\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, engine, r.RPS, 100*r.ServerUtil, r.CPUPerReq,
-			num(r.P50, "%.2f"), num(r.P99, "%.2f"), num(float64(r.LatencyRate), "%.0f"),
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f%%\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, engine, r.RPS, 100*r.ServerUtil, r.CPUPerReq,
+			num(r.P50, "%.2f"), num(r.P99, "%.2f"), num(float64(r.LatencyRate), "%.0f"), num(100*r.LatencyUtil, "%.0f%%"),
 			num(r.VsBaseline, "%.2f"), num(r.VsBaselineCPU, "%.2f"), checks(r.Checks))
 	}
 	tw.Flush()
@@ -264,22 +275,24 @@ func (rep *report) writeTable(w io.Writer) {
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "\nnotes:\n%s\n", strings.Join(notes, "\n"))
 	}
-	rep.writeCPULoad(w)
+	rep.writeAtMaxShare(w)
 }
 
-// writeCPULoad prints the -cpu-load readings, if any: the latency where the server's
-// core was as busy as asked, beside the targets' "at 70 % of the maximum rate".
-func (rep *report) writeCPULoad(w io.Writer) {
+// writeAtMaxShare prints the latency at -load × the maximum rate of the rows where
+// that kept the server's core busier than -load: readings beside the target, which is
+// judged at the lower rate in the table.
+func (rep *report) writeAtMaxShare(w io.Writer) {
 	var lines []string
 	for _, r := range rep.Rows {
-		if c := r.AtCPULoad; c != nil && r.Skipped == "" {
+		if c := r.AtMaxShare; c != nil && r.Skipped == "" {
 			lines = append(lines, fmt.Sprintf("%s\t%s\t%.0f\t%.0f%%\t%.2f\t%.2f", r.Scenario, orDash(r.Engine), c.Rate, 100*c.ServerUtil, c.P50, c.P99))
 		}
 	}
 	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nlatency at the rate estimated to keep %.0f%% of the server's core busy (-cpu-load, from the latency phase's CPU per request; srv cpu is what it was; not a target):\n", 100*rep.Machine.CPULoad)
+	fmt.Fprintf(w, "\nlatency at %.0f%% of the maximum rate, where the server's core was busier than %.0f%% (a reading; the target is judged at @rps above):\n",
+		100*rep.Machine.LatencyLoad, 100*rep.Machine.LatencyLoad)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tengine\treq/s\tsrv cpu\tp50 ms\tp99 ms")
 	for _, l := range lines {

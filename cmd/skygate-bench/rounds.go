@@ -83,7 +83,8 @@ func mergeRow(rows []row) row {
 	m.P99 = field(func(r row) float64 { return r.P99 })
 	m.VsBaseline = field(func(r row) float64 { return r.VsBaseline })
 	m.VsBaselineCPU = field(func(r row) float64 { return r.VsBaselineCPU })
-	m.AtCPULoad = mergeCPULoad(rows)
+	m.LatencyUtil = field(func(r row) float64 { return r.LatencyUtil })
+	m.AtMaxShare = mergeAtMaxShare(rows)
 	m.Paired = mergePaired(rows)
 	m.Checks = slices.Clone(m.Checks)
 	for c := range m.Checks {
@@ -124,21 +125,21 @@ func medianIndex(rows []row, value func(r row) float64) int {
 	return idx[(len(idx)-1)/2]
 }
 
-// mergeCPULoad is the median of each -cpu-load figure over the rounds, or nil when a
-// round has none (its latency phase was already below the asked load).
-func mergeCPULoad(rows []row) *cpuLoadFigures {
+// mergeAtMaxShare is the median of each AtMaxShare figure over the rounds, or nil when
+// a round has none (its latency phase was already at most as busy as the load).
+func mergeAtMaxShare(rows []row) *loadFigures {
 	for _, r := range rows {
-		if r.AtCPULoad == nil {
+		if r.AtMaxShare == nil {
 			return nil
 		}
 	}
-	field := func(get func(c *cpuLoadFigures) float64) float64 {
-		return get(rows[medianIndex(rows, func(r row) float64 { return get(r.AtCPULoad) })].AtCPULoad)
+	field := func(get func(c *loadFigures) float64) float64 {
+		return get(rows[medianIndex(rows, func(r row) float64 { return get(r.AtMaxShare) })].AtMaxShare)
 	}
-	return &cpuLoadFigures{
-		Rate:       field(func(c *cpuLoadFigures) float64 { return c.Rate }),
-		ServerUtil: field(func(c *cpuLoadFigures) float64 { return c.ServerUtil }),
-		P50:        field(func(c *cpuLoadFigures) float64 { return c.P50 }),
-		P99:        field(func(c *cpuLoadFigures) float64 { return c.P99 }),
+	return &loadFigures{
+		Rate:       field(func(c *loadFigures) float64 { return c.Rate }),
+		ServerUtil: field(func(c *loadFigures) float64 { return c.ServerUtil }),
+		P50:        field(func(c *loadFigures) float64 { return c.P50 }),
+		P99:        field(func(c *loadFigures) float64 { return c.P99 }),
 	}
 }

@@ -40,8 +40,7 @@ type options struct {
 	// comparison with the bare server (paired.go); 0 turns it off.
 	pairedSlices int
 	load         float64
-	rate         int     // 0, or the fixed rate of every latency phase instead of load × maximum
-	cpuLoad      float64 // 0, or the share of the server's core of the extra latency phase
+	rate         int // 0, or the fixed rate of every latency phase instead of load × maximum
 	scenarios    []string
 	engines      []string
 	pin          bool
@@ -129,9 +128,8 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&o.workers, "workers", 64, "concurrent connections of the closed-loop phase")
 	f.fs.IntVar(&o.rounds, "rounds", 1, "run every scenario this many times (references, then engines, per round) and report the medians: on a noisy machine one run can land in a slow period")
 	f.fs.IntVar(&o.pairedSlices, "paired-slices", 5, "judge the catalog targets on this many alternating closed-loop slices against the bare server sent the same request and against skygate, each -duration/N (wrk: whole seconds), so that a slow period of a shared machine weighs on both sides of the ratio (0: against the separate baseline-req run)")
-	f.fs.Float64Var(&o.load, "load", 0.7, "fraction of the maximum throughput for the latency phase")
+	f.fs.Float64Var(&o.load, "load", 0.7, "load of the latency target: the latency phase runs at this fraction of the maximum throughput, then at lower rates until the server's core is at most this busy (+0.05); p99 is judged there")
 	f.fs.IntVar(&o.rate, "rate", 0, "run every latency phase at this many requests/s instead of -load × the maximum, so that two servers' latencies compare at one offered load; the p99 targets are then not judged (0: off)")
-	f.fs.Float64Var(&o.cpuLoad, "cpu-load", 0, "also measure latency at the rate that keeps this share of the server's core busy (0.7: 70 %), estimated from the latency phase's CPU per request; a reading beside the targets, not one of them (0: off)")
 	f.fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated scenarios: "+strings.Join(allScenarios, ","))
 	f.fs.StringVar(&f.engines, "engines", "sqlite,postgres", "comma-separated storage engines (postgres needs a DSN)")
 	f.fs.BoolVar(&o.pin, "pin", true, "pin the server to -server-cpu and the load generator to -client-cpus (taskset)")
@@ -165,9 +163,6 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	}
 	if o.workers < 1 {
 		errs = append(errs, errors.New("-workers must be at least 1"))
-	}
-	if o.cpuLoad < 0 || o.cpuLoad >= 1 {
-		errs = append(errs, errors.New("-cpu-load must be from 0 (off) to below 1"))
 	}
 	if o.rounds < 1 || o.rounds > 99 {
 		errs = append(errs, errors.New("-rounds must be from 1 to 99"))
@@ -331,8 +326,6 @@ type machine struct {
 	LatencyLoad float64 `json:"latency_load"`
 	// LatencyRate is -rate: every latency phase ran at this rate (0: at LatencyLoad).
 	LatencyRate int `json:"latency_rate,omitempty"`
-	// CPULoad is -cpu-load (0: off).
-	CPULoad float64 `json:"cpu_load,omitempty"`
 	// Rounds is how many times every scenario ran; the figures are their medians.
 	Rounds   int    `json:"rounds"`
 	LogLevel string `json:"server_log_level"`
@@ -349,7 +342,7 @@ type machine struct {
 func (h *harness) machine() machine {
 	m := machine{
 		CPUs: runtime.NumCPU(), Model: cpuModel(), GoVersion: runtime.Version(), LoadBefore: loadAvg(),
-		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load, LatencyRate: h.opts.rate, CPULoad: h.opts.cpuLoad,
+		Pinned: h.pinned, Workers: h.opts.workers, Duration: h.opts.duration.String(), LatencyLoad: h.opts.load, LatencyRate: h.opts.rate,
 		LogLevel: h.opts.logLevel, Nice: h.opts.nice, Generator: genVegeta, LatencyGenerator: h.openLoopGenerator(),
 	}
 	if h.opts.wrkPath != "" {
