@@ -1,6 +1,7 @@
 package conditional_test
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -136,6 +137,60 @@ func FuzzETagListMatches(f *testing.F) {
 		}
 		if !conditional.ETagListMatches("*", tag) {
 			t.Fatalf("* does not match %q", tag)
+		}
+	})
+}
+
+// TestValidOpaque holds the word-at-a-time check to its byte-at-a-time definition:
+// every byte value at every position of strings from empty to three words and a bit,
+// among neighbours that could borrow or carry (obs-text, '!', '#', DEL's neighbour '~'),
+// and random strings over the bytes at the edges of etagc.
+func TestValidOpaque(t *testing.T) {
+	t.Parallel()
+	check := func(s string) {
+		t.Helper()
+		if got, want := conditional.ValidOpaque(s), conditional.Etagcs(s); got != want {
+			t.Fatalf("validOpaque(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for n := 0; n <= 26; n++ {
+		for _, fill := range []byte{'a', '!', '#', '~', 0x80, 0xa1, 0xff} {
+			w := []byte(strings.Repeat(string(fill), n))
+			check(string(w))
+			for pos := range n {
+				for c := range 256 {
+					w[pos] = byte(c)
+					check(string(w))
+				}
+				w[pos] = fill
+			}
+		}
+	}
+	edges := []byte{0x00, 0x09, 0x20, 0x21, 0x22, 0x23, 0x7e, 0x7f, 0x80, 0xa2, 0xfe, 0xff, 'v', '-'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		w := make([]byte, rng.IntN(41))
+		for i := range w {
+			w[i] = edges[rng.IntN(len(edges))]
+			if rng.IntN(4) > 0 { // mostly valid, so that one bad byte decides
+				w[i] = byte(0x23 + rng.IntN(0x7f-0x23))
+				if rng.IntN(3) == 0 {
+					w[i] = byte(0x80 + rng.IntN(0x80))
+				}
+			}
+		}
+		check(string(w))
+	}
+}
+
+// FuzzValidOpaque: the word-at-a-time check and its byte-at-a-time definition agree.
+func FuzzValidOpaque(f *testing.F) {
+	for _, s := range []string{"", "v1-abc", "0123456789abcdef0123456789abcdef", "\x80\xff!#~", "abcdefg\x7f", "abcdefgh\"", "abc def"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := conditional.ValidOpaque(s), conditional.Etagcs(s); got != want {
+			t.Fatalf("validOpaque(%q) = %v, want %v", s, got, want)
 		}
 	})
 }
