@@ -142,6 +142,7 @@ func readResponse(br *bufio.Reader, head bool) (status int, close bool, err erro
 // fixedRateTally is what one connection saw.
 type fixedRateTally struct {
 	latencies []time.Duration // of requests with the expected status
+	slowAt    []time.Duration // when each of those slower than slowLatency fell due, from the measure's start
 	statuses  [600]int64
 	errs      map[string]int
 	requests  int64
@@ -241,6 +242,9 @@ func (c *fixedRateConn) run(due <-chan time.Time, idle chan<- struct{}) {
 		c.tally.statuses[status]++
 		if status == c.want {
 			c.tally.latencies = append(c.tally.latencies, took)
+			if took > slowLatency {
+				c.tally.slowAt = append(c.tally.slowAt, at.Sub(c.measure))
+			}
 		}
 	}
 }
@@ -345,7 +349,7 @@ func (h *harness) attackFixedRate(ctx context.Context, p *proc, l httpLoad, rate
 		return ph, err
 	}
 
-	var latencies []time.Duration
+	var latencies, slowAt []time.Duration
 	errs := map[string]int{}
 	for _, c := range conns {
 		ph.Requests += c.tally.requests
@@ -358,7 +362,9 @@ func (h *harness) attackFixedRate(ctx context.Context, p *proc, l httpLoad, rate
 			errs[k] += v
 		}
 		latencies = append(latencies, c.tally.latencies...)
+		slowAt = append(slowAt, c.tally.slowAt...)
 	}
+	ph.Slow = slowSpread(slowAt)
 	ph.Workers = len(conns)
 	ph.finish(wall, cpu1-cpu0, selfCPU()-self0, latencies, errs)
 	return ph, nil

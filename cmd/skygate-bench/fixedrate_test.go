@@ -196,3 +196,21 @@ func selfHarness(t *testing.T) (*harness, *proc) {
 	}
 	return &harness{opts: options{generator: genAuto}}, &proc{cmd: &exec.Cmd{Process: self}}
 }
+
+// TestSlowSpread: slow requests are counted by the second they fell due in, with the
+// worst second named; none gives nil, which the log prints as such.
+func TestSlowSpread(t *testing.T) {
+	t.Parallel()
+	if f := slowSpread(nil); f != nil || f.String() != "none over 10 ms" {
+		t.Errorf("none: %+v %q", f, f.String())
+	}
+	s := time.Second
+	f := slowSpread([]time.Duration{s / 2, 2*s + 1, 2*s + s/2, 2 * s, 4*s + 9*s/10})
+	want := slowFigures{Requests: 5, Seconds: 3, Worst: 3, WorstAt: 2}
+	if f == nil || *f != want {
+		t.Fatalf("slowSpread = %+v, want %+v", f, want)
+	}
+	if got := f.String(); got != "5 over 10 ms in 3 s, 3 in second 2" {
+		t.Errorf("String = %q", got)
+	}
+}

@@ -58,11 +58,54 @@ type phase struct {
 	Max        float64        `json:"max_ms"`
 	Statuses   map[string]int `json:"statuses"`
 	Errors     []string       `json:"errors,omitempty"`
+	// Slow says how the requests slower than slowLatency spread over an open loop's
+	// seconds (fixed-rate generator only).
+	Slow *slowFigures `json:"slow,omitempty"`
 	// DeferredSeconds is the busy time after the closed loop ended: work the requests left
 	// for later (bookings to issue, events to deliver). RPS, CPU per request and
 	// utilization of the max phase include it, so a server cannot look fast by
 	// putting work off.
 	DeferredSeconds float64 `json:"deferred_seconds,omitempty"`
+}
+
+// slowLatency is the latency target's bound: slowFigures count the requests above it.
+const slowLatency = 10 * time.Millisecond
+
+// slowFigures tell a p99 made by an episode (a stall: most slow requests fell due
+// within a second or two) from a steady tail (a few in every second).
+type slowFigures struct {
+	Requests int `json:"requests"` // slower than slowLatency
+	Seconds  int `json:"seconds"`  // whole seconds of the phase with at least one
+	// Worst is the most in one second, WorstAt that second's start from the phase's
+	// measured start.
+	Worst   int `json:"worst"`
+	WorstAt int `json:"worst_at_s"`
+}
+
+// slowSpread counts the slow requests by the second they fell due in; nil for none.
+func slowSpread(dueAt []time.Duration) *slowFigures {
+	if len(dueAt) == 0 {
+		return nil
+	}
+	perSecond := map[int]int{}
+	for _, d := range dueAt {
+		perSecond[int(d/time.Second)]++
+	}
+	f := &slowFigures{Requests: len(dueAt), Seconds: len(perSecond)}
+	for _, sec := range slices.Sorted(maps.Keys(perSecond)) {
+		if n := perSecond[sec]; n > f.Worst {
+			f.Worst, f.WorstAt = n, sec
+		}
+	}
+	return f
+}
+
+// String is the figures for the log: "312 over 10 ms in 3 s, 280 in second 2".
+func (f *slowFigures) String() string {
+	if f == nil {
+		return "none over 10 ms"
+	}
+	return fmt.Sprintf("%d over 10 ms in %d s, %d in second %d", f.Requests, f.Seconds, f.Worst, f.WorstAt)
 }
 
 // errorRate is the share of requests that did not get the expected status.
@@ -282,8 +325,12 @@ func (h *harness) measure(ctx context.Context, name string, p *proc, l httpLoad)
 
 // logPhase logs an open-loop phase's figures.
 func (h *harness) logPhase(name, note string, ph phase) {
-	h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms  server CPU %3.0f%%  client CPU %3.0f%%  status %v%s",
-		name, ph.Rate, ph.P50, ph.P99, 100*ph.ServerUtil, 100*ph.ClientUtil, ph.Statuses, note)
+	slow := ""
+	if ph.Generator == genFixedRate {
+		slow = "  (" + ph.Slow.String() + ")"
+	}
+	h.logf("%-16s at %6d req/s  p50 %.2f ms  p99 %.2f ms%s  server CPU %3.0f%%  client CPU %3.0f%%  status %v%s",
+		name, ph.Rate, ph.P50, ph.P99, slow, 100*ph.ServerUtil, 100*ph.ClientUtil, ph.Statuses, note)
 }
 
 // nextLoadRate is the rate of the next open loop that looks for load, the latency
