@@ -385,7 +385,7 @@ func TestHTTPRowNotes(t *testing.T) {
 	t.Parallel()
 	peak := phase{RPS: 10000, OK: 50000, Requests: 50000, ServerUtil: 1, CPUPerReq: 100}
 	tests := []struct {
-		name    string
+		name        string
 		latency     phase
 		calibration []phase
 		want        []string
