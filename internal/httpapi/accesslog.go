@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skygate/skygate/internal/jsonstring"
 	"github.com/skygate/skygate/internal/oauth"
@@ -31,9 +33,10 @@ type accessLog struct {
 // authenticated. route and requestID are written as they are, without JSON escaping,
 // which they never need: every route is a pattern that plainPattern accepted when it
 // was registered (or "unmatched"), and a request id is one that validRequestID accepts
-// or newRequestID made. The method is escaped: HTTP/1 admits only token characters
-// there, but net/http's HTTP/2 server passes any :method that is a valid header value,
-// quotes included.
+// or newRequestID made. The method, the path and the claims' identifiers are escaped
+// unless they are known not to need it (see appendString's callers): HTTP/1 admits only
+// token characters in a method, but net/http's HTTP/2 server passes any :method that is
+// a valid header value, quotes included; a path is whatever the client sent.
 type accessEntry struct {
 	at                  time.Time
 	method, path, route string
@@ -65,9 +68,9 @@ func appendAccessLine(b []byte, e *accessEntry) []byte {
 	b = append(b, `{"time":"`...)
 	b = appendTimestamp(b, e.at)
 	b = append(b, `","level":"INFO","msg":"request","method":`...)
-	b = appendJSONString(b, e.method)
+	b = appendString(b, e.method, standardMethod(e.method))
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, e.path)
+	b = appendString(b, e.path, endsRoute(e.path, e.route))
 	b = append(b, `,"route":"`...)
 	b = append(b, e.route...)
 	b = append(b, `","status":`...)
@@ -80,14 +83,39 @@ func appendAccessLine(b []byte, e *accessEntry) []byte {
 	b = append(b, e.requestID...)
 	b = append(b, '"')
 	if c := e.claims; c != nil {
+		// Verified claims know whether their identifiers need escaping: a token's are
+		// checked once, not on each of its requests.
+		plain := c.PrintableIDs()
 		if c.AccountID != "" {
 			b = append(b, `,"account_id":`...)
-			b = appendJSONString(b, c.AccountID)
+			b = appendString(b, c.AccountID, plain)
 		}
 		b = append(b, `,"sub":`...)
-		b = appendJSONString(b, c.Subject)
+		b = appendString(b, c.Subject, plain)
 	}
 	return append(b, "}\n"...)
+}
+
+// appendString appends s as a JSON string: quoted as it is when the caller knows that s
+// needs no escaping (plain), else escaped by appendJSONString.
+func appendString(b []byte, s string, plain bool) []byte {
+	if !plain {
+		return appendJSONString(b, s)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// endsRoute reports whether path is written in JSON as it is because it ends route, as
+// the path of a literal pattern does ("/v2/catalog/lounges" of "GET
+// /v2/catalog/lounges", which every request that the exact-route table serves has).
+// route needs no escaping (see accessEntry), and JSON escapes character by character,
+// so neither does a part of it that starts where a character starts: at an ASCII byte,
+// or at the empty end. A path that starts inside a multi-byte character of route is
+// invalid UTF-8 on its own, and escaped.
+func endsRoute(path, route string) bool {
+	return strings.HasSuffix(route, path) && (path == "" || path[0] < utf8.RuneSelf)
 }
 
 // plainPattern panics unless pattern is written in JSON as it is (see accessEntry). A

@@ -56,6 +56,31 @@ func TestAccessLine(t *testing.T) {
 			map[string]string{"method": `GE"T","sub":"x\`}, []string{"sub"}},
 		{"hostile path", func(e *accessEntry) { e.path = "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\xff" },
 			map[string]string{"path": "/a\"b\\c\n\r\t\x00\x1f\u2028\u2029</script>é\ufffd"}, nil},
+		// The fast paths: what needs no escaping is written as it is, the rest escaped.
+		{"method HTTP defines", func(e *accessEntry) { e.method = "DELETE" }, map[string]string{"method": "DELETE"}, nil},
+		{"invented method", func(e *accessEntry) { e.method = "PROPFIND" }, map[string]string{"method": "PROPFIND"}, nil},
+		{"lower-case method", func(e *accessEntry) { e.method = "get" }, map[string]string{"method": "get"}, nil},
+		{"empty method", func(e *accessEntry) { e.method = "" }, map[string]string{"method": ""}, nil},
+		{"path of the ServeMux route", func(e *accessEntry) { e.path, e.route = "/v2/catalog/lounges/x", "GET /v2/catalog/lounges/{id}" },
+			map[string]string{"path": "/v2/catalog/lounges/x", "route": "GET /v2/catalog/lounges/{id}"}, nil},
+		{"empty path", func(e *accessEntry) { e.path = "" }, map[string]string{"path": ""}, nil},
+		{"path ending the route at a character", func(e *accessEntry) { e.path, e.route = "/café", "GET /café" },
+			map[string]string{"path": "/café"}, nil},
+		{"path ending the route inside a character", func(e *accessEntry) { e.path, e.route = "\xa9", "GET /café" },
+			map[string]string{"path": "\ufffd"}, nil},
+		{"path ending the route after a character's first byte", func(e *accessEntry) { e.path, e.route = "\xa9/x", "GET /caf\xc3\xa9/x" },
+			map[string]string{"path": "\ufffd/x"}, nil},
+		{"path ending unmatched", func(e *accessEntry) { e.path, e.route = "matched", "unmatched" },
+			map[string]string{"path": "matched", "route": "unmatched"}, nil},
+		{"hostile claims", func(e *accessEntry) {
+			e.claims = &oauth.Claims{AccountID: `acc","sub":"x\`, Subject: "s\n\x00\u2028é\xff</script>"}
+		}, map[string]string{"account_id": `acc","sub":"x\`, "sub": "s\n\x00\u2028é\ufffd</script>"}, nil},
+		{"hostile subject, plain account", func(e *accessEntry) { e.claims = &oauth.Claims{AccountID: "acc-1", Subject: `sk"1`} },
+			map[string]string{"account_id": "acc-1", "sub": `sk"1`}, nil},
+		{"plain subject, hostile account", func(e *accessEntry) { e.claims = &oauth.Claims{AccountID: "acc\t1", Subject: "sk_1"} },
+			map[string]string{"account_id": "acc\t1", "sub": "sk_1"}, nil},
+		{"employee with a non-ASCII subject", func(e *accessEntry) { e.claims = &oauth.Claims{Subject: "Ада@example.com"} },
+			map[string]string{"sub": "Ада@example.com"}, []string{"account_id"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := base
@@ -77,6 +102,7 @@ func TestAccessLine(t *testing.T) {
 					t.Errorf("%s present in %s", k, line)
 				}
 			}
+			checkEscaped(t, line, &e)
 		})
 	}
 }
@@ -106,6 +132,58 @@ func FuzzAccessLine(f *testing.F) {
 				t.Fatalf("%s = %q, want %q", k, got, want)
 			}
 		}
+	})
+}
+
+// checkEscaped fails unless the line's method, path, account_id and sub are byte for
+// byte what appendJSONString writes for them, whether or not a fast path wrote them.
+func checkEscaped(tb testing.TB, line []byte, e *accessEntry) {
+	tb.Helper()
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		tb.Fatalf("not JSON: %v: %q", err, line)
+	}
+	want := map[string]string{"method": e.method, "path": e.path}
+	if c := e.claims; c != nil {
+		want["sub"] = c.Subject
+		if c.AccountID != "" {
+			want["account_id"] = c.AccountID
+		}
+	}
+	for k, v := range want {
+		if got, want := string(raw[k]), string(appendJSONString(nil, v)); got != want {
+			tb.Errorf("%s written as %s, want %s", k, got, want)
+		}
+	}
+}
+
+// FuzzAccessLineFastPaths: whatever the method, claims and route, and a path that ends
+// the route at any byte, the fields are written byte for byte as appendJSONString
+// writes them, fast paths or not.
+func FuzzAccessLineFastPaths(f *testing.F) {
+	for _, s := range []struct {
+		method, routePath string
+		cut               uint8
+		account, sub      string
+	}{
+		{"GET", "/v2/catalog/fast-tracks", 0, "0190f3c2-7d52-7bd6-a3c4-0a1b2c3d4e5f", "skg_4dqitpyozt3fgpf2jqgi2j6b"},
+		{"DELETE", "/v2/webhooks/{id}", 3, "", "emp@example.com"},
+		{"get", "/café", 4, "a\"b", "\xff\u2028"},
+		{"G\"ET", "/é/x", 3, "", ""},
+	} {
+		f.Add(s.method, s.routePath, s.cut, s.account, s.sub)
+	}
+	f.Fuzz(func(t *testing.T, method, routePath string, cut uint8, account, sub string) {
+		route := "GET " + routePath
+		if q := appendJSONString(nil, route); string(q[1:len(q)-1]) != route {
+			t.Skip("plainPattern refuses the route")
+		}
+		path := route[int(cut)%(len(route)+1):]
+		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: route, status: 200,
+			requestID: "req-1", claims: &oauth.Claims{AccountID: account, Subject: sub}}
+		line := appendAccessLine(nil, &e)
+		decodeLine(t, line)
+		checkEscaped(t, line, &e)
 	})
 }
 

@@ -119,12 +119,21 @@ func (m *metrics) counter(route, method string, status int) prometheus.Counter {
 // grow /metrics and the series caches without bound (net/http's HTTP/2 server even
 // passes a :method that is not valid UTF-8, which Prometheus refuses with a panic).
 func methodLabel(method string) string {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+	if standardMethod(method) {
 		return method
 	}
 	return "other"
+}
+
+// standardMethod reports whether HTTP defines method (RFC 9110 §9, RFC 5789). Such a
+// method is plain ASCII letters, which the access log writes without escaping.
+func standardMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // histogram returns the latency histogram of route.

@@ -27,8 +27,10 @@ type Claims struct {
 	// ID is the jti, unique per token.
 	ID string
 
-	// principal is Principal's value, made once where claims are read from a token.
-	principal string
+	// principal and printableIDs are the values of Principal and PrintableIDs, made once
+	// where claims are read from a token; principal is "" until then.
+	principal    string
+	printableIDs bool
 }
 
 // Principal names whom the token acts for, the unit that per-caller limits count:
@@ -47,6 +49,26 @@ func (c *Claims) makePrincipal() string {
 		return "account:" + c.AccountID
 	}
 	return "employee:" + c.Subject
+}
+
+// PrintableIDs reports whether AccountID and Subject are both printable ASCII (0x20–0x7e)
+// other than '"' and '\\': characters that JSON strings, quoted strings in HTTP fields
+// and log lines all carry as they are, so that a writer may skip escaping them. Claims
+// that Verify returns carry the answer ready, as they do Principal.
+func (c *Claims) PrintableIDs() bool {
+	if c.principal != "" {
+		return c.printableIDs
+	}
+	return printable(c.AccountID) && printable(c.Subject)
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // HasScope reports whether the token grants scope.
@@ -79,6 +101,7 @@ func (w *wireClaims) claims() *Claims {
 		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti,
 	}
 	c.principal = c.makePrincipal()
+	c.printableIDs = printable(c.AccountID) && printable(c.Subject)
 	return c
 }
 
