@@ -20,8 +20,11 @@ type Memory struct {
 }
 
 type memShard struct {
-	mu   sync.Mutex
-	tats map[string]int64
+	mu sync.Mutex
+	// tats holds each key's theoretical arrival time behind a pointer, so that a
+	// request for a known key updates it in place: one map lookup instead of a lookup
+	// and an assignment, which hashed and probed the key a second time.
+	tats map[string]*int64
 	ops  int
 }
 
@@ -32,7 +35,7 @@ func NewMemory(now skygate.Clock) *Memory {
 	}
 	m := &Memory{now: now, seed: maphash.MakeSeed()}
 	for i := range m.shards {
-		m.shards[i].tats = map[string]int64{}
+		m.shards[i].tats = map[string]*int64{}
 	}
 	return m
 }
@@ -42,21 +45,31 @@ func (m *Memory) Allow(_ context.Context, key string, r Rate) (Decision, error) 
 	if !r.Enabled() {
 		return Decision{Allowed: true}, nil
 	}
+	interval, burst := int64(r.interval()), r.burst()
 	now := m.now().UnixNano()
 	sh := &m.shards[maphash.String(m.seed, key)%shards]
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	tat, d := gcra(now, sh.tats[key], int64(r.interval()), r.burst())
-	sh.tats[key] = tat
+	tat := sh.tats[key]
+	if tat == nil {
+		tat = new(int64)
+		sh.tats[key] = tat
+	}
+	var d Decision
+	*tat, d = gcra(now, *tat, interval, burst)
 	if sh.ops++; sh.ops >= 4096 {
 		sh.ops = 0
-		// Keys whose allowance is full again carry no state: drop them so the map
-		// does not grow with every address ever seen.
-		for k, t := range sh.tats {
-			if t <= now {
-				delete(sh.tats, k)
-			}
+		sh.sweep(now)
+	}
+	sh.mu.Unlock()
+	return d, nil
+}
+
+// sweep drops the keys whose allowance is full again: they carry no state, and keeping
+// them would grow the map with every address ever seen.
+func (sh *memShard) sweep(now int64) {
+	for k, tat := range sh.tats {
+		if *tat <= now {
+			delete(sh.tats, k)
 		}
 	}
-	return d, nil
 }

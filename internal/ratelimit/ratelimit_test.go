@@ -56,6 +56,31 @@ func TestMemoryGCRA(t *testing.T) {
 	}
 }
 
+// TestMemorySweep: the periodic sweep of a shard (every 4096 requests) keeps a key that
+// is still limited, and a key swept once its allowance was full again starts full.
+func TestMemorySweep(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	m := ratelimit.NewMemory(clk.Now)
+	r := ratelimit.Rate{PerSecond: 1, Burst: 2}
+	ctx := context.Background()
+	for i := range 2 * 4096 {
+		d, _ := m.Allow(ctx, "k", r)
+		if d.Allowed != (i < 2) {
+			t.Fatalf("request %d: %+v", i, d)
+		}
+	}
+	clk.Add(10 * time.Second)
+	for i := range 4096 {
+		if d, _ := m.Allow(ctx, fmt.Sprint("other-", i), r); !d.Allowed {
+			t.Fatalf("a new key was refused: %+v", d)
+		}
+	}
+	if d, _ := m.Allow(ctx, "k", r); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("after a quiet 10 s: %+v", d)
+	}
+}
+
 func TestMemoryConcurrentNeverExceedsBurst(t *testing.T) {
 	t.Parallel()
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
