@@ -144,6 +144,7 @@ func TestForgedAndInvalidTokens(t *testing.T) {
 			code   string
 		}{
 			{"valid", "Bearer " + good, 200, ""},
+			{"scheme in any case", "bEARER " + good, 200, ""},
 			{"missing", "", 401, "Unauthorized"},
 			{"not bearer", "Basic " + good, 401, "Unauthorized"},
 			{"garbage", "Bearer abc.def.ghi", 401, "Unauthorized"},

@@ -102,14 +102,15 @@ func (s *Server) principal(r *http.Request) (*oauth.Claims, error) {
 	if h == "" {
 		return nil, invalidToken("a bearer token is required")
 	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+	// The scheme is case-insensitive (RFC 9110 §11.1); clients write it as the RFC does.
+	if !ok || !(scheme == "Bearer" || strings.EqualFold(scheme, "Bearer")) || token == "" {
 		return nil, invalidToken("the Authorization header must be Bearer <token>")
 	}
 	claims, err := s.deps.Tokens.Verify(r.Context(), strings.TrimSpace(token))
-	switch {
-	case errors.Is(err, oauth.ErrWrongAudience):
-		return nil, wrongAudience()
-	case err != nil:
+	if err != nil {
+		if errors.Is(err, oauth.ErrWrongAudience) {
+			return nil, wrongAudience()
+		}
 		return nil, invalidToken("the token is invalid or expired")
 	}
 	if claims.AccountID != "" {
