@@ -74,7 +74,7 @@ func appendAccessLine(b []byte, e *accessEntry) []byte {
 	b = append(b, `,"route":"`...)
 	b = append(b, e.route...)
 	b = append(b, `","status":`...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
+	b = append(b, decimal(e.status)...)
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, e.bytes, 10)
 	b = append(b, `,"duration_ms":`...)

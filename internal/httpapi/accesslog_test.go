@@ -198,6 +198,19 @@ func TestDecimal(t *testing.T) {
 	}
 }
 
+// TestAppendHex: request ids' counters in the hexadecimal strconv writes, at every
+// length.
+func TestAppendHex(t *testing.T) {
+	t.Parallel()
+	for _, n := range []uint64{0, 1, 9, 10, 15, 16, 255, 256, 0xabcdef, 1<<32 - 1, 1 << 32, 1<<64 - 1} {
+		for _, m := range []uint64{n, n >> 1, n ^ 0x5555555555555555} {
+			if got, want := string(appendHex([]byte("x-"), m)), "x-"+strconv.FormatUint(m, 16); got != want {
+				t.Errorf("appendHex(%d) = %q, want %q", m, got, want)
+			}
+		}
+	}
+}
+
 // TestPlainPattern: a pattern the access log could not write as it is stops the server
 // from being built; every real one passes.
 func TestPlainPattern(t *testing.T) {
