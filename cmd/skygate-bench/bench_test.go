@@ -394,7 +394,10 @@ func TestHTTPRowNotes(t *testing.T) {
 		{"as expected", phase{Rate: 7000, ServerUtil: 0.72, CPUPerReq: 103}, nil, nil, []string{"busy", "judged", "latency phase"}},
 		{"costlier per request", phase{Rate: 7000, ServerUtil: 0.84, CPUPerReq: 120}, nil, []string{"at 7000 req/s the server's core was 84% busy (120 µs/req against 100 at max)"}, nil},
 		{"calibrated", phase{Rate: 7000, ServerUtil: 0.98, CPUPerReq: 140}, []phase{{Rate: 5000, ServerUtil: 0.74, CPUPerReq: 148}},
-			[]string{"core was 98% busy", "latency judged at 5000 req/s (1 lower rate(s) tried), server CPU 74%"}, nil},
+			[]string{"core was 98% busy", "latency judged at 5000 req/s (1 lower rate(s) tried), server CPU 74%"}, []string{"stayed"}},
+		{"calibration did not lower the load", phase{Rate: 7000, ServerUtil: 0.8, CPUPerReq: 115},
+			[]phase{{Rate: 6000, ServerUtil: 0.8}, {Rate: 5000, ServerUtil: 0.79}, {Rate: 4000, ServerUtil: 0.81}, {Rate: 3500, ServerUtil: 0.78}},
+			[]string{"latency judged at 3500 req/s (4 lower rate(s) tried)", "the core stayed 78–80% busy down to 35% of the maximum rate"}, nil},
 		{"generator busy", phase{Rate: 7000, ServerUtil: 0.7, ClientUtil: 0.9}, nil, []string{"latency phase: client CPU 90%"}, []string{"busy ("}},
 	}
 	for _, tt := range tests {

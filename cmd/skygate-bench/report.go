@@ -101,6 +101,12 @@ func httpRow(name, engine string, m measured) row {
 	}
 	if n := len(m.Calibration); n > 0 {
 		r.Note = joinNote(r.Note, fmt.Sprintf("latency judged at %d req/s (%d lower rate(s) tried), server CPU %.0f%%", at.Rate, n, 100*at.ServerUtil))
+		if n == maxCalibration && at.ServerUtil > m.Latency.ServerUtil-loadTolerance {
+			// A group committer does more work per request as its batches shrink, so its
+			// core stays about as busy at a lower rate: the rate fell, the load did not.
+			r.Note = joinNote(r.Note, fmt.Sprintf("the core stayed %.0f–%.0f%% busy down to %.0f%% of the maximum rate",
+				100*min(at.ServerUtil, m.Latency.ServerUtil), 100*max(at.ServerUtil, m.Latency.ServerUtil), 100*float64(at.Rate)/m.Max.RPS))
+		}
 	}
 	if at.ClientUtil > 0.7 {
 		r.Note = joinNote(r.Note, fmt.Sprintf("latency phase: client CPU %.0f%%, its queueing is in p50/p99", 100*at.ClientUtil))
