@@ -24,10 +24,15 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// newMemory returns an in-process limiter on a fake clock at a fixed time.
+func newMemory() (*fakeClock, *ratelimit.Memory) {
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	return clk, ratelimit.NewMemory(clk.Now)
+}
+
 func TestMemoryGCRA(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	m := ratelimit.NewMemory(clk.Now)
+	clk, m := newMemory()
 	r := ratelimit.Rate{PerSecond: 10, Burst: 5}
 	ctx := context.Background()
 	for i := range 5 {
@@ -60,8 +65,7 @@ func TestMemoryGCRA(t *testing.T) {
 // is still limited, and a key swept once its allowance was full again starts full.
 func TestMemorySweep(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	m := ratelimit.NewMemory(clk.Now)
+	clk, m := newMemory()
 	r := ratelimit.Rate{PerSecond: 1, Burst: 2}
 	ctx := context.Background()
 	for i := range 2 * 4096 {
@@ -83,8 +87,7 @@ func TestMemorySweep(t *testing.T) {
 
 func TestMemoryConcurrentNeverExceedsBurst(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	m := ratelimit.NewMemory(clk.Now)
+	_, m := newMemory()
 	var allowed atomic.Int64
 	var wg sync.WaitGroup
 	for range 50 {
