@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/skygate/skygate/internal/wordbits"
 )
 
 // NotModified reports whether r may be answered 304 Not Modified for the current
@@ -130,11 +132,11 @@ func validOpaque(s string) bool {
 		return etagcs(s)
 	}
 	for i := 0; i < len(s)-8; i += 8 {
-		if nonEtagc8(load64(s, i)) {
+		if nonEtagc8(wordbits.Load64(s, i)) {
 			return false
 		}
 	}
-	return !nonEtagc8(load64(s, len(s)-8))
+	return !nonEtagc8(wordbits.Load64(s, len(s)-8))
 }
 
 // etagcs is validOpaque's definition, one byte at a time.
@@ -147,26 +149,8 @@ func etagcs(s string) bool {
 	return true
 }
 
-// Word-at-a-time tests (the bit tricks of "Determine if a word has a byte less than n",
-// as in internal/jsonstring): exact as yes/no answers, which is all validOpaque asks.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
 // nonEtagc8 reports whether any of the eight bytes in x is not an etagc: below 0x21,
-// '"' or 0x7f. Bytes from 0x80 (obs-text) pass: the "less than 0x21" test never flags a
-// byte whose high bit is set.
+// '"' or 0x7f. Bytes from 0x80 (obs-text) pass.
 func nonEtagc8(x uint64) bool {
-	return (x-ones*0x21)&^x&highs|zeroByte(x^(ones*'"'))|zeroByte(x^(ones*0x7f)) != 0
-}
-
-// zeroByte is non-zero when a byte of x is zero.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
-
-// load64 reads s[i:i+8] as a little-endian word (one load once compiled).
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return wordbits.Below(x, 0x21)|wordbits.Equal(x, '"')|wordbits.Equal(x, 0x7f) != 0
 }

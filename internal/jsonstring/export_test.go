@@ -2,7 +2,6 @@ package jsonstring
 
 // Exported for the tests of the word-at-a-time scan.
 var (
-	Load64         = load64
 	Special8       = special8
 	SpecialHTML8   = specialHTML8
 	PlainASCII     = &plainASCII

@@ -1,6 +1,10 @@
 package jsonstring
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/skygate/skygate/internal/wordbits"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -30,11 +34,11 @@ func Append(b []byte, s string, escapeHTML bool) []byte {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none of them needs more than copying.
 		if escapeHTML {
-			for i+8 <= len(s) && !specialHTML8(load64(s, i)) {
+			for i+8 <= len(s) && !specialHTML8(wordbits.Load64(s, i)) {
 				i += 8
 			}
 		} else {
-			for i+8 <= len(s) && !special8(load64(s, i)) {
+			for i+8 <= len(s) && !special8(wordbits.Load64(s, i)) {
 				i += 8
 			}
 		}
@@ -87,30 +91,13 @@ func Append(b []byte, s string, escapeHTML bool) []byte {
 	return append(b, '"')
 }
 
-// Word-at-a-time tests (the bit tricks of "Determine if a word has a byte less than n"):
-// exact as yes/no answers, which is all Append asks.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
 // special8 reports whether any of the eight bytes in x is not plainASCII: below 0x20,
 // '"', '\\' or not ASCII.
 func special8(x uint64) bool {
-	return (x-ones*0x20)&^x&highs|x&highs|zeroByte(x^(ones*'"'))|zeroByte(x^(ones*'\\')) != 0
+	return wordbits.Below(x, 0x20)|wordbits.NonASCII(x)|wordbits.Equal(x, '"')|wordbits.Equal(x, '\\') != 0
 }
 
 // specialHTML8 is special8 for plainASCIIHTML: '<', '>' and '&' too.
 func specialHTML8(x uint64) bool {
-	return special8(x) || zeroByte(x^(ones*'<'))|zeroByte(x^(ones*'>'))|zeroByte(x^(ones*'&')) != 0
-}
-
-// zeroByte is non-zero when a byte of x is zero.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
-
-// load64 reads s[i:i+8] as a little-endian word (one load once compiled).
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return special8(x) || wordbits.Equal(x, '<')|wordbits.Equal(x, '>')|wordbits.Equal(x, '&') != 0
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate/internal/jsonstring"
+	"github.com/skygate/skygate/internal/wordbits"
 )
 
 // FuzzAppend: for any string, valid UTF-8 or not, Append writes what encoding/json
@@ -52,7 +53,7 @@ func TestSpecial8(t *testing.T) {
 			for c := range 256 {
 				w := []byte{fill, fill, fill, fill, fill, fill, fill, fill}
 				w[pos] = byte(c)
-				x := jsonstring.Load64(string(w), 0)
+				x := wordbits.Load64(string(w), 0)
 				if got, want := jsonstring.Special8(x), !jsonstring.PlainASCII[c]; got != want {
 					t.Fatalf("special8(%q) = %v, want %v", w, got, want)
 				}
