@@ -198,7 +198,7 @@ func (rep *report) evaluate() {
 		// The latency target is skygate's; Hydra is a reference. Under -rate the phase
 		// ran at a rate of the operator's choosing, not at the target's load.
 		if r.Kind == "http" && r.Engine != "" && r.Scenario != scHydraToken && r.LatencyRate > 0 && rep.Machine.LatencyRate == 0 {
-			atMost(fmt.Sprintf("p99<10 ms at %.0f%% load", 100*rep.Machine.LatencyLoad), r.P99, 10)
+			atMost(fmt.Sprintf("p99<%g ms at %.0f%% load", ms(slowLatency), 100*rep.Machine.LatencyLoad), r.P99, ms(slowLatency))
 		}
 		if r.Phases != nil {
 			// Every phase: the latency phases' percentiles count only expected answers,
