@@ -12,10 +12,22 @@ const cacheShards = 64
 // evictScan bounds the work of an insert into a full shard.
 const evictScan = 16
 
+// keyLen is how many of a token's last bytes key the cache: 24 base64url characters of
+// the signature, 144 bits that differ between any two tokens the issuer signs. A map
+// keyed by the whole token hashed all of its 600–800 bytes on every request, a
+// hundred nanoseconds on the catalog's hot path; the entry keeps the whole token,
+// which a hit must equal.
+const keyLen = 24
+
 // tokenCache remembers tokens that verified, until they expire. It is bounded: an
 // insert into a full shard first drops expired entries among a few it looks at and,
 // when none has expired, drops one of them anyway. Losing an entry only costs one
 // more signature check.
+//
+// Entries are keyed by the token's last keyLen bytes and hold the whole token. A
+// token that shares those bytes with a cached one (a forgery that copies a real
+// token's signature) misses, and neither its lookup nor its failed verification
+// disturbs the entry.
 type tokenCache struct {
 	seed     maphash.Seed
 	perShard int
@@ -30,6 +42,8 @@ type cacheShard struct {
 
 // cacheEntry is immutable once stored.
 type cacheEntry struct {
+	// token is the whole token, which a lookup must equal.
+	token  string
 	claims *Claims
 	// deadline is the Unix second after which the token is rejected (exp + leeway).
 	deadline int64
@@ -49,28 +63,38 @@ func newTokenCache(size int) *tokenCache {
 	return c
 }
 
-func (c *tokenCache) shard(token string) *cacheShard {
-	// The signature at the end of the token is random, so its last bytes spread
-	// tokens evenly and hashing them is cheaper than hashing the whole token.
-	tail := token[max(0, len(token)-16):]
-	return &c.shards[maphash.String(c.seed, tail)%cacheShards]
+// cacheKey returns the part of token that keys the cache: its last keyLen bytes, where
+// the signature ends.
+func cacheKey(token string) string { return token[max(0, len(token)-keyLen):] }
+
+// shard returns the shard of key. The signature is random, so its bytes spread tokens
+// evenly.
+func (c *tokenCache) shard(key string) *cacheShard {
+	return &c.shards[maphash.String(c.seed, key)%cacheShards]
 }
 
+// get returns the entry of token, or nil.
 func (c *tokenCache) get(token string) *cacheEntry {
-	s := c.shard(token)
+	key := cacheKey(token)
+	s := c.shard(key)
 	s.mu.RLock()
-	e := s.m[token]
+	e := s.m[key]
 	s.mu.RUnlock()
+	if e == nil || e.token != token {
+		return nil
+	}
 	return e
 }
 
-// put stores e for token; now is the current Unix second.
-func (c *tokenCache) put(token string, e *cacheEntry, now int64) {
-	s := c.shard(token)
+// put stores e, replacing any entry with the same key; now is the current Unix second.
+// The cache keeps e.token, which the caller must not share with a request's memory.
+func (c *tokenCache) put(e *cacheEntry, now int64) {
+	key := cacheKey(e.token)
+	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[token]; ok || len(s.m) < c.perShard {
-		s.m[token] = e
+	if _, ok := s.m[key]; ok || len(s.m) < c.perShard {
+		s.m[key] = e
 		return
 	}
 	var victim string
@@ -89,13 +113,17 @@ func (c *tokenCache) put(token string, e *cacheEntry, now int64) {
 	if !freed {
 		delete(s.m, victim)
 	}
-	s.m[token] = e
+	s.m[key] = e
 }
 
-func (c *tokenCache) remove(token string) {
-	s := c.shard(token)
+// remove drops e, unless another entry has taken its key meanwhile.
+func (c *tokenCache) remove(e *cacheEntry) {
+	key := cacheKey(e.token)
+	s := c.shard(key)
 	s.mu.Lock()
-	delete(s.m, token)
+	if s.m[key] == e {
+		delete(s.m, key)
+	}
 	s.mu.Unlock()
 }
 

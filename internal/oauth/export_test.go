@@ -41,7 +41,7 @@ func TestTokenCacheBounded(t *testing.T) {
 	t.Parallel()
 	c := newTokenCache(cacheShards * 4)
 	for i := range 10_000 {
-		c.put(fmt.Sprintf("token-%d", i), &cacheEntry{deadline: 100}, 50)
+		c.put(&cacheEntry{token: fmt.Sprintf("token-%d", i), deadline: 100}, 50)
 	}
 	if n := c.len(); n > cacheShards*4 {
 		t.Fatalf("cache holds %d entries, bound %d", n, cacheShards*4)
@@ -58,17 +58,17 @@ func TestTokenCacheEvictsExpiredFirst(t *testing.T) {
 	t.Parallel()
 	c := newTokenCache(cacheShards * evictScan)
 	live := "live-token"
-	c.put(live, &cacheEntry{deadline: 1000}, 0)
+	c.put(&cacheEntry{token: live, deadline: 1000}, 0)
 	for i := range 5000 {
-		c.put(fmt.Sprintf("dead-%d", i), &cacheEntry{deadline: 10}, 0)
+		c.put(&cacheEntry{token: fmt.Sprintf("dead-%d", i), deadline: 10}, 0)
 	}
 	// Time passes: everything but live has expired. New inserts evict the dead ones.
 	for i := range 5000 {
-		c.put(fmt.Sprintf("new-%d", i), &cacheEntry{deadline: 1000}, 500)
+		c.put(&cacheEntry{token: fmt.Sprintf("new-%d", i), deadline: 1000}, 500)
 	}
 	if c.get(live) == nil {
 		// The live entry may only go once its shard holds no expired entries to drop.
-		s := c.shard(live)
+		s := c.shard(cacheKey(live))
 		for _, e := range s.m {
 			if e.deadline < 500 {
 				t.Fatal("a live entry was evicted while expired ones remained")

@@ -108,7 +108,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 			if now <= e.deadline && v.keys.set.Load().byKID[e.kid] != nil {
 				return e.claims, nil
 			}
-			v.cache.remove(token)
+			v.cache.remove(e)
 		}
 	}
 	claims, kid, err := v.verify(ctx, token, now)
@@ -116,8 +116,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		return nil, err
 	}
 	if v.cache != nil {
-		v.cache.put(strings.Clone(token), &cacheEntry{
-			claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid,
+		v.cache.put(&cacheEntry{
+			token: strings.Clone(token), claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid,
 		}, now)
 	}
 	return claims, nil

@@ -326,6 +326,37 @@ func TestVerifyCache(t *testing.T) {
 	}
 }
 
+// TestVerifyCacheSharedKey: the cache is keyed by a token's last bytes, the end of its
+// signature. A forgery that copies a cached token's signature onto other claims shares
+// that key: it must fail, and must leave the cached token's entry in place.
+func TestVerifyCacheSharedKey(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tok := f.MustIssue(t)
+	first := MustVerify(t, f.verifier, tok)
+	other := f.MustIssue(t)
+	i, j := strings.LastIndexByte(tok, '.'), strings.LastIndexByte(other, '.')
+	forged := other[:j] + tok[i:]
+	if forged == tok || forged[len(forged)-24:] != tok[len(tok)-24:] {
+		t.Fatal("the forgery does not share the cached token's key")
+	}
+	for range 2 {
+		if _, err := f.verifier.Verify(context.Background(), forged); !errors.Is(err, oauth.ErrInvalidToken) {
+			t.Fatalf("forged token: err = %v", err)
+		}
+	}
+	if got := MustVerify(t, f.verifier, tok); got != first {
+		t.Error("the cached token was verified again: the forgery disturbed its entry")
+	}
+	if f.verifier.CacheLen() != 1 {
+		t.Errorf("cache holds %d tokens, want 1", f.verifier.CacheLen())
+	}
+	MustVerify(t, f.verifier, other)
+	if f.verifier.CacheLen() != 2 {
+		t.Errorf("cache holds %d tokens, want 2", f.verifier.CacheLen())
+	}
+}
+
 // TestVerifyCacheDeletedKey shows that a cached token stops verifying once its key has
 // been deleted from the store (an emergency revocation) and the keys reloaded.
 func TestVerifyCacheDeletedKey(t *testing.T) {
