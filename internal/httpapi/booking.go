@@ -111,7 +111,7 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lang := requestLanguage(r)
+	lang := s.requestLanguage(r)
 	if pass.FastTrack, err = s.deps.Catalog.LocalizedFastTrack(lang, b.FastTrackID); err != nil && !skygate.IsCode(err, skygate.CodeNotFound) {
 		return err
 	}

@@ -26,7 +26,7 @@ type CatalogSource interface {
 // writes ready bytes.
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		page, err := s.deps.Catalog.ListRaw(k, requestLanguage(r), r.URL.RawQuery)
+		page, err := s.deps.Catalog.ListRaw(k, s.requestLanguage(r), r.URL.RawQuery)
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 // catalogItem serves one lounge or fast-track by id.
 func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := requestLanguage(r)
+		lang := s.requestLanguage(r)
 		page, err := s.deps.Catalog.Item(k, lang, r.PathValue("id"))
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ func (s *Server) esimRoutes() {
 }
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
-	lang := requestLanguage(r)
+	lang := s.requestLanguage(r)
 	q, err := catalog.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
-	lang := requestLanguage(r)
+	lang := s.requestLanguage(r)
 	page, err := s.deps.ESIM.Package(r.Context(), accountID(w), lang, r.PathValue("packageID"))
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	lang := contentLanguage(w, r)
+	lang := s.contentLanguage(w, r)
 	c := principalOf(w)
 	res, err := s.deps.ESIM.Order(r.Context(), c.AccountID, c.ClientID, key, lang, req)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(w), contentLanguage(w, r), p)
+	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(w), s.contentLanguage(w, r), p)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(w), r.PathValue("orderID"), contentLanguage(w, r))
+	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(w), r.PathValue("orderID"), s.contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
-	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(w), contentLanguage(w, r), f, p)
+	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(w), s.contentLanguage(w, r), f, p)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(w), r.PathValue("iccid"), contentLanguage(w, r))
+	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(w), r.PathValue("iccid"), s.contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := principalOf(w)
-	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), r.Header.Get("Idempotency-Key"), contentLanguage(w, r), req)
+	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), r.Header.Get("Idempotency-Key"), s.contentLanguage(w, r), req)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (s *Server) sandboxESIM(action string) handlerFunc {
 		if !sandbox {
 			return skygate.Errorf(skygate.CodeForbidden, "sandbox routes are for sandbox applications only")
 		}
-		acc, iccid, lang := accountID(w), r.PathValue("iccid"), contentLanguage(w, r)
+		acc, iccid, lang := accountID(w), r.PathValue("iccid"), s.contentLanguage(w, r)
 		var e *skygate.ESIM
 		switch action {
 		case "install":
@@ -282,8 +282,8 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 }
 
 // contentLanguage negotiates the response language of localized names and says it.
-func contentLanguage(w http.ResponseWriter, r *http.Request) string {
-	lang := requestLanguage(r)
+func (s *Server) contentLanguage(w http.ResponseWriter, r *http.Request) string {
+	lang := s.requestLanguage(r)
 	w.Header().Set("Content-Language", lang)
 	return lang
 }

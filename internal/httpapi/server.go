@@ -10,6 +10,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/i18n"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/webhook"
 )
@@ -84,6 +85,8 @@ type Server struct {
 	metrics  *metrics
 	access   *accessLog
 	accounts *accountGate
+	// languages negotiates Accept-Language, from memory for a repeated header.
+	languages i18n.Memo
 	// patterns lists the registered routes.
 	patterns []string
 }
