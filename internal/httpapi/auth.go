@@ -6,15 +6,17 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/oauth"
 )
 
-// TokenVerifier verifies a bearer token offline. oauth.Verifier implements it; errors
-// wrapping oauth.ErrWrongAudience are answered 403, every other error 401.
+// TokenVerifier verifies a bearer token offline, at the time the request arrived.
+// oauth.Verifier implements it; errors wrapping oauth.ErrWrongAudience are answered
+// 403, every other error 401.
 type TokenVerifier interface {
-	Verify(ctx context.Context, token string) (*oauth.Claims, error)
+	VerifyAt(ctx context.Context, token string, at time.Time) (*oauth.Claims, error)
 }
 
 // principalOf returns the verified claims of the request that w answers, or nil before
@@ -67,7 +69,7 @@ func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
 // authenticateAny is authenticate for routes that any one of several scopes opens.
 func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		claims, err := s.principal(r)
+		claims, err := s.principal(w, r)
 		if err != nil {
 			return err
 		}
@@ -87,8 +89,9 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 	}
 }
 
-// principal verifies the Authorization header and the account status.
-func (s *Server) principal(r *http.Request) (*oauth.Claims, error) {
+// principal verifies the Authorization header, at the time the request arrived, and
+// the account status.
+func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claims, error) {
 	values := r.Header["Authorization"]
 	if len(values) > 1 {
 		// Not a list header (RFC 9110 §11.6.2): which one would count is anyone's guess.
@@ -106,7 +109,7 @@ func (s *Server) principal(r *http.Request) (*oauth.Claims, error) {
 	if !ok || !(scheme == "Bearer" || strings.EqualFold(scheme, "Bearer")) || token == "" {
 		return nil, invalidToken("the Authorization header must be Bearer <token>")
 	}
-	claims, err := s.deps.Tokens.Verify(r.Context(), strings.TrimSpace(token))
+	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(w))
 	if err != nil {
 		if errors.Is(err, oauth.ErrWrongAudience) {
 			return nil, wrongAudience()

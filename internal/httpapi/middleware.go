@@ -91,6 +91,7 @@ type responseWriter struct {
 	http.ResponseWriter
 	s       *Server
 	r       *http.Request
+	start   time.Time // when ServeHTTP began
 	status  int
 	written int64
 	swallow bool
@@ -154,7 +155,7 @@ const headerRequestID = "X-Request-Id"
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.now()
 	id := requestID(r.Header[headerRequestID])
-	rw := &responseWriter{ResponseWriter: w, s: s, id: [1]string{id}}
+	rw := &responseWriter{ResponseWriter: w, s: s, start: start, id: [1]string{id}}
 	w.Header()[headerRequestID] = rw.id[:]
 	rw.r = r
 	defer func() {
@@ -195,6 +196,16 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 	}
 	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
 		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], claims: rw.claims})
+}
+
+// arrival returns when the request that w answers arrived: the time ServeHTTP read,
+// so that checks against the clock (token expiry) need not read it again; the clock's
+// time outside ServeHTTP.
+func (s *Server) arrival(w http.ResponseWriter) time.Time {
+	if rw, ok := w.(*responseWriter); ok {
+		return rw.start
+	}
+	return s.now()
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.

@@ -326,6 +326,23 @@ func TestVerifyCache(t *testing.T) {
 	}
 }
 
+// TestVerifyAt: VerifyAt judges expiry at the time it is given, not the clock's, on
+// a cache miss and on a hit alike.
+func TestVerifyAt(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tok := f.MustIssue(t)
+	late := f.clock.Now().Add(testTTL + 31*time.Second) // past exp and the leeway
+	for _, what := range []string{"miss", "hit"} {
+		if _, err := f.verifier.VerifyAt(context.Background(), tok, late); !errors.Is(err, oauth.ErrInvalidToken) {
+			t.Fatalf("%s: VerifyAt after expiry: err = %v", what, err)
+		}
+		if _, err := f.verifier.VerifyAt(context.Background(), tok, f.clock.Now()); err != nil {
+			t.Fatalf("%s: VerifyAt now: %v", what, err)
+		}
+	}
+}
+
 // TestVerifyCacheSharedKey: the cache is keyed by a token's last bytes, the end of its
 // signature. A forgery that copies a cached token's signature onto other claims shares
 // that key: it must fail, and must leave the cached token's entry in place.
