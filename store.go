@@ -19,6 +19,10 @@ type CatalogDocument struct {
 type CatalogStore interface {
 	// Catalog returns the current document, or CodeNotFound when none was stored yet.
 	Catalog(ctx context.Context) (*CatalogDocument, error)
+	// CatalogVersion returns the current document's version without its data, or
+	// CodeNotFound when none was stored yet: replicas poll it to learn of a new
+	// document.
+	CatalogVersion(ctx context.Context) (int64, error)
 	// ReplaceCatalog stores data as the new current document with the next version and
 	// returns it.
 	ReplaceCatalog(ctx context.Context, data []byte, now time.Time) (*CatalogDocument, error)

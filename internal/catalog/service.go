@@ -63,6 +63,15 @@ func (s *Service) Current() *Catalog { return s.cur.Load() }
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The version first: the document, which may run to megabytes, is read only when
+	// it changed.
+	v, err := s.store.CatalogVersion(ctx)
+	if err != nil {
+		return false, fmt.Errorf("catalog: refresh: %w", err)
+	}
+	if cur := s.cur.Load(); cur != nil && cur.Version() == v {
+		return false, nil
+	}
 	doc, err := s.store.Catalog(ctx)
 	if err != nil {
 		return false, fmt.Errorf("catalog: refresh: %w", err)

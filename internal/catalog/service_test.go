@@ -17,6 +17,7 @@ type memStore struct {
 	mu       sync.Mutex
 	doc      *skygate.CatalogDocument
 	replaced int
+	reads    int   // calls of Catalog: the whole document
 	err      error // returned by every call when set
 }
 
@@ -31,8 +32,21 @@ func (s *memStore) Catalog(context.Context) (*skygate.CatalogDocument, error) {
 	if s.doc == nil {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no catalog")
 	}
+	s.reads++
 	d := *s.doc
 	return &d, nil
+}
+
+func (s *memStore) CatalogVersion(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.doc == nil {
+		return 0, skygate.Errorf(skygate.CodeNotFound, "no catalog")
+	}
+	return s.doc.Version, nil
 }
 
 func (s *memStore) ReplaceCatalog(_ context.Context, data []byte, now time.Time) (*skygate.CatalogDocument, error) {
@@ -149,8 +163,12 @@ func TestServiceImportAndRefresh(t *testing.T) {
 	}
 	before, _ := other.Lounges("en", catalog.DefaultQuery)
 
+	reads := b.store.reads
 	if changed, err := other.Refresh(t.Context()); err != nil || changed {
 		t.Errorf("Refresh without change = %v, %v", changed, err)
+	}
+	if b.store.reads != reads {
+		t.Error("Refresh without change read the whole document")
 	}
 
 	// Invalid imports store nothing.

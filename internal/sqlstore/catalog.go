@@ -11,7 +11,8 @@ import (
 // Every replacement is a new row; the current document is the one with the highest
 // version. Older rows are kept as a history of what was served.
 var (
-	qCatalog       = newStmt(`SELECT version, data, updated_at FROM catalog_documents ORDER BY version DESC LIMIT 1`)
+	qCatalog        = newStmt(`SELECT version, data, updated_at FROM catalog_documents ORDER BY version DESC LIMIT 1`)
+	qCatalogVersion = newStmt(`SELECT version FROM catalog_documents ORDER BY version DESC LIMIT 1`)
 	qNextCatalog   = newStmt(`SELECT COALESCE(MAX(version), 0) + 1 FROM catalog_documents`)
 	qInsertCatalog = newStmt(`INSERT INTO catalog_documents (version, data, updated_at) VALUES (?, ?, ?)`)
 )
@@ -26,6 +27,15 @@ func (s *Store) Catalog(ctx context.Context) (*skygate.CatalogDocument, error) {
 		return nil, s.interpret(outcome{op: "get catalog", notFound: catalogNotFound}, err)
 	}
 	return &doc, nil
+}
+
+// CatalogVersion implements skygate.CatalogStore.
+func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := s.read.QueryRowContext(ctx, s.q(qCatalogVersion)).Scan(&v); err != nil {
+		return 0, s.interpret(outcome{op: "get catalog version", notFound: catalogNotFound}, err)
+	}
+	return v, nil
 }
 
 // ReplaceCatalog implements skygate.CatalogStore. Concurrent calls get distinct,

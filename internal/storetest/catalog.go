@@ -19,6 +19,8 @@ var catalogTests = []test{
 func testCatalogEmpty(t *testing.T, s skygate.Store) {
 	_, err := s.Catalog(t.Context())
 	WantCode(t, err, skygate.CodeNotFound)
+	_, err = s.CatalogVersion(t.Context())
+	WantCode(t, err, skygate.CodeNotFound)
 }
 
 func testCatalogReplace(t *testing.T, s skygate.Store) {
@@ -39,6 +41,11 @@ func testCatalogReplace(t *testing.T, s skygate.Store) {
 		MustNoError(t, err, "Catalog")
 		wantEqual(t, fmt.Sprintf("Catalog after replacement %d", i+1), current, want)
 		wantUTC(t, "Catalog", current.UpdatedAt)
+		v, err := s.CatalogVersion(t.Context())
+		MustNoError(t, err, "CatalogVersion")
+		if v != want.Version {
+			t.Errorf("CatalogVersion after replacement %d = %d, want %d", i+1, v, want.Version)
+		}
 	}
 }
 
