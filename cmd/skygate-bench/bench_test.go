@@ -50,7 +50,7 @@ func smoke(t *testing.T, gen string) {
 	// The vegeta run takes two rounds: every round must start from fresh servers.
 	rounds := map[string]string{genVegeta: "2", genWrk: "1"}[gen]
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
-		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
+		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,baseline-304,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
 		"-paired-slices", "2",
 		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
@@ -68,7 +68,7 @@ func smoke(t *testing.T, gen string) {
 	for _, r := range rep.Rows {
 		got[r.Scenario] = r
 	}
-	for _, name := range []string{scBaseline, scSignLoop, scInsertLoop, scBaselineReq, scCatalog200, scCatalog304} {
+	for _, name := range []string{scBaseline, scSignLoop, scInsertLoop, scBaselineReq, scBaseline304, scCatalog200, scCatalog304} {
 		r, ok := got[name]
 		if !ok || r.Skipped != "" || r.RPS <= 0 {
 			t.Errorf("%s: no figures: %+v", name, r)
@@ -84,6 +84,15 @@ func smoke(t *testing.T, gen string) {
 		if r := got[name]; r.Phases == nil || r.Phases.Max.Generator != gen || r.Phases.Latency.Generator != openGen {
 			t.Errorf("%s: generators of the phases: %+v", name, r.Phases)
 		}
+	}
+	// baseline-304 answers 304 (its load counts nothing else as success) and both it and
+	// catalog-304 say how they compare.
+	if r := got[scBaseline304]; r.Phases == nil || r.Phases.Max.OK != r.Phases.Max.Requests ||
+		!strings.Contains(r.Note, "× baseline-req: net/http's own 304") {
+		t.Errorf("baseline-304: %+v", r)
+	}
+	if r := got[scCatalog304]; !strings.Contains(r.Note, "× baseline-304 (not interleaved)") {
+		t.Errorf("catalog-304 does not compare with baseline-304: %q", r.Note)
 	}
 	if c := got[scCatalog200].Checks; len(c) == 0 || c[0].Target != "≥0.70× baseline-req, interleaved" {
 		t.Errorf("catalog-200's ratio check is not against baseline-req: %+v", c)

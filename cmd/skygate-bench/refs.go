@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite"
@@ -38,6 +39,7 @@ var baselineBody = bytes.Repeat([]byte("0123456789abcdef"), 2048/16)
 func baselineServer(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("baseline-server", flag.ContinueOnError)
 	sign := fs.Bool("sign", false, "answer with an ES256-signed token instead of the fixed body")
+	notModified := fs.Bool("not-modified", false, "answer 304 Not Modified with the header fields of the catalog's 304 instead of the fixed body")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,6 +48,9 @@ func baselineServer(ctx context.Context, args []string, stderr io.Writer) error 
 		w.Header().Set("Content-Length", "2048")
 		_, _ = w.Write(baselineBody)
 	})
+	if *notModified {
+		h = newNotModified(ctx)
+	}
 	if *sign {
 		s, err := newSigner()
 		if err != nil {
@@ -70,6 +75,56 @@ func baselineServer(ctx context.Context, args []string, stderr io.Writer) error 
 	case err := <-errc:
 		return err
 	}
+}
+
+// notModified answers every request as skygate answers a catalog page's conditional
+// GET that matches: 304 with the five header fields RFC 9110 §15.4.5 and the contract
+// ask of it (ETag, Vary, Cache-Control, Date, X-Request-Id), written as skygate writes
+// them (canonical keys, shared values, Date formatted once a second), and nothing
+// else. It is net/http's own cost of that answer: what the catalog-304 scenario pays
+// beyond it is skygate's.
+type notModified struct {
+	date atomic.Pointer[[]string]
+}
+
+var (
+	nmETag         = []string{`W/"ru-7c1d5e3a9b2f4c60"`}
+	nmVary         = []string{"Accept-Language"}
+	nmCacheControl = []string{"private, no-cache"}
+	nmRequestID    = []string{"5f0c2a9e41b7d386-1"}
+)
+
+func newNotModified(ctx context.Context) *notModified {
+	n := &notModified{}
+	n.tick(time.Now())
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				n.tick(now)
+			}
+		}
+	}()
+	return n
+}
+
+func (n *notModified) tick(now time.Time) {
+	v := []string{now.UTC().Format(http.TimeFormat)}
+	n.date.Store(&v)
+}
+
+func (n *notModified) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	h["X-Request-Id"] = nmRequestID
+	h["Vary"] = nmVary
+	h["Cache-Control"] = nmCacheControl
+	h["Etag"] = nmETag
+	h["Date"] = *n.date.Load()
+	w.WriteHeader(http.StatusNotModified)
 }
 
 // signer issues JWTs signed with ES256 and nothing else: the ceiling of a token

@@ -140,6 +140,7 @@ func (rep *report) evaluate() {
 	if catalogBase == nil {
 		catalogBase, catalogBaseName = base, scBaseline
 	}
+	base304 := rep.find(scBaseline304, "")
 	signHTTP := rep.find(scSignHTTP, "")
 	signLoop := rep.find(scSignLoop, "")
 	inserts := rep.find(scInsertLoop, engineSQLite)
@@ -188,8 +189,15 @@ func (rep *report) evaluate() {
 		case scCatalog200:
 			catalogRatio(0.70)
 			atMost("≤25 µs CPU/req", r.CPUPerReq, 25)
+		case scBaseline304:
+			if catalogBase != nil && catalogBase != r {
+				r.Note = joinNote(r.Note, fmt.Sprintf("%.2f× %s: net/http's own 304 with the catalog's five header fields against its 2 KB 200", r.RPS/catalogBase.RPS, catalogBaseName))
+			}
 		case scCatalog304:
 			catalogRatio(0.90)
+			if base304 != nil {
+				r.Note = joinNote(r.Note, fmt.Sprintf("%.2f× %s (not interleaved): what skygate adds to net/http's own 304", r.RPS/base304.RPS, scBaseline304))
+			}
 		case scBooking:
 			if r.Engine == engineSQLite && inserts != nil {
 				atLeast("≥0.8× insert-loop", r.RPS/inserts.RPS, 0.8)

@@ -28,6 +28,7 @@ import (
 const (
 	scBaseline    = "baseline"     // bare net/http, fixed 2 KB body
 	scBaselineReq = "baseline-req" // the same, sent the catalog scenarios' request
+	scBaseline304 = "baseline-304" // bare net/http answering that request 304 with the catalog's 304 fields
 	scSignLoop    = "es256-loop"   // ES256 JWT signatures in a loop, no HTTP
 	scSignHTTP    = "es256-http"   // token endpoint without database: parse, sign, answer
 	scInsertLoop  = "insert-loop"  // SQLite single-insert loop, synchronous=FULL
@@ -64,7 +65,7 @@ const benchPublicURL = "http://skygate.bench"
 func (h *harness) runAll(ctx context.Context) (*report, error) {
 	rep := &report{Machine: h.machine()}
 	if h.wants(scBaseline) {
-		if err := h.runRefServer(ctx, rep, scBaseline, nil, vegeta.Target{Method: http.MethodGet, URL: "/"}); err != nil {
+		if err := h.runRefServer(ctx, rep, scBaseline, nil, vegeta.Target{Method: http.MethodGet, URL: "/"}, http.StatusOK); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +79,7 @@ func (h *harness) runAll(ctx context.Context) (*report, error) {
 			Method: http.MethodPost, URL: "/oauth/v2/token", Body: []byte("grant_type=client_credentials"),
 			Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 		}
-		if err := h.runRefServer(ctx, rep, scSignHTTP, []string{"-sign"}, tokenReq); err != nil {
+		if err := h.runRefServer(ctx, rep, scSignHTTP, []string{"-sign"}, tokenReq, http.StatusOK); err != nil {
 			return nil, err
 		}
 	}
@@ -115,7 +116,7 @@ func childEnv() []string {
 }
 
 // runRefServer measures a reference server of this binary.
-func (h *harness) runRefServer(ctx context.Context, rep *report, name string, args []string, t vegeta.Target) error {
+func (h *harness) runRefServer(ctx context.Context, rep *report, name string, args []string, t vegeta.Target, want int) error {
 	argv := append([]string{h.self, "baseline-server"}, args...)
 	p, err := h.startProc(ctx, name, argv, childEnv(), filepath.Join(h.runDir, name+".log"), true)
 	if err != nil {
@@ -123,7 +124,7 @@ func (h *harness) runRefServer(ctx context.Context, rep *report, name string, ar
 	}
 	defer p.stop()
 	t.URL = p.http + t.URL
-	m, err := h.measure(ctx, name, p, staticLoad(t, http.StatusOK, nil))
+	m, err := h.measure(ctx, name, p, staticLoad(t, want, nil))
 	if err != nil {
 		return err
 	}
@@ -274,7 +275,16 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	// and query, this engine's token, Accept-Language), so that the catalog's ratio
 	// compares like with like. Once per round, with the first engine: it needs a token.
 	if h.wants(scBaselineReq) && rep.find(scBaselineReq, "") == nil && (h.wants(scCatalog200) || h.wants(scCatalog304)) {
-		if err := h.runRefServer(ctx, rep, scBaselineReq, nil, s.catalogTarget("", h.opts.catalogURL)); err != nil {
+		if err := h.runRefServer(ctx, rep, scBaselineReq, nil, s.catalogTarget("", h.opts.catalogURL), http.StatusOK); err != nil {
+			return err
+		}
+	}
+	// baseline-304: the bare server answering that request as the catalog answers a
+	// matching If-None-Match, for what net/http itself charges for such a 304.
+	if h.wants(scBaseline304) && rep.find(scBaseline304, "") == nil && h.wants(scCatalog304) {
+		t := s.catalogTarget("", h.opts.catalogURL)
+		t.Header.Set("If-None-Match", `W/"ru-7c1d5e3a9b2f4c60"`)
+		if err := h.runRefServer(ctx, rep, scBaseline304, []string{"-not-modified"}, t, http.StatusNotModified); err != nil {
 			return err
 		}
 	}
