@@ -13,8 +13,8 @@ import (
 var (
 	qCatalog        = newStmt(`SELECT version, data, updated_at FROM catalog_documents ORDER BY version DESC LIMIT 1`)
 	qCatalogVersion = newStmt(`SELECT version FROM catalog_documents ORDER BY version DESC LIMIT 1`)
-	qNextCatalog   = newStmt(`SELECT COALESCE(MAX(version), 0) + 1 FROM catalog_documents`)
-	qInsertCatalog = newStmt(`INSERT INTO catalog_documents (version, data, updated_at) VALUES (?, ?, ?)`)
+	qNextCatalog    = newStmt(`SELECT COALESCE(MAX(version), 0) + 1 FROM catalog_documents`)
+	qInsertCatalog  = newStmt(`INSERT INTO catalog_documents (version, data, updated_at) VALUES (?, ?, ?)`)
 )
 
 const catalogNotFound = "no catalog has been stored yet"
