@@ -76,9 +76,6 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("catalog: refresh: %w", err)
 	}
-	if cur := s.cur.Load(); cur != nil && cur.Version() == doc.Version {
-		return false, nil
-	}
 	c, err := LoadDocument(doc)
 	if err != nil {
 		return false, fmt.Errorf("catalog: stored version %d: %w", doc.Version, err)
