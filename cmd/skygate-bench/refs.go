@@ -48,6 +48,9 @@ func baselineServer(ctx context.Context, args []string, stderr io.Writer) error 
 		w.Header().Set("Content-Length", "2048")
 		_, _ = w.Write(baselineBody)
 	})
+	if *sign && *notModified {
+		return errors.New("baseline-server: -sign and -not-modified exclude each other")
+	}
 	if *notModified {
 		h = newNotModified(ctx)
 	}
@@ -87,8 +90,11 @@ type notModified struct {
 	date atomic.Pointer[[]string]
 }
 
+// notModifiedETag is the ETag baseline-304 answers with; its load sends it back.
+const notModifiedETag = `W/"ru-7c1d5e3a9b2f4c60"`
+
 var (
-	nmETag         = []string{`W/"ru-7c1d5e3a9b2f4c60"`}
+	nmETag         = []string{notModifiedETag}
 	nmVary         = []string{"Accept-Language"}
 	nmCacheControl = []string{"private, no-cache"}
 	nmRequestID    = []string{"5f0c2a9e41b7d386-1"}
