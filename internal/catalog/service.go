@@ -57,9 +57,10 @@ func (s *Service) Open(ctx context.Context) error {
 // Current returns the catalog being served, or nil before Open succeeded.
 func (s *Service) Current() *Catalog { return s.cur.Load() }
 
-// Refresh reloads the catalog when the stored version differs from the current one (an
-// import on another replica) and reports whether it did. Callers poll it, e.g. every 30
-// seconds. On error the current catalog stays.
+// Refresh reloads the catalog when the store holds a newer version than the current one
+// (an import on another replica) and reports whether it did; serve polls it every 5 s.
+// It never goes back to an older version, which a store reading from a lagging replica
+// of the database could return. On error the current catalog stays.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -69,12 +70,16 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("catalog: refresh: %w", err)
 	}
-	if cur := s.cur.Load(); cur != nil && cur.Version() == v {
+	cur := s.cur.Load()
+	if cur != nil && v <= cur.Version() {
 		return false, nil
 	}
 	doc, err := s.store.Catalog(ctx)
 	if err != nil {
 		return false, fmt.Errorf("catalog: refresh: %w", err)
+	}
+	if cur != nil && doc.Version <= cur.Version() {
+		return false, nil // the two reads went to different replicas
 	}
 	c, err := LoadDocument(doc)
 	if err != nil {

@@ -19,6 +19,9 @@ type memStore struct {
 	replaced int
 	reads    int   // calls of Catalog: the whole document
 	err      error // returned by every call when set
+	// staleDoc, when set, is what Catalog returns instead of doc: a read that went to a
+	// replica of the database behind the one CatalogVersion read.
+	staleDoc *skygate.CatalogDocument
 }
 
 var _ skygate.CatalogStore = (*memStore)(nil)
@@ -33,6 +36,10 @@ func (s *memStore) Catalog(context.Context) (*skygate.CatalogDocument, error) {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no catalog")
 	}
 	s.reads++
+	if s.staleDoc != nil {
+		d := *s.staleDoc
+		return &d, nil
+	}
 	d := *s.doc
 	return &d, nil
 }
@@ -204,6 +211,26 @@ func TestServiceImportAndRefresh(t *testing.T) {
 	if l.Pagination.Total != 2 {
 		t.Errorf("refreshed replica serves %d lounges", l.Pagination.Total)
 	}
+
+	// A store that answers with an older version (a lagging read replica) leaves the
+	// newer catalog in place, whether the version or the document is the old one.
+	b.store.mu.Lock()
+	newer := *b.store.doc
+	b.store.doc.Version = 1
+	b.store.mu.Unlock()
+	if changed, err := other.Refresh(t.Context()); err != nil || changed || other.Current().Version() != 2 {
+		t.Errorf("Refresh to an older version = %v, %v; serving version %d", changed, err, other.Current().Version())
+	}
+	b.store.mu.Lock()
+	b.store.doc = &newer
+	b.store.staleDoc = &skygate.CatalogDocument{Data: catalog.Seed(), Version: 1}
+	b.store.mu.Unlock()
+	if changed, err := other.Refresh(t.Context()); err != nil || changed || other.Current().Version() != 2 {
+		t.Errorf("Refresh reading an older document = %v, %v; serving version %d", changed, err, other.Current().Version())
+	}
+	b.store.mu.Lock()
+	b.store.staleDoc = nil
+	b.store.mu.Unlock()
 
 	// A failing store keeps the current catalog.
 	b.store.mu.Lock()
