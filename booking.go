@@ -340,5 +340,7 @@ type BookingStore interface {
 	// EventsAfter returns at most limit events of every account with Seq greater than
 	// afterSeq, in Seq order. An event is returned only once no event with a smaller
 	// Seq can still appear, so a reader that remembers the last Seq it saw misses none.
+	// It first gives every committed event without a position one (see Event.Seq), so
+	// it may write; the writers of events never wait for it or for each other.
 	EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*Event, error)
 }

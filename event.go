@@ -15,9 +15,12 @@ const (
 // Event is one notification in the outbox. It is written in the transaction that
 // caused it and later delivered by the webhook dispatcher. Its JSON form is the webhook
 // body (the envelope) {"id","type","created_at","account_id","data"}; ID is also the
-// webhook-id receivers dedupe by. Seq is assigned by the store and increases in the
-// order events become visible; it is set on the events a store returns, not on the
-// ones handed to it to write.
+// webhook-id receivers dedupe by. Seq is the event's position in the outbox's feed
+// (BookingStore.EventsAfter), assigned by the store; positions become visible in
+// increasing order. It is set on the events a store returns, not on the ones handed to
+// it to write, and it is 0 on an event that has no position yet: a store whose writers
+// commit concurrently (PostgreSQL) assigns positions after the commit, when
+// EventsAfter reads the feed.
 type Event struct {
 	ID        string          `json:"id"`
 	Type      string          `json:"type"`

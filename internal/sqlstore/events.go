@@ -10,7 +10,13 @@ import (
 	"github.com/skygate/skygate"
 )
 
-const eventColumns = `seq, id, account_id, type, data, created_at`
+// eventColumns are the columns scanEvent reads. The first is the event's position in
+// the feed (Event.Seq): seq itself where one writer at a time inserts (SQLite), pos
+// where writers run concurrently (PostgreSQL; see positionEvents).
+const (
+	eventColumns    = `seq, id, account_id, type, data, created_at`
+	eventColumnsPos = `pos, id, account_id, type, data, created_at`
+)
 
 // maxEventsPerInsert bounds the rows of one INSERT into the outbox: a transaction that
 // writes many events (the worker issuing a batch of bookings writes two each) pays one
@@ -30,10 +36,25 @@ var qInsertEvents = func() (qs [maxEventsPerInsert + 1]stmt) {
 }()
 
 var (
-	qEvent       = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE account_id = ? AND id = ?`)
-	qEventsAfter = newStmt(`SELECT ` + eventColumns + ` FROM events
-		WHERE seq > ? ORDER BY seq ` + limitArg)
+	qEvent          = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE account_id = ? AND id = ?`)
+	qEventPos       = newStmt(`SELECT ` + eventColumnsPos + ` FROM events WHERE account_id = ? AND id = ?`)
+	qEventsAfter    = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE seq > ? ORDER BY seq ` + limitArg)
+	qEventsAfterPos = newStmt(`SELECT ` + eventColumnsPos + ` FROM events WHERE pos > ? ORDER BY pos ` + limitArg)
+
+	// qPositionLock makes the transactions of positionEvents run one at a time, across
+	// replicas too. Its keys are a constant of Skygate's and the events table's oid,
+	// so that schemas sharing a database (tests) do not wait for each other.
+	qPositionLock = newStmt(`SELECT pg_advisory_xact_lock(1397180225, 'events'::regclass::oid::int)`)
+	// qPositionEvents gives the oldest inserted events without a position the next
+	// positions, in the order of their seq.
+	qPositionEvents = newStmt(`UPDATE events e SET pos = o.pos
+		FROM (SELECT seq, nextval('events_pos_seq') AS pos
+			FROM (SELECT seq FROM events WHERE pos IS NULL ORDER BY seq ` + limitArg + `) AS due) AS o
+		WHERE e.seq = o.seq AND e.pos IS NULL`)
 )
+
+// positionBatch bounds the events one transaction of positionEvents positions.
+const positionBatch = 1000
 
 const eventNotFound = "event not found"
 
@@ -41,27 +62,24 @@ const eventNotFound = "event not found"
 func scanEvent(row scanner) (*skygate.Event, error) {
 	var (
 		e    skygate.Event
+		seq  sql.NullInt64 // an event without a position yet has none
 		data []byte
 	)
-	if err := row.Scan(&e.Seq, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt}); err != nil {
+	if err := row.Scan(&seq, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt}); err != nil {
 		return nil, err
 	}
-	e.Data = data
+	e.Seq, e.Data = seq.Int64, data
 	return &e, nil
 }
 
-// insertEvents appends events to the outbox inside tx and sets their Seq. It first
-// takes the events table lock (PostgreSQL; SQLite's single writer needs none) and
-// holds it to the commit, so sequence numbers become visible in increasing order and
-// a reader that remembers the last Seq it saw never skips an event that commits late.
-// The lock is taken last in every transaction that writes events, after its row locks,
-// so it cannot deadlock with them; it only serialises the commits of such transactions.
+// insertEvents appends events to the outbox inside tx, with their webhook deliveries.
+// It takes no lock: with SQLite's single writer, seq (assigned at insert) is already
+// the order in which events become visible; with concurrent writers, an event's
+// position in the feed is assigned after its commit (positionEvents), so writers need
+// not commit one at a time.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
 	if len(events) == 0 {
 		return nil
-	}
-	if err := s.lockTable(ctx, tx, "events"); err != nil {
-		return err
 	}
 	for rest := events; len(rest) > 0; {
 		chunk := rest[:min(len(rest), maxEventsPerInsert)]
@@ -95,7 +113,11 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skyga
 
 // Event implements skygate.BookingStore.
 func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
-	e, err := scanEvent(s.read.QueryRowContext(ctx, s.q(qEvent), accountID, eventID))
+	query := s.q(qEvent)
+	if s.concurrentWriters() {
+		query = s.q(qEventPos)
+	}
+	e, err := scanEvent(s.read.QueryRowContext(ctx, query, accountID, eventID))
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get event", notFound: eventNotFound}, err)
 	}
@@ -105,8 +127,15 @@ func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
 // later event.
 func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
+	query := s.q(qEventsAfter)
+	if s.concurrentWriters() {
+		if err := s.positionEvents(ctx); err != nil {
+			return nil, s.interpret(outcome{op: "position events"}, err)
+		}
+		query = s.q(qEventsAfterPos)
+	}
 	n, _ := pageArgs(skygate.Page{Limit: limit})
-	rows, err := s.read.QueryContext(ctx, s.q(qEventsAfter), afterSeq, n)
+	rows, err := s.read.QueryContext(ctx, query, afterSeq, n)
 	if err != nil {
 		return nil, s.interpret(outcome{op: "list events"}, err)
 	}
@@ -123,4 +152,31 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 		return nil, s.interpret(outcome{op: "list events"}, err)
 	}
 	return events, nil
+}
+
+// positionEvents gives every committed event that has no position yet the next
+// positions, positionBatch per transaction. The transactions hold qPositionLock, so
+// they run one at a time, each after the last committed, and each takes positions
+// above all earlier ones: positions become visible in increasing order, and a reader
+// that read up to position p never finds a smaller one later. An event that commits
+// while a transaction runs is not visible to it and gets a larger position from the
+// next. A failed transaction leaves a gap in the positions, never a reuse.
+func (s *Store) positionEvents(ctx context.Context) error {
+	for {
+		var n int64
+		err := s.runTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, s.q(qPositionLock)); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, s.q(qPositionEvents), positionBatch)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil || n < positionBatch {
+			return err
+		}
+	}
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -312,11 +313,12 @@ func testConcurrentClaims(t *testing.T, s skygate.Store) {
 	wantEqual(t, "events", len(MustEventsAfter(t, s, 0)), 2*bookings)
 }
 
-// testEventsConcurrentReader reads the outbox by cursor while writers add events: the
-// reader must see every event exactly once, in Seq order.
+// testEventsConcurrentReader reads the outbox by cursor while writers add events: each
+// of two readers, which may assign positions at the same time, must see every event
+// exactly once, in Seq order.
 func testEventsConcurrentReader(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
-	const writers, perWriter = 8, 6
+	const writers, perWriter, readers = 8, 6, 2
 	var wg sync.WaitGroup
 	for range writers {
 		wg.Go(func() {
@@ -330,6 +332,22 @@ func testEventsConcurrentReader(t *testing.T, s skygate.Store) {
 	go func() { wg.Wait(); close(done) }()
 
 	const want = writers * perWriter * 2
+	var seen [readers]int
+	var rg sync.WaitGroup
+	for r := range readers {
+		rg.Go(func() { seen[r] = readFeed(t, s, done, want) })
+	}
+	rg.Wait()
+	<-done
+	for r := range readers {
+		wantEqual(t, fmt.Sprintf("events seen by reader %d", r), seen[r], want)
+	}
+}
+
+// readFeed reads the outbox by cursor, 5 events a call, until it has seen want events
+// or the writers are done (done closed) and it found no more, and returns how many it
+// saw. An event out of order or seen twice fails t.
+func readFeed(t *testing.T, s skygate.Store, done <-chan struct{}, want int) int {
 	seen := map[string]bool{}
 	var cursor int64
 	deadline := time.Now().Add(time.Minute)
@@ -341,10 +359,14 @@ func testEventsConcurrentReader(t *testing.T, s skygate.Store) {
 		default:
 		}
 		events, err := s.EventsAfter(t.Context(), cursor, 5)
-		MustNoError(t, err, "EventsAfter")
+		if err != nil {
+			t.Errorf("EventsAfter: %v", err)
+			return len(seen)
+		}
 		for _, e := range events {
 			if e.Seq <= cursor || seen[e.ID] {
-				t.Fatalf("event %s (seq %d) out of order or repeated after cursor %d", e.ID, e.Seq, cursor)
+				t.Errorf("event %s (seq %d) out of order or repeated after cursor %d", e.ID, e.Seq, cursor)
+				return len(seen)
 			}
 			seen[e.ID], cursor = true, e.Seq
 		}
@@ -352,6 +374,5 @@ func testEventsConcurrentReader(t *testing.T, s skygate.Store) {
 			break
 		}
 	}
-	<-done
-	wantEqual(t, "events seen by the cursor", len(seen), want)
+	return len(seen)
 }
