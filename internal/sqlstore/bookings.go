@@ -335,13 +335,6 @@ func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate
 	return after, events, true, nil
 }
 
-// concurrentWriters reports whether the engine runs writers concurrently, so claims
-// must lock rows. It follows the dialect's LockTable, which is empty exactly when the
-// engine serialises writers (SQLite's single writer connection).
-func (s *Store) concurrentWriters() bool {
-	return s.d.LockTable != nil && s.d.LockTable("bookings") != ""
-}
-
 // nullTimeCol scans a nullable time column into a *time.Time, nil for NULL.
 type nullTimeCol struct{ t **time.Time }
 

@@ -230,8 +230,3 @@ func placeholders(n int) string {
 
 // dynamic rebinds a query built at run time (an IN list of variable length).
 func (s *Store) dynamic(query string) string { return rebind(s.d.Placeholder, query) }
-
-// rowLocks reports whether the engine runs writers concurrently, so reads that decide
-// a write must lock their rows. It follows the dialect's LockTable, which is empty
-// exactly when the engine serialises writers (SQLite's single writer connection).
-func (s *Store) rowLocks() bool { return s.d.LockTable != nil && s.d.LockTable("esims") != "" }

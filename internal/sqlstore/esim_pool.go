@@ -155,14 +155,14 @@ func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID
 // Assigned to orderID, or returns CodePoolExhausted when fewer than n are free.
 func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int) ([]allocatedProfile, error) {
 	query := s.q(qAllocateProfiles)
-	if s.rowLocks() {
+	if s.concurrentWriters() {
 		query = s.q(qAllocateProfilesLocked)
 	}
 	out, err := s.selectProfiles(ctx, tx, query, accountID, n)
 	if err != nil {
 		return nil, err
 	}
-	if len(out) < n && s.rowLocks() {
+	if len(out) < n && s.concurrentWriters() {
 		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
 		// give back (it can still fail). Before answering PoolExhausted, wait for those
 		// orders to end and look again: committed allocations no longer match, rolled

@@ -136,7 +136,7 @@ func (s *Store) UpdateESIM(ctx context.Context, accountID, iccid string, now tim
 // concurrently; a missing eSIM is CodeNotFound.
 func (s *Store) lockESIM(ctx context.Context, tx *sql.Tx, accountID, iccid string) (*skygate.ESIM, error) {
 	query := s.q(qESIM)
-	if s.rowLocks() {
+	if s.concurrentWriters() {
 		query = s.q(qESIMLocked)
 	}
 	e, err := scanESIM(tx.QueryRowContext(ctx, query, accountID, iccid))
@@ -176,7 +176,7 @@ func (s *Store) applyESIM(ctx context.Context, tx *sql.Tx, before *skygate.ESIM,
 // ExpireESIMs implements skygate.ESIMStore.
 func (s *Store) ExpireESIMs(ctx context.Context, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
 	query := s.q(qClaimDueESIM)
-	if s.rowLocks() {
+	if s.concurrentWriters() {
 		query = s.q(qClaimDueESIMLocked)
 	}
 	n := 0

@@ -25,6 +25,9 @@ type Store struct {
 	read  *sql.DB
 	stmts []string
 	group *committer // nil unless the dialect asks for group commit
+	// concurrent says whether the engine runs writers concurrently (see
+	// concurrentWriters), derived from the dialect once.
+	concurrent bool
 
 	// onDeliveries is called after a commit of a transaction that enqueued webhook
 	// deliveries; deliveryTxs holds the open transactions that did.
@@ -58,7 +61,8 @@ func (s *Store) ended(tx *sql.Tx, committed bool) {
 // New returns a store over the pools; it owns them and Close closes them. write and
 // read may be the same pool.
 func New(d Dialect, write, read *sql.DB) *Store {
-	s := &Store{d: d, write: write, read: read, stmts: make([]string, len(registry))}
+	s := &Store{d: d, write: write, read: read, stmts: make([]string, len(registry)),
+		concurrent: d.LockTable != nil && d.LockTable("events") != ""}
 	for i, q := range registry {
 		s.stmts[i] = rebind(d.Placeholder, q)
 	}
@@ -67,6 +71,13 @@ func New(d Dialect, write, read *sql.DB) *Store {
 	}
 	return s
 }
+
+// concurrentWriters reports whether the engine runs writers concurrently, so that
+// reads which decide a write must lock their rows (claims, the pool, eSIMs) and the
+// outbox's feed positions events after their commit. It follows the dialect's
+// LockTable, which is empty exactly when the engine serialises writers (SQLite's
+// single writer connection).
+func (s *Store) concurrentWriters() bool { return s.concurrent }
 
 // Ping checks that both pools reach the database.
 func (s *Store) Ping(ctx context.Context) error {
