@@ -105,14 +105,15 @@ func (w *responseWriter) WriteHeader(code int) {
 	}
 	// The Date header from a per-second cache (see secondText), when the header map has
 	// room for it; else net/http formats Date itself, which costs less than the entry.
-	if h := w.Header(); len(h) < mapGroupSlots {
+	h := w.Header()
+	if len(h) < mapGroupSlots {
 		h["Date"] = dateSeconds.at(w.s.now())
 	}
 	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) &&
-		strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		strings.HasPrefix(h.Get("Content-Type"), "text/plain") {
 		// Only ServeMux writes text/plain errors: our handlers return errors instead.
 		w.swallow = true
-		w.Header().Del("X-Content-Type-Options")
+		h.Del("X-Content-Type-Options")
 		err := skygate.Errorf(skygate.CodeNotFound, "no resource at %s", w.r.URL.Path)
 		if code == http.StatusMethodNotAllowed {
 			err = skygate.Errorf(skygate.CodeMethodNotAllowed, "%s is not allowed here; see the Allow header", w.r.Method)
