@@ -46,9 +46,13 @@ func (m *Memory) Allow(_ context.Context, key string, r Rate) (Decision, error) 
 		return Decision{Allowed: true}, nil
 	}
 	interval, burst := int64(r.interval()), r.burst()
-	now := m.now().UnixNano()
 	sh := &m.shards[maphash.String(m.seed, key)%shards]
 	sh.mu.Lock()
+	// The clock is read in the key's turn: a request that read it and then waited for
+	// the lock behind later ones would be judged as if it came before their arrival
+	// times, and refused once the wait exceeded the burst's span (200 ns at a billion
+	// requests a second).
+	now := m.now().UnixNano()
 	tat := sh.tats[key]
 	if tat == nil {
 		tat = new(int64)

@@ -107,6 +107,44 @@ func TestMemoryConcurrentNeverExceedsBurst(t *testing.T) {
 	}
 }
 
+// TestMemoryReadsTheClockInTurn: a request is judged at a time read once it has its
+// key's turn. The first request's clock read is held up; the second must wait for the
+// first instead of being decided at a later time and leaving the first to be judged
+// behind it (and refused, with an allowance of one request per microsecond).
+func TestMemoryReadsTheClockInTurn(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1_700_000_000, 0)
+	var calls atomic.Int32
+	inClock, release := make(chan struct{}), make(chan struct{})
+	m := ratelimit.NewMemory(func() time.Time {
+		if calls.Add(1) == 1 {
+			close(inClock)
+			<-release
+			return t0
+		}
+		return t0.Add(10 * time.Microsecond)
+	})
+	r := ratelimit.Rate{PerSecond: 1e6, Burst: 1}
+	allow := func(out chan<- ratelimit.Decision) {
+		d, _ := m.Allow(context.Background(), "k", r)
+		out <- d
+	}
+	first, second := make(chan ratelimit.Decision, 1), make(chan ratelimit.Decision, 1)
+	go allow(first)
+	<-inClock
+	go allow(second)
+	// Time for the second request to be decided out of turn, if it can be; the test
+	// passes without it, but then proves nothing.
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	if d := <-first; !d.Allowed {
+		t.Fatalf("the first request was judged behind the second: %+v", d)
+	}
+	if d := <-second; !d.Allowed {
+		t.Fatalf("second request: %+v", d)
+	}
+}
+
 // TestRedisSharesLimits runs against the Redis of SKYGATE_TEST_REDIS_URL: two limiters
 // (two replicas) share one allowance.
 func TestRedisSharesLimits(t *testing.T) {
