@@ -68,6 +68,10 @@ func classify(err error) sqlstore.Violation {
 	}
 }
 
+// maxConns bounds one replica's connections; size PostgreSQL's max_connections for
+// replicas × maxConns plus what else connects.
+const maxConns = 25
+
 // Open connects to the database named by dsn (a postgres:// URL or key=value string;
 // runtime parameters such as search_path are honoured) and checks the connection. It
 // does not migrate; call Migrate before use.
@@ -76,8 +80,13 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	db.SetMaxOpenConns(25)
-	db.SetMaxIdleConns(10)
+	// The pool keeps idle as many connections as it may open: database/sql closes a
+	// connection given back while MaxIdleConns are idle, so a lower idle limit makes
+	// the pool reconnect each time its load dips and rises, and the requests that meet
+	// a new connection wait for a new backend and its cold caches. Idle connections
+	// still close after ConnMaxIdleTime.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(time.Hour)
 	if err := db.PingContext(ctx); err != nil {
