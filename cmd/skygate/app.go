@@ -145,6 +145,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
+	a.server.Register(poolCollectors(a.db)...)
 	return a, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/skygate/skygate/internal/webhook"
 )
@@ -22,4 +23,17 @@ func webhookCollectors(d *webhook.Dispatcher) []prometheus.Collector {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "skygate_webhook_in_flight", Help: "Webhook requests in flight."},
 			func() float64 { return float64(d.Stats().InFlight) }),
 	}
+}
+
+// poolCollectors export each database pool's statistics as database/sql keeps them
+// (go_sql_*, labelled db_name): open, in-use and idle connections, waits for a free
+// one, and the connections each limit closed. go_sql_max_idle_closed_total rising
+// under a steady load means the pool reconnects as its load varies
+// (docs/performance.md, "the pool's idle limit").
+func poolCollectors(db database) []prometheus.Collector {
+	var cs []prometheus.Collector
+	for name, pool := range db.Pools() {
+		cs = append(cs, collectors.NewDBStatsCollector(pool, name))
+	}
+	return cs
 }

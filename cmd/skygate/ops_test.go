@@ -39,9 +39,10 @@ func TestServeOperations(t *testing.T) {
 		}
 	}
 
-	// Metrics of the HTTP layer and of the webhook dispatcher.
+	// Metrics of the HTTP layer, the webhook dispatcher and the database pools (SQLite here).
 	_, metrics := s.get("/metrics", "", nil)
-	for _, series := range []string{"skygate_http_requests_total", "skygate_http_request_duration_seconds", "skygate_webhook_attempts_total", "skygate_webhook_in_flight", "go_goroutines"} {
+	for _, series := range []string{"skygate_http_requests_total", "skygate_http_request_duration_seconds", "skygate_webhook_attempts_total", "skygate_webhook_in_flight", "go_goroutines",
+		`go_sql_max_idle_closed_total{db_name="sqlite_write"}`, `go_sql_open_connections{db_name="sqlite_read"}`} {
 		if !strings.Contains(string(metrics), series) {
 			t.Errorf("/metrics lacks %s", series)
 		}

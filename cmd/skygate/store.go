@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -27,6 +28,8 @@ type database interface {
 	// OnDeliveries sets a function called after each commit that enqueued webhook
 	// deliveries.
 	OnDeliveries(f func())
+	// Pools returns the connection pools by name, for their statistics in /metrics.
+	Pools() map[string]*sql.DB
 }
 
 // openStore opens the engine the database URL names. It is the only place that names

@@ -79,6 +79,17 @@ func New(d Dialect, write, read *sql.DB) *Store {
 // single writer connection).
 func (s *Store) concurrentWriters() bool { return s.concurrent }
 
+// Pools returns the store's connection pools by name, for monitoring (their Stats);
+// callers must not run statements on them. An engine whose reads and writes share a
+// pool (PostgreSQL) has one, named after the engine; SQLite has ENGINE_write and
+// ENGINE_read.
+func (s *Store) Pools() map[string]*sql.DB {
+	if s.read == s.write {
+		return map[string]*sql.DB{s.d.Name: s.write}
+	}
+	return map[string]*sql.DB{s.d.Name + "_write": s.write, s.d.Name + "_read": s.read}
+}
+
 // Ping checks that both pools reach the database.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.write.PingContext(ctx); err != nil {
