@@ -225,9 +225,10 @@ func (rep *report) evaluate() {
 	}
 }
 
+// joinNote joins two notes of a row, either of which may be empty.
 func joinNote(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }

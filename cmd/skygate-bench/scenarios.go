@@ -301,10 +301,19 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		s.ref = ref
 	}
 	for _, name := range wanted {
+		closed, err := s.idleClosed(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		r, err := h.runScenario(ctx, s, name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		after, err := s.idleClosed(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		r.Note = joinNote(r.Note, idleClosedNote(after-closed))
 		rep.add(r)
 	}
 	return nil
