@@ -42,6 +42,7 @@ var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Classify:    classify,
 	EncodeTime:  func(t time.Time) any { return t },
+	TimeType:    "timestamptz",
 	// SHARE ROW EXCLUSIVE conflicts with itself and with inserts but not with reads, so
 	// read-then-insert sequences (the next catalog version) run one at a time while
 	// readers go on.

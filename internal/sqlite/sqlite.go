@@ -43,6 +43,7 @@ var dialect = sqlstore.Dialect{
 	// INTEGER microseconds sort and compare as numbers, need no parsing, and keep the
 	// precision PostgreSQL keeps.
 	EncodeTime: func(t time.Time) any { return t.UnixMicro() },
+	TimeType:   "INTEGER",
 	// The single writer connection already serialises every write transaction.
 	LockTable:     nil,
 	ReadIsolation: sql.LevelDefault,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -245,20 +246,21 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 			if err != nil {
 				return err
 			}
-			// One statement per maxEventsPerInsert events, written after the bookings.
+			// One statement for the bookings, then one per maxEventsPerInsert events.
 			var events []*skygate.Event
+			args := make([]any, 0, len(due)*updateArgs)
 			for _, before := range due {
-				_, evs, written, err := s.applyTransition(ctx, tx, before, t, now, apply)
-				if err == nil && !written {
-					// The row is locked (or the writer is alone), so it cannot have changed.
-					err = fmt.Errorf("claimed booking %s changed under its lock", before.ID)
-				}
+				_, evs, a, err := s.transitioned(before, t, now, apply)
 				if err != nil {
 					return err
 				}
 				events = append(events, evs...)
-				moved++
+				args = append(args, a...)
 			}
+			if err := s.updateClaimed(ctx, tx, len(due), args); err != nil {
+				return err
+			}
+			moved = len(due)
 			return s.insertEvents(ctx, tx, events)
 		})
 		if err != nil {
@@ -274,6 +276,60 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 
 // claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
 const claimsPerTx = 32
+
+// updateArgs is the number of arguments of one booking's update (transitioned).
+const updateArgs = 11
+
+// updateClaimed writes the transitions of n claimed bookings, args holding n ×
+// updateArgs arguments in transitioned's order, with one statement instead of one a
+// booking. The claim holds their rows (or the writer is alone), so each must still be in
+// the status it was read in.
+func (s *Store) updateClaimed(ctx context.Context, tx *sql.Tx, n int, args []any) error {
+	if n == 0 {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, s.claimUpdates[n], args...)
+	if err != nil {
+		return err
+	}
+	got, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if got != int64(n) {
+		return fmt.Errorf("%d of %d claimed bookings changed under their lock", int64(n)-got, n)
+	}
+	return nil
+}
+
+// updateClaimedSQL is the "?" form of updateClaimed's statement for n bookings: a
+// VALUES list of the new column values, joined to the rows by account, id and the
+// status read (the compare-and-swap of qUpdateBooking). The CASTs type the list's
+// columns, which PostgreSQL cannot infer from parameters outside an INSERT; timeType
+// is the engine's time column type (Dialect.TimeType).
+func updateClaimedSQL(timeType string, n int) string {
+	if n == 0 {
+		return ""
+	}
+	tm := "CAST(? AS " + timeType + ")"
+	row := "(CAST(? AS TEXT), " + tm + ", CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), " + tm + ", " + tm + ", " + tm +
+		", CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))"
+	var b strings.Builder
+	b.WriteString(`WITH v (status, confirm_before, status_history, pass_code, pass_payload, pass_valid_from,
+		pass_valid_until, updated_at, account_id, id, old_status) AS (VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	b.WriteString(`)
+		UPDATE bookings SET status = v.status, confirm_before = v.confirm_before,
+		status_history = v.status_history, pass_code = v.pass_code, pass_payload = v.pass_payload,
+		pass_valid_from = v.pass_valid_from, pass_valid_until = v.pass_valid_until, updated_at = v.updated_at
+		FROM v WHERE bookings.account_id = v.account_id AND bookings.id = v.id AND bookings.status = v.old_status`)
+	return b.String()
+}
 
 // dueBookings reads up to limit bookings with query (a claim statement) inside tx. It
 // reads them all before the caller writes any, as a table must not change under an
@@ -303,9 +359,26 @@ func (s *Store) dueBookings(ctx context.Context, tx *sql.Tx, query string, now t
 // (callers that move many bookings insert all their events with few statements).
 // written is false, with no error, when the booking's status changed since it was read.
 func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, events []*skygate.Event, written bool, err error) {
-	next, err := skygate.Transition(before.Status, t)
+	after, events, args, err := s.transitioned(before, t, now, apply)
 	if err != nil {
 		return nil, nil, false, err
+	}
+	res, err := tx.ExecContext(ctx, s.q(qUpdateBooking), args...)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return nil, nil, false, err
+	}
+	return after, events, true, nil
+}
+
+// transitioned returns before moved by t at now (apply run on it), its events, and the
+// arguments of its update: those of qUpdateBooking, in updateColumns order.
+func (s *Store) transitioned(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, events []*skygate.Event, args []any, err error) {
+	next, err := skygate.Transition(before.Status, t)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	now = utc(now)
 	after = before.Clone()
@@ -314,25 +387,17 @@ func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate
 	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
 	if apply != nil {
 		if events, err = apply(before, after); err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, err
 		}
 	}
 	normaliseBooking(after)
 	history, err := jsonText(after.StatusHistory)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, err
 	}
 	code, payload, from, until := s.passArgs(after.Pass)
-	res, err := tx.ExecContext(ctx, s.q(qUpdateBooking),
-		string(after.Status), s.nullTime(after.ConfirmBefore), history, code, payload, from, until,
-		s.time(after.UpdatedAt), before.AccountID, before.ID, string(before.Status))
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return nil, nil, false, err
-	}
-	return after, events, true, nil
+	return after, events, []any{string(after.Status), s.nullTime(after.ConfirmBefore), history, code, payload, from, until,
+		s.time(after.UpdatedAt), before.AccountID, before.ID, string(before.Status)}, nil
 }
 
 // nullTimeCol scans a nullable time column into a *time.Time, nil for NULL.

@@ -43,6 +43,9 @@ type Dialect struct {
 	// value stored in a time column. Scanning accepts both int64 unix microseconds
 	// and time.Time, so engines may choose either.
 	EncodeTime func(t time.Time) any
+	// TimeType is the SQL type of a time column as EncodeTime stores it, for the CASTs
+	// of statements that pass times where the engine cannot infer their type.
+	TimeType string
 	// LockTable returns a statement that keeps other writers of table out until the
 	// transaction ends, while readers go on; "" when the engine serialises writers
 	// anyway (SQLite's single writer connection).

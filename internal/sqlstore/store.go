@@ -24,7 +24,9 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	stmts []string
-	group *committer // nil unless the dialect asks for group commit
+	// claimUpdates[n] is the statement that updateClaimed runs for n bookings.
+	claimUpdates [claimsPerTx + 1]string
+	group        *committer // nil unless the dialect asks for group commit
 	// concurrent says whether the engine runs writers concurrently (see
 	// concurrentWriters), derived from the dialect once.
 	concurrent bool
@@ -65,6 +67,9 @@ func New(d Dialect, write, read *sql.DB) *Store {
 		concurrent: d.LockTable != nil && d.LockTable("events") != ""}
 	for i, q := range registry {
 		s.stmts[i] = rebind(d.Placeholder, q)
+	}
+	for n := range s.claimUpdates {
+		s.claimUpdates[n] = rebind(d.Placeholder, updateClaimedSQL(d.TimeType, n))
 	}
 	if d.GroupCommit {
 		s.group = newCommitter(s)

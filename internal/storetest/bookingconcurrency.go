@@ -228,9 +228,24 @@ func testClaims(t *testing.T, s skygate.Store) {
 	MustNoError(t, err, "ClaimBookings issue")
 	wantEqual(t, "issued", n, 2) // the third is created after now
 	for _, b := range pending[:2] {
+		// Every column the transition writes, each booking its own values: the claim
+		// writes its batch with one statement.
 		got := MustBooking(t, s, acc.ID, b.ID)
-		wantEqual(t, "status", got.Status, skygate.BookingIssued)
-		wantEqual(t, "confirm before", *got.ConfirmBefore, Stored(now.Add(ConfirmWindow)))
+		if got.Pass == nil {
+			t.Fatalf("issued booking %s has no pass", b.ID)
+		}
+		want := b.Clone()
+		want.Status = skygate.BookingIssued
+		want.UpdatedAt = Stored(now)
+		want.StatusHistory = append(want.StatusHistory, skygate.StatusChange{Status: skygate.BookingIssued, At: Stored(now)})
+		deadline := Stored(now.Add(ConfirmWindow))
+		want.ConfirmBefore = &deadline
+		want.Pass = &skygate.Pass{Code: got.Pass.Code, Payload: "SKYGATE:" + b.ID + ":" + got.Pass.Code,
+			ValidFrom: Stored(now), ValidUntil: Stored(now.Add(48 * time.Hour))}
+		wantEqual(t, "issued booking", got, want)
+	}
+	if MustBooking(t, s, acc.ID, pending[0].ID).Pass.Code == MustBooking(t, s, acc.ID, pending[1].ID).Pass.Code {
+		t.Fatal("two bookings issued in one claim have one pass code")
 	}
 	MustTransition(t, s, MustBooking(t, s, acc.ID, pending[1].ID), now, skygate.TriggerConfirm)
 
