@@ -40,10 +40,7 @@ var (
 		WHERE account_id = ? AND status = ` + statusArg + ` ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountBookingsByState = newStmt(`SELECT COUNT(*) FROM bookings WHERE account_id = ? AND status = ` + statusArg)
 	// The status condition makes the update a compare-and-swap on the status read.
-	qUpdateBooking = newStmt(`UPDATE bookings SET status = ?, confirm_before = ?,
-		status_history = ?, pass_code = ?, pass_payload = ?, pass_valid_from = ?,
-		pass_valid_until = ?, updated_at = ?
-		WHERE account_id = ? AND id = ? AND status = ?`)
+	qUpdateBooking = newStmt(updateBookingSQL())
 
 	// The statuses are literals: the partial indexes bookings_pending_created and
 	// bookings_issued_confirm_before serve a query only when its condition names them.
@@ -277,8 +274,28 @@ func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t
 // claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
 const claimsPerTx = 32
 
-// updateArgs is the number of arguments of one booking's update (transitioned).
-const updateArgs = 11
+// transitionColumns are the columns a transition writes, in the order of its
+// arguments (transitioned); the arguments go on with the row's account, its id and the
+// status read. time marks a time column (Dialect.TimeType).
+var transitionColumns = [...]struct {
+	name string
+	time bool
+}{
+	{"status", false}, {"confirm_before", true}, {"status_history", false}, {"pass_code", false},
+	{"pass_payload", false}, {"pass_valid_from", true}, {"pass_valid_until", true}, {"updated_at", true},
+}
+
+// updateArgs is the number of arguments of one booking's update.
+const updateArgs = len(transitionColumns) + 3
+
+// updateBookingSQL is qUpdateBooking: one booking's transition.
+func updateBookingSQL() string {
+	set := make([]string, len(transitionColumns))
+	for i, c := range transitionColumns {
+		set[i] = c.name + " = ?"
+	}
+	return `UPDATE bookings SET ` + strings.Join(set, ", ") + ` WHERE account_id = ? AND id = ? AND status = ?`
+}
 
 // updateClaimed writes the transitions of n claimed bookings, args holding n ×
 // updateArgs arguments in transitioned's order, with one statement instead of one a
@@ -303,32 +320,30 @@ func (s *Store) updateClaimed(ctx context.Context, tx *sql.Tx, n int, args []any
 }
 
 // updateClaimedSQL is the "?" form of updateClaimed's statement for n bookings: a
-// VALUES list of the new column values, joined to the rows by account, id and the
-// status read (the compare-and-swap of qUpdateBooking). The CASTs type the list's
-// columns, which PostgreSQL cannot infer from parameters outside an INSERT; timeType
-// is the engine's time column type (Dialect.TimeType).
+// VALUES list of qUpdateBooking's arguments, joined to the rows by account, id and the
+// status read (its compare-and-swap). The CASTs type the list's columns, which
+// PostgreSQL cannot infer from parameters outside an INSERT; timeType is the engine's
+// time column type (Dialect.TimeType).
 func updateClaimedSQL(timeType string, n int) string {
 	if n == 0 {
 		return ""
 	}
-	tm := "CAST(? AS " + timeType + ")"
-	row := "(CAST(? AS TEXT), " + tm + ", CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), " + tm + ", " + tm + ", " + tm +
-		", CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))"
-	var b strings.Builder
-	b.WriteString(`WITH v (status, confirm_before, status_history, pass_code, pass_payload, pass_valid_from,
-		pass_valid_until, updated_at, account_id, id, old_status) AS (VALUES `)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
+	var names, casts, set []string
+	for _, c := range transitionColumns {
+		typ := "TEXT"
+		if c.time {
+			typ = timeType
 		}
-		b.WriteString(row)
+		names = append(names, c.name)
+		casts = append(casts, "CAST(? AS "+typ+")")
+		set = append(set, c.name+" = v."+c.name)
 	}
-	b.WriteString(`)
-		UPDATE bookings SET status = v.status, confirm_before = v.confirm_before,
-		status_history = v.status_history, pass_code = v.pass_code, pass_payload = v.pass_payload,
-		pass_valid_from = v.pass_valid_from, pass_valid_until = v.pass_valid_until, updated_at = v.updated_at
-		FROM v WHERE bookings.account_id = v.account_id AND bookings.id = v.id AND bookings.status = v.old_status`)
-	return b.String()
+	names = append(names, "account_id", "id", "old_status")
+	casts = append(casts, "CAST(? AS TEXT)", "CAST(? AS TEXT)", "CAST(? AS TEXT)")
+	row := "(" + strings.Join(casts, ", ") + ")"
+	return `WITH v (` + strings.Join(names, ", ") + `) AS (VALUES ` + strings.Repeat(row+", ", n-1) + row + `)
+		UPDATE bookings SET ` + strings.Join(set, ", ") + `
+		FROM v WHERE bookings.account_id = v.account_id AND bookings.id = v.id AND bookings.status = v.old_status`
 }
 
 // dueBookings reads up to limit bookings with query (a claim statement) inside tx. It
@@ -374,7 +389,8 @@ func (s *Store) applyTransition(ctx context.Context, tx *sql.Tx, before *skygate
 }
 
 // transitioned returns before moved by t at now (apply run on it), its events, and the
-// arguments of its update: those of qUpdateBooking, in updateColumns order.
+// arguments of its update: transitionColumns' values, then the row's account, id and
+// status read (qUpdateBooking's order).
 func (s *Store) transitioned(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (after *skygate.Booking, events []*skygate.Event, args []any, err error) {
 	next, err := skygate.Transition(before.Status, t)
 	if err != nil {

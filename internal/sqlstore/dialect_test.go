@@ -62,3 +62,16 @@ func TestNoBareBoundLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestTransitionStatementsArgs checks that a booking's update and a claim's batch
+// update take the arguments transitioned gives: updateArgs a booking.
+func TestTransitionStatementsArgs(t *testing.T) {
+	if got := strings.Count(updateBookingSQL(), "?"); got != updateArgs {
+		t.Errorf("qUpdateBooking has %d placeholders, want %d", got, updateArgs)
+	}
+	for _, n := range []int{1, 2, claimsPerTx} {
+		if got := strings.Count(updateClaimedSQL("INTEGER", n), "?"); got != n*updateArgs {
+			t.Errorf("updateClaimedSQL(%d) has %d placeholders, want %d", n, got, n*updateArgs)
+		}
+	}
+}
