@@ -300,11 +300,13 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		defer ref.stop()
 		s.ref = ref
 	}
+	// The pools' count of connections closed at their idle limit, before each scenario
+	// (which is after the one before it).
+	closed, err := s.idleClosed(ctx)
+	if err != nil {
+		return err
+	}
 	for _, name := range wanted {
-		closed, err := s.idleClosed(ctx)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
 		r, err := h.runScenario(ctx, s, name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -314,6 +316,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		r.Note = joinNote(r.Note, idleClosedNote(after-closed))
+		closed = after
 		rep.add(r)
 	}
 	return nil

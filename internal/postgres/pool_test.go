@@ -21,7 +21,10 @@ func TestPoolKeepsItsConnections(t *testing.T) {
 	s, err := postgres.Open(t.Context(), storetest.MustPostgresDSN(t))
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
-	db := postgres.DBOf(s)
+	db := s.Pools()["postgres"]
+	if db == nil {
+		t.Fatalf("no pool named postgres in %v", s.Pools())
+	}
 
 	first := mustBurst(t, db)
 	if st := db.Stats(); st.Idle != len(first) || st.MaxIdleClosed != 0 {
