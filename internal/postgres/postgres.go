@@ -51,6 +51,7 @@ var dialect = sqlstore.Dialect{
 	},
 	// A page and its total must come from one snapshot.
 	ReadIsolation: sql.LevelRepeatableRead,
+	WritableCTE:   true,
 }
 
 // classify maps the SQLSTATE of a server error.

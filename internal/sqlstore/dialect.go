@@ -53,6 +53,11 @@ type Dialect struct {
 	// ReadIsolation is the isolation of read-only transactions that must see one
 	// snapshot, such as a page and its total.
 	ReadIsolation sql.IsolationLevel
+	// WritableCTE says the engine runs INSERTs inside WITH as parts of one statement
+	// (PostgreSQL; SQLite does not), so that a write of several tables can be one
+	// statement, and one round trip, instead of a transaction of several (see
+	// createBookingAtOnce).
+	WritableCTE bool
 	// GroupCommit runs concurrent write transactions in one database transaction, each
 	// in a savepoint (see commit.go). For engines with a single writer connection.
 	GroupCommit bool

@@ -75,3 +75,20 @@ func TestTransitionStatementsArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateAtOnceArgs checks that the one-statement creation takes the arguments
+// createBookingAtOnce gives: a key's, a booking's, and an event's with its delivery's.
+func TestCreateAtOnceArgs(t *testing.T) {
+	if got := strings.Count(insertIdempotency, "?"); got != idempotencyArgs {
+		t.Errorf("insertIdempotency has %d placeholders, want %d", got, idempotencyArgs)
+	}
+	if got := strings.Count(registry[qInsertBooking], "?"); got != bookingArgs {
+		t.Errorf("qInsertBooking has %d placeholders, want %d", got, bookingArgs)
+	}
+	for n := range maxEventsAtOnce + 1 {
+		want := idempotencyArgs + bookingArgs + n*(eventArgs+deliveryArgs)
+		if got := strings.Count(createBookingSQL(n), "?"); got != want {
+			t.Errorf("createBookingSQL(%d) has %d placeholders, want %d", n, got, want)
+		}
+	}
+}

@@ -11,22 +11,27 @@ import (
 const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status_code, resource_id,
 	body, created_at, expires_at`
 
-var (
-	// ON CONFLICT makes the key the arbiter: on PostgreSQL it waits for a concurrent
-	// transaction that inserted the same key and then writes nothing, so a concurrent
-	// duplicate never gets past this statement; the rows it changed say who won (one:
-	// this transaction holds the key; none: a live record does). A record that
-	// has expired by the new one's creation is replaced in the same statement. Unlike
-	// DO NOTHING, DO UPDATE locks the conflicting row on PostgreSQL even when its WHERE
-	// is false, so replays of one key queue behind each other's short transactions.
-	qInsertIdempotency = newStmt(`INSERT INTO idempotency_records (` + idempotencyColumns + `)
+// insertIdempotency claims a key: qInsertIdempotency, and the first part of
+// createBookingSQL.
+//
+// ON CONFLICT makes the key the arbiter: on PostgreSQL it waits for a concurrent
+// transaction that inserted the same key and then writes nothing, so a concurrent
+// duplicate never gets past this statement; the rows it changed say who won (one:
+// this transaction holds the key; none: a live record does). A record that has
+// expired by the new one's creation is replaced in the same statement. Unlike DO
+// NOTHING, DO UPDATE locks the conflicting row on PostgreSQL even when its WHERE
+// is false, so replays of one key queue behind each other's short transactions.
+const insertIdempotency = `INSERT INTO idempotency_records (` + idempotencyColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id, operation, idem_key) DO UPDATE SET
 			fingerprint = excluded.fingerprint, status_code = excluded.status_code,
 			resource_id = excluded.resource_id, body = excluded.body,
 			created_at = excluded.created_at, expires_at = excluded.expires_at
-		WHERE idempotency_records.expires_at <= excluded.created_at`)
-	qIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
+		WHERE idempotency_records.expires_at <= excluded.created_at`
+
+var (
+	qInsertIdempotency = newStmt(insertIdempotency)
+	qIdempotency       = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
 		WHERE account_id = ? AND operation = ? AND idem_key = ?`)
 	qLiveIdempotency = newStmt(`SELECT ` + idempotencyColumns + ` FROM idempotency_records
 		WHERE account_id = ? AND operation = ? AND idem_key = ? AND expires_at > ?`)
@@ -55,17 +60,21 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		return nil, s.interpret(outcome{op: "create booking"}, err)
 	}
 	var replay *skygate.IdempotencyRecord
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
-			// The key is taken: answer with the stored record and write nothing.
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(qInsertBooking), row...); err != nil {
-			return err
-		}
-		return s.insertEvents(ctx, tx, events)
-	})
+	if s.createAtOnce[0] != "" && len(events) <= maxEventsAtOnce && skygate.PendingAuditFrom(ctx) == nil {
+		replay, err = s.createBookingAtOnce(ctx, rec, row, events)
+	} else {
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
+				// The key is taken: answer with the stored record and write nothing.
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.q(qInsertBooking), row...); err != nil {
+				return err
+			}
+			return s.insertEvents(ctx, tx, events)
+		})
+	}
 	if err != nil {
 		return nil, s.interpret(outcome{
 			op:       "create booking",
@@ -81,10 +90,7 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 // expired, or, when an unexpired record holds the key (on PostgreSQL after waiting for
 // a concurrent holder to commit), returns that record and writes nothing.
 func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
-	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
-	res, err := tx.ExecContext(ctx, s.q(qInsertIdempotency),
-		rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
-		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt))
+	res, err := tx.ExecContext(ctx, s.q(qInsertIdempotency), s.idempotencyRow(rec)...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +98,14 @@ func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygat
 		return nil, err
 	}
 	return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+}
+
+// idempotencyRow returns the arguments of insertIdempotency (idempotencyColumns) for
+// rec, whose times it first makes UTC.
+func (s *Store) idempotencyRow(rec *skygate.IdempotencyRecord) []any {
+	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
+	return []any{rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
+		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)}
 }
 
 // IdempotencyRecord implements skygate.BookingStore.

@@ -26,6 +26,9 @@ type Store struct {
 	stmts []string
 	// claimUpdates[n] is the statement that updateClaimed runs for n bookings.
 	claimUpdates [claimsPerTx + 1]string
+	// createAtOnce[n] is createBookingAtOnce's statement for n events; empty unless
+	// the dialect has WritableCTE.
+	createAtOnce [maxEventsAtOnce + 1]string
 	group        *committer // nil unless the dialect asks for group commit
 	// concurrent says whether the engine runs writers concurrently (see
 	// concurrentWriters), derived from the dialect once.
@@ -70,6 +73,11 @@ func New(d Dialect, write, read *sql.DB) *Store {
 	}
 	for n := range s.claimUpdates {
 		s.claimUpdates[n] = rebind(d.Placeholder, updateClaimedSQL(d.TimeType, n))
+	}
+	if d.WritableCTE {
+		for n := range s.createAtOnce {
+			s.createAtOnce[n] = rebind(d.Placeholder, createBookingSQL(n))
+		}
 	}
 	if d.GroupCommit {
 		s.group = newCommitter(s)

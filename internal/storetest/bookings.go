@@ -13,6 +13,8 @@ var bookingTests = []test{
 	{"CreateAndGet", testBookingCreateAndGet},
 	{"CreateUnknownAccount", testBookingUnknownAccount},
 	{"CreateDuplicateID", testBookingDuplicateID},
+	{"CreateEvents", testBookingCreateEvents},
+	{"CreateAtomic", testBookingCreateAtomic},
 	{"TransitionTable", testBookingTransitionTable},
 	{"TransitionWritesEvents", testBookingTransitionEvents},
 	{"ApplyErrorWritesNothing", testBookingApplyError},
