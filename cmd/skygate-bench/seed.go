@@ -28,7 +28,7 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 		}
 		db, err = st, e
 	} else {
-		st, e := postgres.Open(ctx, databaseURL)
+		st, e := postgres.Open(ctx, databaseURL, 0)
 		if e == nil {
 			defer st.Close()
 		}

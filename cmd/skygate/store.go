@@ -38,7 +38,7 @@ func openStore(ctx context.Context, cfg *config.Config) (database, error) {
 	if path, ok := cfg.SQLitePath(); ok {
 		return sqlite.Open(ctx, path)
 	}
-	return postgres.Open(ctx, cfg.DatabaseURL)
+	return postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
 }
 
 // openMigrated opens the store and applies migrations when asked to; when not, it

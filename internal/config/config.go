@@ -26,8 +26,11 @@ type Config struct {
 	MTLSAddr string
 	// DatabaseURL is sqlite://PATH or postgres://…
 	DatabaseURL string
-	DataDir     string
-	PublicURL   string
+	// DatabaseMaxConns bounds a PostgreSQL pool's connections; 0 leaves it to the
+	// engine's default (postgres.DefaultMaxConns).
+	DatabaseMaxConns int
+	DataDir          string
+	PublicURL        string
 	// MasterKey is the 32-byte key-encryption key, or nil when it must be generated into
 	// the data dir (never in production).
 	MasterKey       []byte
@@ -116,6 +119,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite://") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		l.fail("SKYGATE_DATABASE_URL", "must start with sqlite:// or postgres://")
 	}
+	c.DatabaseMaxConns = l.integer("SKYGATE_DATABASE_MAX_CONNS", 0)
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		l.fail("SKYGATE_PUBLIC_URL", "must be an absolute http(s) URL")
 	}

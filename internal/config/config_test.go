@@ -21,8 +21,8 @@ func TestLoadDefaults(t *testing.T) {
 	if c.Env != "development" || c.HTTPAddr != "127.0.0.1:8080" || c.MTLSAddr != "127.0.0.1:8443" {
 		t.Errorf("defaults: %+v", c)
 	}
-	if c.DatabaseURL != "sqlite://data/skygate.db" {
-		t.Errorf("DatabaseURL = %q", c.DatabaseURL)
+	if c.DatabaseURL != "sqlite://data/skygate.db" || c.DatabaseMaxConns != 0 {
+		t.Errorf("DatabaseURL = %q, DatabaseMaxConns = %d", c.DatabaseURL, c.DatabaseMaxConns)
 	}
 	if c.TokenTTL != time.Hour || c.ConfirmWindow != 30*time.Minute || c.WebhookGrace != 24*time.Hour || c.KeyPrepublish != 10*time.Minute {
 		t.Errorf("durations: %+v", c)
@@ -45,11 +45,12 @@ func TestLoadValues(t *testing.T) {
 		"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert",
 		"SKYGATE_ADMIN_REDIRECT_URIS":       "https://a.example/cb,https://b.example/cb",
 		"SKYGATE_PUBLIC_URL":                "https://api.example/",
+		"SKYGATE_DATABASE_MAX_CONNS":        "12",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.MasterKey) != 32 || c.RoleMap["grp-audit"] != "auditor" || len(c.TrustedProxies) != 2 || len(c.AdminRedirects) != 2 {
+	if len(c.MasterKey) != 32 || c.DatabaseMaxConns != 12 || c.RoleMap["grp-audit"] != "auditor" || len(c.TrustedProxies) != 2 || len(c.AdminRedirects) != 2 {
 		t.Errorf("parsed: %+v", c)
 	}
 	if c.PublicURL != "https://api.example" || c.WebhookPrivate {
@@ -60,16 +61,17 @@ func TestLoadValues(t *testing.T) {
 func TestLoadReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	_, err := config.Load(env(map[string]string{
-		"SKYGATE_ENV":          "production",
-		"SKYGATE_TOKEN_TTL":    "forever",
-		"SKYGATE_MIGRATE":      "maybe",
-		"SKYGATE_DATABASE_URL": "mysql://x",
-		"SKYGATE_ROLE_MAP":     "nogroup",
+		"SKYGATE_ENV":                "production",
+		"SKYGATE_TOKEN_TTL":          "forever",
+		"SKYGATE_MIGRATE":            "maybe",
+		"SKYGATE_DATABASE_URL":       "mysql://x",
+		"SKYGATE_ROLE_MAP":           "nogroup",
+		"SKYGATE_DATABASE_MAX_CONNS": "0",
 	}))
 	if err == nil {
 		t.Fatal("want error")
 	}
-	for _, want := range []string{"SKYGATE_TOKEN_TTL", "SKYGATE_MIGRATE", "SKYGATE_DATABASE_URL", "SKYGATE_MASTER_KEY", "development PKI", "development identity provider", "SKYGATE_ROLE_MAP"} {
+	for _, want := range []string{"SKYGATE_TOKEN_TTL", "SKYGATE_MIGRATE", "SKYGATE_DATABASE_URL", "SKYGATE_DATABASE_MAX_CONNS", "SKYGATE_MASTER_KEY", "development PKI", "development identity provider", "SKYGATE_ROLE_MAP"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}

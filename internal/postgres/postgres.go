@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"runtime"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -70,14 +71,25 @@ func classify(err error) sqlstore.Violation {
 	}
 }
 
-// maxConns bounds one replica's connections; size PostgreSQL's max_connections for
-// replicas × maxConns plus what else connects.
-const maxConns = 25
+// DefaultMaxConns is the connections one replica's pool may open when Open is not told:
+// four, or one a CPU where there are more (pgxpool's rule). It bounds how many
+// statements of the replica PostgreSQL runs at once, and past about twice the
+// database's cores more of them only wait inside PostgreSQL, on each other's page and
+// WAL locks, where a wait costs a sleep and a wakeup of a backend; in the pool's queue
+// it costs a channel receive. On two vCPUs shared with the server, 25 connections
+// gave creating a booking a p99 of 70–87 ms at 70 % load and 4 gave 16–21 ms at the
+// same rate (docs/performance.md, "From 05:49 on 2026-11-26").
+func DefaultMaxConns() int { return max(4, runtime.NumCPU()) }
 
 // Open connects to the database named by dsn (a postgres:// URL or key=value string;
-// runtime parameters such as search_path are honoured) and checks the connection. It
+// runtime parameters such as search_path are honoured) and checks the connection. The
+// pool opens at most maxConns connections (DefaultMaxConns when maxConns ≤ 0); size
+// PostgreSQL's max_connections for replicas × maxConns plus what else connects. It
 // does not migrate; call Migrate before use.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns()
+	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)

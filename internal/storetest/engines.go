@@ -47,7 +47,7 @@ func MustPostgres(tb testing.TB) *postgres.Store {
 // also open their own connections to the store's schema.
 func MustPostgresAt(tb testing.TB, dsn string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), dsn)
+	s, err := postgres.Open(tb.Context(), dsn, 0)
 	if err != nil {
 		tb.Fatalf("postgres.Open: %v", err)
 	}
