@@ -242,6 +242,12 @@ func (rep *report) writeTable(w io.Writer) {
 	} else {
 		fmt.Fprint(w, "; not pinned")
 	}
+	if m.Nice != 0 {
+		fmt.Fprintf(w, "; niceness %d", m.Nice)
+		if m.DBNice != nil {
+			fmt.Fprintf(w, ", PostgreSQL's processes too")
+		}
+	}
 	gen := "vegeta"
 	if m.Generator == genWrk {
 		gen = "wrk"

@@ -53,6 +53,7 @@ type options struct {
 	keep         bool
 	logLevel     string
 	nice         int
+	dbNice       bool // -db-nice: PostgreSQL's processes at -nice too, when they run here
 	esimPool     int
 	catalogURL   string
 	pgDSN        string
@@ -141,6 +142,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&o.workDir, "work-dir", "", "parent of the temporary data directories (default: the system temp dir); it decides the disk SQLite writes to")
 	f.fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, databases)")
 	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
+	f.fs.BoolVar(&o.dbNice, "db-nice", true, "with -nice and a PostgreSQL server on this machine, give its processes (new backends too) the same niceness while the harness runs, and theirs back after: left at 0 beside a harness at -nice, a backend that holds a lock waits for a CPU while the requests behind it wait for it")
 	f.fs.IntVar(&o.esimPool, "esim-pool", 250000, "eSIM profiles given to the benchmark account before the esim-order scenario (every order takes one)")
 	f.fs.StringVar(&o.catalogURL, "catalog-path", "/v2/catalog/fast-tracks?limit=2&iata=TAS", "request of the catalog scenarios (sent with Accept-Language: ru); the default answers 2.4 KB, about the size of the baseline's body")
 	f.fs.StringVar(&o.profileDir, "server-cpu-profiles", "", "write each skygate server's CPU profile (SKYGATE_CPU_PROFILE) into this directory, as ENGINE-N.pprof; merge them with go tool pprof -proto")
@@ -247,6 +249,8 @@ type harness struct {
 	pinned   bool
 	restore  func()
 	unnice   func()
+	// dbNice keeps PostgreSQL's processes at -nice (-db-nice); nil when it does not.
+	dbNice *dbNicer
 }
 
 func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, err error) {
@@ -280,6 +284,14 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 			return nil, err
 		}
 	}
+	if opts.nice != 0 && opts.dbNice && opts.pgDSN != "" {
+		if pm, err := postmasterOf(ctx, opts.pgDSN); err != nil {
+			h.logf("PostgreSQL keeps its niceness: %v", err)
+		} else {
+			h.dbNice = startDBNice(pm, opts.nice)
+			h.logf("PostgreSQL's processes (children of %d) at niceness %d while the harness runs", pm, opts.nice)
+		}
+	}
 	// Pin after the build: the compiler should have both cores.
 	if opts.pin {
 		if h.restore, err = pinSelf(opts.clientCPUs); err != nil {
@@ -294,6 +306,9 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 
 func (h *harness) close() {
 	h.restore()
+	if h.dbNice != nil {
+		h.dbNice.close()
+	}
 	if h.unnice != nil {
 		h.unnice()
 	}
@@ -330,6 +345,9 @@ type machine struct {
 	Rounds   int    `json:"rounds"`
 	LogLevel string `json:"server_log_level"`
 	Nice     int    `json:"nice"`
+	// DBNice is the niceness PostgreSQL's processes ran at (-db-nice), when the harness
+	// set it.
+	DBNice *int `json:"db_nice,omitempty"`
 	// Generator ran the closed-loop phases of fixed plain-HTTP requests (wrk or
 	// vegeta); each phase records its own.
 	Generator  string `json:"generator"`
@@ -350,6 +368,9 @@ func (h *harness) machine() machine {
 	}
 	if h.pinned {
 		m.ServerCPU, m.ClientCPUs = h.opts.serverCPU, h.opts.clientCPUs
+	}
+	if h.dbNice != nil {
+		m.DBNice = &h.dbNice.nice
 	}
 	return m
 }
