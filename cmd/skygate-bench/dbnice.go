@@ -74,11 +74,15 @@ func postmasterOf(ctx context.Context, dsn string) (int, error) {
 }
 
 // startDBNice sets the niceness of every child of parent to nice, now and every
-// dbNiceEvery until close.
-func startDBNice(parent, nice int) *dbNicer {
+// dbNiceEvery until close. It fails, changing nothing, when it can change none of them
+// now (a negative niceness needs privilege).
+func startDBNice(parent, nice int) (*dbNicer, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &dbNicer{nice: nice, parent: parent, prev: map[int]procNice{}, stop: cancel, done: make(chan struct{})}
-	d.apply()
+	if d.apply() == 0 {
+		cancel()
+		return nil, fmt.Errorf("could not set the niceness of any child of process %d", parent)
+	}
 	go func() {
 		defer close(d.done)
 		t := time.NewTicker(dbNiceEvery)
@@ -92,7 +96,7 @@ func startDBNice(parent, nice int) *dbNicer {
 			}
 		}
 	}()
-	return d
+	return d, nil
 }
 
 // apply sets the niceness of the children it has not changed yet, and the autogroup's

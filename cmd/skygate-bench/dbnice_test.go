@@ -62,7 +62,10 @@ func TestDBNicer(t *testing.T) {
 			})
 		}
 	}
-	d := startDBNice(parent, nice)
+	d, err := startDBNice(parent, nice)
+	if err != nil {
+		t.Fatal(err)
+	}
 	waitFor("two children at niceness 7", allAt(2))
 	if _, err := later.Write([]byte("\n")); err != nil {
 		t.Fatal(err)
@@ -84,6 +87,9 @@ func TestDBNicer(t *testing.T) {
 		t.Errorf("%d children lead a session, want 1 (setsid)", leaders)
 	}
 	d.close()
+	if _, err := startDBNice(childrenOf(parent)[0], nice); err == nil {
+		t.Error("startDBNice succeeded for a process without children (a sleep)")
+	}
 	if os.Geteuid() != 0 {
 		return // lowering a niceness again takes privilege
 	}

@@ -285,10 +285,13 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 		}
 	}
 	if opts.nice != 0 && opts.dbNice && opts.pgDSN != "" {
-		if pm, err := postmasterOf(ctx, opts.pgDSN); err != nil {
+		pm, err := postmasterOf(ctx, opts.pgDSN)
+		if err == nil {
+			h.dbNice, err = startDBNice(pm, opts.nice)
+		}
+		if err != nil {
 			h.logf("PostgreSQL keeps its niceness: %v", err)
 		} else {
-			h.dbNice = startDBNice(pm, opts.nice)
 			h.logf("PostgreSQL's processes (children of %d) at niceness %d while the harness runs", pm, opts.nice)
 		}
 	}
