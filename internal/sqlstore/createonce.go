@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,30 +21,18 @@ const maxEventsAtOnce = 1
 const createAtOnceRetries = 3
 
 // createBookingAtOnce is CreateBooking as one statement (createBookingSQL) on an engine
-// with writable CTEs: the key's claim, the booking, its events and their webhook
-// deliveries are written together or not at all, in one round trip instead of a
-// transaction of six (BEGIN, the key, the booking, the events, the subscription's
+// with writable CTEs: the key's claim, the booking, its event and the event's webhook
+// delivery are written together or not at all, in one round trip instead of a
+// transaction of six (BEGIN, the key, the booking, the event, the subscription's
 // lookup, COMMIT). Each of those was a wait for the database and, on PostgreSQL, a
 // wakeup of its backend; at the creation's rate they were most of both processes' work.
 // The semantics are CreateBooking's: the statement's INSERT … ON CONFLICT waits for a
 // concurrent holder of the key, and when a live record holds it writes nothing, and the
-// record is read after it.
+// record is read after it. events holds at most maxEventsAtOnce.
 func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.IdempotencyRecord, row []any, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
-	args := make([]any, 0, idempotencyArgs+len(row)+len(events)*(eventArgs+deliveryArgs))
-	args = append(args, s.idempotencyRow(rec)...)
-	args = append(args, row...)
-	for _, e := range events {
-		e.CreatedAt = utc(e.CreatedAt)
-		if e.Data == nil {
-			e.Data = []byte("{}")
-		}
-		body, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
-		}
-		created := s.time(e.CreatedAt)
-		args = append(args, e.ID, e.AccountID, e.Type, string(e.Data), created,
-			skygate.NewID(), e.AccountID, e.ID, e.Type, string(body), created, created, created, e.AccountID)
+	args, err := s.createAtOnceArgs(rec, row, events)
+	if err != nil {
+		return nil, err
 	}
 	for range createAtOnceRetries {
 		var claimed, delivered int
@@ -55,9 +42,7 @@ func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.Idempotenc
 		}
 		if claimed > 0 {
 			if delivered > 0 {
-				if f := s.onDeliveries.Load(); f != nil {
-					(*f)()
-				}
+				s.deliveriesCommitted()
 			}
 			return nil, nil
 		}
@@ -69,41 +54,41 @@ func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.Idempotenc
 	return nil, fmt.Errorf("idempotency key %q: held by a record that was gone when read, %d times", rec.Key, createAtOnceRetries)
 }
 
-// The arguments each part of createBookingSQL takes, in its order.
-const (
-	idempotencyArgs = 9  // idempotencyColumns
-	eventArgs       = 5  // id, account_id, type, data, created_at
-	deliveryArgs    = 9  // id, account_id, event_id, event_type, body, next_attempt_at, created_at, updated_at, the subscription's account
-	bookingArgs     = 17 // bookingColumns
-)
+// createAtOnceArgs returns the arguments of createBookingSQL in its order: the
+// record's, the booking's row (bookingRow), then the event's, its delivery's and the
+// account whose active subscription the delivery joins.
+func (s *Store) createAtOnceArgs(rec *skygate.IdempotencyRecord, row []any, events []*skygate.Event) ([]any, error) {
+	args := append(s.idempotencyRow(rec), row...)
+	for _, e := range events {
+		args = append(args, s.eventArgs(e)...) // first: it makes e's time the stored one
+		delivery, err := s.deliveryArgs(e)
+		if err != nil {
+			return nil, err
+		}
+		args = append(append(args, delivery...), e.AccountID)
+	}
+	return args, nil
+}
 
-// createBookingSQL is the "?" form of createBookingAtOnce's statement for n events
-// (at most maxEventsAtOnce). Its arguments: the record's (idempotencyColumns), the
-// booking's (bookingColumns), then per event its row's and its delivery's. Every INSERT after the key's selects
-// from k, the key's claim, so none writes when the key is held; each event's delivery
-// also joins the account's active subscription, locked FOR KEY SHARE as
-// qActiveWebhookShare does, and inserts nothing without one. PostgreSQL types the
-// arguments of an INSERT … SELECT by the columns they fill, so they need no casts. The
-// row it returns counts the claimed keys (0 or 1) and the deliveries written.
-func createBookingSQL(n int) string {
-	var b strings.Builder
-	b.WriteString(`WITH k AS (` + insertIdempotency + ` RETURNING 1),
-	b AS (INSERT INTO bookings (` + bookingColumns + `) SELECT ` + params(bookingArgs) + ` FROM k)`)
-	for i := range n {
-		fmt.Fprintf(&b, `,
-	e%d AS (INSERT INTO events (id, account_id, type, data, created_at) SELECT %s FROM k),
-	d%d AS (INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type, body,
-		status, attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at)
-		SELECT ?, w.id, ?, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?
-		FROM k, webhook_subscriptions w WHERE w.account_id = ? AND w.active FOR KEY SHARE OF w
-		ON CONFLICT (subscription_id, event_id) DO NOTHING RETURNING 1)`, i, params(eventArgs), i)
+// createBookingSQL is the "?" form of createBookingAtOnce's statement, withEvent for a
+// creation that writes an event. Every INSERT after the key's selects from k, the key's
+// claim, so none writes when the key is held; the event's delivery also joins the
+// account's active subscription, locked as qActiveWebhookShare locks it, and inserts
+// nothing without one. PostgreSQL types the arguments of an INSERT … SELECT by the
+// columns they fill, so they need no casts. The row it returns counts the claimed keys
+// (0 or 1) and the deliveries written.
+func createBookingSQL(withEvent bool) string {
+	q := `WITH k AS (` + insertIdempotency + ` RETURNING 1),
+	b AS (INSERT INTO bookings (` + bookingColumns + `) SELECT ` + params(strings.Count(bookingColumns, ",")+1) + ` FROM k)`
+	if !withEvent {
+		return q + `
+	SELECT (SELECT COUNT(*) FROM k), 0`
 	}
-	b.WriteString(`
-	SELECT (SELECT COUNT(*) FROM k), 0`)
-	for i := range n {
-		fmt.Fprintf(&b, ` + (SELECT COUNT(*) FROM d%d)`, i)
-	}
-	return b.String()
+	return q + `,
+	e AS (` + insertEvents + ` SELECT ` + eventValues + ` FROM k),
+	d AS (` + insertDelivery + ` SELECT ` + deliveryValues("w.id") + `
+		FROM k, (` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)
+	SELECT (SELECT COUNT(*) FROM k), (SELECT COUNT(*) FROM d)`
 }
 
 // params is n comma-separated "?".

@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
 )
 
 func TestRebind(t *testing.T) {
@@ -77,18 +80,33 @@ func TestTransitionStatementsArgs(t *testing.T) {
 }
 
 // TestCreateAtOnceArgs checks that the one-statement creation takes the arguments
-// createBookingAtOnce gives: a key's, a booking's, and an event's with its delivery's.
+// createAtOnceArgs gives: a key's, a booking's, and an event's with its delivery's.
 func TestCreateAtOnceArgs(t *testing.T) {
-	if got := strings.Count(insertIdempotency, "?"); got != idempotencyArgs {
-		t.Errorf("insertIdempotency has %d placeholders, want %d", got, idempotencyArgs)
+	s := New(Dialect{Name: "test", EncodeTime: func(t time.Time) any { return t }, WritableCTE: true}, nil, nil)
+	b := &skygate.Booking{ID: "booking", AccountID: "account", Status: skygate.BookingPending}
+	normaliseBooking(b)
+	row, err := s.bookingRow(b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := strings.Count(registry[qInsertBooking], "?"); got != bookingArgs {
-		t.Errorf("qInsertBooking has %d placeholders, want %d", got, bookingArgs)
+	rec := &skygate.IdempotencyRecord{AccountID: "account", Operation: skygate.OperationCreateBooking, Key: "key"}
+	if got, want := strings.Count(insertIdempotency, "?"), len(s.idempotencyRow(rec)); got != want {
+		t.Errorf("insertIdempotency has %d placeholders, want %d", got, want)
+	}
+	if got, want := strings.Count(registry[qInsertBooking], "?"), len(row); got != want {
+		t.Errorf("qInsertBooking has %d placeholders, want %d", got, want)
 	}
 	for n := range maxEventsAtOnce + 1 {
-		want := idempotencyArgs + bookingArgs + n*(eventArgs+deliveryArgs)
-		if got := strings.Count(createBookingSQL(n), "?"); got != want {
-			t.Errorf("createBookingSQL(%d) has %d placeholders, want %d", n, got, want)
+		events := make([]*skygate.Event, n)
+		for i := range events {
+			events[i] = &skygate.Event{ID: "event", AccountID: "account", Type: "test.event", CreatedAt: time.Now()}
+		}
+		args, err := s.createAtOnceArgs(rec, row, events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(createBookingSQL(n > 0), "?"); got != len(args) {
+			t.Errorf("createBookingSQL with %d events has %d placeholders, want %d", n, got, len(args))
 		}
 	}
 }

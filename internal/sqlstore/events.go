@@ -29,11 +29,18 @@ const maxEventsPerInsert = 32
 // the statement's cost.
 var qInsertEvents = func() (qs [maxEventsPerInsert + 1]stmt) {
 	for n := 1; n <= maxEventsPerInsert; n++ {
-		qs[n] = newStmt(`INSERT INTO events (id, account_id, type, data, created_at) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", "))
+		qs[n] = newStmt(insertEvents + ` VALUES ` +
+			strings.TrimSuffix(strings.Repeat("("+eventValues+"), ", n), ", "))
 	}
 	return qs
 }()
+
+// insertEvents and eventValues write an event: eventValues are eventArgs'
+// placeholders, in a VALUES row (qInsertEvents) or a SELECT (createBookingSQL).
+const (
+	insertEvents = `INSERT INTO events (id, account_id, type, data, created_at)`
+	eventValues  = `?, ?, ?, ?, ?`
+)
 
 var (
 	qEvent          = newStmt(`SELECT ` + eventColumns + ` FROM events WHERE account_id = ? AND id = ?`)
@@ -95,11 +102,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
 	args := make([]any, 0, 5*len(events))
 	for _, e := range events {
-		e.CreatedAt = utc(e.CreatedAt)
-		if e.Data == nil {
-			e.Data = []byte("{}")
-		}
-		args = append(args, e.ID, e.AccountID, e.Type, string(e.Data), s.time(e.CreatedAt))
+		args = append(args, s.eventArgs(e)...)
 	}
 	res, err := tx.ExecContext(ctx, s.q(qInsertEvents[len(events)]), args...)
 	if err != nil {
@@ -109,6 +112,16 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skyga
 		return errors.Join(err, fmt.Errorf("%s: inserting %d events inserted %d", s.d.Name, len(events), n))
 	}
 	return nil
+}
+
+// eventArgs returns the arguments of eventValues for e, after making its time UTC and
+// giving it empty data if it has none.
+func (s *Store) eventArgs(e *skygate.Event) []any {
+	e.CreatedAt = utc(e.CreatedAt)
+	if e.Data == nil {
+		e.Data = []byte("{}")
+	}
+	return []any{e.ID, e.AccountID, e.Type, string(e.Data), s.time(e.CreatedAt)}
 }
 
 // Event implements skygate.BookingStore.

@@ -26,8 +26,8 @@ type Store struct {
 	stmts []string
 	// claimUpdates[n] is the statement that updateClaimed runs for n bookings.
 	claimUpdates [claimsPerTx + 1]string
-	// createAtOnce[n] is createBookingAtOnce's statement for n events; empty unless
-	// the dialect has WritableCTE.
+	// createAtOnce[n] is createBookingAtOnce's statement for n events (0 or 1); empty
+	// unless the dialect has WritableCTE.
 	createAtOnce [maxEventsAtOnce + 1]string
 	group        *committer // nil unless the dialect asks for group commit
 	// concurrent says whether the engine runs writers concurrently (see
@@ -54,12 +54,17 @@ func (s *Store) markDeliveries(tx *sql.Tx) {
 	}
 }
 
+// deliveriesCommitted calls the OnDeliveries function, if any: deliveries committed.
+func (s *Store) deliveriesCommitted() {
+	if f := s.onDeliveries.Load(); f != nil {
+		(*f)()
+	}
+}
+
 // ended forgets tx and, when it committed deliveries, calls the OnDeliveries function.
 func (s *Store) ended(tx *sql.Tx, committed bool) {
 	if _, had := s.deliveryTxs.LoadAndDelete(tx); had && committed {
-		if f := s.onDeliveries.Load(); f != nil {
-			(*f)()
-		}
+		s.deliveriesCommitted()
 	}
 }
 
@@ -76,7 +81,7 @@ func New(d Dialect, write, read *sql.DB) *Store {
 	}
 	if d.WritableCTE {
 		for n := range s.createAtOnce {
-			s.createAtOnce[n] = rebind(d.Placeholder, createBookingSQL(n))
+			s.createAtOnce[n] = rebind(d.Placeholder, createBookingSQL(n > 0))
 		}
 	}
 	if d.GroupCommit {

@@ -38,14 +38,39 @@ var (
 	// delivery's foreign key cannot fail under a concurrent delete (which instead
 	// waits, or wins first and is then skipped).
 	activeWebhook       = `SELECT id FROM webhook_subscriptions WHERE account_id = ? AND active`
+	activeWebhookShare  = activeWebhook + ` FOR KEY SHARE`
 	qActiveWebhook      = newStmt(activeWebhook)
-	qActiveWebhookShare = newStmt(activeWebhook + ` FOR KEY SHARE`)
-	qInsertDelivery     = newStmt(`INSERT INTO webhook_deliveries (id, subscription_id, account_id,
-		event_id, event_type, body, status, attempts, next_attempt_at, last_status_code, last_error,
-		created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING`)
+	qActiveWebhookShare = newStmt(activeWebhookShare)
+	qInsertDelivery     = newStmt(insertDelivery + ` VALUES (` + deliveryValues("?") + `)` + onDeliveryConflict)
 )
+
+// insertDelivery, deliveryValues and onDeliveryConflict write a pending delivery:
+// with the subscription's id as an argument (qInsertDelivery), or with it joined
+// (createBookingSQL). deliveryValues' placeholders take deliveryArgs.
+const (
+	insertDelivery = `INSERT INTO webhook_deliveries (id, subscription_id, account_id,
+		event_id, event_type, body, status, attempts, next_attempt_at, last_status_code, last_error,
+		created_at, updated_at)`
+	onDeliveryConflict = ` ON CONFLICT (subscription_id, event_id) DO NOTHING`
+)
+
+// deliveryValues is the row of a new pending delivery, subscription its subscription id.
+func deliveryValues(subscription string) string {
+	return `?, ` + subscription + `, ?, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?`
+}
+
+// deliveryArgs returns the arguments of deliveryValues for e's delivery: a new id,
+// then sub when the subscription is an argument, then e's envelope, encoded once here
+// as the body of every attempt, due at e's creation.
+func (s *Store) deliveryArgs(e *skygate.Event, sub ...any) ([]any, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	created := s.time(utc(e.CreatedAt))
+	args := append([]any{skygate.NewID()}, sub...)
+	return append(args, e.AccountID, e.ID, e.Type, string(body), created, created, created), nil
+}
 
 // webhookNotFound is the public message of a missing subscription, including one of
 // another account.
@@ -202,7 +227,7 @@ func (s *Store) CreateWebhookTestEvent(ctx context.Context, accountID, webhookID
 // outbox, a pending delivery of each event to its account's subscription if that is
 // active, due at the event's creation time. Doing it in the event's transaction is
 // what makes delivery survive a crash: the event and its delivery commit together or
-// not at all. The delivery stores the event's envelope, encoded once here, as the
+// not at all. The delivery stores the event's envelope (deliveryArgs) as the
 // body of every attempt. insertEvents calls it for every event it writes. A
 // transaction that enqueued any delivery is marked for OnDeliveries.
 func (s *Store) enqueueDeliveries(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
@@ -224,15 +249,11 @@ func (s *Store) enqueueDeliveries(ctx context.Context, tx *sql.Tx, events []*sky
 		if subID == "" {
 			continue
 		}
-		body, err := json.Marshal(e)
+		args, err := s.deliveryArgs(e, subID)
 		if err != nil {
-			return fmt.Errorf("encode event %s: %w", e.ID, err)
+			return err
 		}
-		created := utc(e.CreatedAt)
-		_, err = tx.ExecContext(ctx, s.q(qInsertDelivery),
-			skygate.NewID(), subID, e.AccountID, e.ID, e.Type, string(body),
-			s.time(created), s.time(created), s.time(created))
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(qInsertDelivery), args...); err != nil {
 			return fmt.Errorf("%s: enqueue delivery of event %s: %w", s.d.Name, e.ID, err)
 		}
 		enqueued = true
