@@ -136,7 +136,7 @@ func (d *dbNicer) close() {
 			continue
 		}
 		if prev.hasGroup {
-			_ = os.WriteFile(autogroupPath(pid), []byte(strconv.Itoa(prev.group)), 0)
+			_ = setAutogroupNice(autogroupPath(pid), prev.group)
 		}
 		_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, prev.nice)
 	}
@@ -151,25 +151,19 @@ func setProcNice(pid, nice int, process bool) (procNice, error) {
 		return procNice{}, err
 	}
 	prev := procNice{nice: st.nice}
-	if st.session == pid {
-		if b, err := os.ReadFile(autogroupPath(pid)); err == nil {
-			// "/autogroup-6350 nice 0"
-			if f := strings.Fields(string(b)); len(f) == 3 {
-				if g, err := strconv.Atoi(f[2]); err == nil {
-					if err := os.WriteFile(autogroupPath(pid), []byte(strconv.Itoa(nice)), 0); err != nil {
-						return prev, err
-					}
-					prev.group, prev.hasGroup = g, true
-				}
-			}
+	group := autogroupPath(pid)
+	if g, ok := autogroupNice(group); ok && st.session == pid {
+		if err := setAutogroupNice(group, nice); err != nil {
+			return prev, err
 		}
+		prev.group, prev.hasGroup = g, true
 	}
 	if !process {
 		return prev, nil
 	}
 	if err := syscall.Setpriority(syscall.PRIO_PROCESS, pid, nice); err != nil {
 		if prev.hasGroup {
-			_ = os.WriteFile(autogroupPath(pid), []byte(strconv.Itoa(prev.group)), 0)
+			_ = setAutogroupNice(group, prev.group)
 		}
 		return prev, err
 	}

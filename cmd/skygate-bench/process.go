@@ -256,14 +256,12 @@ func pinSelf(cpus string) (func(), error) {
 // autogroup's niceness.
 func setNice(n int) (func(), error) {
 	restore := func() {}
-	if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
-		// "/autogroup-6350 nice 0"
-		if f := strings.Fields(string(b)); len(f) == 3 {
-			if err := os.WriteFile("/proc/self/autogroup", []byte(strconv.Itoa(n)), 0); err != nil {
-				return nil, fmt.Errorf("autogroup nice %d: %w", n, err)
-			}
-			restore = func() { _ = os.WriteFile("/proc/self/autogroup", []byte(f[2]), 0) }
+	const self = "/proc/self/autogroup"
+	if prev, ok := autogroupNice(self); ok {
+		if err := setAutogroupNice(self, n); err != nil {
+			return nil, fmt.Errorf("autogroup nice %d: %w", n, err)
 		}
+		restore = func() { _ = setAutogroupNice(self, prev) }
 	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -279,6 +277,27 @@ func setNice(n int) (func(), error) {
 		}
 	}
 	return restore, nil
+}
+
+// autogroupNice reads the niceness of an autogroup from its file (/proc/PID/autogroup,
+// "/autogroup-6350 nice 0"); false when the file or the kernel's autogroups are not
+// there.
+func autogroupNice(file string) (int, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 3 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[2])
+	return n, err == nil
+}
+
+// setAutogroupNice sets the niceness of the autogroup of file (/proc/PID/autogroup).
+func setAutogroupNice(file string, n int) error {
+	return os.WriteFile(file, []byte(strconv.Itoa(n)), 0)
 }
 
 func taskset(cpus string) error {
