@@ -10,7 +10,7 @@ import (
 
 // testBookingCreateEvents creates bookings of a subscribed account with 0 to 33
 // events: every event is stored, in order, with one delivery each. The counts span an
-// engine's one-statement creation (PostgreSQL's, up to a few events) and its
+// engine's one-statement creation (PostgreSQL's, at most one event) and its
 // transaction, and the outbox's rows per INSERT.
 func testBookingCreateEvents(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
