@@ -4,7 +4,7 @@
 // ones before; the first failure skips the rest. The last line is
 // "N passed, N failed, N skipped".
 //
-//   node e2e/console.e2e.mjs            builds ./cmd/skygate and runs it
+//   node e2e/console.e2e.mjs            builds ./cmd/skygate with the race detector and runs it
 //   SKYGATE_E2E_BIN=/path/skygate …     runs that binary instead
 //   SKYGATE_E2E_URL=http://…            uses a server that is already running
 //   SKYGATE_E2E_ARTIFACTS=dir           keeps screenshots and the server log there
@@ -52,12 +52,15 @@ async function waitReady(base, proc, deadlineMs = 60_000) {
 }
 
 async function startServer() {
-  if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {} };
+  if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {}, raceReported: () => false };
   let bin = process.env.SKYGATE_E2E_BIN;
   if (!bin) {
     bin = join(work, 'skygate');
-    console.log('building ./cmd/skygate …');
-    execFileSync('go', ['build', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
+    // -race: a data race the browser's requests provoke fails the run (raceReported), and
+    // the build shares its compiled packages with scripts/test's `go vet -race` and
+    // `go test -race` instead of compiling every package once more without it.
+    console.log('building ./cmd/skygate -race …');
+    execFileSync('go', ['build', '-race', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
   }
   const [httpPort, mtlsPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${httpPort}`;
@@ -79,6 +82,14 @@ async function startServer() {
   });
   proc.stdout.pipe(log);
   proc.stderr.pipe(log);
+  // The race detector writes its reports to stderr (and makes the exit status 66).
+  let tail = '';
+  let raced = false;
+  proc.stderr.on('data', (chunk) => {
+    tail = (tail + chunk).slice(-4096);
+    raced ||= tail.includes('WARNING: DATA RACE');
+  });
+  const raceReported = () => raced || proc.exitCode === 66;
   const stop = async () => {
     if (proc.exitCode !== null) return;
     proc.kill('SIGTERM');
@@ -99,7 +110,7 @@ async function startServer() {
     await stop();
     throw err;
   }
-  return { base, stop, mtlsBase: `https://127.0.0.1:${mtlsPort}`, dataDir, logFile: join(artifacts, 'server.log') };
+  return { base, stop, raceReported, mtlsBase: `https://127.0.0.1:${mtlsPort}`, dataDir, logFile: join(artifacts, 'server.log') };
 }
 
 // Token endpoint calls made by the test itself, to prove what the console showed works.
@@ -212,6 +223,7 @@ async function main() {
   } finally {
     await server.stop();
   }
+  if (server.raceReported()) throw new Error(`the server reported a data race: see ${server.logFile}`);
 }
 
 async function runSteps(server) {
