@@ -52,7 +52,10 @@ func smoke(t *testing.T, gen string) {
 	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
 		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,baseline-304,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
 		"-paired-slices", "2",
-		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out}
+		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out,
+		// Built with -race, the server shares the compile `go test -race` does anyway
+		// instead of compiling every package once more on a cold build cache.
+		"-build-flags", "-race"}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}

@@ -49,6 +49,7 @@ type options struct {
 	jsonPath     string
 	serverBin    string
 	buildPkg     string
+	buildFlags   string // -build-flags: more go build flags, space-separated
 	workDir      string
 	keep         bool
 	logLevel     string
@@ -139,6 +140,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&o.jsonPath, "json", "", `also write the results as JSON to this file ("-" for stdout)`)
 	f.fs.StringVar(&o.serverBin, "server-bin", "", "a built skygate binary (default: go build "+defaultBuildPkg+")")
 	f.fs.StringVar(&o.buildPkg, "build", defaultBuildPkg, "package to build the server from")
+	f.fs.StringVar(&o.buildFlags, "build-flags", "", `more go build flags for the server, space-separated (the harness's own test passes "-race": its server then shares the race-detector build the other tests compile, and its figures mean nothing)`)
 	f.fs.StringVar(&o.workDir, "work-dir", "", "parent of the temporary data directories (default: the system temp dir); it decides the disk SQLite writes to")
 	f.fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, databases)")
 	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
@@ -271,7 +273,8 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 	if h.server == "" {
 		h.server = filepath.Join(h.dir, "skygate")
 		h.logf("building %s", opts.buildPkg)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", h.server, opts.buildPkg)
+		args := append(append([]string{"build"}, strings.Fields(opts.buildFlags)...), "-o", h.server, opts.buildPkg)
+		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("go build %s: %w", opts.buildPkg, err)
