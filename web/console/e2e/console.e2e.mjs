@@ -52,7 +52,7 @@ async function waitReady(base, proc, deadlineMs = 60_000) {
 }
 
 async function startServer() {
-  if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {}, raceReported: () => false };
+  if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {}, raceReported: null };
   let bin = process.env.SKYGATE_E2E_BIN;
   if (!bin) {
     bin = join(work, 'skygate');
@@ -89,7 +89,8 @@ async function startServer() {
     tail = (tail + chunk).slice(-4096);
     raced ||= tail.includes('WARNING: DATA RACE');
   });
-  const raceReported = () => raced || proc.exitCode === 66;
+  // null: a binary from SKYGATE_E2E_BIN, which need not have the race detector.
+  const raceReported = process.env.SKYGATE_E2E_BIN ? null : () => raced || proc.exitCode === 66;
   const stop = async () => {
     if (proc.exitCode !== null) return;
     proc.kill('SIGTERM');
@@ -223,7 +224,12 @@ async function main() {
   } finally {
     await server.stop();
   }
-  if (server.raceReported()) throw new Error(`the server reported a data race: see ${server.logFile}`);
+  if (server.raceReported) {
+    const name = 'the server (built with -race) reported no data race';
+    const raced = server.raceReported();
+    results.push({ name, outcome: raced ? 'failed' : 'passed' });
+    console.log(raced ? `FAIL ${name}\n     server log: ${server.logFile}` : `ok   ${name}`);
+  }
 }
 
 async function runSteps(server) {
