@@ -17,6 +17,17 @@ var (
 	// zero and need no read beforehand.
 	qDebitBalance = newStmt(`UPDATE esim_balances SET amount = amount - ?, updated_at = ?
 		WHERE account_id = ? AND currency = ? AND amount >= ? RETURNING amount`)
+	// qChargeAtOnce is the debit and its ledger entry as one statement, on an engine
+	// with writable CTEs: the row lock the debit takes is held until the commit, and
+	// one round trip less while holding it is one less that the account's next order
+	// waits for. The entry is written only when the debit was. Arguments: the debit's
+	// (qDebitBalance's), then the entry's id, kind, amount, reference and description.
+	// PostgreSQL types the arguments of an INSERT … SELECT by the columns they fill.
+	qChargeAtOnce = newStmt(`WITH d AS (UPDATE esim_balances SET amount = amount - ?, updated_at = ?
+			WHERE account_id = ? AND currency = ? AND amount >= ? RETURNING account_id, currency, amount, updated_at)
+		INSERT INTO esim_ledger (` + ledgerColumns + `)
+		SELECT ?, d.account_id, ?, ?, d.currency, d.amount, ?, ?, d.updated_at FROM d
+		RETURNING balance_after`)
 	qCreditBalance = newStmt(`INSERT INTO esim_balances (account_id, currency, amount, updated_at)
 		VALUES (?, ?, ?, ?)
 		ON CONFLICT (account_id, currency) DO UPDATE SET amount = esim_balances.amount + excluded.amount,
@@ -53,21 +64,27 @@ func (s *Store) charge(ctx context.Context, tx *sql.Tx, accountID string, price 
 	if price.Amount == 0 {
 		return nil
 	}
-	var after int64
-	err := tx.QueryRowContext(ctx, s.q(qDebitBalance), price.Amount, s.time(now), accountID,
-		price.Currency, price.Amount).Scan(&after)
+	e := &skygate.LedgerEntry{
+		ID: skygate.NewID(), AccountID: accountID, Kind: skygate.LedgerCharge,
+		Amount:    skygate.Money{Amount: -price.Amount, Currency: price.Currency},
+		Reference: reference, Description: description, CreatedAt: utc(now),
+	}
+	debit := []any{price.Amount, s.time(e.CreatedAt), accountID, price.Currency, price.Amount}
+	var err error
+	if s.d.WritableCTE {
+		err = tx.QueryRowContext(ctx, s.q(qChargeAtOnce), append(debit, e.ID, string(e.Kind), e.Amount.Amount,
+			e.Reference, e.Description)...).Scan(&e.BalanceAfter)
+	} else {
+		err = tx.QueryRowContext(ctx, s.q(qDebitBalance), debit...).Scan(&e.BalanceAfter)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return skygate.Errorf(skygate.CodeInsufficientFunds,
 			"the %s balance does not cover %d minor units", price.Currency, price.Amount)
 	}
-	if err != nil {
+	if err != nil || s.d.WritableCTE {
 		return err
 	}
-	return s.insertLedger(ctx, tx, &skygate.LedgerEntry{
-		ID: skygate.NewID(), AccountID: accountID, Kind: skygate.LedgerCharge,
-		Amount:       skygate.Money{Amount: -price.Amount, Currency: price.Currency},
-		BalanceAfter: after, Reference: reference, Description: description, CreatedAt: now,
-	})
+	return s.insertLedger(ctx, tx, e)
 }
 
 // insertLedger appends e to the ledger inside tx.

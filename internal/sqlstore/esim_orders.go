@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,12 +46,32 @@ func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
 }
 
 // CreateESIMOrder implements skygate.ESIMStore. The balance row is locked by the
-// debit before the pool is read, so concurrent orders of one account in one currency
-// run their allocation one after the other and each sees the profiles the previous
-// one took; SKIP LOCKED keeps orders in different currencies (or free ones) apart.
+// debit before the pool is read, so concurrent paid orders of one account in one
+// currency run their allocation one after the other and each sees the profiles the
+// previous one took. What needs no lock (the key, the package, the order's row) comes
+// before the debit, and on PostgreSQL the debit and the allocation are a statement
+// each, so that the orders in line wait for as few round trips as possible. Free orders
+// and orders in other currencies allocate side by side (see allocateProfiles); one that
+// finds the pool short that way starts again in line.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
 	o.CreatedAt = utc(o.CreatedAt)
 	o.Status = skygate.ESIMOrderCompleted
+	replay, err := s.createESIMOrder(ctx, rec, o, apply, false)
+	if errors.Is(err, errAllocateInLine) {
+		replay, err = s.createESIMOrder(ctx, rec, o, apply, true)
+	}
+	if err != nil {
+		return nil, s.interpret(outcome{
+			op:       "create eSIM order",
+			conflict: "an eSIM order with this id already exists",
+			notFound: accountNotFound,
+		}, err)
+	}
+	return replay, nil
+}
+
+// createESIMOrder is one attempt of CreateESIMOrder, its allocation inLine or not.
+func (s *Store) createESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply, inLine bool) (*skygate.IdempotencyRecord, error) {
 	var replay *skygate.IdempotencyRecord
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -61,17 +82,17 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		if err != nil {
 			return err
 		}
+		_, err = tx.ExecContext(ctx, s.q(qInsertESIMOrder), o.ID, o.AccountID, o.ClientID, o.PackageID,
+			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
+			o.Total.Currency, s.time(o.CreatedAt))
+		if err != nil {
+			return err
+		}
 		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
 		if err := s.charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt); err != nil {
 			return err
 		}
-		profiles, err := s.allocateProfiles(ctx, tx, o.AccountID, o.ID, o.Quantity)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, s.q(qInsertESIMOrder), o.ID, o.AccountID, o.ClientID, o.PackageID,
-			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
-			o.Total.Currency, s.time(o.CreatedAt))
+		profiles, err := s.allocateProfiles(ctx, tx, o.AccountID, o.ID, o.Quantity, inLine)
 		if err != nil {
 			return err
 		}
@@ -97,14 +118,7 @@ func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		}
 		return s.insertEvents(ctx, tx, events)
 	})
-	if err != nil {
-		return nil, s.interpret(outcome{
-			op:       "create eSIM order",
-			conflict: "an eSIM order with this id already exists",
-			notFound: accountNotFound,
-		}, err)
-	}
-	return replay, nil
+	return replay, err
 }
 
 // ESIMOrder implements skygate.ESIMStore.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,20 +13,35 @@ import (
 var (
 	qPoolCounts = newStmt(`SELECT status, COUNT(*) FROM esim_pool_profiles
 		WHERE account_id = ? GROUP BY status`)
-	// Allocation takes the oldest Available profiles. The locked form skips rows that a
-	// concurrent order holds, so two orders never wait for, or get, the same profile.
+	// Allocation takes the oldest Available profiles. On SQLite, whose writer is alone,
+	// it reads them and then assigns them.
 	allocateProfiles = `SELECT iccid, smdp_address, matching_id_enc FROM esim_pool_profiles
 		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid ` + limitArg
-	qAllocateProfiles       = newStmt(allocateProfiles)
-	qAllocateProfilesLocked = newStmt(allocateProfiles + ` FOR UPDATE SKIP LOCKED`)
-	qAllocateProfilesWait   = newStmt(allocateProfiles + ` FOR UPDATE`)
-	// qAllocationLock puts the allocations of one account in line, to the end of their
-	// transactions (PostgreSQL). Without it, orders that found the pool short waited
-	// for the profiles of others in the wait query, and such waiters, each holding the
+	qAllocateProfiles = newStmt(allocateProfiles)
+	// On PostgreSQL one statement takes and assigns them: the free form skips rows that a
+	// concurrent order holds, so two orders never wait for, or get, the same profile;
+	// the waiting form waits for their orders to end. The pick is a CTE, run once: as a
+	// subquery of the UPDATE's IN, PostgreSQL may run it again for rows that changed
+	// meanwhile and assign more than n. The status condition of the UPDATE is a second
+	// guard. Arguments: the account, the status and n, then the order, the account and
+	// the status.
+	assignProfiles = `WITH picked AS MATERIALIZED (SELECT iccid FROM esim_pool_profiles
+			WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid ` + limitArg + ` FOR UPDATE%s)
+		UPDATE esim_pool_profiles p SET status = '` + string(skygate.PoolAssigned) + `', order_id = ?
+		FROM picked WHERE p.iccid = picked.iccid AND p.account_id = ? AND p.status = ?
+		RETURNING p.iccid, p.smdp_address, p.matching_id_enc`
+	qAssignFreeProfiles = newStmt(fmt.Sprintf(assignProfiles, " SKIP LOCKED"))
+	qAssignProfilesWait = newStmt(fmt.Sprintf(assignProfiles, ""))
+	// qAllocationLock puts the allocations of one account that take it in line, to the
+	// end of their transactions (PostgreSQL): those of orders that found the pool short
+	// without it and start again (errAllocateInLine). Without it, such orders waited for
+	// the profiles of others in the wait query, and the waiters, each holding the
 	// profiles it had locked on its way, could wait for each other: PostgreSQL broke the
 	// cycle with a deadlock error, which the order answered as Internal (one free order
-	// in about 45 runs of the shared race test under load). Paid orders in one currency
-	// were in line already, behind the balance row their debit locks first.
+	// in about 45 runs of the shared race test under load). An order in line locks it
+	// before any profile, and an order not in line never waits for a profile, so no
+	// cycle is left. (Paid orders in one currency are in line anyway, behind the
+	// balance row their debit locks first.)
 	qAllocationLock = newStmt(`SELECT pg_advisory_xact_lock(1397180226, hashtext(?))`)
 )
 
@@ -141,9 +157,10 @@ type allocatedProfile struct {
 	sealed      []byte
 }
 
-// selectProfiles runs an allocation query for n Available profiles of the account.
-func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID string, n int) ([]allocatedProfile, error) {
-	rows, err := tx.QueryContext(ctx, query, accountID, string(skygate.PoolAvailable), n)
+// selectProfiles runs an allocation query (or an assignment returning its profiles)
+// with args.
+func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]allocatedProfile, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -159,47 +176,82 @@ func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID
 	return out, rows.Err()
 }
 
+// errAllocateInLine is allocateProfiles' answer, on PostgreSQL, when an order that is not
+// in line finds fewer than n free profiles: profiles that concurrent orders hold may yet
+// come back, and waiting for them while holding others could deadlock. The caller rolls
+// the order back and runs it again in line.
+var errAllocateInLine = errors.New("sqlstore: the pool is short outside the allocation line; run the order in line")
+
 // allocateProfiles takes n Available profiles of the account inside tx and marks them
-// Assigned to orderID, or returns CodePoolExhausted when fewer than n are free.
-func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int) ([]allocatedProfile, error) {
-	query := s.q(qAllocateProfiles)
-	if s.concurrentWriters() {
+// Assigned to orderID, or returns CodePoolExhausted when fewer than n are free. On
+// PostgreSQL an order takes the profiles no other order holds (SKIP LOCKED) and waits
+// for nobody; only when that leaves it short does it wait, inLine (errAllocateInLine
+// when not): behind the account's allocation lock, for the orders holding profiles.
+func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int, inLine bool) ([]allocatedProfile, error) {
+	if !s.concurrentWriters() {
+		out, err := s.selectProfiles(ctx, tx, s.q(qAllocateProfiles), accountID, string(skygate.PoolAvailable), n)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(out) < n:
+			return nil, poolExhausted(n)
+		}
+		return out, s.assignProfiles(ctx, tx, accountID, orderID, out)
+	}
+	if inLine {
 		if _, err := tx.ExecContext(ctx, s.q(qAllocationLock), accountID); err != nil {
 			return nil, err
 		}
-		query = s.q(qAllocateProfilesLocked)
 	}
-	out, err := s.selectProfiles(ctx, tx, query, accountID, n)
+	assign := func(query string, n int) ([]allocatedProfile, error) {
+		return s.selectProfiles(ctx, tx, query, accountID, string(skygate.PoolAvailable), n,
+			orderID, accountID, string(skygate.PoolAvailable))
+	}
+	out, err := assign(s.q(qAssignFreeProfiles), n)
 	if err != nil {
 		return nil, err
-	}
-	if len(out) < n && s.concurrentWriters() {
-		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
-		// give back (it can still fail). Before answering PoolExhausted, wait for those
-		// orders to end and look again: committed allocations no longer match, rolled
-		// back ones do.
-		if out, err = s.selectProfiles(ctx, tx, s.q(qAllocateProfilesWait), accountID, n); err != nil {
-			return nil, err
-		}
 	}
 	if len(out) < n {
-		return nil, skygate.Errorf(skygate.CodePoolExhausted,
-			"the account's eSIM pool cannot supply %d more eSIMs", n)
+		if !inLine {
+			return nil, errAllocateInLine
+		}
+		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
+		// give back (it can still fail). Before answering PoolExhausted, wait for those
+		// orders to end and take the rest: committed allocations no longer match,
+		// rolled back ones do, and the ones just taken are this order's.
+		more, err := assign(s.q(qAssignProfilesWait), n-len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
 	}
-	args := []any{orderID, accountID, string(skygate.PoolAvailable)}
-	for _, p := range out {
-		args = append(args, p.iccid)
-	}
-	// The status condition is a second guard: a profile that is no longer Available
-	// makes the count differ and the order fail instead of sharing it.
-	res, err := tx.ExecContext(ctx, s.dynamic(`UPDATE esim_pool_profiles SET status = '`+
-		string(skygate.PoolAssigned)+`', order_id = ?
-		WHERE account_id = ? AND status = ? AND iccid IN (`+placeholders(len(out))+`)`), args...)
-	if err != nil {
-		return nil, err
-	}
-	if got, err := res.RowsAffected(); err != nil || got != int64(n) {
-		return nil, fmt.Errorf("assigned %d of %d allocated profiles (%v)", got, n, err)
+	if len(out) < n {
+		return nil, poolExhausted(n)
 	}
 	return out, nil
+}
+
+// assignProfiles marks the profiles read by qAllocateProfiles Assigned to orderID. The
+// status condition is a second guard: a profile that is no longer Available makes the
+// count differ and the order fail instead of sharing it.
+func (s *Store) assignProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, profiles []allocatedProfile) error {
+	args := []any{orderID, accountID, string(skygate.PoolAvailable)}
+	for _, p := range profiles {
+		args = append(args, p.iccid)
+	}
+	res, err := tx.ExecContext(ctx, s.dynamic(`UPDATE esim_pool_profiles SET status = '`+
+		string(skygate.PoolAssigned)+`', order_id = ?
+		WHERE account_id = ? AND status = ? AND iccid IN (`+placeholders(len(profiles))+`)`), args...)
+	if err != nil {
+		return err
+	}
+	if got, err := res.RowsAffected(); err != nil || got != int64(len(profiles)) {
+		return fmt.Errorf("assigned %d of %d allocated profiles (%v)", got, len(profiles), err)
+	}
+	return nil
+}
+
+// poolExhausted is the error of an order for n eSIMs that the pool cannot supply.
+func poolExhausted(n int) error {
+	return skygate.Errorf(skygate.CodePoolExhausted, "the account's eSIM pool cannot supply %d more eSIMs", n)
 }

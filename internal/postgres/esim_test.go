@@ -1,0 +1,54 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// TestESIMOrdersSideBySide holds one free order of an account after its allocation, in
+// its apply, and places a second free order of the account meanwhile: it must complete.
+// Orders that no balance row puts in line (free ones, or ones in another currency) take
+// their profiles side by side; only an order that finds the pool short that way waits
+// for the others, behind the account's allocation lock. (Before, every order took that
+// lock, so a slow order held up the account's others for its whole transaction.)
+// SQLite's single writer puts every order in line, so this is PostgreSQL's alone.
+func TestESIMOrdersSideBySide(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustPostgres(t)
+	acc := storetest.MustCreateAccount(t, s)
+	pkg := storetest.MustESIMPackage(t, s, acc.ID, storetest.WithPrice(0, "USD"))
+	storetest.MustImportPool(t, s, acc.ID, 2)
+
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := storetest.NewESIMOrder(pkg, 1)
+	firstDone := make(chan error, 1)
+	go func() {
+		rec := storetest.NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "first", first.ID, "fp", first.CreatedAt)
+		_, err := s.CreateESIMOrder(context.Background(), rec, first, func(*skygate.ESIMOrder) ([]*skygate.Event, error) {
+			close(holding)
+			<-release
+			return nil, nil
+		})
+		firstDone <- err
+	}()
+	<-holding
+
+	// Liveness, not speed: an order in line would wait for the release, which only
+	// comes after it, so a generous bound tells a wait from a slow machine.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	second := storetest.NewESIMOrder(pkg, 1)
+	rec := storetest.NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "second", second.ID, "fp", second.CreatedAt)
+	_, err := s.CreateESIMOrder(ctx, rec, second, nil)
+	close(release)
+	storetest.MustNoError(t, err, "the second order, while the first is held after its allocation")
+	storetest.MustNoError(t, <-firstDone, "the first order")
+
+	if a, b := first.ICCIDs(), second.ICCIDs(); len(a) != 1 || len(b) != 1 || a[0] == b[0] {
+		t.Fatalf("eSIMs of the orders: %v and %v", a, b)
+	}
+}
