@@ -29,7 +29,10 @@ type Store struct {
 	// createAtOnce[n] is createBookingAtOnce's statement for n events (0 or 1); empty
 	// unless the dialect has WritableCTE.
 	createAtOnce [maxEventsAtOnce + 1]string
-	group        *committer // nil unless the dialect asks for group commit
+	// eventAtOnce is insertEventAtOnce's statement; empty unless the dialect has
+	// WritableCTE.
+	eventAtOnce string
+	group       *committer // nil unless the dialect asks for group commit
 	// concurrent says whether the engine runs writers concurrently (see
 	// concurrentWriters), derived from the dialect once.
 	concurrent bool
@@ -83,6 +86,7 @@ func New(d Dialect, write, read *sql.DB) *Store {
 		for n := range s.createAtOnce {
 			s.createAtOnce[n] = rebind(d.Placeholder, createBookingSQL(n > 0))
 		}
+		s.eventAtOnce = rebind(d.Placeholder, eventAtOnceSQL())
 	}
 	if d.GroupCommit {
 		s.group = newCommitter(s)
