@@ -23,19 +23,8 @@ func TestESIMOrdersSideBySide(t *testing.T) {
 	pkg := storetest.MustESIMPackage(t, s, acc.ID, storetest.WithPrice(0, "USD"))
 	storetest.MustImportPool(t, s, acc.ID, 2)
 
-	holding, release := make(chan struct{}), make(chan struct{})
 	first := storetest.NewESIMOrder(pkg, 1)
-	firstDone := make(chan error, 1)
-	go func() {
-		rec := storetest.NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "first", first.ID, "fp", first.CreatedAt)
-		_, err := s.CreateESIMOrder(context.Background(), rec, first, func(*skygate.ESIMOrder) ([]*skygate.Event, error) {
-			close(holding)
-			<-release
-			return nil, nil
-		})
-		firstDone <- err
-	}()
-	<-holding
+	release := storetest.HoldESIMOrder(s, first, "first", nil)
 
 	// Liveness, not speed: an order in line would wait for the release, which only
 	// comes after it, so a generous bound tells a wait from a slow machine.
@@ -44,9 +33,9 @@ func TestESIMOrdersSideBySide(t *testing.T) {
 	second := storetest.NewESIMOrder(pkg, 1)
 	rec := storetest.NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "second", second.ID, "fp", second.CreatedAt)
 	_, err := s.CreateESIMOrder(ctx, rec, second, nil)
-	close(release)
+	firstErr := release()
 	storetest.MustNoError(t, err, "the second order, while the first is held after its allocation")
-	storetest.MustNoError(t, <-firstDone, "the first order")
+	storetest.MustNoError(t, firstErr, "the first order")
 
 	if a, b := first.ICCIDs(), second.ICCIDs(); len(a) != 1 || len(b) != 1 || a[0] == b[0] {
 		t.Fatalf("eSIMs of the orders: %v and %v", a, b)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"crypto/rand"
 	"math/big"
 	"testing"
@@ -151,6 +152,28 @@ func CreateESIMOrder(tb testing.TB, s skygate.Store, o *skygate.ESIMOrder, key s
 	tb.Helper()
 	rec := NewESIMRecord(o.AccountID, skygate.OperationESIMOrder, key, o.ID, "fp", o.CreatedAt)
 	return s.CreateESIMOrder(tb.Context(), rec, o, orderEvents)
+}
+
+// HoldESIMOrder places o under key in the background and returns once the store has
+// allocated its profiles and called its apply, which then waits. release lets apply
+// return fail (nil: the order commits) and returns the order's error.
+func HoldESIMOrder(s skygate.Store, o *skygate.ESIMOrder, key string, fail error) (release func() error) {
+	holding, released := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		rec := NewESIMRecord(o.AccountID, skygate.OperationESIMOrder, key, o.ID, "fp", o.CreatedAt)
+		_, err := s.CreateESIMOrder(context.Background(), rec, o, func(*skygate.ESIMOrder) ([]*skygate.Event, error) {
+			close(holding)
+			<-released
+			return nil, fail
+		})
+		done <- err
+	}()
+	<-holding
+	return func() error {
+		close(released)
+		return <-done
+	}
 }
 
 // MustCreateESIMOrder places an order of quantity eSIMs of pkg under a random key and

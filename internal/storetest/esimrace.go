@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -133,19 +132,8 @@ func testESIMOrderLastProfileAfterRollback(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	pkg := MustESIMPackage(t, s, acc.ID, WithPrice(0, "USD"))
 	pool := MustImportPool(t, s, acc.ID, 1)
-	holding, release := make(chan struct{}), make(chan struct{})
 	first := NewESIMOrder(pkg, 1)
-	firstDone := make(chan error, 1)
-	go func() {
-		rec := NewESIMRecord(acc.ID, skygate.OperationESIMOrder, "first", first.ID, "fp", first.CreatedAt)
-		_, err := s.CreateESIMOrder(context.Background(), rec, first, func(*skygate.ESIMOrder) ([]*skygate.Event, error) {
-			close(holding)
-			<-release
-			return nil, errors.New("the first order fails after taking the profile")
-		})
-		firstDone <- err
-	}()
-	<-holding
+	release := HoldESIMOrder(s, first, "first", errors.New("the first order fails after taking the profile"))
 	second := NewESIMOrder(pkg, 1)
 	secondDone := make(chan error, 1)
 	go func() {
@@ -155,8 +143,7 @@ func testESIMOrderLastProfileAfterRollback(t *testing.T, s skygate.Store) {
 	// Give the second order time to reach the held profile. (Should it not get there
 	// in time, it simply finds the profile free and the test proves less.)
 	time.Sleep(300 * time.Millisecond)
-	close(release)
-	if err := <-firstDone; err == nil {
+	if err := release(); err == nil {
 		t.Fatal("the first order succeeded")
 	}
 	MustNoError(t, <-secondDone, "the second order, after the first gave the profile back")
