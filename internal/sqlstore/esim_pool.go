@@ -172,12 +172,13 @@ func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID
 // the order back and runs it again in line.
 var errAllocateInLine = errors.New("sqlstore: the pool is short outside the allocation line; run the order in line")
 
-// allocateProfiles takes n Available profiles of the account inside tx and marks them
-// Assigned to orderID, or returns CodePoolExhausted when fewer than n are free. On
+// pickProfiles reads, and on PostgreSQL locks, n Available profiles of the account for
+// an order inside tx, oldest import first, or returns CodePoolExhausted when fewer than
+// n are free; assignProfiles (or the order's statement) then marks them Assigned. On
 // PostgreSQL an order takes the profiles no other order holds (SKIP LOCKED) and waits
 // for nobody; only when that leaves it short does it wait, inLine (errAllocateInLine
 // when not): behind the account's allocation lock, for the orders holding profiles.
-func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int, inLine bool) ([]allocatedProfile, error) {
+func (s *Store) pickProfiles(ctx context.Context, tx *sql.Tx, accountID string, n int, inLine bool) ([]allocatedProfile, error) {
 	query := s.q(qAllocateProfiles)
 	if s.concurrentWriters() {
 		if inLine {
@@ -207,20 +208,44 @@ func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, ord
 		return nil, skygate.Errorf(skygate.CodePoolExhausted,
 			"the account's eSIM pool cannot supply %d more eSIMs", n)
 	}
-	args := []any{orderID, accountID, string(skygate.PoolAvailable)}
-	for _, p := range out {
+	return out, nil
+}
+
+// assignSQL is the "?" form of the statement that marks n picked profiles Assigned:
+// the order, the account, the status Available, then the ICCIDs (assignArgs). The
+// status condition is a second guard: a profile that is no longer Available makes the
+// count differ and the order fail instead of sharing it.
+func assignSQL(n int) string {
+	return `UPDATE esim_pool_profiles SET status = '` + string(skygate.PoolAssigned) + `', order_id = ?
+		WHERE account_id = ? AND status = ? AND iccid IN (` + placeholders(n) + `)`
+}
+
+// assignArgs appends the arguments of assignSQL for profiles to args.
+func assignArgs(args []any, accountID, orderID string, profiles []allocatedProfile) []any {
+	args = append(args, orderID, accountID, string(skygate.PoolAvailable))
+	for _, p := range profiles {
 		args = append(args, p.iccid)
 	}
-	// The status condition is a second guard: a profile that is no longer Available
-	// makes the count differ and the order fail instead of sharing it.
-	res, err := tx.ExecContext(ctx, s.dynamic(`UPDATE esim_pool_profiles SET status = '`+
-		string(skygate.PoolAssigned)+`', order_id = ?
-		WHERE account_id = ? AND status = ? AND iccid IN (`+placeholders(len(out))+`)`), args...)
+	return args
+}
+
+// assignProfiles marks the picked profiles Assigned to orderID inside tx.
+func (s *Store) assignProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, profiles []allocatedProfile) error {
+	res, err := tx.ExecContext(ctx, s.dynamic(assignSQL(len(profiles))), assignArgs(nil, accountID, orderID, profiles)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if got, err := res.RowsAffected(); err != nil || got != int64(n) {
-		return nil, fmt.Errorf("assigned %d of %d allocated profiles (%v)", got, n, err)
+	got, err := res.RowsAffected()
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return assignedAll(got, len(profiles))
+}
+
+// assignedAll is the error of an assignment that marked got of n picked profiles.
+func assignedAll(got int64, n int) error {
+	if got != int64(n) {
+		return fmt.Errorf("assigned %d of %d allocated profiles", got, n)
+	}
+	return nil
 }

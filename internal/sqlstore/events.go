@@ -107,12 +107,10 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 // event (an eSIM order, an eSIM's change, a booking's confirmation), and some hold a
 // lock that others wait for meanwhile, such as an account's balance row.
 func (s *Store) insertEventAtOnce(ctx context.Context, tx *sql.Tx, e *skygate.Event) error {
-	args := s.eventArgs(e) // first: it makes e's time the stored one
-	delivery, err := s.deliveryArgs(e)
+	args, err := s.eventAtOnceArgs(nil, e)
 	if err != nil {
 		return err
 	}
-	args = append(append(args, delivery...), e.AccountID)
 	var delivered int
 	if err := tx.QueryRowContext(ctx, s.eventAtOnce, args...).Scan(&delivered); err != nil {
 		return fmt.Errorf("%s: insert event %s: %w", s.d.Name, e.ID, err)
@@ -123,17 +121,28 @@ func (s *Store) insertEventAtOnce(ctx context.Context, tx *sql.Tx, e *skygate.Ev
 	return nil
 }
 
-// eventAtOnceSQL is the "?" form of insertEventAtOnce's statement: eventValues'
-// arguments, deliveryValues' (the subscription joined) and the account whose active
-// subscription the delivery joins, locked as qActiveWebhookShare locks it. It returns
-// the number of deliveries written. PostgreSQL runs a WITH's INSERT whether or not the
-// query reads it.
-func eventAtOnceSQL() string {
-	return `WITH e AS (` + insertEvents + ` VALUES (` + eventValues + `)),
-	d AS (` + insertDelivery + ` SELECT ` + deliveryValues("w.id") + `
-		FROM (` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)
-	SELECT COUNT(*) FROM d`
+// eventAtOnceArgs appends the arguments of eventCTEs for e to args.
+func (s *Store) eventAtOnceArgs(args []any, e *skygate.Event) ([]any, error) {
+	args = append(args, s.eventArgs(e)...) // first: it makes e's time the stored one
+	delivery, err := s.deliveryArgs(e)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(args, delivery...), e.AccountID), nil
 }
+
+// eventCTEs are the parts of a WITH that write one event (e) and its delivery (d):
+// eventValues' arguments, deliveryValues' (the subscription joined) and the account
+// whose active subscription the delivery joins, locked as qActiveWebhookShare locks
+// it (eventAtOnceArgs). PostgreSQL runs a WITH's INSERT whether or not the query reads
+// it.
+var eventCTEs = `e AS (` + insertEvents + ` VALUES (` + eventValues + `)),
+	d AS (` + insertDelivery + ` SELECT ` + deliveryValues("w.id") + `
+		FROM (` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)`
+
+// eventAtOnceSQL is the "?" form of insertEventAtOnce's statement. It returns the
+// number of deliveries written.
+func eventAtOnceSQL() string { return `WITH ` + eventCTEs + ` SELECT COUNT(*) FROM d` }
 
 // insertEventRows inserts up to maxEventsPerInsert events with one statement.
 func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {

@@ -25,6 +25,7 @@ var esimTests = []test{
 	{"OrderRaceForFunds", testESIMOrderRaceForFunds},
 	{"OrderRaceFree", testESIMOrderRaceFree},
 	{"OrderLastProfileAfterRollback", testESIMOrderLastProfileAfterRollback},
+	{"OrderDeliversItsEvent", testESIMOrderDeliversItsEvent},
 	{"ESIMListAndFilter", testESIMList},
 	{"ESIMUpdate", testESIMUpdate},
 	{"ESIMUpdateConcurrent", testESIMUpdateConcurrent},

@@ -240,3 +240,33 @@ func MustActivate(tb testing.TB, s skygate.Store, accountID, iccid string, now t
 	MustNoError(tb, err, "UpdateESIM activate")
 	return e
 }
+
+// testESIMOrderDeliversItsEvent: an order of an account with an active webhook
+// enqueues one delivery of its event, in the order's transaction, with the order's
+// eSIMs in the body; an order that fails enqueues nothing.
+func testESIMOrderDeliversItsEvent(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	hook := MustCreateWebhook(t, s, acc.ID)
+	pkg := MustESIMPackage(t, s, acc.ID)
+	MustImportPool(t, s, acc.ID, 3)
+	MustCredit(t, s, acc.ID, pkg.Price.Amount*2, pkg.Price.Currency)
+
+	o := MustCreateESIMOrder(t, s, pkg, 2)
+	_, err := CreateESIMOrder(t, s, NewESIMOrder(pkg, 1), "key-broke") // the balance is spent
+	WantCode(t, err, skygate.CodeInsufficientFunds)
+
+	list, total, err := s.ListWebhookDeliveries(t.Context(), acc.ID, hook.ID, skygate.Page{})
+	MustNoError(t, err, "ListWebhookDeliveries")
+	if total != 1 || len(list) != 1 || list[0].EventType != skygate.EventESIMOrderCompleted {
+		t.Fatalf("deliveries after one order and one failure: %d %+v", total, list)
+	}
+	jobs := MustClaim(t, s, At(2*time.Hour), At(3*time.Hour), 10)
+	if len(jobs) != 1 {
+		t.Fatalf("claimed %d deliveries, want the order's one", len(jobs))
+	}
+	for _, iccid := range o.ICCIDs() {
+		if !strings.Contains(string(jobs[0].Body), iccid) {
+			t.Fatalf("the delivery's body %s lacks the order's eSIM %s", jobs[0].Body, iccid)
+		}
+	}
+}
