@@ -49,11 +49,11 @@ func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
 // debit before the pool is read, so concurrent paid orders of one account in one
 // currency run their allocation one after the other and each sees the profiles the
 // previous one took. What needs no lock (the key, the package, the order's row) comes
-// before the debit, and on PostgreSQL the debit with its ledger entry and the event
-// with its delivery are a statement each, so that the orders in line wait for as few
-// round trips as possible. Free orders and orders in other currencies allocate side by
-// side (see allocateProfiles); one that finds the pool short that way starts again in
-// line.
+// before the debit, and on PostgreSQL the debit with its ledger entry, and everything
+// written after the pick (writeOrderAtOnce), are a statement each, so that the orders in
+// line wait for as few round trips as possible. Free orders and orders in other
+// currencies pick side by side (see pickProfiles); one that finds the pool short that
+// way starts again in line.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
 	o.CreatedAt = utc(o.CreatedAt)
 	o.Status = skygate.ESIMOrderCompleted

@@ -166,7 +166,7 @@ func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID
 	return out, rows.Err()
 }
 
-// errAllocateInLine is allocateProfiles' answer, on PostgreSQL, when an order that is not
+// errAllocateInLine is pickProfiles' answer, on PostgreSQL, when an order that is not
 // in line finds fewer than n free profiles: profiles that concurrent orders hold may yet
 // come back, and waiting for them while holding others could deadlock. The caller rolls
 // the order back and runs it again in line.
