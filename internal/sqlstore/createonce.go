@@ -59,13 +59,11 @@ func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.Idempotenc
 // account whose active subscription the delivery joins.
 func (s *Store) createAtOnceArgs(rec *skygate.IdempotencyRecord, row []any, events []*skygate.Event) ([]any, error) {
 	args := append(s.idempotencyRow(rec), row...)
+	var err error
 	for _, e := range events {
-		args = append(args, s.eventArgs(e)...) // first: it makes e's time the stored one
-		delivery, err := s.deliveryArgs(e)
-		if err != nil {
+		if args, err = s.eventAtOnceArgs(args, e); err != nil {
 			return nil, err
 		}
-		args = append(append(args, delivery...), e.AccountID)
 	}
 	return args, nil
 }
@@ -85,9 +83,7 @@ func createBookingSQL(withEvent bool) string {
 	SELECT (SELECT COUNT(*) FROM k), 0`
 	}
 	return q + `,
-	e AS (` + insertEvents + ` SELECT ` + eventValues + ` FROM k),
-	d AS (` + insertDelivery + ` SELECT ` + deliveryValues("w.id") + `
-		FROM k, (` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)
+	` + eventCTEs("k") + `
 	SELECT (SELECT COUNT(*) FROM k), (SELECT COUNT(*) FROM d)`
 }
 

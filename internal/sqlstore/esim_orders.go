@@ -175,7 +175,7 @@ func orderWritesSQL(n int, withEvent bool) string {
 	SELECT (SELECT COUNT(*) FROM u), 0`
 	}
 	return q + `,
-	` + eventCTEs + `
+	` + eventCTEs("") + `
 	SELECT (SELECT COUNT(*) FROM u), (SELECT COUNT(*) FROM d)`
 }
 

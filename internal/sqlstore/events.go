@@ -121,9 +121,10 @@ func (s *Store) insertEventAtOnce(ctx context.Context, tx *sql.Tx, e *skygate.Ev
 	return nil
 }
 
-// eventAtOnceArgs appends the arguments of eventCTEs for e to args.
+// eventAtOnceArgs appends the arguments of eventCTEs for e to args: the event's (first:
+// eventArgs makes e's time the stored one), its delivery's and its account.
 func (s *Store) eventAtOnceArgs(args []any, e *skygate.Event) ([]any, error) {
-	args = append(args, s.eventArgs(e)...) // first: it makes e's time the stored one
+	args = append(args, s.eventArgs(e)...)
 	delivery, err := s.deliveryArgs(e)
 	if err != nil {
 		return nil, err
@@ -131,18 +132,26 @@ func (s *Store) eventAtOnceArgs(args []any, e *skygate.Event) ([]any, error) {
 	return append(append(args, delivery...), e.AccountID), nil
 }
 
-// eventCTEs are the parts of a WITH that write one event (e) and its delivery (d):
-// eventValues' arguments, deliveryValues' (the subscription joined) and the account
-// whose active subscription the delivery joins, locked as qActiveWebhookShare locks
-// it (eventAtOnceArgs). PostgreSQL runs a WITH's INSERT whether or not the query reads
-// it.
-var eventCTEs = `e AS (` + insertEvents + ` VALUES (` + eventValues + `)),
+// eventCTEs returns the parts of a WITH that write one event (e) and its delivery (d),
+// which joins the account's active subscription, locked as qActiveWebhookShare locks
+// it, and writes nothing without one. Arguments (eventAtOnceArgs): eventValues',
+// deliveryValues' (the subscription joined), then the account. With guard, the name
+// of an earlier part, both select from it and write nothing when it is empty.
+// PostgreSQL runs a WITH's INSERT whether or not the query reads it, and types the
+// arguments of an INSERT … SELECT by the columns they fill, so they need no casts.
+func eventCTEs(guard string) string {
+	from, join := "", ""
+	if guard != "" {
+		from, join = ` FROM `+guard, guard+`, `
+	}
+	return `e AS (` + insertEvents + ` SELECT ` + eventValues + from + `),
 	d AS (` + insertDelivery + ` SELECT ` + deliveryValues("w.id") + `
-		FROM (` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)`
+		FROM ` + join + `(` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)`
+}
 
 // eventAtOnceSQL is the "?" form of insertEventAtOnce's statement. It returns the
 // number of deliveries written.
-func eventAtOnceSQL() string { return `WITH ` + eventCTEs + ` SELECT COUNT(*) FROM d` }
+func eventAtOnceSQL() string { return `WITH ` + eventCTEs("") + ` SELECT COUNT(*) FROM d` }
 
 // insertEventRows inserts up to maxEventsPerInsert events with one statement.
 func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, events []*skygate.Event) error {
