@@ -151,7 +151,7 @@ func (s *Store) writeOrderAtOnce(ctx context.Context, tx *sql.Tx, o *skygate.ESI
 		assigned  int64
 		delivered int
 	)
-	query := s.dynamic(orderWritesSQL(len(profiles), len(events) > 0))
+	query := s.orderWritesFor(len(profiles), len(events) > 0)
 	if err := tx.QueryRowContext(ctx, query, args...).Scan(&assigned, &delivered); err != nil {
 		return err
 	}
@@ -162,6 +162,18 @@ func (s *Store) writeOrderAtOnce(ctx context.Context, tx *sql.Tx, o *skygate.ESI
 		s.markDeliveries(tx)
 	}
 	return nil
+}
+
+// orderWritesFor returns writeOrderAtOnce's statement for n eSIMs: built in New for
+// every quantity the service accepts, here for a larger one.
+func (s *Store) orderWritesFor(n int, withEvent bool) string {
+	if n >= len(s.orderWrites) {
+		return s.dynamic(orderWritesSQL(n, withEvent))
+	}
+	if withEvent {
+		return s.orderWrites[n][1]
+	}
+	return s.orderWrites[n][0]
 }
 
 // orderWritesSQL is the "?" form of writeOrderAtOnce's statement for n profiles,
