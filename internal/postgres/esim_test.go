@@ -24,7 +24,7 @@ func TestESIMOrdersSideBySide(t *testing.T) {
 	storetest.MustImportPool(t, s, acc.ID, 2)
 
 	first := storetest.NewESIMOrder(pkg, 1)
-	release := storetest.HoldESIMOrder(s, first, "first", nil)
+	release := storetest.HoldESIMOrder(t, s, first, "first", nil)
 
 	// Liveness, not speed: an order in line would wait for the release, which only
 	// comes after it, so a generous bound tells a wait from a slow machine.

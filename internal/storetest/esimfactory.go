@@ -156,8 +156,10 @@ func CreateESIMOrder(tb testing.TB, s skygate.Store, o *skygate.ESIMOrder, key s
 
 // HoldESIMOrder places o under key in the background and returns once the store has
 // allocated its profiles and called its apply, which then waits. release lets apply
-// return fail (nil: the order commits) and returns the order's error.
-func HoldESIMOrder(s skygate.Store, o *skygate.ESIMOrder, key string, fail error) (release func() error) {
+// return fail (nil: the order commits) and returns the order's error. An order that
+// ends before its apply fails the test.
+func HoldESIMOrder(tb testing.TB, s skygate.Store, o *skygate.ESIMOrder, key string, fail error) (release func() error) {
+	tb.Helper()
 	holding, released := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -169,7 +171,11 @@ func HoldESIMOrder(s skygate.Store, o *skygate.ESIMOrder, key string, fail error
 		})
 		done <- err
 	}()
-	<-holding
+	select {
+	case <-holding:
+	case err := <-done:
+		tb.Fatalf("order %s ended before its apply could hold it: %v", o.ID, err)
+	}
 	return func() error {
 		close(released)
 		return <-done

@@ -133,7 +133,7 @@ func testESIMOrderLastProfileAfterRollback(t *testing.T, s skygate.Store) {
 	pkg := MustESIMPackage(t, s, acc.ID, WithPrice(0, "USD"))
 	pool := MustImportPool(t, s, acc.ID, 1)
 	first := NewESIMOrder(pkg, 1)
-	release := HoldESIMOrder(s, first, "first", errors.New("the first order fails after taking the profile"))
+	release := HoldESIMOrder(t, s, first, "first", errors.New("the first order fails after taking the profile"))
 	second := NewESIMOrder(pkg, 1)
 	secondDone := make(chan error, 1)
 	go func() {
