@@ -70,21 +70,24 @@ func (s *Store) charge(ctx context.Context, tx *sql.Tx, accountID string, price 
 		Reference: reference, Description: description, CreatedAt: utc(now),
 	}
 	debit := []any{price.Amount, s.time(e.CreatedAt), accountID, price.Currency, price.Amount}
-	var err error
 	if s.d.WritableCTE {
-		err = tx.QueryRowContext(ctx, s.q(qChargeAtOnce), append(debit, e.ID, string(e.Kind), e.Amount.Amount,
-			e.Reference, e.Description)...).Scan(&e.BalanceAfter)
-	} else {
-		err = tx.QueryRowContext(ctx, s.q(qDebitBalance), debit...).Scan(&e.BalanceAfter)
+		args := append(debit, e.ID, string(e.Kind), e.Amount.Amount, e.Reference, e.Description)
+		return debited(tx.QueryRowContext(ctx, s.q(qChargeAtOnce), args...).Scan(&e.BalanceAfter), price)
 	}
+	if err := debited(tx.QueryRowContext(ctx, s.q(qDebitBalance), debit...).Scan(&e.BalanceAfter), price); err != nil {
+		return err
+	}
+	return s.insertLedger(ctx, tx, e)
+}
+
+// debited is the error of a debit of price that returned err: no row is a balance
+// that does not cover it (CodeInsufficientFunds).
+func debited(err error, price skygate.Money) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return skygate.Errorf(skygate.CodeInsufficientFunds,
 			"the %s balance does not cover %d minor units", price.Currency, price.Amount)
 	}
-	if err != nil || s.d.WritableCTE {
-		return err
-	}
-	return s.insertLedger(ctx, tx, e)
+	return err
 }
 
 // insertLedger appends e to the ledger inside tx.
