@@ -110,7 +110,7 @@ func (s *Service) Create(ctx context.Context, accountID, clientID, key string, b
 	b.Status = skygate.BookingPending
 	b.CreatedAt, b.UpdatedAt = now.UTC().Truncate(time.Microsecond), now.UTC().Truncate(time.Microsecond)
 	b.StatusHistory = []skygate.StatusChange{{Status: skygate.BookingPending, At: b.CreatedAt}}
-	out, err := json.Marshal(b)
+	out, err := b.AppendJSON(make([]byte, 0, 768))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,179 @@
+package skygate_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// reflected is Booking without its methods: encoding/json encodes it by reflection,
+// from the same struct tags. It is what AppendJSON must write byte for byte.
+type reflected skygate.Booking
+
+// mustMatchEncodingJSON fails unless b.AppendJSON, b.MarshalJSON and encoding/json's
+// reflection agree on b, errors included.
+func mustMatchEncodingJSON(t *testing.T, b *skygate.Booking) {
+	t.Helper()
+	want, wantErr := json.Marshal((*reflected)(b))
+	got, err := b.AppendJSON([]byte("prefix"))
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("AppendJSON error %v, encoding/json %v", err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(got, append([]byte("prefix"), want...)) {
+		t.Fatalf("AppendJSON:\n got  %s\n want prefix%s", got, want)
+	}
+	viaMarshal, err := json.Marshal(b)
+	if err != nil || !bytes.Equal(viaMarshal, want) {
+		t.Fatalf("json.Marshal through MarshalJSON = %s, %v\n want %s", viaMarshal, err, want)
+	}
+}
+
+// fullBooking is an Issued booking with every field set.
+func fullBooking() *skygate.Booking {
+	at := time.Date(2025, 6, 1, 20, 0, 0, 123456000, time.UTC)
+	deadline := at.Add(48 * time.Hour)
+	return &skygate.Booking{
+		ID: "0197f0c2-1d2e-7a3b-8c4d-5e6f7a8b9c0d", Status: skygate.BookingIssued,
+		FastTrackID: "11111111-1111-4111-8111-111111111111", ServiceDate: "2025-06-03",
+		Flight: skygate.Flight{Number: "HY601", Direction: skygate.FlightDeparture},
+		Passengers: []skygate.Passenger{
+			{FirstName: "Aziza", LastName: "Karimova", DateOfBirth: "1990-04-01", PassportNumber: "FA1234567",
+				Nationality: "UZ", Email: "aziza@example.com", Phone: "+998901234567"},
+			{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"},
+		},
+		PartnerReference: "PNR-42", ConfirmBefore: &deadline, CreatedAt: at, UpdatedAt: at.Add(time.Second),
+		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending, At: at}, {Status: skygate.BookingIssued, At: at.Add(time.Second)}},
+		AccountID:     "acc", ClientID: "client", Pass: &skygate.Pass{Code: "RVRRREX5FL"},
+	}
+}
+
+// TestBookingAppendJSON checks AppendJSON against encoding/json on bookings whose fields
+// take every shape the encoder treats apart.
+func TestBookingAppendJSON(t *testing.T) {
+	t.Parallel()
+	tests := map[string]func(b *skygate.Booking){
+		"full":      func(*skygate.Booking) {},
+		"zero":      func(b *skygate.Booking) { *b = skygate.Booking{} },
+		"nil lists": func(b *skygate.Booking) { b.Passengers, b.StatusHistory, b.ConfirmBefore = nil, nil, nil },
+		"empty lists": func(b *skygate.Booking) {
+			b.Passengers, b.StatusHistory = []skygate.Passenger{}, []skygate.StatusChange{}
+		},
+		"empty passenger": func(b *skygate.Booking) { b.Passengers = []skygate.Passenger{{}} },
+		"html":            func(b *skygate.Booking) { b.PartnerReference = `<a href="x">&</a>` },
+		"escapes":         func(b *skygate.Booking) { b.Passengers[0].LastName = "tab\tquote\"back\\slash\x00\x1f\x7f" },
+		"unicode":         func(b *skygate.Booking) { b.Passengers[0].FirstName = "Азиза \u2028\u2029 ✈" },
+		"invalid utf-8":   func(b *skygate.Booking) { b.Flight.Number = "HY\xff\xfe601" },
+		"zone and nanos": func(b *skygate.Booking) {
+			b.CreatedAt = time.Date(2025, 1, 2, 3, 4, 5, 6, time.FixedZone("", 5*3600+1800))
+		},
+		"year past 9999":   func(b *skygate.Booking) { b.UpdatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
+		"bad history time": func(b *skygate.Booking) { b.StatusHistory[1].At = time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC) },
+		"bad deadline": func(b *skygate.Booking) {
+			d := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			b.ConfirmBefore = &d
+		},
+	}
+	for name, mod := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := fullBooking()
+			mod(b)
+			mustMatchEncodingJSON(t, b)
+		})
+	}
+}
+
+// FuzzBookingJSON checks AppendJSON against encoding/json on arbitrary strings and
+// times.
+func FuzzBookingJSON(f *testing.F) {
+	f.Add("PNR-42", "Ada", "ada@example.com", int64(1748808000), int64(123456000), 0, false)
+	f.Add(`<&>"\`, "\u2028\xff", "", int64(-62135596800), int64(0), 18000, true)
+	f.Add("\x00\x7f", "Азиза", "a\tb", int64(253402300800), int64(999999999), -3600, false)
+	f.Fuzz(func(t *testing.T, ref, name, email string, sec, nsec int64, offset int, nilLists bool) {
+		b := fullBooking()
+		b.PartnerReference, b.Passengers[1].FirstName, b.Passengers[1].Email = ref, name, email
+		b.Status = skygate.BookingStatus(name)
+		b.CreatedAt = time.Unix(sec, nsec).In(time.FixedZone("", offset%(30*3600)))
+		if nilLists {
+			b.Passengers, b.StatusHistory = nil, nil
+		}
+		mustMatchEncodingJSON(t, b)
+	})
+}
+
+// TestBookingEventsJSON checks that the events' data, written without reflection, is
+// what encoding/json writes for BookingStatusChanged and PassStatusChanged.
+func TestBookingEventsJSON(t *testing.T) {
+	t.Parallel()
+	after := fullBooking()
+	after.PartnerReference = "<&>"
+	before := after.Clone()
+	before.Status = skygate.BookingPending
+	for _, tt := range []struct {
+		name   string
+		before *skygate.Booking
+		want   []any
+	}{
+		{"issue", before, []any{
+			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, PreviousStatus: &before.Status, Booking: after},
+			skygate.PassStatusChanged{BookingID: after.ID, Status: skygate.PassActive},
+		}},
+		{"creation", nil, []any{
+			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, Booking: after},
+			skygate.PassStatusChanged{BookingID: after.ID, Status: skygate.PassActive},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			events, err := skygate.BookingEvents(tt.before, after, after.UpdatedAt)
+			if err != nil || len(events) != len(tt.want) {
+				t.Fatalf("BookingEvents = %d events, %v; want %d", len(events), err, len(tt.want))
+			}
+			for i, data := range tt.want {
+				want, err := json.Marshal(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(events[i].Data, want) {
+					t.Errorf("%s data:\n got  %s\n want %s", events[i].Type, events[i].Data, want)
+				}
+			}
+		})
+	}
+	used := after.Clone()
+	used.Status = skygate.BookingCompleted
+	events, err := skygate.BookingEvents(after, used, used.UpdatedAt)
+	if err != nil || len(events) != 2 {
+		t.Fatalf("use: %d events, %v; want 2", len(events), err)
+	}
+	prev := skygate.PassActive
+	want, _ := json.Marshal(skygate.PassStatusChanged{BookingID: used.ID, Status: skygate.PassUsed, PreviousStatus: &prev})
+	if !bytes.Equal(events[1].Data, want) {
+		t.Fatalf("use: pass data %s, want %s", events[1].Data, want)
+	}
+}
+
+// BenchmarkBookingJSON compares AppendJSON with encoding/json's reflection on an
+// Issued booking of two passengers.
+func BenchmarkBookingJSON(b *testing.B) {
+	bk := fullBooking()
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 1024)
+		for b.Loop() {
+			buf, _ = bk.AppendJSON(buf[:0])
+		}
+	})
+	b.Run("reflection", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal((*reflected)(bk))
+		}
+	})
+}
