@@ -3,6 +3,7 @@ package booking_test
 import (
 	"encoding/json"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,4 +190,13 @@ func (b *bundle) eventsOf(tb testing.TB, bookingID string) []string {
 		out = append(out, e.Type+" "+prev+"→"+d.Status)
 	}
 	return out
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
