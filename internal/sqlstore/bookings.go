@@ -71,8 +71,8 @@ func scanBooking(row scanner) (*skygate.Booking, error) {
 		validFrom, validUtil *time.Time
 	)
 	err := row.Scan(&b.ID, &b.AccountID, &b.ClientID, &status, &b.FastTrackID, &b.ServiceDate,
-		jsonCol{&b.Flight}, jsonCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
-		jsonCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
+		flightCol{&b.Flight}, passengersCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
+		historyCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
 		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt})
 	if err != nil {
 		return nil, err
