@@ -62,8 +62,7 @@ func readFlight(l *lexer) skygate.Flight {
 // readPassengers reads a list of Passenger as jsonText writes it, the fields that
 // omitempty leaves out absent or not.
 func readPassengers(l *lexer) []skygate.Passenger {
-	out := []skygate.Passenger{}
-	l.list(func() {
+	return list(l, func() skygate.Passenger {
 		var p skygate.Passenger
 		l.lit(`{"first_name":`)
 		p.FirstName = l.str()
@@ -81,24 +80,21 @@ func readPassengers(l *lexer) []skygate.Passenger {
 			}
 		}
 		l.lit(`}`)
-		out = append(out, p)
+		return p
 	})
-	return out
 }
 
 // readHistory reads a list of StatusChange as jsonText writes it.
 func readHistory(l *lexer) []skygate.StatusChange {
-	out := []skygate.StatusChange{}
-	l.list(func() {
+	return list(l, func() skygate.StatusChange {
 		var c skygate.StatusChange
 		l.lit(`{"status":`)
 		c.Status = skygate.BookingStatus(l.str())
 		l.lit(`,"at":`)
 		c.At = l.time()
 		l.lit(`}`)
-		out = append(out, c)
+		return c
 	})
-	return out
 }
 
 // lexer reads the JSON that jsonText writes, and nothing more: every method sets ok to
@@ -167,17 +163,20 @@ func (l *lexer) time() time.Time {
 	return t
 }
 
-// list takes a JSON array whose every element item takes.
-func (l *lexer) list(item func()) {
+// list reads a JSON array whose every element item reads: [] is an empty list, not
+// nil, as encoding/json reads it.
+func list[T any](l *lexer, item func() T) []T {
+	out := []T{}
 	l.lit(`[`)
 	if l.opt(`]`) {
-		return
+		return out
 	}
 	for l.ok {
-		item()
+		out = append(out, item())
 		if l.opt(`]`) {
-			return
+			break
 		}
 		l.lit(`,`)
 	}
+	return out
 }
