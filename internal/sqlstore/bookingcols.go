@@ -13,9 +13,9 @@ import (
 // booking read, and by the worker for every booking it issues, inside the one SQLite
 // writer. encoding/json's reflection was most of that read. The columns are read by
 // hand when they hold exactly what jsonText writes (the struct's fields in order, the
-// optional ones present or not, strings without escapes); anything else, from an older
-// writer or another engine's normalisation (PostgreSQL's jsonb adds spaces), goes to
-// encoding/json, so the two readings never differ.
+// optional ones present or not, strings without escapes); anything else (a string
+// with an escape, a row written some other way) goes to encoding/json, so the two
+// readings never differ. Both engines store these columns as text.
 
 // flightCol, passengersCol and historyCol scan the booking's JSON columns.
 type (
