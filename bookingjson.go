@@ -20,11 +20,8 @@ func (b *Booking) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendJSONField(dst, ',', "status", string(b.Status))
 	dst = appendJSONField(dst, ',', "fast_track_id", b.FastTrackID)
 	dst = appendJSONField(dst, ',', "service_date", b.ServiceDate)
-	dst = append(dst, `,"flight":`...)
-	dst = appendJSONField(dst, '{', "number", b.Flight.Number)
-	dst = appendJSONField(dst, ',', "direction", string(b.Flight.Direction))
-	dst = append(dst, `},"passengers":`...)
-	dst = appendPassengers(dst, b.Passengers)
+	dst = b.Flight.AppendJSON(append(dst, `,"flight":`...))
+	dst = AppendPassengersJSON(append(dst, `,"passengers":`...), b.Passengers)
 	dst = appendJSONField(dst, ',', "partner_reference", b.PartnerReference)
 	dst = append(dst, `,"confirm_before":`...)
 	if b.ConfirmBefore == nil {
@@ -40,31 +37,46 @@ func (b *Booking) AppendJSON(dst []byte) ([]byte, error) {
 	if dst, err = appendJSONTime(dst, b.UpdatedAt); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"status_history":`...)
-	if b.StatusHistory == nil {
-		return append(dst, "null}"...), nil
+	if dst, err = AppendStatusHistoryJSON(append(dst, `,"status_history":`...), b.StatusHistory); err != nil {
+		return nil, err
 	}
-	dst = append(dst, '[')
-	for i, c := range b.StatusHistory {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONField(dst, '{', "status", string(c.Status))
-		dst = append(dst, `,"at":`...)
-		if dst, err = appendJSONTime(dst, c.At); err != nil {
-			return nil, err
-		}
-		dst = append(dst, '}')
-	}
-	return append(dst, "]}"...), nil
+	return append(dst, '}'), nil
 }
 
 // MarshalJSON implements json.Marshaler with AppendJSON.
 func (b *Booking) MarshalJSON() ([]byte, error) { return b.AppendJSON(make([]byte, 0, 768)) }
 
-// appendPassengers appends ps as a JSON array (null when nil), leaving out the
-// optional fields that are empty as their omitempty tags say.
-func appendPassengers(dst []byte, ps []Passenger) []byte {
+// AppendJSON appends f's JSON form to dst, as encoding/json writes it.
+func (f Flight) AppendJSON(dst []byte) []byte {
+	dst = appendJSONField(dst, '{', "number", f.Number)
+	return append(appendJSONField(dst, ',', "direction", string(f.Direction)), '}')
+}
+
+// AppendStatusHistoryJSON appends h as a JSON array (null when nil) to dst, as
+// encoding/json writes it; it fails as AppendJSON does for a time out of range.
+func AppendStatusHistoryJSON(dst []byte, h []StatusChange) ([]byte, error) {
+	if h == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, c := range h {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONField(dst, '{', "status", string(c.Status))
+		var err error
+		if dst, err = appendJSONTime(append(dst, `,"at":`...), c.At); err != nil {
+			return nil, err
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// AppendPassengersJSON appends ps as a JSON array (null when nil) to dst, as
+// encoding/json writes it: the optional fields that are empty are left out, as their
+// omitempty tags say.
+func AppendPassengersJSON(dst []byte, ps []Passenger) []byte {
 	if ps == nil {
 		return append(dst, "null"...)
 	}

@@ -14,9 +14,25 @@ import (
 type reflected skygate.Booking
 
 // mustMatchEncodingJSON fails unless b.AppendJSON, b.MarshalJSON and encoding/json's
-// reflection agree on b, errors included.
+// reflection agree on b, errors included, and so on its flight, passengers and status
+// history alone (the stored columns).
 func mustMatchEncodingJSON(t *testing.T, b *skygate.Booking) {
 	t.Helper()
+	for _, part := range []struct {
+		name   string
+		append func() ([]byte, error)
+		value  any
+	}{
+		{"flight", func() ([]byte, error) { return b.Flight.AppendJSON(nil), nil }, b.Flight},
+		{"passengers", func() ([]byte, error) { return skygate.AppendPassengersJSON(nil, b.Passengers), nil }, b.Passengers},
+		{"status history", func() ([]byte, error) { return skygate.AppendStatusHistoryJSON(nil, b.StatusHistory) }, b.StatusHistory},
+	} {
+		want, wantErr := json.Marshal(part.value)
+		got, err := part.append()
+		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %s, %v; encoding/json %s, %v", part.name, got, err, want, wantErr)
+		}
+	}
 	want, wantErr := json.Marshal((*reflected)(b))
 	got, err := b.AppendJSON([]byte("prefix"))
 	if (err != nil) != (wantErr != nil) {

@@ -124,22 +124,25 @@ func (s *Store) passArgs(p *skygate.Pass) (code, payload, validFrom, validUntil 
 // before the transaction: encoding the JSON columns is work the one SQLite writer need
 // not do while every other write waits for it.
 func (s *Store) bookingRow(b *skygate.Booking) ([]any, error) {
-	flight, err := jsonText(b.Flight)
-	if err != nil {
-		return nil, err
-	}
-	passengers, err := jsonText(b.Passengers)
-	if err != nil {
-		return nil, err
-	}
-	history, err := jsonText(b.StatusHistory)
+	history, err := historyText(b.StatusHistory)
 	if err != nil {
 		return nil, err
 	}
 	code, payload, from, until := s.passArgs(b.Pass)
-	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate, flight,
-		passengers, b.PartnerReference, s.nullTime(b.ConfirmBefore), history, code, payload, from, until,
+	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
+		string(b.Flight.AppendJSON(nil)), string(skygate.AppendPassengersJSON(nil, b.Passengers)),
+		b.PartnerReference, s.nullTime(b.ConfirmBefore), history, code, payload, from, until,
 		s.time(b.CreatedAt), s.time(b.UpdatedAt)}, nil
+}
+
+// historyText is the status_history column of h: what jsonText writes, without
+// reflection.
+func historyText(h []skygate.StatusChange) (string, error) {
+	b, err := skygate.AppendStatusHistoryJSON(nil, h)
+	if err != nil {
+		return "", fmt.Errorf("sqlstore: encode JSON: %w", err)
+	}
+	return string(b), nil
 }
 
 // Booking implements skygate.BookingStore.
@@ -407,7 +410,7 @@ func (s *Store) transitioned(before *skygate.Booking, t skygate.Trigger, now tim
 		}
 	}
 	normaliseBooking(after)
-	history, err := jsonText(after.StatusHistory)
+	history, err := historyText(after.StatusHistory)
 	if err != nil {
 		return nil, nil, nil, err
 	}
