@@ -8,6 +8,7 @@ package skygate
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // AppendJSON appends the JSON form of b (the partner-facing resource, as its struct
@@ -111,18 +112,34 @@ func appendJSONField(dst []byte, sep byte, name, value string) []byte {
 }
 
 // appendJSONString appends s as encoding/json writes a string (with its HTML
-// escaping). Plain printable ASCII, what a booking holds almost always, is copied as
-// it is; anything else goes through encoding/json, so the two never differ.
+// escaping). A string that encoding/json copies as it is (valid UTF-8 without control
+// characters, quotes, backslashes, <, >, & and the two line separators it escapes),
+// which is what a booking's names, Latin or Cyrillic, nearly always are, is copied
+// here too; any other goes through encoding/json, so the two never differ.
 func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(dst, q...)
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return appendMarshalled(dst, s)
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return appendMarshalled(dst, s)
+		}
+		i += size
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// appendMarshalled appends s as encoding/json writes it.
+func appendMarshalled(dst []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(dst, q...)
 }
 
 // appendJSONTime appends t as time.Time's MarshalJSON writes it (RFC 3339 with the

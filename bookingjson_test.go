@@ -80,11 +80,12 @@ func TestBookingAppendJSON(t *testing.T) {
 		"empty lists": func(b *skygate.Booking) {
 			b.Passengers, b.StatusHistory = []skygate.Passenger{}, []skygate.StatusChange{}
 		},
-		"empty passenger": func(b *skygate.Booking) { b.Passengers = []skygate.Passenger{{}} },
-		"html":            func(b *skygate.Booking) { b.PartnerReference = `<a href="x">&</a>` },
-		"escapes":         func(b *skygate.Booking) { b.Passengers[0].LastName = "tab\tquote\"back\\slash\x00\x1f\x7f" },
-		"unicode":         func(b *skygate.Booking) { b.Passengers[0].FirstName = "Азиза \u2028\u2029 ✈" },
-		"invalid utf-8":   func(b *skygate.Booking) { b.Flight.Number = "HY\xff\xfe601" },
+		"empty passenger":      func(b *skygate.Booking) { b.Passengers = []skygate.Passenger{{}} },
+		"html":                 func(b *skygate.Booking) { b.PartnerReference = `<a href="x">&</a>` },
+		"escapes":              func(b *skygate.Booking) { b.Passengers[0].LastName = "tab\tquote\"back\\slash\x00\x1f\x7f" },
+		"unicode":              func(b *skygate.Booking) { b.Passengers[0].FirstName = "Азиза \u2028\u2029 ✈" },
+		"invalid utf-8":        func(b *skygate.Booking) { b.Flight.Number = "HY\xff\xfe601" },
+		"valid U+FFFD and DEL": func(b *skygate.Booking) { b.Passengers[1].LastName = "Lee \uFFFD\x7f Ли" },
 		"zone and nanos": func(b *skygate.Booking) {
 			b.CreatedAt = time.Date(2025, 1, 2, 3, 4, 5, 6, time.FixedZone("", 5*3600+1800))
 		},
