@@ -344,7 +344,7 @@ func updateClaimedSQL(timeType string, n int) string {
 	names = append(names, "account_id", "id", "old_status")
 	casts = append(casts, "CAST(? AS TEXT)", "CAST(? AS TEXT)", "CAST(? AS TEXT)")
 	row := "(" + strings.Join(casts, ", ") + ")"
-	return `WITH v (` + strings.Join(names, ", ") + `) AS (VALUES ` + strings.Repeat(row+", ", n-1) + row + `)
+	return `WITH v (` + strings.Join(names, ", ") + `) AS (VALUES ` + commaList(row, n) + `)
 		UPDATE bookings SET ` + strings.Join(set, ", ") + `
 		FROM v WHERE bookings.account_id = v.account_id AND bookings.id = v.id AND bookings.status = v.old_status`
 }

@@ -77,7 +77,7 @@ func (s *Store) createAtOnceArgs(rec *skygate.IdempotencyRecord, row []any, even
 // (0 or 1) and the deliveries written.
 func createBookingSQL(withEvent bool) string {
 	q := `WITH k AS (` + insertIdempotency + ` RETURNING 1),
-	b AS (INSERT INTO bookings (` + bookingColumns + `) SELECT ` + params(strings.Count(bookingColumns, ",")+1) + ` FROM k)`
+	b AS (INSERT INTO bookings (` + bookingColumns + `) SELECT ` + placeholders(strings.Count(bookingColumns, ",")+1) + ` FROM k)`
 	if !withEvent {
 		return q + `
 	SELECT (SELECT COUNT(*) FROM k), 0`
@@ -86,6 +86,3 @@ func createBookingSQL(withEvent bool) string {
 	` + eventCTEs("k") + `
 	SELECT (SELECT COUNT(*) FROM k), (SELECT COUNT(*) FROM d)`
 }
-
-// params is n comma-separated "?".
-func params(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }

@@ -121,3 +121,16 @@ func rebind(p Placeholder, query string) string {
 
 // utc is the form in which every time is stored and returned.
 func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// placeholders returns n comma-separated "?" for an IN list or a VALUES row; queries
+// built with it are rebound with rebind before use.
+func placeholders(n int) string { return commaList("?", n) }
+
+// commaList returns n copies of item separated by ", ": placeholders, or the rows of
+// a VALUES list.
+func commaList(item string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat(item+", ", n-1) + item
+}

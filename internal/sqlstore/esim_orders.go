@@ -181,7 +181,7 @@ func (s *Store) orderWritesFor(n int, withEvent bool) string {
 // It returns the number of profiles assigned and of deliveries written.
 func orderWritesSQL(n int, withEvent bool) string {
 	q := `WITH u AS (` + assignSQL(n) + ` RETURNING 1),
-	es AS (` + insertESIMs + ` VALUES ` + strings.TrimSuffix(strings.Repeat(esimRow+", ", n), ", ") + `)`
+	es AS (` + insertESIMs + ` VALUES ` + commaList(esimRow, n) + `)`
 	if !withEvent {
 		return q + `
 	SELECT (SELECT COUNT(*) FROM u), 0`

@@ -215,18 +215,5 @@ func intArg(p *int) any {
 	return int64(*p)
 }
 
-// placeholders returns n comma-separated "?" for an IN list or a VALUES row; queries
-// built with it are rebound with rebind before use.
-func placeholders(n int) string {
-	b := make([]byte, 0, 3*n)
-	for i := range n {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, '?')
-	}
-	return string(b)
-}
-
 // dynamic rebinds a query built at run time (an IN list of variable length).
 func (s *Store) dynamic(query string) string { return rebind(s.d.Placeholder, query) }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/skygate/skygate"
 )
@@ -29,8 +28,7 @@ const maxEventsPerInsert = 32
 // the statement's cost.
 var qInsertEvents = func() (qs [maxEventsPerInsert + 1]stmt) {
 	for n := 1; n <= maxEventsPerInsert; n++ {
-		qs[n] = newStmt(insertEvents + ` VALUES ` +
-			strings.TrimSuffix(strings.Repeat("("+eventValues+"), ", n), ", "))
+		qs[n] = newStmt(insertEvents + ` VALUES ` + commaList("("+eventValues+")", n))
 	}
 	return qs
 }()
