@@ -78,11 +78,5 @@ func (s *Store) createAtOnceArgs(rec *skygate.IdempotencyRecord, row []any, even
 func createBookingSQL(withEvent bool) string {
 	q := `WITH k AS (` + insertIdempotency + ` RETURNING 1),
 	b AS (INSERT INTO bookings (` + bookingColumns + `) SELECT ` + placeholders(strings.Count(bookingColumns, ",")+1) + ` FROM k)`
-	if !withEvent {
-		return q + `
-	SELECT (SELECT COUNT(*) FROM k), 0`
-	}
-	return q + `,
-	` + eventCTEs("k") + `
-	SELECT (SELECT COUNT(*) FROM k), (SELECT COUNT(*) FROM d)`
+	return withEventThenCount(q, "k", "k", withEvent)
 }

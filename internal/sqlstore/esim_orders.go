@@ -182,13 +182,7 @@ func (s *Store) orderWritesFor(n int, withEvent bool) string {
 func orderWritesSQL(n int, withEvent bool) string {
 	q := `WITH u AS (` + assignSQL(n) + ` RETURNING 1),
 	es AS (` + insertESIMs + ` VALUES ` + commaList(esimRow, n) + `)`
-	if !withEvent {
-		return q + `
-	SELECT (SELECT COUNT(*) FROM u), 0`
-	}
-	return q + `,
-	` + eventCTEs("") + `
-	SELECT (SELECT COUNT(*) FROM u), (SELECT COUNT(*) FROM d)`
+	return withEventThenCount(q, "u", "", withEvent)
 }
 
 // ESIMOrder implements skygate.ESIMStore.

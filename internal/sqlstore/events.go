@@ -147,6 +147,19 @@ func eventCTEs(guard string) string {
 		FROM ` + join + `(` + activeWebhookShare + `) w` + onDeliveryConflict + ` RETURNING 1)`
 }
 
+// withEventThenCount ends the WITH parts q of a statement that writes at once: with
+// withEvent it adds eventCTEs(guard), and it selects the rows of the part counted and
+// the deliveries written (0 without an event).
+func withEventThenCount(q, counted, guard string, withEvent bool) string {
+	if !withEvent {
+		return q + `
+	SELECT (SELECT COUNT(*) FROM ` + counted + `), 0`
+	}
+	return q + `,
+	` + eventCTEs(guard) + `
+	SELECT (SELECT COUNT(*) FROM ` + counted + `), (SELECT COUNT(*) FROM d)`
+}
+
 // eventAtOnceSQL is the "?" form of insertEventAtOnce's statement. It returns the
 // number of deliveries written.
 func eventAtOnceSQL() string { return `WITH ` + eventCTEs("") + ` SELECT COUNT(*) FROM d` }
