@@ -1,6 +1,6 @@
 module github.com/skygate/skygate
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/coreos/go-oidc/v3 v3.21.0

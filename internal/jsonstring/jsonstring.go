@@ -22,7 +22,8 @@ var plainASCII, plainASCIIHTML = func() (plain, plainHTML [256]bool) {
 // Append appends s as a JSON string, byte for byte as encoding/json's Marshal writes
 // it (with escapeHTML) or as an Encoder with SetEscapeHTML(false) does: quotes,
 // backslashes and control characters escaped (\b \f \n \r \t by name, the rest as
-// \u00XX), each byte of invalid UTF-8 replaced by \ufffd, U+2028 and U+2029 escaped,
+// \u00XX), each byte of invalid UTF-8 replaced by U+FFFD (written as the character itself, as
+// encoding/json has since Go 1.27), U+2028 and U+2029 escaped,
 // and with escapeHTML also <, > and &. The result is valid JSON for any s.
 func Append(b []byte, s string, escapeHTML bool) []byte {
 	plain := &plainASCII
@@ -76,7 +77,7 @@ func Append(b []byte, s string, escapeHTML bool) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
+			b = append(b, string(utf8.RuneError)...)
 		case r == '\u2028' || r == '\u2029':
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])

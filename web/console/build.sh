@@ -7,6 +7,9 @@
 #   web/console/build.sh               installs the locked npm packages when needed
 #   web/console/build.sh --no-install  uses node_modules as it is
 set -euo pipefail
+# The Go release Skygate builds with (go.mod); the go command fetches it when the
+# machine has another.
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")"
 if [ "${1:-}" != "--no-install" ]; then
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
