@@ -27,8 +27,8 @@ type employeeLogin struct {
 	handler *login.Handler
 	// grant goes to oauth.NewTokenHandler next to the client_credentials grant.
 	grant *login.Grant
-	// devIdP is nil with SKYGATE_OIDC_ISSUER; otherwise its Handler is served at its
-	// Pattern ("/dev/idp/").
+	// devIdP is nil unless SKYGATE_DEV_IDP; then its Handler is served at its Pattern
+	// ("/dev/idp/").
 	devIdP *devidp.Provider
 }
 
@@ -68,7 +68,7 @@ func newEmployeeLogin(cfg *config.Config, box *seal.Box, codes skygate.LoginCode
 		// The back channel reaches the dev IdP in-process: SKYGATE_PUBLIC_URL need not
 		// be reachable from the server itself.
 		lc.HTTPClient = el.devIdP.HTTPClient(nil)
-		log.Info("employee login uses the built-in development identity provider (development only)",
+		log.Info("employee login uses the built-in development identity provider (SKYGATE_DEV_IDP)",
 			"issuer", el.devIdP.Issuer())
 	}
 	if el.handler, err = login.New(lc); err != nil {

@@ -177,7 +177,8 @@ func TestNewEmployeeLoginRefusesDevIdPInProduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := oauth.NewKeyManager(storetest.MustSQLite(t), box, time.Now, oauth.KeyManagerOptions{})
-	cfg := &config.Config{Env: config.EnvProduction, PublicURL: "https://skygate.test",
+	// A production configuration that enables the dev IdP, as config.Load never returns.
+	cfg := &config.Config{Env: config.EnvProduction, PublicURL: "https://skygate.test", EnableDevIdP: true,
 		AdminRedirects: []string{"https://skygate.test/admin/callback"}, RoleMap: map[string]string{"grp-ops": "admin"}}
 	_, err = newEmployeeLogin(cfg, box, storetest.MustSQLite(t), keys, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "production") {

@@ -93,7 +93,7 @@ func ssrfURLs(t *testing.T) map[string]string {
 func TestWebhookSSRFForms(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, e engine) {
-		s := startServer(t, e.env(t, map[string]string{"SKYGATE_ENV": "sandbox", "SKYGATE_WEBHOOK_ALLOW_PRIVATE": "false"}))
+		s := startServer(t, e.env(t, map[string]string{"SKYGATE_ENV": "sandbox", "SKYGATE_WEBHOOK_ALLOW_PRIVATE": "false", "SKYGATE_DEV_IDP": "true", "SKYGATE_DEV_PKI": "true"}))
 		c := s.mustBootstrap("ssrf", skygate.B2BScopes)
 		tok := s.mustToken(c, "")
 		const secret = "ssrf-test-secret-long-enough"

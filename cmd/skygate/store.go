@@ -82,14 +82,17 @@ func engineName(cfg *config.Config) string {
 	return "postgres"
 }
 
-// masterKeyFile holds the generated master key outside production.
+// masterKeyFile holds the generated master key in development.
 const masterKeyFile = "master.key"
 
-// openBox returns the box sealing secrets at rest. Outside production a missing
-// SKYGATE_MASTER_KEY is generated once into the data dir (config refuses this in
-// production).
+// openBox returns the box sealing secrets at rest. In development a missing
+// SKYGATE_MASTER_KEY is generated once into the data dir; config.Load refuses a missing
+// one elsewhere, and so does openBox.
 func openBox(cfg *config.Config, log *slog.Logger) (*seal.Box, error) {
 	key := cfg.MasterKey
+	if key == nil && cfg.Env != config.EnvDevelopment {
+		return nil, fmt.Errorf("SKYGATE_MASTER_KEY is required in %s", cfg.Env)
+	}
 	if key == nil {
 		path := filepath.Join(cfg.DataDir, masterKeyFile)
 		b, err := os.ReadFile(path)
@@ -111,7 +114,7 @@ func openBox(cfg *config.Config, log *slog.Logger) (*seal.Box, error) {
 			if cerr := f.Close(); werr != nil || cerr != nil {
 				return nil, errors.Join(werr, cerr)
 			}
-			log.Warn("generated a development master key; set SKYGATE_MASTER_KEY in production", "path", path)
+			log.Warn("generated a development master key; sandbox and production take SKYGATE_MASTER_KEY", "path", path)
 		case err != nil:
 			return nil, err
 		default:

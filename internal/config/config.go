@@ -24,6 +24,8 @@ type Config struct {
 	Env      string
 	HTTPAddr string
 	MTLSAddr string
+	// OpsAddr is the operator listener's address (/metrics, /healthz, /readyz).
+	OpsAddr string
 	// DatabaseURL is sqlite://PATH or postgres://…
 	DatabaseURL string
 	// DatabaseMaxConns bounds a PostgreSQL pool's connections; 0 leaves it to the
@@ -32,7 +34,7 @@ type Config struct {
 	DataDir          string
 	PublicURL        string
 	// MasterKey is the 32-byte key-encryption key, or nil when it must be generated into
-	// the data dir (never in production).
+	// the data dir (development only).
 	MasterKey       []byte
 	Migrate         bool
 	TokenTTL        time.Duration
@@ -62,16 +64,25 @@ type Config struct {
 	AccountBurst int
 	TokenRate    float64
 	TokenBurst   int
+	// EnableDevIdP (SKYGATE_DEV_IDP) serves the built-in development identity provider
+	// instead of SKYGATE_OIDC_ISSUER; EnableDevPKI (SKYGATE_DEV_PKI) generates the
+	// development PKI instead of SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA.
+	// Both default to true in development only (when the external one is unset) and
+	// are refused in production.
+	EnableDevIdP bool
+	EnableDevPKI bool
 }
 
 // Production reports whether the service runs in production.
 func (c *Config) Production() bool { return c.Env == EnvProduction }
 
-// DevPKI reports whether the TLS material comes from the generated development PKI.
-func (c *Config) DevPKI() bool { return c.TLSCert == "" && c.TLSKey == "" && c.ClientCA == "" }
+// DevPKI reports whether the TLS material comes from the generated development PKI
+// (SKYGATE_DEV_PKI).
+func (c *Config) DevPKI() bool { return c.EnableDevPKI }
 
-// DevIdP reports whether the built-in development identity provider is used.
-func (c *Config) DevIdP() bool { return c.OIDCIssuer == "" }
+// DevIdP reports whether the built-in development identity provider is used
+// (SKYGATE_DEV_IDP).
+func (c *Config) DevIdP() bool { return c.EnableDevIdP }
 
 // SQLitePath returns the file of a sqlite:// database URL and true, or "" and false for
 // any other engine.
@@ -88,6 +99,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		Env:             l.str("SKYGATE_ENV", EnvDevelopment),
 		HTTPAddr:        l.str("SKYGATE_HTTP_ADDR", "127.0.0.1:8080"),
 		MTLSAddr:        l.str("SKYGATE_MTLS_ADDR", "127.0.0.1:8443"),
+		OpsAddr:         l.str("SKYGATE_OPS_ADDR", "127.0.0.1:9090"),
 		DataDir:         l.str("SKYGATE_DATA_DIR", "./data"),
 		PublicURL:       strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://127.0.0.1:8080"), "/"),
 		Migrate:         l.boolean("SKYGATE_MIGRATE", true),
@@ -145,16 +157,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.ProxyCertHeader != "" && len(c.TrustedProxies) == 0 {
 		l.fail("SKYGATE_TRUSTED_PROXIES", "is required with SKYGATE_TRUSTED_PROXY_CERT_HEADER")
 	}
+	l.conveniences(c)
 	if c.Production() {
-		if c.MasterKey == nil {
-			l.fail("SKYGATE_MASTER_KEY", "is required in production")
-		}
-		if c.DevPKI() {
-			l.fail("SKYGATE_TLS_CERT", "production refuses the development PKI: set SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA")
-		}
-		if c.DevIdP() {
-			l.fail("SKYGATE_OIDC_ISSUER", "production refuses the development identity provider")
-		}
+		l.refuseWeak(c)
 		if c.RoleMap == nil {
 			l.fail("SKYGATE_ROLE_MAP", "is required in production")
 		}

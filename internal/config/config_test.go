@@ -40,6 +40,8 @@ func TestLoadValues(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"SKYGATE_ENV":                       "sandbox",
 		"SKYGATE_MASTER_KEY":                strings.Repeat("ab", 32),
+		"SKYGATE_DEV_IDP":                   "true",
+		"SKYGATE_DEV_PKI":                   "true",
 		"SKYGATE_ROLE_MAP":                  "grp-ops=admin, grp-audit=auditor",
 		"SKYGATE_TRUSTED_PROXIES":           "10.0.0.0/8, 127.0.0.1",
 		"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert",
