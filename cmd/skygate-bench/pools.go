@@ -16,10 +16,10 @@ import (
 // on the requests (docs/performance.md, "the pool's idle limit").
 const idleClosedMetric = "go_sql_max_idle_closed_total"
 
-// idleClosed returns idleClosedMetric summed over the server's pools, from its
-// /metrics (0 for a server that does not export it).
+// idleClosed returns idleClosedMetric summed over the server's pools, from the
+// operator listener's /metrics (0 for a server that does not export it).
 func (s *server) idleClosed(ctx context.Context) (float64, error) {
-	resp, body, err := do(ctx, s.plain, vegeta.Target{Method: http.MethodGet, URL: s.http + "/metrics"})
+	resp, body, err := do(ctx, s.plain, vegeta.Target{Method: http.MethodGet, URL: s.ops + "/metrics"})
 	if err != nil {
 		return 0, fmt.Errorf("metrics: %w", err)
 	}

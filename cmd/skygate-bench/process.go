@@ -27,6 +27,7 @@ type proc struct {
 	done    chan error
 	http    string // http://127.0.0.1:port
 	mtls    string // https://127.0.0.1:port, skygate only
+	ops     string // http://127.0.0.1:port, skygate's operator listener (/metrics)
 }
 
 // startProc starts argv with env, pinned to the server CPU when the harness pins, with
@@ -53,7 +54,7 @@ func (h *harness) startProc(ctx context.Context, name string, argv, env []string
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		if p.http, p.mtls = listeningAddrs(logPath); p.http != "" {
+		if p.http, p.mtls, p.ops = listeningAddrs(logPath); p.http != "" {
 			return p, nil
 		}
 		select {
@@ -106,13 +107,15 @@ type listeningLine struct {
 	Msg  string `json:"msg"`
 	HTTP string `json:"http"`
 	MTLS string `json:"mtls"`
+	Ops  string `json:"ops,omitempty"`
 }
 
-// listeningAddrs finds the listening line in the log file.
-func listeningAddrs(path string) (string, string) {
+// listeningAddrs finds the listening line in the log file: the plain, mTLS and operator
+// listeners' base URLs.
+func listeningAddrs(path string) (string, string, string) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -120,10 +123,10 @@ func listeningAddrs(path string) (string, string) {
 	for sc.Scan() {
 		var l listeningLine
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "listening" {
-			return l.HTTP, l.MTLS
+			return l.HTTP, l.MTLS, l.Ops
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // logLine returns the first JSON log line whose msg is msg, decoded into v.

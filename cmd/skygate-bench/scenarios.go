@@ -239,18 +239,19 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	// the ports and waits for /readyz instead.
 	logPath := filepath.Join(h.runDir, engine+"-server.log")
 	waitLog := h.opts.logLevel == "info" || h.opts.logLevel == "debug"
-	var httpAddr, mtlsAddr string
+	var httpAddr, mtlsAddr, opsAddr string
 	if waitLog {
-		httpAddr, mtlsAddr = "127.0.0.1:0", "127.0.0.1:0"
+		httpAddr, mtlsAddr, opsAddr = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	} else {
-		var err1, err2 error
+		var err1, err2, err3 error
 		httpAddr, err1 = freeAddr()
 		mtlsAddr, err2 = freeAddr()
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("free ports: %v %v", err1, err2)
+		opsAddr, err3 = freeAddr()
+		if err1 != nil || err2 != nil || err3 != nil {
+			return fmt.Errorf("free ports: %v %v %v", err1, err2, err3)
 		}
 	}
-	env = append(env, "SKYGATE_HTTP_ADDR="+httpAddr, "SKYGATE_MTLS_ADDR="+mtlsAddr)
+	env = append(env, "SKYGATE_HTTP_ADDR="+httpAddr, "SKYGATE_MTLS_ADDR="+mtlsAddr, "SKYGATE_OPS_ADDR="+opsAddr)
 	if d := h.opts.profileDir; d != "" {
 		h.profiles++
 		env = append(env, "SKYGATE_CPU_PROFILE="+filepath.Join(d, fmt.Sprintf("%s-%d.pprof", engine, h.profiles)))
@@ -261,7 +262,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	}
 	defer p.stop()
 	if !waitLog {
-		p.http, p.mtls = "http://"+httpAddr, "https://"+mtlsAddr
+		p.http, p.mtls, p.ops = "http://"+httpAddr, "https://"+mtlsAddr, "http://"+opsAddr
 	}
 	s.proc = p
 	if err := waitReady(ctx, p.http+"/readyz"); err != nil {

@@ -54,10 +54,10 @@ func freeAddr(tb testing.TB) string {
 // waits until it is ready. The test's cleanup kills it.
 func startChild(t *testing.T, env map[string]string) *childServer {
 	t.Helper()
-	env["SKYGATE_HTTP_ADDR"], env["SKYGATE_MTLS_ADDR"] = freeAddr(t), freeAddr(t)
+	env["SKYGATE_HTTP_ADDR"], env["SKYGATE_MTLS_ADDR"], env["SKYGATE_OPS_ADDR"] = freeAddr(t), freeAddr(t), freeAddr(t)
 	c := &childServer{
-		testServer: &testServer{t: t, env: env, stderr: &syncBuffer{},
-			base: "http://" + env["SKYGATE_HTTP_ADDR"], mtlsBase: "https://" + env["SKYGATE_MTLS_ADDR"]},
+		testServer: &testServer{t: t, env: env, stderr: &syncBuffer{}, stdout: &syncBuffer{},
+			base: "http://" + env["SKYGATE_HTTP_ADDR"], mtlsBase: "https://" + env["SKYGATE_MTLS_ADDR"], opsBase: "http://" + env["SKYGATE_OPS_ADDR"]},
 		log: filepath.Join(t.TempDir(), "serve.log"),
 	}
 	c.stop = func() {}
@@ -66,6 +66,7 @@ func startChild(t *testing.T, env map[string]string) *childServer {
 	c.client = &http.Client{Transport: newValidatingTransport(t, http.DefaultTransport.(*http.Transport).Clone(), c.base, c.mtlsBase)}
 	c.mtlsClient = &http.Client{Transport: newValidatingTransport(t, c.tlsTransport(true), c.base, c.mtlsBase)}
 	c.noCertClient = &http.Client{Transport: newValidatingTransport(t, c.tlsTransport(false), c.base, c.mtlsBase)}
+	c.opsClient = &http.Client{Transport: newOpsValidatingTransport(t, http.DefaultTransport.(*http.Transport).Clone(), c.opsBase)}
 	return c
 }
 

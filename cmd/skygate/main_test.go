@@ -34,14 +34,19 @@ type testServer struct {
 	env      map[string]string
 	base     string // plain listener, http://127.0.0.1:port
 	mtlsBase string // mTLS listener, https://127.0.0.1:port
+	opsBase  string // operator listener, http://127.0.0.1:port
 	// client validates every response against the OpenAPI document; mtlsClient does
 	// too and presents the development client certificate.
 	client     *http.Client
 	mtlsClient *http.Client
 	// noCertClient speaks TLS to the mTLS listener without a client certificate.
 	noCertClient *http.Client
-	stderr       *syncBuffer
-	stop         func()
+	// opsClient validates the operator listener's responses against the document.
+	opsClient *http.Client
+	stderr    *syncBuffer
+	// stdout is what serve prints for a person (the development demo client).
+	stdout *syncBuffer
+	stop   func()
 }
 
 // syncBuffer is an io.Writer safe for the server's log and the test's reads.
@@ -70,6 +75,7 @@ func testEnv(tb testing.TB, overrides map[string]string) map[string]string {
 		"SKYGATE_ENV":        "development",
 		"SKYGATE_HTTP_ADDR":  "127.0.0.1:0",
 		"SKYGATE_MTLS_ADDR":  "127.0.0.1:0",
+		"SKYGATE_OPS_ADDR":   "127.0.0.1:0",
 		"SKYGATE_DATA_DIR":   dir,
 		"SKYGATE_MASTER_KEY": testMasterKey,
 		"SKYGATE_PUBLIC_URL": testPublicURL,
@@ -86,7 +92,7 @@ func testEnv(tb testing.TB, overrides map[string]string) map[string]string {
 func startServer(tb testing.TB, env map[string]string) *testServer {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &testServer{t: tb, env: env, stderr: &syncBuffer{}}
+	s := &testServer{t: tb, env: env, stderr: &syncBuffer{}, stdout: &syncBuffer{}}
 	done := make(chan error, 1)
 	// The listening line is logged at info; keep info for it and filter nothing else.
 	runEnv := func(k string) string {
@@ -95,8 +101,9 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 		}
 		return env[k]
 	}
-	go func() { done <- run(ctx, []string{"skygate", "serve"}, runEnv, io.Discard, s.stderr) }()
-	s.stop = func() {
+	go func() { done <- run(ctx, []string{"skygate", "serve"}, runEnv, s.stdout, s.stderr) }()
+	// stop may be called by the test before its cleanup calls it again.
+	s.stop = sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -106,7 +113,7 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 		case <-time.After(20 * time.Second):
 			tb.Errorf("serve did not stop")
 		}
-	}
+	})
 	tb.Cleanup(s.stop)
 
 	deadline := time.Now().Add(30 * time.Second)
@@ -119,9 +126,11 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 		if time.Now().After(deadline) {
 			tb.Fatalf("no listening line:\n%s", s.stderr.String())
 		}
-		s.base, s.mtlsBase = listeningAddrs(s.stderr.String())
+		l := listeningLineOf(s.stderr.String())
+		s.base, s.mtlsBase, s.opsBase = l.HTTP, l.MTLS, l.Ops
 		time.Sleep(10 * time.Millisecond)
 	}
+	s.opsClient = &http.Client{Transport: newOpsValidatingTransport(tb, http.DefaultTransport.(*http.Transport).Clone(), s.opsBase)}
 	s.client = &http.Client{Transport: newValidatingTransport(tb, http.DefaultTransport.(*http.Transport).Clone(), s.base, s.mtlsBase)}
 	s.mtlsClient = &http.Client{Transport: newValidatingTransport(tb, s.tlsTransport(true), s.base, s.mtlsBase)}
 	s.noCertClient = &http.Client{Transport: newValidatingTransport(tb, s.tlsTransport(false), s.base, s.mtlsBase)}
@@ -143,19 +152,30 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 
 // listeningAddrs finds the listening line in the log.
 func listeningAddrs(log string) (string, string) {
+	l := listeningLineOf(log)
+	return l.HTTP, l.MTLS
+}
+
+// listeningLine is serve's listening line: the partner listeners' and the operator
+// listener's base URLs.
+type listeningLine struct {
+	Msg  string `json:"msg"`
+	HTTP string `json:"http"`
+	MTLS string `json:"mtls"`
+	Ops  string `json:"ops"`
+}
+
+// listeningLineOf finds the listening line in the log (zero when there is none).
+func listeningLineOf(log string) listeningLine {
 	sc := bufio.NewScanner(strings.NewReader(log))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		var line struct {
-			Msg  string `json:"msg"`
-			HTTP string `json:"http"`
-			MTLS string `json:"mtls"`
-		}
+		var line listeningLine
 		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-			return line.HTTP, line.MTLS
+			return line
 		}
 	}
-	return "", ""
+	return listeningLine{}
 }
 
 // tlsTransport trusts the dev CA and, when withCert, presents the dev client cert.

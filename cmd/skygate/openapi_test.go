@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,13 +32,64 @@ type validatingTransport struct {
 
 func newValidatingTransport(tb testing.TB, base http.RoundTripper, urls ...string) http.RoundTripper {
 	tb.Helper()
+	return validatingTransportOf(tb, base, urls, "")
+}
+
+// newOpsValidatingTransport validates the responses of the operator listener at ops:
+// only the paths whose servers name the operator listener are found there.
+func newOpsValidatingTransport(tb testing.TB, base http.RoundTripper, ops string) http.RoundTripper {
+	tb.Helper()
+	return validatingTransportOf(tb, base, nil, ops)
+}
+
+// validatingTransportOf routes by the document with its servers replaced by the test
+// server's: the document's servers (the partner listeners) by urls, and a path's own
+// server that is not one of them (the operator listener) by ops. With ops "" such a
+// server keeps the document's address, where no test server listens; with urls nil
+// only the operator listener's paths are routed.
+func validatingTransportOf(tb testing.TB, base http.RoundTripper, urls []string, ops string) http.RoundTripper {
+	tb.Helper()
 	doc, err := api.Load(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	doc.Servers = nil
-	for _, u := range urls {
-		doc.Servers = append(doc.Servers, &openapi3.Server{URL: u})
+	partner := map[string]bool{}
+	for _, sv := range doc.Servers {
+		partner[sv.URL] = true
+	}
+	test := func(in []string) openapi3.Servers {
+		var out openapi3.Servers
+		for _, u := range in {
+			out = append(out, &openapi3.Server{URL: u})
+		}
+		return out
+	}
+	doc.Servers = test(urls)
+	for path, item := range doc.Paths.Map() {
+		if len(item.Servers) == 0 {
+			if urls == nil {
+				doc.Paths.Delete(path)
+			}
+			continue
+		}
+		var own []string
+		for _, sv := range item.Servers {
+			switch {
+			case partner[sv.URL]:
+				own = append(own, urls...)
+			case ops != "":
+				own = append(own, ops)
+			default:
+				own = append(own, sv.URL)
+			}
+		}
+		slices.Sort(own)
+		own = slices.Compact(own)
+		if len(own) == 0 {
+			doc.Paths.Delete(path)
+			continue
+		}
+		item.Servers = test(own)
 	}
 	r, err := gorillamux.NewRouter(doc)
 	if err != nil {

@@ -30,7 +30,6 @@ func TestServeOperations(t *testing.T) {
 		{"/.well-known/jwks.json", "application/json", 200},
 		{"/.well-known/openid-configuration", "application/json", 200},
 		{"/.well-known/oauth-authorization-server", "application/json", 200},
-		{"/metrics", "text/plain", 200},
 		{"/no/such/path", "application/problem+json", 404},
 	} {
 		resp, body := s.get(tc.path, "", nil)
@@ -39,8 +38,31 @@ func TestServeOperations(t *testing.T) {
 		}
 	}
 
+	// /metrics is on the operator listener only, with the health probes; the partner
+	// listeners answer it like any unknown path.
+	for _, tc := range []struct {
+		name             string
+		c                *http.Client
+		url, contentType string
+		status           int
+	}{
+		{"plain listener", s.client, s.base + "/metrics", "application/problem+json", 404},
+		{"mTLS listener", s.mtlsClient, s.mtlsBase + "/metrics", "application/problem+json", 404},
+		{"mTLS listener", s.mtlsClient, s.mtlsBase + "/healthz", "application/json", 200},
+		{"operator listener", s.opsClient, s.opsBase + "/metrics", "text/plain", 200},
+		{"operator listener", s.opsClient, s.opsBase + "/healthz", "application/json", 200},
+		{"operator listener", s.opsClient, s.opsBase + "/readyz", "application/json", 200},
+		{"operator listener", s.opsClient, s.opsBase + "/openapi.json", "application/problem+json", 404},
+		{"operator listener", s.opsClient, s.opsBase + "/v2/catalog/lounges", "application/problem+json", 404},
+	} {
+		resp, body := s.do(tc.c, http.MethodGet, tc.url, nil, nil)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.contentType) {
+			t.Errorf("%s: GET %s = %d %q: %.200s", tc.name, tc.url, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+
 	// Metrics of the HTTP layer, the webhook dispatcher and the database pools (SQLite here).
-	_, metrics := s.get("/metrics", "", nil)
+	_, metrics := s.do(s.opsClient, http.MethodGet, s.opsBase+"/metrics", nil, nil)
 	for _, series := range []string{"skygate_http_requests_total", "skygate_http_request_duration_seconds", "skygate_webhook_attempts_total", "skygate_webhook_in_flight", "go_goroutines",
 		`go_sql_max_idle_closed_total{db_name="sqlite_write"}`, `go_sql_open_connections{db_name="sqlite_read"}`} {
 		if !strings.Contains(string(metrics), series) {

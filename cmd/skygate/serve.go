@@ -19,8 +19,8 @@ import (
 	"github.com/skygate/skygate/internal/httpapi"
 )
 
-// serve runs the API on both listeners and the background workers until ctx ends,
-// then shuts down gracefully.
+// serve runs the API on both listeners, the operator listener and the background
+// workers until ctx ends, then shuts down gracefully.
 // Its access log goes to access (nil: none).
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer) error {
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
@@ -51,10 +51,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 		plainLn.Close()
 		return err
 	}
+	opsLn, err := net.Listen("tcp", cfg.OpsAddr)
+	if err != nil {
+		plainLn.Close()
+		mtlsLn.Close()
+		return fmt.Errorf("operator listener (SKYGATE_OPS_ADDR): %w", err)
+	}
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	newServer := func(tc *tls.Config) *http.Server {
+	newServer := func(h http.Handler, tc *tls.Config) *http.Server {
 		return &http.Server{
-			Handler:           a.server,
+			Handler:           h,
 			TLSConfig:         tc,
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
@@ -64,17 +70,20 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 			ErrorLog:          errLog,
 		}
 	}
-	plain, secure := newServer(nil), newServer(tlsCfg)
+	// The operator listener serves /metrics, /healthz and /readyz only: partners'
+	// listeners do not show the service's internals.
+	plain, secure, ops := newServer(a.server, nil), newServer(a.server, tlsCfg), newServer(a.server.Ops(), nil)
 
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
 	waitBG := a.background(bg)
 
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- plain.Serve(plainLn) }()
 	go func() { errc <- secure.Serve(tls.NewListener(mtlsLn, tlsCfg)) }()
+	go func() { errc <- ops.Serve(opsLn) }()
 	log.Info("listening", "http", "http://"+plainLn.Addr().String(), "mtls", "https://"+mtlsLn.Addr().String(),
-		"database", engineName(cfg), "env", cfg.Env)
+		"ops", "http://"+opsLn.Addr().String(), "database", engineName(cfg), "env", cfg.Env)
 
 	var serveErr error
 	select {
@@ -85,7 +94,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 	stopBG()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx))
+	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx), ops.Shutdown(sctx))
 	waitBG() // workers finish what they hold before the store closes
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil

@@ -8,6 +8,23 @@ import (
 	"github.com/skygate/skygate"
 )
 
+// Ops returns the handler of the operator listener (SKYGATE_OPS_ADDR): /metrics,
+// /healthz and /readyz, through the same middleware as the partner listeners (request
+// id, problem+json for anything else, access log, metrics). The partner listeners do
+// not serve /metrics: the series name every route, status and pool of the service.
+func (s *Server) Ops() *Server { return s.ops }
+
+// newOps builds the operator server, sharing s's metrics, access log and readiness
+// checks.
+func (s *Server) newOps() *Server {
+	o := &Server{deps: s.deps, mux: http.NewServeMux(), exact: exactRoutes{}, log: s.log, now: s.now,
+		metrics: s.metrics, access: s.access}
+	o.route("GET /metrics", o.metrics.handler())
+	o.route("GET /healthz", o.handle(o.healthz))
+	o.route("GET /readyz", o.handle(o.readyz))
+	return o
+}
+
 // healthz answers 200 while the process serves requests.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

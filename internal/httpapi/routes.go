@@ -12,10 +12,10 @@ import (
 // routes registers every route of the service. Authentication and scopes are visible
 // here, route by route.
 func (s *Server) routes() {
-	// Operations.
+	// Operations. Probes find /healthz and /readyz here too; /metrics is on the
+	// operator listener only (ops.go).
 	s.route("GET /healthz", s.handle(s.healthz))
 	s.route("GET /readyz", s.handle(s.readyz))
-	s.route("GET /metrics", s.metrics.handler())
 	s.route("GET /openapi.yaml", s.handle(s.openAPI("application/yaml", s.deps.OpenAPIYAML)))
 	s.route("GET /openapi.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIJSON)))
 

@@ -74,7 +74,7 @@ type EmployeeLogin interface {
 	Callback(w http.ResponseWriter, r *http.Request) error
 }
 
-// Server is the http.Handler of both listeners. Routes that need a client certificate
+// Server is the http.Handler of both partner listeners. Routes that need a client certificate
 // check for one themselves, so the same handler serves the plain and the mTLS listener.
 type Server struct {
 	deps     Deps
@@ -89,6 +89,8 @@ type Server struct {
 	languages i18n.Memo
 	// patterns lists the registered routes.
 	patterns []string
+	// ops serves the operator listener (see Ops); nil in the operator server itself.
+	ops *Server
 }
 
 // ApplicationCacheTTL is how long a change to an application or an account made on
@@ -118,6 +120,7 @@ func NewServer(d Deps) *Server {
 	}
 	s.accounts = newAccountGate(d.Store, d.Applications, d.Now, d.Log)
 	s.routes()
+	s.ops = s.newOps()
 	return s
 }
 

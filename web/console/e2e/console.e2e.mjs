@@ -62,7 +62,7 @@ async function startServer() {
     console.log('building ./cmd/skygate -race …');
     execFileSync('go', ['build', '-race', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
   }
-  const [httpPort, mtlsPort] = [await freePort(), await freePort()];
+  const [httpPort, mtlsPort, opsPort] = [await freePort(), await freePort(), await freePort()];
   const base = `http://127.0.0.1:${httpPort}`;
   const dataDir = join(work, 'data');
   mkdirSync(dataDir);
@@ -74,6 +74,7 @@ async function startServer() {
       SKYGATE_ENV: 'development',
       SKYGATE_HTTP_ADDR: `127.0.0.1:${httpPort}`,
       SKYGATE_MTLS_ADDR: `127.0.0.1:${mtlsPort}`,
+      SKYGATE_OPS_ADDR: `127.0.0.1:${opsPort}`,
       SKYGATE_PUBLIC_URL: base,
       SKYGATE_DATA_DIR: dataDir,
       SKYGATE_LOG_LEVEL: 'info',
