@@ -23,6 +23,7 @@ import (
 // workers until ctx ends, then shuts down gracefully.
 // Its access log goes to access (nil: none).
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer) error {
+	warnConveniences(cfg, log)
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
 		return err
@@ -57,6 +58,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 		mtlsLn.Close()
 		return fmt.Errorf("operator listener (SKYGATE_OPS_ADDR): %w", err)
 	}
+	warnBeyondLoopback(cfg, log, map[string]net.Listener{"SKYGATE_HTTP_ADDR": plainLn, "SKYGATE_MTLS_ADDR": mtlsLn, "SKYGATE_OPS_ADDR": opsLn})
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	newServer := func(h http.Handler, tc *tls.Config) *http.Server {
 		return &http.Server{
@@ -125,6 +127,11 @@ func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPo
 	caPEM, err := os.ReadFile(caFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("client CA: %w", err)
+	}
+	if cfg.Production() {
+		if err := refuseDevCA(cert, caPEM); err != nil {
+			return nil, nil, err
+		}
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
