@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -199,21 +200,49 @@ func every(ctx context.Context, interval time.Duration, f func(context.Context))
 // sandbox works at once.
 const demoAccount = "demo"
 
-// ensureDemo creates the demo account and application outside production. Its secret
-// is derived from the master key, so it is the same on every start and can be printed.
-func (a *app) ensureDemo(ctx context.Context) (*credentials, error) {
-	secret := "sks_" + base64.RawURLEncoding.EncodeToString(a.box.DeriveKey("skygate demo client secret"))
-	creds, err := ensureAccount(ctx, a.db, a.hasher, time.Now, bootstrapRequest{
-		Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true, Secret: secret,
-	})
+// ensureDemo creates the demo account and application outside production. In
+// development its secret is derived from the master key, set on every start and
+// printed to stdout (not the log) for the person at the terminal. Elsewhere it is
+// random, set when the application is created and never shown: the log says how an
+// operator gets one (bootstrap --rotate-secret).
+func (a *app) ensureDemo(ctx context.Context, stdout io.Writer) error {
+	shown := "sks_" + base64.RawURLEncoding.EncodeToString(a.box.DeriveKey("skygate demo client secret"))
+	dev := a.cfg.Env == config.EnvDevelopment
+	req := bootstrapRequest{Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true}
+	if dev {
+		req.Secret = shown
+	}
+	creds, err := ensureAccount(ctx, a.db, a.hasher, time.Now, req)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if !dev {
+		// A development start on this database, or a version that logged it, set the
+		// derived secret, which someone has seen: replace it with a random one.
+		apps, _, err := a.db.ListApplications(ctx, creds.AccountID, skygate.Page{Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(apps) > 0 && a.hasher.Verify(shown, apps[0].SecretHash) {
+			req.Rotate = true
+			if _, err := ensureAccount(ctx, a.db, a.hasher, time.Now, req); err != nil {
+				return err
+			}
+			a.log.Warn("replaced the demo client's secret, which an earlier start showed", "account_id", creds.AccountID, "client_id", creds.ClientID)
+		}
 	}
 	// eSIM packages, a pool and a balance, so the sandbox works at once.
 	if err := a.esim.SeedDemo(ctx, creds.AccountID); err != nil {
-		return nil, fmt.Errorf("demo eSIM data: %w", err)
+		return fmt.Errorf("demo eSIM data: %w", err)
 	}
-	return creds, nil
+	if !dev {
+		a.log.Info("demo account ready; its secret is not shown", "account_id", creds.AccountID, "client_id", creds.ClientID,
+			"new_secret", `skygate bootstrap --account `+demoAccount+` --scopes "`+strings.Join(skygate.B2BScopes, " ")+`" --rotate-secret`)
+		return nil
+	}
+	a.log.Info("demo account ready (development only; its secret is on stdout)", "account_id", creds.AccountID, "client_id", creds.ClientID)
+	_, err = fmt.Fprintf(stdout, "Demo client (development only): account_id=%s client_id=%s client_secret=%s\n", creds.AccountID, creds.ClientID, creds.ClientSecret)
+	return err
 }
 
 // signingKeyReady reports whether a signing key is loaded.

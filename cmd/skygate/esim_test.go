@@ -215,17 +215,7 @@ func TestESIMEndToEnd(t *testing.T) {
 func TestDemoAccountHasESIMData(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, nil))
-	var demo credentials
-	for _, line := range strings.Split(s.stderr.String(), "\n") {
-		if strings.Contains(line, "demo account ready") {
-			if err := json.Unmarshal([]byte(line), &demo); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if demo.ClientSecret == "" {
-		t.Fatalf("no demo credentials in the log")
-	}
+	demo := demoClient(t, s.stdout.String())
 	tok := s.mustToken(demo, "")
 	resp, body := s.partnerCall(http.MethodGet, "/v2/catalog/esim/packages", tok, "", nil)
 	var page catalogPage

@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		return errors.Join(serve(ctx, cfg, log, accessLogTo(log, bw)), stopProfile())
+		return errors.Join(serve(ctx, cfg, log, accessLogTo(log, bw), stdout), stopProfile())
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "bootstrap":

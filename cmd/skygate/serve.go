@@ -21,8 +21,9 @@ import (
 
 // serve runs the API on both listeners, the operator listener and the background
 // workers until ctx ends, then shuts down gracefully.
-// Its access log goes to access (nil: none).
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer) error {
+// Its access log goes to access (nil: none); stdout receives what a person reads at the
+// terminal (the development demo client's credentials), never the log.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, stdout io.Writer) error {
 	warnConveniences(cfg, log)
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
@@ -35,12 +36,13 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 		return err
 	}
 	defer a.db.Close()
+	if stdout == nil {
+		stdout = io.Discard
+	}
 	if !cfg.Production() {
-		creds, err := a.ensureDemo(ctx)
-		if err != nil {
+		if err := a.ensureDemo(ctx, stdout); err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
-		log.Info("demo account ready (development only)", "account_id", creds.AccountID, "client_id", creds.ClientID, "client_secret", creds.ClientSecret)
 	}
 
 	plainLn, err := net.Listen("tcp", cfg.HTTPAddr)

@@ -163,17 +163,13 @@ function mtls(server, method, path, token, body, headers = {}) {
   });
 }
 
-// demoCredentials reads the demo application that every non-production start logs.
+// demoCredentials reads the demo application that a development start prints to
+// stdout (never to the JSON log), which the server log file receives too.
 function demoCredentials(server) {
-  for (const line of readFileSync(server.logFile, 'utf8').split('\n')) {
-    try {
-      const rec = JSON.parse(line);
-      if (rec.client_secret && rec.client_id) return rec;
-    } catch {
-      // not a JSON line
-    }
-  }
-  throw new Error('the server log names no demo application');
+  const line = /^Demo client \(development only\): account_id=(\S+) client_id=(\S+) client_secret=(\S+)$/m;
+  const m = readFileSync(server.logFile, 'utf8').match(line);
+  if (m) return { account_id: m[1], client_id: m[2], client_secret: m[3] };
+  throw new Error('the server printed no demo application');
 }
 
 // partnerBooking books the first fast-track of the catalog for the demo account and
