@@ -69,7 +69,7 @@ func (i *Issuer) TTL() time.Duration { return i.ttl }
 // Issuer, Audience, IssuedAt, ExpiresAt (now + TTL, whole seconds) and a random ID,
 // ignoring any values the caller put there. The header is
 // {"alg":"ES256","kid":…,"typ":"at+jwt"}; the signature is r||s, 64 bytes (RFC 7518
-// §3.4). It fails with ErrNoSigningKey when no key is active.
+// §3.4), with s in the lower half of the group order. It fails with ErrNoSigningKey when no key is active.
 func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 	now := i.clock()
 	key := i.keys.set.Load().signer(now)
@@ -93,6 +93,9 @@ func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 	r, s, err := ecdsa.Sign(rand.Reader, key.priv, digest[:])
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("oauth: sign: %w", err)
+	}
+	if s.Cmp(halfOrder) > 0 { // the low-s form, the only one Verify accepts
+		s.Sub(key.priv.Params().N, s)
 	}
 	var sig [64]byte
 	r.FillBytes(sig[:32])
