@@ -533,7 +533,10 @@ func TestHostileRequests(t *testing.T) {
 			{name: "token authorization_code code of 1 MiB", method: "POST", path: "/oauth/v2/token", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
 				body: "grant_type=authorization_code&code=" + strings.Repeat("A", 1<<19) + "&code_verifier=" + strings.Repeat("v", 43), format: "oauth"},
 		}
+		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
+		cases = append(cases, certCases...)
 		s.runHostile(t, cases)
+		certUnbound()
 
 		// The catalogue changed nothing it should not have: the booking and the lists.
 		if resp, body := s.get("/v2/catalog/lounges?limit=5", tok, nil); resp.StatusCode != 200 || string(body) != string(lounges) {
