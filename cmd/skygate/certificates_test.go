@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"maps"
 	"math/big"
 	"net/http"
 	"os"
@@ -354,6 +355,32 @@ func TestApplicationCertificates(t *testing.T) {
 			t.Error("a certificate binding committed without taking its audit record")
 		}
 	})
+}
+
+// TestCertificateBindingReachesOtherReplicas: a binding made through one replica
+// applies on another that has the application cached within the documented bound
+// (httpapi.ApplicationCacheTTL).
+func TestCertificateBindingReachesOtherReplicas(t *testing.T) {
+	t.Parallel()
+	env := engines[1].env(t, nil)
+	a := startServer(t, env)
+	b := startServer(t, maps.Clone(env))
+	app := a.newCertApp("Replicated Partner")
+	b.wantBookingAccess("the development certificate before the binding", b.mtlsClient, app.token, true) // b caches the application
+	key := newECDSA(t, elliptic.P256())
+	got, _ := a.mustCert(app.id, "csr", newCSR(t, key))
+	deadline := time.Now().Add(3 * httpapi.ApplicationCacheTTL)
+	for {
+		resp, _ := b.do(b.mtlsClient, http.MethodGet, b.mtlsBase+bookingPath, nil, map[string]string{"Authorization": "Bearer " + app.token})
+		if resp.StatusCode == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other replica still accepts the development certificate after %v: %d", 3*httpapi.ApplicationCacheTTL, resp.StatusCode)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.wantBookingAccess("the issued certificate on the other replica", b.certClient(got.Certificate, key), app.token, true)
 }
 
 // TestApplicationCertificatesOperatorCA: with SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and
