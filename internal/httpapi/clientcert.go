@@ -24,7 +24,7 @@ type ClientCertConfig struct {
 	ProxyHeader    string
 	TrustedProxies []netip.Prefix
 	// Authority issues and checks the certificates that the admin API binds to
-	// applications (admin_certificates.go), for the client CA of CAs; nil refuses both.
+	// applications (admin_certificates.go); nil refuses both.
 	Authority *clientca.Authority
 }
 
