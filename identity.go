@@ -135,6 +135,12 @@ type ApplicationStore interface {
 	DeleteApplication(ctx context.Context, accountID, applicationID string) error
 	// SetApplicationSecret replaces the secret hash and UpdatedAt, or CodeNotFound.
 	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
+	// SetApplicationCertificate binds the account's application to the one client
+	// certificate whose RFC 8705 x5t#S256 is thumbprint (base64url SHA-256 of its DER,
+	// unpadded), replacing any earlier binding, sets UpdatedAt to now and returns the
+	// result, or CodeNotFound. An empty thumbprint removes the binding. The caller checks
+	// the thumbprint's form; the store keeps it as given.
+	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*Application, error)
 }
 
 // KeyStore keeps the token signing keys.

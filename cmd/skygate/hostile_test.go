@@ -539,7 +539,10 @@ func TestHostileRequests(t *testing.T) {
 			{name: "token authorization_code code of 1 MiB", method: "POST", path: "/oauth/v2/token", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
 				body: "grant_type=authorization_code&code=" + strings.Repeat("A", 1<<19) + "&code_verifier=" + strings.Repeat("v", 43), format: "oauth"},
 		}
+		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
+		cases = append(cases, certCases...)
 		s.runHostile(t, cases)
+		certUnbound()
 
 		// A request with two Idempotency-Key headers used up neither key.
 		for _, key := range []string{"a", "b"} {

@@ -62,6 +62,12 @@ type Config struct {
 	AccountBurst int
 	TokenRate    float64
 	TokenBurst   int
+	// ClientCAKey is the file of ClientCA's private key (PEM: PKCS#8, EC or RSA), when
+	// the service signs partners' certificate requests itself; empty when the key is
+	// kept elsewhere and certificates signed there are bound instead.
+	ClientCAKey string
+	// ClientCertTTL is the lifetime of a client certificate the service issues.
+	ClientCertTTL time.Duration
 }
 
 // Production reports whether the service runs in production.
@@ -101,6 +107,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		TLSCert:         l.str("SKYGATE_TLS_CERT", ""),
 		TLSKey:          l.str("SKYGATE_TLS_KEY", ""),
 		ClientCA:        l.str("SKYGATE_CLIENT_CA", ""),
+		ClientCAKey:     l.str("SKYGATE_CLIENT_CA_KEY", ""),
+		ClientCertTTL:   l.duration("SKYGATE_CLIENT_CERT_TTL", 8760*time.Hour),
 		ProxyCertHeader: l.str("SKYGATE_TRUSTED_PROXY_CERT_HEADER", ""),
 		RedisURL:        l.str("SKYGATE_REDIS_URL", ""),
 		LogLevel:        l.str("SKYGATE_LOG_LEVEL", "info"),
@@ -138,6 +146,12 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") || (c.TLSCert != "" && c.ClientCA == "") {
 		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together")
+	}
+	if c.ClientCAKey != "" && (c.ClientCA == "" || c.DevPKI()) {
+		l.fail("SKYGATE_CLIENT_CA_KEY", "goes with SKYGATE_CLIENT_CA: it is that CA's private key (the development PKI signs with its own)")
+	}
+	if c.ClientCertTTL <= 0 {
+		l.fail("SKYGATE_CLIENT_CERT_TTL", "must be positive")
 	}
 	if c.OIDCIssuer != "" && c.OIDCClientID == "" {
 		l.fail("SKYGATE_OIDC_CLIENT_ID", "is required with SKYGATE_OIDC_ISSUER")

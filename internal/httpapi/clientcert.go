@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/clientca"
 )
 
 // ClientCertConfig says how booking routes find the caller's client certificate.
@@ -22,6 +23,9 @@ type ClientCertConfig struct {
 	// (as nginx's $ssl_client_escaped_cert), honoured only from TrustedProxies.
 	ProxyHeader    string
 	TrustedProxies []netip.Prefix
+	// Authority issues and checks the certificates that the admin API binds to
+	// applications (admin_certificates.go); nil refuses both.
+	Authority *clientca.Authority
 }
 
 // clientCertificate returns the verified client certificate of the request, or

@@ -216,3 +216,16 @@ func (s *memAppStore) SetApplicationSecret(_ context.Context, accountID, applica
 	}
 	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
 }
+
+func (s *memAppStore) SetApplicationCertificate(_ context.Context, accountID, applicationID, thumbprint string, now time.Time) (*skygate.Application, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.apps {
+		if a.ID == applicationID && a.AccountID == accountID {
+			a.ClientCertSHA256, a.UpdatedAt = thumbprint, now
+			c := *a
+			return &c, nil
+		}
+	}
+	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
+}

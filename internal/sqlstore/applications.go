@@ -134,3 +134,19 @@ func (s *Store) SetApplicationSecret(ctx context.Context, accountID, application
 	}
 	return app, nil
 }
+
+var qSetCertificate = newStmt(`UPDATE applications SET client_cert_sha256 = ?, updated_at = ?
+	WHERE account_id = ? AND id = ? RETURNING ` + applicationColumns)
+
+// SetApplicationCertificate implements skygate.ApplicationStore.
+func (s *Store) SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*skygate.Application, error) {
+	var app *skygate.Application
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qSetCertificate), thumbprint, s.time(now), accountID, applicationID))
+		return err
+	})
+	if err != nil {
+		return nil, s.interpret(outcome{op: "set application certificate", notFound: applicationNotFound}, err)
+	}
+	return app, nil
+}
