@@ -233,6 +233,11 @@ func (a *app) signingKeyReady(context.Context) error {
 	return nil
 }
 
+// webhookTestRate limits the test events of each webhook subscription: ten a minute,
+// all ten at once if need be. Each is a delivery to the partner's URL, and the route
+// must not become a way to aim traffic at a host.
+var webhookTestRate = ratelimit.Rate{PerSecond: 10.0 / 60, Burst: 10}
+
 // rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
 // else in-process.
 func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
@@ -241,6 +246,7 @@ func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
 		Token:   ratelimit.Rate{PerSecond: cfg.TokenRate, Burst: cfg.TokenBurst},
 	}
 	l.TokenSource = ratelimit.Rate{PerSecond: cfg.TokenSourceRate, Burst: cfg.TokenSourceBurst}
+	l.WebhookTest = webhookTestRate
 	if cfg.RedisURL == "" {
 		l.Limiter = ratelimit.NewMemory(time.Now)
 		return l, nil

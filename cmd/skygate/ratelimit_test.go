@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skygate/skygate"
 )
 
 func TestRateLimits(t *testing.T) {
@@ -337,4 +339,45 @@ func testFailedClientAuthenticationLogged(t *testing.T, e engine) {
 			t.Errorf("the log contains a client secret")
 		}
 	}
+}
+
+// TestWebhookTestLimited: each subscription may send ten test events a minute; the
+// eleventh is 429 with Retry-After, counted only once the subscription is found, so
+// another account's id stays 404 and another subscription has its own allowance.
+func TestWebhookTestLimited(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		scopes := []string{skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite}
+		rc := newReceiver(t)
+		subscribe := func(account string) (tok, id string) {
+			tok = s.mustToken(s.mustBootstrap(account, scopes), "")
+			resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+rc.srv.URL+`/`+account+`","secret":"a-very-long-shared-secret-0001"}`, nil)
+			if resp.StatusCode != 201 {
+				t.Fatalf("create: %d %s", resp.StatusCode, body)
+			}
+			return tok, mustJSON(t, body)["id"].(string)
+		}
+		tokA, idA := subscribe("acme")
+		tokB, idB := subscribe("globex")
+		test := func(tok, id string) (*http.Response, []byte) {
+			return s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks/"+id+"/test", tok, "", nil)
+		}
+		for i := range 10 {
+			if resp, body := test(tokA, idA); resp.StatusCode != 202 {
+				t.Fatalf("test %d: %d %s", i, resp.StatusCode, body)
+			}
+		}
+		resp, body := test(tokA, idA)
+		wantRateLimited(t, "the eleventh test", resp, body, "10")
+		if resp.Header.Get("Retry-After") != "6" {
+			t.Errorf("Retry-After %q, want 6 (ten a minute)", resp.Header.Get("Retry-After"))
+		}
+		if resp, body := test(tokB, idA); resp.StatusCode != 404 || problemOf(t, resp, body)["code"] != "NotFound" {
+			t.Errorf("another account's subscription: %d %s", resp.StatusCode, body)
+		}
+		if resp, body := test(tokB, idB); resp.StatusCode != 202 {
+			t.Errorf("another subscription: %d %s", resp.StatusCode, body)
+		}
+	})
 }

@@ -24,6 +24,8 @@ type RateLimits struct {
 	// application that a request authenticated as: such a request is given back to its
 	// source's allowance and counted here instead (see Server.TokenHooks).
 	Token ratelimit.Rate
+	// WebhookTest applies per webhook subscription to POST …/{webhookID}/test.
+	WebhookTest ratelimit.Rate
 }
 
 // rateLimitError is the 429 of a refused request.
