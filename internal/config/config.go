@@ -68,6 +68,11 @@ type Config struct {
 	ClientCAKey string
 	// ClientCertTTL is the lifetime of a client certificate the service issues.
 	ClientCertTTL time.Duration
+	// TokenSourceRate and TokenSourceBurst limit the token requests of each source
+	// address that authenticate no client (failed authentications, employee code
+	// exchanges, malformed requests). A rate of 0 disables the limit.
+	TokenSourceRate  float64
+	TokenSourceBurst int
 }
 
 // Production reports whether the service runs in production.
@@ -128,6 +133,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		l.fail("SKYGATE_DATABASE_URL", "must start with sqlite:// or postgres://")
 	}
 	c.DatabaseMaxConns = l.integer("SKYGATE_DATABASE_MAX_CONNS", 0)
+	c.TokenSourceRate = l.float("SKYGATE_TOKEN_SOURCE_RATE_LIMIT", 10)
+	c.TokenSourceBurst = l.integer("SKYGATE_TOKEN_SOURCE_RATE_BURST", 20)
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		l.fail("SKYGATE_PUBLIC_URL", "must be an absolute http(s) URL")
 	}

@@ -48,6 +48,10 @@ type ClientAuth struct {
 	// ID is the client_id, from Basic or the body; it may be set without a secret.
 	ID     string
 	Secret string
+	// admit, set by the TokenHandler when it has Hooks, is called by
+	// ClientAuthenticator.Authenticate once the secret is verified; an error fails the
+	// authentication with it.
+	admit func(clientID string) error
 }
 
 // TokenResponse is the body of a successful token response (RFC 6749 §5.1).
