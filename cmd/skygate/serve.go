@@ -32,7 +32,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.
 		return err
 	}
 	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{
-		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader, TrustedProxies: cfg.TrustedProxies,
+		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader,
 		Authority: authority,
 	})
 	if err != nil {

@@ -5,9 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 
 	"github.com/skygate/skygate"
@@ -20,9 +18,8 @@ type ClientCertConfig struct {
 	// own with the same pool).
 	CAs *x509.CertPool
 	// ProxyHeader, when set, names a header carrying the URL-escaped PEM certificate
-	// (as nginx's $ssl_client_escaped_cert), honoured only from TrustedProxies.
-	ProxyHeader    string
-	TrustedProxies []netip.Prefix
+	// (as nginx's $ssl_client_escaped_cert), honoured only from Deps.Proxies.
+	ProxyHeader string
 	// Authority issues and checks the certificates that the admin API binds to
 	// applications (admin_certificates.go); nil refuses both.
 	Authority *clientca.Authority
@@ -67,22 +64,10 @@ func endEntity(cert *x509.Certificate) (*x509.Certificate, error) {
 	return cert, nil
 }
 
+// fromTrustedProxy reports whether the request's peer is one of the trusted reverse
+// proxies (Deps.Proxies).
 func (s *Server) fromTrustedProxy(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	addr = addr.Unmap()
-	for _, p := range s.deps.ClientCerts.TrustedProxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
+	return containsAddr(s.deps.Proxies, peerAddr(r.RemoteAddr))
 }
 
 func parseProxyCert(v string) (*x509.Certificate, error) {
