@@ -17,6 +17,9 @@ var applicationTests = []test{
 	{"List", testApplicationList},
 	{"Delete", testApplicationDelete},
 	{"SetSecret", testApplicationSetSecret},
+	{"RevokeTokens", testApplicationRevokeTokens},
+	{"RevokeTokensTwiceInOneSecond", testApplicationRevokeTwice},
+	{"RevokeTokensConcurrently", testApplicationRevokeConcurrently},
 }
 
 func testApplicationCreateAndGet(t *testing.T, s skygate.Store) {
@@ -116,6 +119,10 @@ func testApplicationOtherAccount(t *testing.T, s skygate.Store) {
 		}},
 		{"SetApplicationSecret", func() error {
 			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour))
+			return err
+		}},
+		{"SetApplicationSecretRevokingTokens", func() error {
+			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), At(time.Hour))
 			return err
 		}},
 		{"unknown account", func() error {
