@@ -21,11 +21,13 @@ import (
 // its tokens do not cost a store read each.
 func (s *Server) checkApplication(ctx context.Context, claims *oauth.Claims) error {
 	app, _, err := s.deps.Applications.TokenApplication(ctx, claims.ClientID)
-	switch {
-	case skygate.IsCode(err, skygate.CodeNotFound):
-		return invalidToken("the token's application no longer exists")
-	case err != nil:
+	if err != nil {
+		if skygate.IsCode(err, skygate.CodeNotFound) {
+			return invalidToken("the token's application no longer exists")
+		}
 		return err
+	}
+	switch {
 	case app.AccountID != claims.AccountID:
 		return invalidToken("the token's application belongs to another account")
 	case claims.IssuedAt.Before(app.TokensNotBefore):
