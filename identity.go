@@ -79,6 +79,10 @@ type Application struct {
 	ClientCertSHA256 string    `json:"client_cert_sha256,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
+	// TokensNotBefore, when set, revokes the application's tokens issued before it:
+	// a token whose iat is earlier is refused on every route. It is a whole second
+	// (iat is whole seconds), zero until the first revocation.
+	TokensNotBefore time.Time `json:"tokens_not_before,omitzero"`
 }
 
 // SigningKey is one ES256 key of the token issuer. The private key is stored encrypted
@@ -141,6 +145,14 @@ type ApplicationStore interface {
 	// result, or CodeNotFound. An empty thumbprint removes the binding. The caller checks
 	// the thumbprint's form; the store keeps it as given.
 	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*Application, error)
+	// SetApplicationSecretRevokingTokens is SetApplicationSecret that also revokes, in
+	// the same transaction, every token the application issued so far. TokensNotBefore
+	// becomes notBefore rounded up to a whole second, or one second after its previous
+	// value when that is not earlier: each revocation moves it past every iat that a
+	// token issued before it can carry (whole seconds, and never below the previous
+	// TokensNotBefore), also when two revocations fall within one second. CodeNotFound
+	// as SetApplicationSecret, and then nothing changes.
+	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*Application, error)
 }
 
 // KeyStore keeps the token signing keys.

@@ -105,10 +105,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		a.hasher.VerifyUnknown(c.Secret)
 		return nil, nil, fail
 	}
-	app, acct, cached, err := a.apps.lookup(ctx, c.ID)
+	app, acct, cached, err := a.apps.lookup(ctx, c.ID, false)
 	verified := err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
 	if err == nil && cached && !verified {
-		app, acct, err = a.apps.reload(ctx, c.ID)
+		app, acct, err = a.apps.reload(ctx, c.ID, false)
 		verified = err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
 	}
 	switch {

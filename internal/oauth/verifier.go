@@ -225,6 +225,9 @@ func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 	switch {
 	case w.Exp == nil || w.Iat == nil || w.Sub == "" || w.ClientID == "" || w.Jti == "":
 		return errMissingClaim
+	case w.Cnf != nil && w.Cnf.X5tS256 == "":
+		// A confirmation without the one method issued here would bind to nothing.
+		return errMissingClaim
 	case w.AccountID == "" && slices.ContainsFunc(w.Scopes, isB2BScope):
 		// B2B handlers work in the token's account; without one they would work in
 		// the account "" (only employee tokens, with admin scopes, have none).

@@ -18,6 +18,9 @@ var applicationTests = []test{
 	{"Delete", testApplicationDelete},
 	{"SetSecret", testApplicationSetSecret},
 	{"SetCertificate", testApplicationSetCertificate},
+	{"RevokeTokens", testApplicationRevokeTokens},
+	{"RevokeTokensTwiceInOneSecond", testApplicationRevokeTwice},
+	{"RevokeTokensConcurrently", testApplicationRevokeConcurrently},
 }
 
 func testApplicationCreateAndGet(t *testing.T, s skygate.Store) {
@@ -117,6 +120,10 @@ func testApplicationOtherAccount(t *testing.T, s skygate.Store) {
 		}},
 		{"SetApplicationSecret", func() error {
 			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour))
+			return err
+		}},
+		{"SetApplicationSecretRevokingTokens", func() error {
+			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), At(time.Hour))
 			return err
 		}},
 		{"unknown account", func() error {
