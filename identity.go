@@ -79,6 +79,10 @@ type Application struct {
 	ClientCertSHA256 string    `json:"client_cert_sha256,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
+	// TokensNotBefore, when set, revokes the application's tokens issued before it:
+	// a token whose iat is earlier is refused on every route. It is a whole second
+	// (iat is whole seconds), zero until the first revocation.
+	TokensNotBefore time.Time `json:"tokens_not_before,omitzero"`
 }
 
 // SigningKey is one ES256 key of the token issuer. The private key is stored encrypted
@@ -135,6 +139,20 @@ type ApplicationStore interface {
 	DeleteApplication(ctx context.Context, accountID, applicationID string) error
 	// SetApplicationSecret replaces the secret hash and UpdatedAt, or CodeNotFound.
 	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
+	// SetApplicationCertificate binds the account's application to the one client
+	// certificate whose RFC 8705 x5t#S256 is thumbprint (base64url SHA-256 of its DER,
+	// unpadded), replacing any earlier binding, sets UpdatedAt to now and returns the
+	// result, or CodeNotFound. An empty thumbprint removes the binding. The caller checks
+	// the thumbprint's form; the store keeps it as given.
+	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*Application, error)
+	// SetApplicationSecretRevokingTokens is SetApplicationSecret that also revokes, in
+	// the same transaction, every token the application issued so far. TokensNotBefore
+	// becomes notBefore rounded up to a whole second, or one second after its previous
+	// value when that is not earlier: each revocation moves it past every iat that a
+	// token issued before it can carry (whole seconds, and never below the previous
+	// TokensNotBefore), also when two revocations fall within one second. CodeNotFound
+	// as SetApplicationSecret, and then nothing changes.
+	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*Application, error)
 }
 
 // KeyStore keeps the token signing keys.

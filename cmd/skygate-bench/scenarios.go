@@ -205,6 +205,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		// reaches: the figures include what limiting costs, not 429s.
 		"SKYGATE_RATE_LIMIT="+benchRateLimit,
 		"SKYGATE_TOKEN_RATE_LIMIT="+benchRateLimit,
+		"SKYGATE_TOKEN_SOURCE_RATE_LIMIT="+benchRateLimit,
 	)
 	databaseURL := "sqlite://" + filepath.Join(dataDir, "skygate.db")
 	if engine == enginePostgres {

@@ -44,6 +44,9 @@ type app struct {
 	dispatch *webhook.Dispatcher
 	server   *httpapi.Server
 	login    *employeeLogin
+	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
+	// when limits are shared through Redis.
+	limiter *ratelimit.Memory
 }
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
@@ -105,6 +108,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	if err != nil {
 		return nil, err
 	}
+	a.limiter, _ = limits.Limiter.(*ratelimit.Memory)
 	apps := oauth.NewApplicationCache(a.db, httpapi.ApplicationCacheTTL, time.Now)
 	clients := oauth.NewClientAuthenticator(apps, a.hasher)
 	if a.login, err = newEmployeeLogin(cfg, a.box, a.db, a.keys, log); err != nil {
@@ -123,6 +127,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		Secrets:       a.hasher,
 		Applications:  apps,
 		Limits:        limits,
+		Proxies:       cfg.TrustedProxies,
 		Transient:     transient(cfg),
 		Sandbox:       cfg.Env == config.EnvSandbox,
 		TokenEndpoint: tokens,
@@ -142,6 +147,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		AccessLog: access,
 		Now:       time.Now,
 	})
+	tokens.Hooks = a.server.TokenHooks()
 	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
@@ -160,6 +166,9 @@ func (a *app) background(ctx context.Context) (wait func()) {
 	}
 	goes(func() { a.keys.Maintain(ctx, 30*time.Second, a.log) })
 	goes(func() { a.server.Run(ctx) })
+	if a.limiter != nil {
+		goes(func() { _ = a.limiter.Run(ctx) })
+	}
 	goes(func() { a.login.background(ctx) })
 	goes(func() { _ = a.dispatch.Run(ctx) })
 	goes(func() { _ = a.worker.Run(ctx, time.Second) })
@@ -253,6 +262,11 @@ func (a *app) signingKeyReady(context.Context) error {
 	return nil
 }
 
+// webhookTestRate limits the test events of each webhook subscription: ten a minute,
+// all ten at once if need be. Each is a delivery to the partner's URL, and the route
+// must not become a way to aim traffic at a host.
+var webhookTestRate = ratelimit.Rate{PerSecond: 10.0 / 60, Burst: 10}
+
 // rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
 // else in-process.
 func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
@@ -260,6 +274,8 @@ func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
 		Account: ratelimit.Rate{PerSecond: cfg.AccountRate, Burst: cfg.AccountBurst},
 		Token:   ratelimit.Rate{PerSecond: cfg.TokenRate, Burst: cfg.TokenBurst},
 	}
+	l.TokenSource = ratelimit.Rate{PerSecond: cfg.TokenSourceRate, Burst: cfg.TokenSourceBurst}
+	l.WebhookTest = webhookTestRate
 	if cfg.RedisURL == "" {
 		l.Limiter = ratelimit.NewMemory(time.Now)
 		return l, nil

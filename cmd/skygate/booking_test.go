@@ -2,10 +2,19 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"os"
@@ -380,8 +389,9 @@ func TestSandboxSimulate(t *testing.T) {
 }
 
 // TestBookingClientCertFromTrustedProxy: a certificate in SKYGATE_TRUSTED_PROXY_CERT_HEADER
-// counts only when that header is configured, only from SKYGATE_TRUSTED_PROXIES, and
-// only when it chains to the client CA, as on the mTLS listener.
+// counts only when that header is configured, only from SKYGATE_TRUSTED_PROXIES, only
+// when it chains to the client CA, as on the mTLS listener, only when it is not a CA
+// certificate, and only when the header comes once.
 func TestBookingClientCertFromTrustedProxy(t *testing.T) {
 	t.Parallel()
 	// A well-formed certificate of another CA.
@@ -393,31 +403,59 @@ func TestBookingClientCertFromTrustedProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	proxied := map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "127.0.0.1/32"}
 	for _, tc := range []struct {
-		name    string
-		env     map[string]string
-		foreign bool // send the other CA's certificate
-		status  int
+		name   string
+		env    map[string]string
+		cert   string // the dev client certificate when empty; "foreign", "ca" or "intermediate"
+		twice  bool   // send the header twice
+		status int
 	}{
-		{"trusted proxy", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "127.0.0.1/32"}, false, 200},
-		{"untrusted source", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "10.0.0.0/8"}, false, 401},
-		{"off by default", nil, false, 401},
-		{"certificate of another CA", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "127.0.0.1/32"}, true, 401},
+		{"trusted proxy", proxied, "", false, 200},
+		{"untrusted source", map[string]string{"SKYGATE_TRUSTED_PROXY_CERT_HEADER": "X-Client-Cert", "SKYGATE_TRUSTED_PROXIES": "10.0.0.0/8"}, "", false, 401},
+		{"off by default", nil, "", false, 401},
+		{"certificate of another CA", proxied, "foreign", false, 401},
+		{"the client CA's own certificate", proxied, "ca", false, 401},
+		{"a CA certificate the client CA signed", proxied, "intermediate", false, 401},
+		{"the header twice", proxied, "", true, 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := startServer(t, testEnv(t, tc.env))
 			tok := s.mustToken(s.mustBootstrap("acme", bookingScopes), "")
-			certPEM, err := os.ReadFile(devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki")).ClientCert)
+			pki := devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki"))
+			certPEM, err := os.ReadFile(pki.ClientCert)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.foreign {
+			switch tc.cert {
+			case "foreign":
 				certPEM = foreignPEM
+			case "ca":
+				if certPEM, err = os.ReadFile(pki.CA); err != nil {
+					t.Fatal(err)
+				}
+			case "intermediate":
+				certPEM = mustIntermediateCA(t, pki)
 			}
 			// nginx's $ssl_client_escaped_cert: the PEM, URL-escaped, on the plain listener.
 			h := map[string]string{"Authorization": "Bearer " + tok, "X-Client-Cert": url.QueryEscape(string(certPEM))}
-			resp, body := s.do(s.client, http.MethodGet, s.base+bookingPath, nil, h)
+			req, err := http.NewRequest(http.MethodGet, s.base+bookingPath, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+			if tc.twice {
+				req.Header.Add("X-Client-Cert", h["X-Client-Cert"])
+			}
+			resp, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
 			}
@@ -433,4 +471,56 @@ func TestBookingClientCertFromTrustedProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBookingRefusesCACertificateOverMTLS: whoever holds a CA certificate and its key
+// (the client CA itself, or a CA it signed) completes the TLS handshake, since the
+// certificate chains to the client CA; it still identifies no client.
+func TestBookingRefusesCACertificateOverMTLS(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	tok := s.mustToken(s.mustBootstrap("acme", bookingScopes), "")
+	pki := devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki"))
+	caPEM, err := os.ReadFile(pki.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := os.ReadFile(pki.ClientCAKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(caPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.tlsTransport(false)
+	tr.TLSClientConfig.Certificates = []tls.Certificate{pair}
+	c := &http.Client{Transport: newValidatingTransport(t, tr, s.base, s.mtlsBase)}
+	resp, body := s.do(c, http.MethodGet, s.mtlsBase+bookingPath, nil, map[string]string{"Authorization": "Bearer " + tok})
+	if resp.StatusCode != 401 || problemOf(t, resp, body)["code"] != "ClientCertificateRequired" {
+		t.Fatalf("the CA's own certificate over mTLS: %d %s", resp.StatusCode, body)
+	}
+}
+
+// mustIntermediateCA returns, as PEM, a CA certificate signed by the development CA.
+func mustIntermediateCA(tb testing.TB, pki devpki.Files) []byte {
+	tb.Helper()
+	ca, caKey, err := devpki.LoadCA(pki)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "intermediate"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

@@ -276,6 +276,7 @@ func (s *testServer) hostileTokens(t *testing.T, c credentials, good string) map
 		"ECDSA r=s=0":              {bearer(withSig(make([]byte, 64))), 401},
 		"ECDSA r=s=N":              {bearer(withSig(rs(n, n))), 401},
 		"ECDSA r+N":                {bearer(withSig(rs(new(big.Int).Mod(rPlusN, new(big.Int).Lsh(big.NewInt(1), 256)), new(big.Int).SetBytes(sig[32:])))), 401},
+		"ECDSA high-s twin":        {bearer(withSig(rs(new(big.Int).SetBytes(sig[:32]), new(big.Int).Sub(n, new(big.Int).SetBytes(sig[32:]))))), 401},
 		"ECDSA 63-byte signature":  {bearer(withSig(sig[:63])), 401},
 		"ECDSA 65-byte signature":  {bearer(withSig(append(append([]byte{}, sig...), 0))), 401},
 		"ECDSA DER signature":      {bearer(withSig(append([]byte{0x30, 0x44, 0x02, 0x20}, append(append(append([]byte{}, sig[:32]...), 0x02, 0x20), sig[32:]...)...))), 401},
@@ -284,6 +285,9 @@ func (s *testServer) hostileTokens(t *testing.T, c credentials, good string) map
 		"signed typ JWT":           {bearer(sign(`{"alg":"ES256","kid":"`+kid+`","typ":"JWT"}`, claims(func(map[string]any) {}))), 401},
 		"signed without typ":       {bearer(sign(`{"alg":"ES256","kid":"`+kid+`"}`, claims(func(map[string]any) {}))), 401},
 		"signed with crit":         {bearer(sign(head(`,"crit":["exp"]`), claims(func(map[string]any) {}))), 401},
+		"signed, alg twice":        {bearer(sign(`{"alg":"none","kid":"`+kid+`","typ":"at+jwt","alg":"ES256"}`, claims(func(map[string]any) {}))), 401},
+		"signed, kid twice":        {bearer(sign(`{"alg":"ES256","kid":"x","typ":"at+jwt","kid":"`+kid+`"}`, claims(func(map[string]any) {}))), 401},
+		"signed, claim twice":      {bearer(sign(head(""), strings.TrimSuffix(claims(func(map[string]any) {}), "}")+`,"account_id":"`+skygate.NewID()+`"}`)), 401},
 		"embedded jwk":             {bearer(embedded), 401},
 		"jku to elsewhere":         {bearer(jku), 401},
 		"kid path traversal":       {bearer(signES256(t, stranger, `{"alg":"ES256","typ":"at+jwt","kid":"../../../../etc/passwd"}`, []byte(claims(func(map[string]any) {})))), 401},
@@ -423,6 +427,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "eSIM top-up with NUL in package_id", method: "POST", path: "/v2/b2b/esims/8999901000000000013/topups", header: jsonH("Idempotency-Key", "t-nul"), body: `{"package_id":"a\u0000"}`},
 			{name: "sandbox usage of -1 MB", method: "POST", path: "/v2/sandbox/esims/8999901000000000013/usage", header: jsonH(), body: `{"used_mb":-1}`},
 			{name: "webhook with NUL in url", method: "POST", path: "/api/v1/b2b/webhooks", header: jsonH(), body: `{"url":"https://example.com/\u0000","secret":"aaaaaaaaaaaaaaaaaaaaaaaa"}`, want: 422},
+			{name: "eSIM order with two Idempotency-Key headers", method: "POST", path: order, header: jsonH("Idempotency-Key", "o-two-a", "idempotency-key", "o-two-b"), body: `{"package_id":"` + pkg + `","quantity":1}`, want: 400},
+			{name: "eSIM top-up with two Idempotency-Key headers", method: "POST", path: "/v2/b2b/esims/8999901000000000013/topups", header: jsonH("Idempotency-Key", "t-two-a", "idempotency-key", "t-two-b"), body: `{"package_id":"` + pkg + `"}`, want: 400},
 			{name: "eSIM order quantity 2^63", method: "POST", path: order, header: jsonH("Idempotency-Key", "o-big"), body: `{"package_id":"` + skygate.NewID() + `","quantity":9223372036854775808}`},
 			{name: "eSIM order quantity -1", method: "POST", path: order, header: jsonH("Idempotency-Key", "o-neg"), body: `{"package_id":"` + skygate.NewID() + `","quantity":-1}`, want: 422},
 			{name: "webhook with NUL in secret", method: "POST", path: "/api/v1/b2b/webhooks", header: jsonH(), body: `{"url":"https://example.com/","secret":"aaaaaaaaaaaaaaaaaaaaaaaa\u0000"}`, want: 422},
@@ -447,7 +453,7 @@ func TestHostileRequests(t *testing.T) {
 			// Headers.
 			{name: "Idempotency-Key 256 characters", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", strings.Repeat("k", 256)), body: valid, want: 400},
 			{name: "Idempotency-Key non-ASCII", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "ключ"), body: valid, want: 400},
-			{name: "Idempotency-Key twice", method: "POST", mtls: true, path: bookingPath, header: map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Idempotency-Key": "a", "idempotency-key": "b"}, body: valid, want: 202},
+			{name: "Idempotency-Key twice", method: "POST", mtls: true, path: bookingPath, header: map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Idempotency-Key": "a", "idempotency-key": "b"}, body: valid, want: 400},
 			{name: "X-Request-ID 129 characters", path: "/v2/catalog/lounges?limit=1", header: with("X-Request-ID", strings.Repeat("r", 129)), want: 200},
 			{name: "X-Request-ID with a quote", path: "/v2/catalog/lounges?limit=1", header: with("X-Request-ID", `"><script>`), want: 200},
 			{name: "header of 128 KiB", path: "/v2/catalog/lounges?limit=1", header: with("X-Padding", strings.Repeat("p", 128<<10)), want: 431, format: "any"},
@@ -533,7 +539,17 @@ func TestHostileRequests(t *testing.T) {
 			{name: "token authorization_code code of 1 MiB", method: "POST", path: "/oauth/v2/token", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
 				body: "grant_type=authorization_code&code=" + strings.Repeat("A", 1<<19) + "&code_verifier=" + strings.Repeat("v", 43), format: "oauth"},
 		}
+		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
+		cases = append(cases, certCases...)
 		s.runHostile(t, cases)
+		certUnbound()
+
+		// A request with two Idempotency-Key headers used up neither key.
+		for _, key := range []string{"a", "b"} {
+			if resp, body := s.book(s.mtlsClient, tok, key, valid); resp.StatusCode != 202 || resp.Header.Get("Idempotency-Status") != "created" {
+				t.Errorf("booking with key %s after the two-key request: %d %s %s", key, resp.StatusCode, resp.Header.Get("Idempotency-Status"), body)
+			}
+		}
 
 		// The catalogue changed nothing it should not have: the booking and the lists.
 		if resp, body := s.get("/v2/catalog/lounges?limit=5", tok, nil); resp.StatusCode != 200 || string(body) != string(lounges) {

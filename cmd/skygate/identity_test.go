@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
@@ -209,6 +210,9 @@ func signES256(tb testing.TB, k *ecdsa.PrivateKey, header string, payload []byte
 	r, sv, err := ecdsa.Sign(rand.Reader, k, sum[:])
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if n := k.Params().N; sv.Cmp(new(big.Int).Rsh(n, 1)) > 0 { // the low-s form, as the service signs
+		sv.Sub(n, sv)
 	}
 	sig := make([]byte, 64)
 	r.FillBytes(sig[:32])

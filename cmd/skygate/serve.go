@@ -29,8 +29,13 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, st
 	if err != nil {
 		return err
 	}
+	authority, err := clientAuthority(cfg, clientCAs)
+	if err != nil {
+		return err
+	}
 	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{
-		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader, TrustedProxies: cfg.TrustedProxies,
+		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader,
+		Authority: authority,
 	})
 	if err != nil {
 		return err

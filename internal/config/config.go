@@ -64,6 +64,17 @@ type Config struct {
 	AccountBurst int
 	TokenRate    float64
 	TokenBurst   int
+	// ClientCAKey is the file of ClientCA's private key (PEM: PKCS#8, EC or RSA), when
+	// the service signs partners' certificate requests itself; empty when the key is
+	// kept elsewhere and certificates signed there are bound instead.
+	ClientCAKey string
+	// ClientCertTTL is the lifetime of a client certificate the service issues.
+	ClientCertTTL time.Duration
+	// TokenSourceRate and TokenSourceBurst limit the token requests of each source
+	// address that authenticate no client (failed authentications, employee code
+	// exchanges, malformed requests). A rate of 0 disables the limit.
+	TokenSourceRate  float64
+	TokenSourceBurst int
 	// EnableDevIdP (SKYGATE_DEV_IDP) serves the built-in development identity provider
 	// instead of SKYGATE_OIDC_ISSUER; EnableDevPKI (SKYGATE_DEV_PKI) generates the
 	// development PKI instead of SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA.
@@ -113,6 +124,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		TLSCert:         l.str("SKYGATE_TLS_CERT", ""),
 		TLSKey:          l.str("SKYGATE_TLS_KEY", ""),
 		ClientCA:        l.str("SKYGATE_CLIENT_CA", ""),
+		ClientCAKey:     l.str("SKYGATE_CLIENT_CA_KEY", ""),
+		ClientCertTTL:   l.duration("SKYGATE_CLIENT_CERT_TTL", 8760*time.Hour),
 		ProxyCertHeader: l.str("SKYGATE_TRUSTED_PROXY_CERT_HEADER", ""),
 		RedisURL:        l.str("SKYGATE_REDIS_URL", ""),
 		LogLevel:        l.str("SKYGATE_LOG_LEVEL", "info"),
@@ -132,6 +145,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		l.fail("SKYGATE_DATABASE_URL", "must start with sqlite:// or postgres://")
 	}
 	c.DatabaseMaxConns = l.integer("SKYGATE_DATABASE_MAX_CONNS", 0)
+	c.TokenSourceRate = l.float("SKYGATE_TOKEN_SOURCE_RATE_LIMIT", 10)
+	c.TokenSourceBurst = l.integer("SKYGATE_TOKEN_SOURCE_RATE_BURST", 20)
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		l.fail("SKYGATE_PUBLIC_URL", "must be an absolute http(s) URL")
 	}
@@ -151,13 +166,19 @@ func Load(getenv func(string) string) (*Config, error) {
 	if (c.TLSCert == "") != (c.TLSKey == "") || (c.TLSCert != "" && c.ClientCA == "") {
 		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together")
 	}
+	l.conveniences(c) // before anything asks DevIdP or DevPKI
+	if c.ClientCAKey != "" && (c.ClientCA == "" || c.DevPKI()) {
+		l.fail("SKYGATE_CLIENT_CA_KEY", "goes with SKYGATE_CLIENT_CA: it is that CA's private key (the development PKI signs with its own)")
+	}
+	if c.ClientCertTTL <= 0 {
+		l.fail("SKYGATE_CLIENT_CERT_TTL", "must be positive")
+	}
 	if c.OIDCIssuer != "" && c.OIDCClientID == "" {
 		l.fail("SKYGATE_OIDC_CLIENT_ID", "is required with SKYGATE_OIDC_ISSUER")
 	}
 	if c.ProxyCertHeader != "" && len(c.TrustedProxies) == 0 {
 		l.fail("SKYGATE_TRUSTED_PROXIES", "is required with SKYGATE_TRUSTED_PROXY_CERT_HEADER")
 	}
-	l.conveniences(c)
 	if c.Production() {
 		l.refuseWeak(c)
 		if c.RoleMap == nil {

@@ -98,3 +98,37 @@ func TestParseMasterKey(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadClientCAKeyAndCertTTL(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientCertTTL != 8760*time.Hour || c.ClientCAKey != "" {
+		t.Errorf("defaults: ClientCertTTL %v, ClientCAKey %q", c.ClientCertTTL, c.ClientCAKey)
+	}
+	c, err = config.Load(env(map[string]string{
+		"SKYGATE_TLS_CERT": "server.pem", "SKYGATE_TLS_KEY": "server-key.pem", "SKYGATE_CLIENT_CA": "ca.pem",
+		"SKYGATE_CLIENT_CA_KEY": "ca-key.pem", "SKYGATE_CLIENT_CERT_TTL": "720h",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientCAKey != "ca-key.pem" || c.ClientCertTTL != 720*time.Hour {
+		t.Errorf("ClientCAKey %q, ClientCertTTL %v", c.ClientCAKey, c.ClientCertTTL)
+	}
+	for name, vars := range map[string]map[string]string{
+		"a key without its CA (development PKI)": {"SKYGATE_CLIENT_CA_KEY": "ca-key.pem"},
+		"a lifetime of zero":                     {"SKYGATE_CLIENT_CERT_TTL": "0s"},
+		"a negative lifetime":                    {"SKYGATE_CLIENT_CERT_TTL": "-1h"},
+		"a lifetime that is no duration":         {"SKYGATE_CLIENT_CERT_TTL": "a year"},
+	} {
+		_, err := config.Load(env(vars))
+		for k := range vars {
+			if err == nil || !strings.Contains(err.Error(), k) {
+				t.Errorf("%s: error %v does not name %s", name, err, k)
+			}
+		}
+	}
+}

@@ -81,7 +81,7 @@ func (l *loader) refuseWeak(c *Config) {
 	}
 	pki := filepath.Join(c.DataDir, "pki")
 	for _, f := range []struct{ name, path string }{
-		{"SKYGATE_TLS_CERT", c.TLSCert}, {"SKYGATE_TLS_KEY", c.TLSKey}, {"SKYGATE_CLIENT_CA", c.ClientCA},
+		{"SKYGATE_TLS_CERT", c.TLSCert}, {"SKYGATE_TLS_KEY", c.TLSKey}, {"SKYGATE_CLIENT_CA", c.ClientCA}, {"SKYGATE_CLIENT_CA_KEY", c.ClientCAKey},
 	} {
 		if f.path != "" && within(pki, f.path) {
 			l.fail(f.name, "names a file of the development PKI (%s): production refuses it; set your CA's files", pki)

@@ -157,6 +157,7 @@ func TestProductionRefusesWeakSettings(t *testing.T) {
 		{"dev PKI files", map[string]string{"SKYGATE_TLS_CERT": filepath.Join(pki, "server.pem"), "SKYGATE_TLS_KEY": filepath.Join(pki, "server-key.pem"), "SKYGATE_CLIENT_CA": pki + "/sub/../ca.pem"},
 			[]string{"SKYGATE_TLS_CERT names a file of the development PKI", "SKYGATE_TLS_KEY names a file of the development PKI", "SKYGATE_CLIENT_CA names a file of the development PKI"}},
 		{"dev PKI files, relative data dir", map[string]string{"SKYGATE_DATA_DIR": "./data", "SKYGATE_CLIENT_CA": "data/pki/ca.pem"}, []string{"SKYGATE_CLIENT_CA names a file of the development PKI"}},
+		{"dev PKI's CA key", map[string]string{"SKYGATE_CLIENT_CA_KEY": filepath.Join(pki, "ca-key.pem")}, []string{"SKYGATE_CLIENT_CA_KEY names a file of the development PKI"}},
 		{"everything at once", map[string]string{"SKYGATE_MASTER_KEY": strings.Repeat("00", 32), "SKYGATE_PUBLIC_URL": "http://api.example", "SKYGATE_WEBHOOK_ALLOW_PRIVATE": "true", "SKYGATE_CLIENT_CA": filepath.Join(pki, "ca.pem")},
 			[]string{"SKYGATE_MASTER_KEY", "SKYGATE_PUBLIC_URL", "SKYGATE_WEBHOOK_ALLOW_PRIVATE", "SKYGATE_ADMIN_REDIRECT_URIS", "SKYGATE_CLIENT_CA"}},
 	} {
@@ -175,7 +176,7 @@ func TestProductionRefusesWeakSettings(t *testing.T) {
 			for _, e := range []string{"development", "sandbox"} {
 				set := map[string]string{}
 				for k, v := range tc.set {
-					if k != "SKYGATE_TLS_CERT" && k != "SKYGATE_TLS_KEY" && k != "SKYGATE_CLIENT_CA" {
+					if k != "SKYGATE_TLS_CERT" && k != "SKYGATE_TLS_KEY" && k != "SKYGATE_CLIENT_CA" && k != "SKYGATE_CLIENT_CA_KEY" {
 						set[k] = v
 					}
 				}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"net/netip"
 	"strconv"
 	"testing"
 	"time"
@@ -42,8 +43,14 @@ func TestAccessLine(t *testing.T) {
 		{"anonymous", func(*accessEntry) {}, map[string]string{
 			"time": "2026-11-23T21:55:08.123456789Z", "level": "INFO", "msg": "request", "method": "GET",
 			"path": "/v2/catalog/lounges", "route": "GET /v2/catalog/lounges", "status": "200", "bytes": "2424",
-			"duration_ms": "0.184", "request_id": "req-1",
+			"duration_ms": "0.184", "request_id": "req-1", "source": "",
 		}, []string{"account_id", "sub"}},
+		{"IPv4 source", func(e *accessEntry) { e.source = netip.MustParseAddr("192.0.2.7") },
+			map[string]string{"source": "192.0.2.7"}, nil},
+		{"IPv6 source", func(e *accessEntry) { e.source = netip.MustParseAddr("2001:db8::7") },
+			map[string]string{"source": "2001:db8::7"}, nil},
+		{"zoned source", func(e *accessEntry) { e.source = netip.MustParseAddr(`fe80::1%eth"0\`) },
+			map[string]string{"source": "fe80::1"}, nil},
 		{"partner", func(e *accessEntry) { e.claims = &oauth.Claims{AccountID: "acc-1", Subject: "sk_client"} },
 			map[string]string{"account_id": "acc-1", "sub": "sk_client"}, nil},
 		{"employee", func(e *accessEntry) { e.claims = &oauth.Claims{Subject: "emp@example.com"} },

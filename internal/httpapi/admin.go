@@ -197,9 +197,21 @@ func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
+// rotateSecretRequest is the optional body of rotate-secret.
+type rotateSecretRequest struct {
+	RevokeTokens bool `json:"revoke_tokens"`
+}
+
 // rotateApplicationSecret replaces the secret at once: the old one stops working for
-// new tokens (tokens already issued live until they expire).
+// new tokens. Tokens already issued live until they expire, unless the body asks to
+// revoke them: then the application's TokensNotBefore moves past them in the same
+// write (see oauth.ApplicationCache.RevocationNotBefore), and they stop working at once
+// here and within ApplicationCacheTTL on other replicas.
 func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request) error {
+	var req rotateSecretRequest
+	if err := decodeOptionalJSON(w, r, &req); err != nil {
+		return err
+	}
 	app, err := s.deps.Store.ApplicationAdmin(r.Context(), r.PathValue("applicationID"))
 	if err != nil {
 		return err
@@ -208,9 +220,15 @@ func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	rec := auditRecord{"application.rotate_secret", appType, app.ID, app.AccountID, nil}
+	rec := auditRecord{"application.rotate_secret", appType, app.ID, app.AccountID, req}
 	err = s.audited(w, r, rec, func(ctx context.Context) (err error) {
-		app, err = s.deps.Store.SetApplicationSecret(ctx, app.AccountID, app.ID, s.deps.Secrets.Hash(secret), s.now())
+		now, hash := s.now(), s.deps.Secrets.Hash(secret)
+		if req.RevokeTokens {
+			notBefore := s.deps.Applications.RevocationNotBefore(now)
+			app, err = s.deps.Store.SetApplicationSecretRevokingTokens(ctx, app.AccountID, app.ID, hash, notBefore, now)
+		} else {
+			app, err = s.deps.Store.SetApplicationSecret(ctx, app.AccountID, app.ID, hash, now)
+		}
 		return err
 	})
 	if err != nil {

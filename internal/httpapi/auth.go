@@ -89,8 +89,9 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 	}
 }
 
-// principal verifies the Authorization header, at the time the request arrived, and
-// the account status.
+// principal verifies the Authorization header, at the time the request arrived, the
+// account status, the token's application (checkApplication) and its certificate
+// binding (checkCertificateBinding).
 func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claims, error) {
 	values := r.Header["Authorization"]
 	if len(values) > 1 {
@@ -123,6 +124,14 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 		}
 		if !active {
 			return nil, invalidToken("the account is suspended")
+		}
+		if err := s.checkApplication(r.Context(), claims); err != nil {
+			return nil, err
+		}
+	}
+	if claims.CertThumbprint != "" {
+		if err := s.checkCertificateBinding(r, claims); err != nil {
+			return nil, err
 		}
 	}
 	return claims, nil

@@ -17,7 +17,10 @@ const bookingPath = "/v2/b2b/booking/fast-tracks"
 // first event are stored in one transaction; a repeated key with the same body replays
 // the stored answer with Idempotency-Status: reused.
 func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
-	key := r.Header.Get("Idempotency-Key")
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
 	if err := booking.ValidateKey(key); err != nil {
 		return err
 	}

@@ -5,12 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/clientca"
 )
 
 // ClientCertConfig says how booking routes find the caller's client certificate.
@@ -19,22 +18,31 @@ type ClientCertConfig struct {
 	// own with the same pool).
 	CAs *x509.CertPool
 	// ProxyHeader, when set, names a header carrying the URL-escaped PEM certificate
-	// (as nginx's $ssl_client_escaped_cert), honoured only from TrustedProxies.
-	ProxyHeader    string
-	TrustedProxies []netip.Prefix
+	// (as nginx's $ssl_client_escaped_cert), honoured only from Deps.Proxies.
+	ProxyHeader string
+	// Authority issues and checks the certificates that the admin API binds to
+	// applications (admin_certificates.go); nil refuses both.
+	Authority *clientca.Authority
 }
 
 // clientCertificate returns the verified client certificate of the request, or
 // ClientCertificateRequired. A certificate from the TLS handshake was already verified
-// against the client CA by the listener (tls.VerifyClientCertIfGiven).
+// against the client CA by the listener (tls.VerifyClientCertIfGiven). Either way it
+// must be an end-entity certificate: a CA certificate (even one the client CA signed)
+// identifies no client. A trusted proxy's header must come once: a second copy means
+// the client sent one of its own and the proxy added its own, or the reverse.
 func (s *Server) clientCertificate(r *http.Request) (*x509.Certificate, error) {
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 && len(r.TLS.VerifiedChains) > 0 {
-		return r.TLS.PeerCertificates[0], nil
+		return endEntity(r.TLS.PeerCertificates[0])
 	}
 	cfg := s.deps.ClientCerts
 	if cfg.ProxyHeader != "" && cfg.CAs != nil && s.fromTrustedProxy(r) {
-		if v := r.Header.Get(cfg.ProxyHeader); v != "" {
-			cert, err := parseProxyCert(v)
+		values := r.Header.Values(cfg.ProxyHeader)
+		if len(values) > 1 {
+			return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate header appears more than once")
+		}
+		if len(values) == 1 && values[0] != "" {
+			cert, err := parseProxyCert(values[0])
 			if err != nil {
 				return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate is not a PEM certificate")
 			}
@@ -42,28 +50,24 @@ func (s *Server) clientCertificate(r *http.Request) (*x509.Certificate, error) {
 			if err != nil {
 				return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate does not chain to the client CA")
 			}
-			return cert, nil
+			return endEntity(cert)
 		}
 	}
 	return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "booking routes need a client certificate on the mutual-TLS listener")
 }
 
+// endEntity returns cert unless it is a CA certificate.
+func endEntity(cert *x509.Certificate) (*x509.Certificate, error) {
+	if cert.IsCA {
+		return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "a CA certificate is not a client certificate")
+	}
+	return cert, nil
+}
+
+// fromTrustedProxy reports whether the request's peer is one of the trusted reverse
+// proxies (Deps.Proxies).
 func (s *Server) fromTrustedProxy(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	addr = addr.Unmap()
-	for _, p := range s.deps.ClientCerts.TrustedProxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
+	return containsAddr(s.deps.Proxies, peerAddr(r.RemoteAddr))
 }
 
 func parseProxyCert(v string) (*x509.Certificate, error) {

@@ -64,7 +64,10 @@ func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
 // they appear), 402 InsufficientFunds, 409 PoolExhausted.
 func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 	var req esim.OrderRequest
-	key := r.Header.Get("Idempotency-Key")
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -133,11 +136,15 @@ func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 	var req esim.TopUpRequest
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	c := principalOf(w)
-	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), r.Header.Get("Idempotency-Key"), s.contentLanguage(w, r), req)
+	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), key, s.contentLanguage(w, r), req)
 	if err != nil {
 		return err
 	}
@@ -286,13 +293,4 @@ func (s *Server) contentLanguage(w http.ResponseWriter, r *http.Request) string 
 	lang := s.requestLanguage(r)
 	w.Header().Set("Content-Language", lang)
 	return lang
-}
-
-// idempotencyStatus says whether the answer was replayed for a known key.
-func idempotencyStatus(w http.ResponseWriter, reused bool) {
-	if reused {
-		w.Header().Set("Idempotency-Status", "reused")
-		return
-	}
-	w.Header().Set("Idempotency-Status", "created")
 }

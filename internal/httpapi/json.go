@@ -49,6 +49,21 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, error) {
 	return body, unmarshalStrict(body, v)
 }
 
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty body,
+// with or without a media type, leaves v as it is.
+func decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if r.Header.Get("Content-Type") == "" {
+		if n, _ := io.ReadFull(r.Body, make([]byte, 1)); n == 0 {
+			return nil
+		}
+	}
+	body, err := readJSONBody(w, r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return unmarshalStrict(body, v)
+}
+
 // unmarshalStrict decodes exactly one JSON value with no unknown fields.
 func unmarshalStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {

@@ -196,7 +196,7 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 		return
 	}
 	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], claims: rw.claims})
+		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], source: s.source(r), claims: rw.claims})
 }
 
 // arrival returns when the request that w answers arrived: the time ServeHTTP read,

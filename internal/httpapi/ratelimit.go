@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -17,9 +16,16 @@ type RateLimits struct {
 	// Account applies per account (B2B tokens) or per employee (sub) on every
 	// authenticated route.
 	Account ratelimit.Rate
-	// Token applies per client at the token endpoint (the HTTP Basic user, else the
-	// client_id query parameter, else the caller's address).
+	// TokenSource applies per source address (Server.source; an IPv6 address as its
+	// /64) at the token endpoint, to the work done before a client has authenticated:
+	// every token request is counted against its source before anything is read.
+	TokenSource ratelimit.Rate
+	// Token applies per client at the token endpoint, keyed by the client_id of the
+	// application that a request authenticated as: such a request is given back to its
+	// source's allowance and counted here instead (see Server.TokenHooks).
 	Token ratelimit.Rate
+	// WebhookTest applies per webhook subscription to POST …/{webhookID}/test.
+	WebhookTest ratelimit.Rate
 }
 
 // rateLimitError is the 429 of a refused request.
@@ -91,27 +97,4 @@ func decimal(n int) string {
 		return decimals[n]
 	}
 	return strconv.Itoa(n)
-}
-
-// limitTokens guards the token endpoint per client.
-func (s *Server) limitTokens(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := "ip:" + remoteHost(r)
-		if user, _, ok := r.BasicAuth(); ok && user != "" {
-			key = "client:" + user
-		}
-		if err := s.limit(w, r, key, s.deps.Limits.Token); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -68,6 +68,7 @@ func (s *Server) routes() {
 	s.route("GET /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.getApplication)))
 	s.route("DELETE /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.deleteApplication)))
 	s.route("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.handle(s.authenticate(apps, s.rotateApplicationSecret)))
+	s.route("POST /api/v1/admin/applications/{applicationID}/certificates", s.handle(s.authenticate(apps, s.createApplicationCertificate)))
 	s.route("GET /api/v1/admin/audit-events", s.handle(s.authenticateAny([]string{accounts, apps, skygate.ScopeAuditRead}, s.listAuditEvents)))
 	s.route("GET /api/v1/admin/accounts/{accountID}/bookings", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminListBookings)))
 	s.route("GET /api/v1/admin/bookings/{bookingID}", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminGetBooking)))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -48,6 +49,10 @@ type Deps struct {
 	ClientCerts ClientCertConfig
 	// Limits are the request rate limits.
 	Limits RateLimits
+	// Proxies are the trusted reverse proxies (SKYGATE_TRUSTED_PROXIES), whose
+	// X-Forwarded-For names the source address of a request (see Server.source); from
+	// any other peer the header is ignored.
+	Proxies []netip.Prefix
 	// EmployeeLogin serves GET /api/v1/auth/idp/login and …/callback; nil leaves
 	// them unregistered.
 	EmployeeLogin EmployeeLogin

@@ -100,8 +100,17 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 }
 
 // testWebhook sends a webhook.test event through the outbox: 202 with its delivery.
+// Each subscription may send Limits.WebhookTest of them (429 beyond), counted once the
+// subscription is found, so that another account's id stays a 404.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.deps.Webhooks.Test(r.Context(), accountID(w), r.PathValue("webhookID"))
+	acct, id := accountID(w), r.PathValue("webhookID")
+	if _, err := s.deps.Webhooks.Get(r.Context(), acct, id); err != nil {
+		return err
+	}
+	if err := s.limit(w, r, "webhook-test:"+acct+"/"+id, s.deps.Limits.WebhookTest); err != nil {
+		return err
+	}
+	d, err := s.deps.Webhooks.Test(r.Context(), acct, id)
 	if err != nil {
 		return err
 	}

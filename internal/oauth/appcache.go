@@ -28,9 +28,10 @@ const DefaultApplicationCacheSize = 1 << 16
 // refuse a secret that was just set elsewhere: ClientAuthenticator re-reads the store
 // when a secret does not match a cached application (Reload).
 //
-// Unknown client ids are never cached, so a flood of made-up ids cannot fill memory;
-// past its size the cache drops expired entries and, when none has expired, stops
-// adding until some do. Returned values are shared: callers must not modify them.
+// Unknown client ids are cached only when they come from verified tokens
+// (TokenApplication), so a flood of made-up ids cannot fill memory; past its size the
+// cache drops expired entries and, when none has expired, stops adding until some do.
+// Returned values are shared: callers must not modify them.
 type ApplicationCache struct {
 	store ApplicationLookup
 	ttl   time.Duration
@@ -48,12 +49,16 @@ type ApplicationCache struct {
 	gen atomic.Uint64
 }
 
-// appEntry is immutable once stored.
+// appEntry is immutable once stored. An entry with a nil app (and account) records
+// that no application has the client id (see TokenApplication).
 type appEntry struct {
 	app   *skygate.Application
 	acct  *skygate.Account
 	until time.Time
 }
+
+// errNoApplication is the answer of a cached absence.
+var errNoApplication = skygate.Errorf(skygate.CodeNotFound, "application not found")
 
 // NewApplicationCache returns a cache over store keeping entries for ttl; ttl ≤ 0
 // caches nothing (every lookup reads the store).
@@ -67,36 +72,66 @@ func NewApplicationCache(store ApplicationLookup, ttl time.Duration, now skygate
 // ApplicationByClientID returns the application and its account, from memory when
 // read less than ttl ago, else from the store; CodeNotFound for an unknown client.
 func (c *ApplicationCache) ApplicationByClientID(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
-	app, acct, _, err := c.lookup(ctx, clientID)
+	app, acct, _, err := c.lookup(ctx, clientID, false)
 	return app, acct, err
 }
 
-// lookup is ApplicationByClientID that also says whether the answer came from memory.
-func (c *ApplicationCache) lookup(ctx context.Context, clientID string) (app *skygate.Application, acct *skygate.Account, cached bool, err error) {
+// TokenApplication is ApplicationByClientID for the client_id of a verified token,
+// which names an application that existed when the token was issued. It also
+// remembers for ttl that the application is gone, so that every request with a
+// deleted application's token does not cost a store read. Call it with nothing but
+// the client ids of verified tokens: those of unverified input must not grow the
+// cache.
+func (c *ApplicationCache) TokenApplication(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+	app, acct, _, err := c.lookup(ctx, clientID, true)
+	return app, acct, err
+}
+
+// lookup is ApplicationByClientID that also says whether the answer came from memory
+// and, when absent is set, remembers an unknown client (TokenApplication).
+func (c *ApplicationCache) lookup(ctx context.Context, clientID string, absent bool) (app *skygate.Application, acct *skygate.Account, cached bool, err error) {
 	if v, ok := c.m.Load(clientID); ok {
 		if e := v.(*appEntry); c.now().Before(e.until) {
+			if e.app == nil {
+				return nil, nil, true, errNoApplication
+			}
 			return e.app, e.acct, true, nil
 		}
 	}
-	app, acct, err = c.reload(ctx, clientID)
+	app, acct, err = c.reload(ctx, clientID, absent)
 	return app, acct, false, err
 }
 
-// reload reads the application from the store and caches what it finds; an unknown
-// client is forgotten and CodeNotFound.
-func (c *ApplicationCache) reload(ctx context.Context, clientID string) (*skygate.Application, *skygate.Account, error) {
+// RevocationNotBefore returns the TokensNotBefore of a revocation made at now: late
+// enough that no replica still issues tokens below it from the application it
+// cached before the revocation (for up to ttl), with a second more for the write to
+// commit and for the clocks of replicas to differ. The client_credentials grant
+// issues the tokens of the new secret with that iat meanwhile, so they work at once.
+func (c *ApplicationCache) RevocationNotBefore(now time.Time) time.Time {
+	return now.Add(max(c.ttl, 0) + time.Second)
+}
+
+// reload reads the application from the store and caches what it finds. An unknown
+// client is CodeNotFound, and forgotten or, when absent is set, remembered as such.
+func (c *ApplicationCache) reload(ctx context.Context, clientID string, absent bool) (*skygate.Application, *skygate.Account, error) {
 	gen := c.gen.Load()
 	app, acct, err := c.store.ApplicationByClientID(ctx, clientID)
-	if skygate.IsCode(err, skygate.CodeNotFound) {
+	var e *appEntry
+	switch {
+	case skygate.IsCode(err, skygate.CodeNotFound) && absent:
+		e = &appEntry{} // gone: no app, no account
+	case skygate.IsCode(err, skygate.CodeNotFound):
 		c.drop(clientID)
+		return nil, nil, err
+	case err != nil || acct == nil:
+		return app, acct, err
+	default:
+		e = &appEntry{app: app, acct: acct}
 	}
-	if err != nil || c.ttl <= 0 || acct == nil {
+	if c.ttl <= 0 || c.gen.Load() != gen || !c.room() {
 		return app, acct, err
 	}
-	if c.gen.Load() != gen || !c.room() {
-		return app, acct, nil
-	}
-	e := &appEntry{app: app, acct: acct, until: c.now().Add(c.ttl)}
+	e.until = c.now().Add(c.ttl)
 	if _, loaded := c.m.Swap(clientID, e); !loaded {
 		c.size.Add(1)
 	}
@@ -104,7 +139,7 @@ func (c *ApplicationCache) reload(ctx context.Context, clientID string) (*skygat
 	if c.gen.Load() != gen && c.m.CompareAndDelete(clientID, e) {
 		c.size.Add(-1)
 	}
-	return app, acct, nil
+	return app, acct, err
 }
 
 // room reports whether one more entry fits, dropping expired ones when the cache is
@@ -158,7 +193,7 @@ func (c *ApplicationCache) AccountChanged(a *skygate.Account) {
 func (c *ApplicationCache) dropAccount(accountID string, stale func(cached *skygate.Account) bool) {
 	c.gen.Add(1)
 	c.m.Range(func(k, v any) bool {
-		if cached := v.(*appEntry).acct; cached.ID == accountID && stale(cached) {
+		if cached := v.(*appEntry).acct; cached != nil && cached.ID == accountID && stale(cached) {
 			c.drop(k)
 		}
 		return true

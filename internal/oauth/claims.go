@@ -26,6 +26,10 @@ type Claims struct {
 	ExpiresAt time.Time
 	// ID is the jti, unique per token.
 	ID string
+	// CertThumbprint is the cnf claim's x5t#S256 (RFC 8705 §3.1): the base64url SHA-256
+	// of the DER of the client certificate the token is bound to, "" for an unbound
+	// token. A bound token is good only over mutual TLS with that certificate.
+	CertThumbprint string
 
 	// principal and printableIDs are the values of Principal and PrintableIDs, made once
 	// where claims are read from a token; principal is "" until then.
@@ -92,6 +96,15 @@ type wireClaims struct {
 	Iat       *numericDate `json:"iat"`
 	Nbf       *numericDate `json:"nbf,omitempty"`
 	Jti       string       `json:"jti"`
+
+	// Cnf binds the token to a client certificate; absent when unbound.
+	Cnf *confirmation `json:"cnf,omitempty"`
+}
+
+// confirmation is the cnf claim (RFC 7800) with the one confirmation method issued
+// here, the certificate thumbprint of RFC 8705.
+type confirmation struct {
+	X5tS256 string `json:"x5t#S256"`
 }
 
 func (w *wireClaims) claims() *Claims {
@@ -99,6 +112,9 @@ func (w *wireClaims) claims() *Claims {
 		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
 		AccountID: w.AccountID, Scopes: w.Scopes, Roles: w.Roles,
 		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti,
+	}
+	if w.Cnf != nil {
+		c.CertThumbprint = w.Cnf.X5tS256
 	}
 	c.principal = c.makePrincipal()
 	c.printableIDs = printable(c.AccountID) && printable(c.Subject)

@@ -42,6 +42,11 @@ func (c *Claims) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, c.IssuedAt.Unix(), 10)
 	b = append(b, `,"jti":`...)
 	b = appendString(b, c.ID)
+	if c.CertThumbprint != "" {
+		b = append(b, `,"cnf":{"x5t#S256":`...)
+		b = appendString(b, c.CertThumbprint)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

@@ -22,6 +22,9 @@ func (c *Claims) wire() *wireClaims {
 	if w.Scopes == nil {
 		w.Scopes = []string{} // always an array, never null
 	}
+	if c.CertThumbprint != "" {
+		w.Cnf = &confirmation{X5tS256: c.CertThumbprint}
+	}
 	return w
 }
 
@@ -50,6 +53,9 @@ func TestClaimsJSON(t *testing.T) {
 	for _, s := range hostile {
 		cases = append(cases, Claims{Issuer: s, Subject: s, Audience: []string{s}, ClientID: s, AccountID: s,
 			Scopes: []string{s, s}, Roles: []string{s}, IssuedAt: time.Unix(0, 0), ExpiresAt: time.Unix(1<<40, 0), ID: s})
+		// Certificate-bound (RFC 8705): the thumbprint is base64url when issued here.
+		cases = append(cases, Claims{Issuer: "https://id.example", Subject: "sub", Audience: []string{"a"}, ClientID: "cid",
+			AccountID: "acc", IssuedAt: at, ExpiresAt: at.Add(time.Hour), ID: "jti", CertThumbprint: s + "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"})
 	}
 	for _, c := range cases {
 		want, err := json.Marshal(c.wire())

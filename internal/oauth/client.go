@@ -86,6 +86,10 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
 //
+// Once the secret is verified, and before it returns the application, it tells the
+// token endpoint's TokenHooks (Authenticated) through c, which may refuse the request
+// (a rate limit): that error is returned as it is.
+//
 // A secret that does not match a cached application is checked once more against the
 // store, so that a secret rotated on another replica works everywhere at once; the old
 // one keeps working on other replicas for at most the cache's ttl.
@@ -101,10 +105,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		a.hasher.VerifyUnknown(c.Secret)
 		return nil, nil, fail
 	}
-	app, acct, cached, err := a.apps.lookup(ctx, c.ID)
+	app, acct, cached, err := a.apps.lookup(ctx, c.ID, false)
 	verified := err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
 	if err == nil && cached && !verified {
-		app, acct, err = a.apps.reload(ctx, c.ID)
+		app, acct, err = a.apps.reload(ctx, c.ID, false)
 		verified = err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
 	}
 	switch {
@@ -117,6 +121,11 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, errors.New("oauth: application without account")
 	case !verified:
 		return nil, nil, fail
+	}
+	if c.admit != nil {
+		if err := c.admit(app.ClientID); err != nil {
+			return nil, nil, err
+		}
 	}
 	return app, acct, nil
 }

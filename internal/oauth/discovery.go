@@ -35,6 +35,10 @@ type Metadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
+
+	// TLSClientCertificateBoundAccessTokens: tokens of applications bound to a client
+	// certificate carry it (cnf x5t#S256) and need it (RFC 8705 §3.3).
+	TLSClientCertificateBoundAccessTokens bool `json:"tls_client_certificate_bound_access_tokens"`
 }
 
 // NewMetadata returns the discovery document of the service at publicURL
@@ -53,6 +57,8 @@ func NewMetadata(publicURL string) *Metadata {
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
+
+		TLSClientCertificateBoundAccessTokens: true,
 	}
 }
 

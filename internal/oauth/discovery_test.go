@@ -37,6 +37,9 @@ func TestDiscovery(t *testing.T) {
 					t.Errorf("%s = %v, want %v", k, m[k], v)
 				}
 			}
+			if m["tls_client_certificate_bound_access_tokens"] != true { // RFC 8705 §3.3
+				t.Errorf("tls_client_certificate_bound_access_tokens = %v, want true", m["tls_client_certificate_bound_access_tokens"])
+			}
 			lists := map[string][]string{
 				"grant_types_supported":                 {"client_credentials", "authorization_code"},
 				"token_endpoint_auth_methods_supported": {"client_secret_basic", "client_secret_post", "none"},

@@ -216,3 +216,36 @@ func (s *memAppStore) SetApplicationSecret(_ context.Context, accountID, applica
 	}
 	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
 }
+
+func (s *memAppStore) SetApplicationCertificate(_ context.Context, accountID, applicationID, thumbprint string, now time.Time) (*skygate.Application, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.apps {
+		if a.ID == applicationID && a.AccountID == accountID {
+			a.ClientCertSHA256, a.UpdatedAt = thumbprint, now
+			c := *a
+			return &c, nil
+		}
+	}
+	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
+}
+
+func (s *memAppStore) SetApplicationSecretRevokingTokens(_ context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*skygate.Application, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.apps {
+		if a.ID == applicationID && a.AccountID == accountID {
+			next := notBefore.Truncate(time.Second)
+			if !next.Equal(notBefore) {
+				next = next.Add(time.Second)
+			}
+			if !a.TokensNotBefore.Before(next) {
+				next = a.TokensNotBefore.Add(time.Second)
+			}
+			a.SecretHash, a.UpdatedAt, a.TokensNotBefore = hash, now, next
+			c := *a
+			return &c, nil
+		}
+	}
+	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
+}

@@ -48,6 +48,10 @@ type ClientAuth struct {
 	// ID is the client_id, from Basic or the body; it may be set without a secret.
 	ID     string
 	Secret string
+	// admit, set by the TokenHandler when it has Hooks, is called by
+	// ClientAuthenticator.Authenticate once the secret is verified; an error fails the
+	// authentication with it.
+	admit func(clientID string) error
 }
 
 // TokenResponse is the body of a successful token response (RFC 6749 §5.1).
@@ -104,6 +108,10 @@ func isScopeToken(s string) bool {
 // §4.4). The token's sub and client_id are the application's client_id and account_id
 // its account.
 //
+// A token of an application bound to a client certificate (ClientCertSHA256) carries
+// that binding as its cnf claim (RFC 8705), and its iat is never before the
+// application's TokensNotBefore (see Issuer.IssueNotBefore).
+//
 // A suspended account is answered with invalid_grant (400, "the account is
 // suspended") rather than invalid_client: the client did prove its secret, and telling
 // the partner why no token comes back saves a support call. The check comes after the
@@ -135,9 +143,10 @@ func (g *ClientCredentialsGrant) Exchange(ctx context.Context, req *TokenRequest
 	if err != nil {
 		return nil, err
 	}
-	token, _, err := g.issuer.Issue(Claims{
+	token, _, err := g.issuer.IssueNotBefore(Claims{
 		Subject: app.ClientID, ClientID: app.ClientID, AccountID: acct.ID, Scopes: scopes,
-	})
+		CertThumbprint: app.ClientCertSHA256,
+	}, app.TokensNotBefore)
 	if err != nil {
 		return nil, err
 	}

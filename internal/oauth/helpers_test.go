@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,6 +72,9 @@ type appOptions struct {
 	ClientID  string
 	Scopes    []string
 	Suspended bool
+	// CertSHA256 and TokensNotBefore are the application's fields of those names.
+	CertSHA256      string
+	TokensNotBefore time.Time
 }
 
 // MustApplication creates an account and an application and returns its client_id and
@@ -91,6 +97,7 @@ func (f *fixture) MustApplication(tb testing.TB, o appOptions) (clientID, secret
 	err := f.apps.CreateApplication(context.Background(), &skygate.Application{
 		ID: fmt.Sprintf("app-%d", n), AccountID: acct.ID, Name: "app", ClientID: o.ClientID,
 		SecretHash: f.hasher.Hash(secret), AllowedScopes: o.Scopes,
+		ClientCertSHA256: o.CertSHA256, TokensNotBefore: o.TokensNotBefore,
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -216,8 +223,9 @@ func b64(v any) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// signES256 builds a compact JWS over header and claims (any JSON values) signed with
-// priv, the signature as r||s.
+// signES256 builds a compact JWS over header and claims (any JSON values; []byte is
+// taken as the JSON text itself) signed with priv, the signature as r||s with s in the
+// lower half of the group order, as Issuer signs.
 func signES256(tb testing.TB, priv *ecdsa.PrivateKey, header, claims any) string {
 	tb.Helper()
 	input := b64(header) + "." + b64(claims)
@@ -226,11 +234,35 @@ func signES256(tb testing.TB, priv *ecdsa.PrivateKey, header, claims any) string
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if s.Cmp(new(big.Int).Rsh(priv.Params().N, 1)) > 0 {
+		s.Sub(priv.Params().N, s)
+	}
 	sig := make([]byte, 64)
 	r.FillBytes(sig[:32])
 	s.FillBytes(sig[32:])
 	return input + "." + b64(sig)
 }
+
+// withSignatureS replaces the s half of an ES256 token's signature by f(s): lowS and
+// highS pick one of the two valid forms, (r, s) and (r, N−s).
+func withSignatureS(tb testing.TB, token string, high bool) string {
+	tb.Helper()
+	i := strings.LastIndexByte(token, '.')
+	sig, err := base64.RawURLEncoding.DecodeString(token[i+1:])
+	if err != nil || len(sig) != 64 {
+		tb.Fatalf("not an ES256 signature: %q", token[i+1:])
+	}
+	n := elliptic.P256().Params().N
+	s := new(big.Int).SetBytes(sig[32:])
+	if (s.Cmp(new(big.Int).Rsh(n, 1)) > 0) != high {
+		s.Sub(n, s)
+	}
+	s.FillBytes(sig[32:])
+	return token[:i+1] + b64(sig)
+}
+
+func lowS(tb testing.TB, token string) string  { return withSignatureS(tb, token, false) }
+func highS(tb testing.TB, token string) string { return withSignatureS(tb, token, true) }
 
 // validClaims returns the claims of a valid token at f's current time.
 func (f *fixture) validClaims() map[string]any {

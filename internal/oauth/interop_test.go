@@ -130,7 +130,8 @@ func TestInteropForgedGoJose(t *testing.T) {
 		token string
 		ok    bool
 	}{
-		{"go-jose ES256 with our key", joseToken(t, jose.ES256, ours, kid, atJWT(), claims), true},
+		{"go-jose ES256 with our key", lowS(t, joseToken(t, jose.ES256, ours, kid, atJWT(), claims)), true},
+		{"go-jose ES256 with our key, high-s form", highS(t, joseToken(t, jose.ES256, ours, kid, atJWT(), claims)), false},
 		{"HS256 keyed with the public key DER", joseToken(t, jose.HS256, f.keyStoreKey(t).PublicKeyDER, kid, atJWT(), claims), false},
 		{"HS256 keyed with the EC point", joseToken(t, jose.HS256, point, kid, atJWT(), claims), false},
 		{"ES384", joseToken(t, jose.ES384, p384, kid, atJWT(), claims), false},

@@ -28,6 +28,9 @@ type TokenHandler struct {
 	// temporarily_unavailable with Retry-After, as the API's routes answer 503, not
 	// server_error.
 	Transient func(error) bool
+	// Hooks, when set, is told of every client that a request authenticated as, before
+	// its token is issued, and of every failed client authentication.
+	Hooks TokenHooks
 }
 
 // NewTokenHandler returns a handler serving grants. log receives the causes of
@@ -51,11 +54,18 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := parseTokenRequest(w, r)
 	if err == nil {
+		if h.Hooks != nil {
+			req.Client.admit = admitter(h.Hooks, w, r)
+		}
 		var resp *TokenResponse
 		if resp, err = h.exchange(r, req); err == nil {
 			writeJSON(w, http.StatusOK, resp.appendJSON(make([]byte, 0, 1024)))
 			return
 		}
+	}
+	if ref, ok := errors.AsType[*refusal](err); ok {
+		h.Hooks.WriteRefusal(w, r, ref.err)
+		return
 	}
 	e := asError(err)
 	switch {
@@ -66,6 +76,8 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 	case e.Code == CodeServerError:
 		h.log.ErrorContext(r.Context(), "token request failed", "err", err)
+	case e.Code == CodeInvalidClient && h.Hooks != nil:
+		h.Hooks.AuthenticationFailed(w, r, sentClientID(r, req))
 	}
 	writeError(w, r, e)
 }

@@ -3,9 +3,11 @@ package oauth
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
+	"encoding/json/jsontext"
+	jsonv2 "encoding/json/v2"
 	"errors"
 	"fmt"
 	"math/big"
@@ -86,12 +88,15 @@ var (
 )
 
 // Verify checks token and returns its claims. It accepts only what Issuer produces:
-// JWS compact of at most MaxTokenSize bytes, header alg ES256 (nothing else), typ
-// at+jwt or application/at+jwt (any case), a kid of a known key (an unknown kid
-// causes one rate-limited reload of the keys first), a valid 64-byte P-256
-// signature, iss equal to the configured issuer, exp, iat, sub, client_id and jti
-// present, account_id present when any scope is a B2B scope, exp not passed and iat and nbf not in the future (each within the leeway),
-// and the configured audience in aud.
+// JWS compact of at most MaxTokenSize bytes, a header and a payload that are JSON
+// objects without duplicate member names (RFC 7515 §4, RFC 7519 §4) in valid UTF-8,
+// header alg ES256 (nothing else), typ at+jwt or application/at+jwt (any case), a kid
+// of a known key (an unknown kid causes one rate-limited reload of the keys first), a
+// valid 64-byte P-256 signature whose s is at most N/2 (Issuer signs so; the high-s
+// twin of a valid signature is refused), iss equal to the configured issuer, exp,
+// iat, sub, client_id and jti present, account_id present when any scope is a B2B
+// scope, exp not passed and iat and nbf not in the future (each within the leeway),
+// and the configured audience in aud. Member names match exactly (case-sensitive).
 //
 // Failures wrap ErrInvalidToken (401), or ErrWrongAudience (403) when only the
 // audience is wrong. Successful results are cached until exp; a cached token is
@@ -129,12 +134,15 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 	return claims, nil
 }
 
+// halfOrder is N/2 of P-256: the largest s that Verify accepts.
+var halfOrder = new(big.Int).Rsh(elliptic.P256().Params().N, 1)
+
 // jwsHeader holds the header parameters Verify looks at.
 type jwsHeader struct {
-	Alg  string          `json:"alg"`
-	Kid  string          `json:"kid"`
-	Typ  string          `json:"typ"`
-	Crit json.RawMessage `json:"crit"`
+	Alg  string         `json:"alg"`
+	Kid  string         `json:"kid"`
+	Typ  string         `json:"typ"`
+	Crit jsontext.Value `json:"crit"`
 }
 
 // verify does the full check without the cache and returns the claims and the kid.
@@ -164,7 +172,9 @@ func (v *Verifier) verify(ctx context.Context, token string, now int64) (*Claims
 	}
 	digest := sha256.Sum256([]byte(token[:payloadEnd]))
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
-	if !ecdsa.Verify(key.pub, digest[:], r, s) { // rejects r, s = 0 and ≥ N
+	// (r, s) and (r, N−s) are both valid signatures of one message: accepting only the
+	// low half makes a token's signature, and so the token, one string.
+	if s.Cmp(halfOrder) > 0 || !ecdsa.Verify(key.pub, digest[:], r, s) { // rejects r, s = 0 and ≥ N
 		return nil, "", errSignature
 	}
 
@@ -173,7 +183,7 @@ func (v *Verifier) verify(ctx context.Context, token string, now int64) (*Claims
 		return nil, "", errMalformed
 	}
 	var w wireClaims
-	if err := json.Unmarshal(payload, &w); err != nil {
+	if err := jsonv2.Unmarshal(payload, &w); err != nil {
 		return nil, "", errMalformed
 	}
 	if err := v.checkClaims(&w, now); err != nil {
@@ -189,7 +199,7 @@ func (v *Verifier) parseHeader(ctx context.Context, seg string) (*signingKey, er
 		return nil, errMalformed
 	}
 	var h jwsHeader
-	if err := json.Unmarshal(raw, &h); err != nil {
+	if err := jsonv2.Unmarshal(raw, &h); err != nil {
 		return nil, errMalformed
 	}
 	switch {
@@ -214,6 +224,9 @@ func (v *Verifier) parseHeader(ctx context.Context, seg string) (*signingKey, er
 func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 	switch {
 	case w.Exp == nil || w.Iat == nil || w.Sub == "" || w.ClientID == "" || w.Jti == "":
+		return errMissingClaim
+	case w.Cnf != nil && w.Cnf.X5tS256 == "":
+		// A confirmation without the one method issued here would bind to nothing.
 		return errMissingClaim
 	case w.AccountID == "" && slices.ContainsFunc(w.Scopes, isB2BScope):
 		// B2B handlers work in the token's account; without one they would work in

@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"slices"
@@ -241,6 +242,17 @@ func TestVerifyRejects(t *testing.T) {
 		{"r = N", sigToken(rs(n, big.NewInt(1))), oauth.ErrInvalidToken},
 		{"s = N", sigToken(rs(big.NewInt(1), n)), oauth.ErrInvalidToken},
 		{"signature all ones", sigToken([]byte(strings.Repeat("\xff", 64))), oauth.ErrInvalidToken},
+		{"high-s twin of a valid token", highS(t, good), oauth.ErrInvalidToken},
+		{"high-s twin, general header path", highS(t, signES256(t, priv, header, claims)), oauth.ErrInvalidToken},
+		{"s = N/2 + 1", sigToken(rs(big.NewInt(1), new(big.Int).Add(new(big.Int).Rsh(n, 1), big.NewInt(1)))), oauth.ErrInvalidToken},
+
+		{"header: alg twice", signES256(t, priv, []byte(`{"alg":"none","kid":"`+header["kid"].(string)+`","typ":"at+jwt","alg":"ES256"}`), claims), oauth.ErrInvalidToken},
+		{"header: kid twice", signES256(t, priv, []byte(`{"alg":"ES256","kid":"attacker","typ":"at+jwt","kid":"`+header["kid"].(string)+`"}`), claims), oauth.ErrInvalidToken},
+		{"header: typ twice", signES256(t, priv, []byte(`{"alg":"ES256","kid":"`+header["kid"].(string)+`","typ":"JWT","typ":"at+jwt"}`), claims), oauth.ErrInvalidToken},
+		{"header: crit twice", signES256(t, priv, []byte(`{"alg":"ES256","kid":"`+header["kid"].(string)+`","typ":"at+jwt","crit":["x"],"crit":null}`), claims), oauth.ErrInvalidToken},
+		{"header: invalid UTF-8", signES256(t, priv, []byte("{\"alg\":\"ES256\",\"kid\":\""+header["kid"].(string)+"\",\"typ\":\"at+jwt\",\"x\":\"\xff\"}"), claims), oauth.ErrInvalidToken},
+		{"payload: account_id twice", signES256(t, priv, header, duplicateMember(t, claims, "account_id", "acct-other")), oauth.ErrInvalidToken},
+		{"payload: scopes twice", signES256(t, priv, header, duplicateMember(t, claims, "scopes", skygate.AllScopes)), oauth.ErrInvalidToken},
 
 		{"wrong iss", MustIssueWith(t, otherIssuer), oauth.ErrInvalidToken},
 		{"iss missing", signES256(t, priv, header, with(claims, map[string]any{"iss": nil})), oauth.ErrInvalidToken},
@@ -277,6 +289,36 @@ func TestVerifyRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIssuerSignsLowS: every signature Issuer makes has s ≤ N/2, the only form Verify
+// accepts, so no token of ours is refused for it (half of ECDSA's signatures come out
+// high).
+func TestIssuerSignsLowS(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for range 64 {
+		tok := f.MustIssue(t)
+		if lowS(t, tok) != tok {
+			t.Fatalf("high-s signature: %s", tok)
+		}
+		MustVerify(t, f.verifier, tok)
+	}
+}
+
+// duplicateMember returns the JSON text of claims with a second member name holding
+// v after the others.
+func duplicateMember(tb testing.TB, claims map[string]any, name string, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(claims)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	extra, err := json.Marshal(map[string]any{name: v})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return append(b[:len(b)-1], append([]byte{','}, extra[1:]...)...)
 }
 
 // derSigToken re-signs parts with an ASN.1 DER signature, the form JWS forbids.

@@ -37,9 +37,22 @@ type Decision struct {
 }
 
 // Limiter decides for one key at a time. Implementations are safe for concurrent use.
+//
+// Keys may come from clients (an address, a client_id) and be of any length: a
+// Limiter stores a 128-bit digest of each, never the key, and forgets a key once its
+// allowance is full again.
 type Limiter interface {
+	// Allow counts one request against key and says whether it may proceed.
 	Allow(ctx context.Context, key string, r Rate) (Decision, error)
+	// Refund gives back one request that Allow allowed for key with the same r, as if
+	// it had not been made. The allowance never grows past full: a refund of a key that
+	// is already full (or unknown) does nothing.
+	Refund(ctx context.Context, key string, r Rate) error
 }
+
+// digest is what a limiter stores in place of a key: 128 bits, which no two keys in
+// use share by accident and no one can aim at another key's on purpose.
+type digest [16]byte
 
 // gcra is the algorithm on a theoretical arrival time (tat): it returns the new tat to
 // store (unchanged when refused) and the decision. Times are in one unit (ns or µs).
@@ -59,4 +72,11 @@ func gcra(now, tat, interval, burst int64) (newTAT int64, d Decision) {
 	d.Remaining = int(math.Floor(float64(burst*interval-(next-now)) / float64(interval)))
 	d.Reset = time.Duration(next - now)
 	return next, d
+}
+
+// refund is the tat after giving back one request: one interval earlier, and no state
+// at all (full) once that is not in the future; keep says whether to store it.
+func refund(now, tat, interval int64) (newTAT int64, keep bool) {
+	tat -= interval
+	return tat, tat > now
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/skygate/skygate/internal/ratelimit"
 )
@@ -194,4 +197,64 @@ func BenchmarkMemoryAllow(b *testing.B) {
 			m.Allow(context.Background(), "account-1", r)
 		}
 	})
+}
+
+// TestRedisKeysBoundedExpiringRefundable runs against the Redis of
+// SKYGATE_TEST_REDIS_URL: a 40 KiB key is stored as a fixed-size digest with an expiry,
+// and a refund gives one request back.
+func TestRedisKeysBoundedExpiringRefundable(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("SKYGATE_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("SKYGATE_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379/0); skipping the Redis limiter test")
+	}
+	prefix := fmt.Sprintf("skygate-test-%d:", time.Now().UnixNano())
+	l, err := ratelimit.NewRedis(url, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	key := strings.Repeat("u", 40<<10)
+	r := ratelimit.Rate{PerSecond: 0.5, Burst: 2}
+	for range 2 {
+		if d, err := l.Allow(ctx, key, r); err != nil || !d.Allowed {
+			t.Fatalf("%+v %v", d, err)
+		}
+	}
+	if d, _ := l.Allow(ctx, key, r); d.Allowed {
+		t.Fatalf("over the burst: %+v", d)
+	}
+	if err := l.Refund(ctx, key, r); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := l.Allow(ctx, key, r); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("after a refund: %+v", d)
+	}
+
+	opts, _ := redis.ParseURL(url)
+	c := redis.NewClient(opts)
+	defer c.Close()
+	keys, err := c.Keys(ctx, prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 1 || len(keys[0]) != len(prefix)+32 {
+		t.Fatalf("keys %.80q, want one of %d bytes", keys, len(prefix)+32)
+	}
+	if ttl, err := c.PTTL(ctx, keys[0]).Result(); err != nil || ttl <= 0 || ttl > 6*time.Second {
+		t.Fatalf("expiry %v %v, want until the allowance is full (4 s) and a second", ttl, err)
+	}
+	// Refunds never make an allowance more than full; a full key is gone.
+	for range 3 {
+		if err := l.Refund(ctx, key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := c.Exists(ctx, keys[0]).Result(); n != 0 {
+		t.Errorf("a full key is still stored")
+	}
+	if d, _ := l.Allow(ctx, key, r); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("after refunding more than was taken: %+v", d)
+	}
 }

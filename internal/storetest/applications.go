@@ -17,6 +17,10 @@ var applicationTests = []test{
 	{"List", testApplicationList},
 	{"Delete", testApplicationDelete},
 	{"SetSecret", testApplicationSetSecret},
+	{"SetCertificate", testApplicationSetCertificate},
+	{"RevokeTokens", testApplicationRevokeTokens},
+	{"RevokeTokensTwiceInOneSecond", testApplicationRevokeTwice},
+	{"RevokeTokensConcurrently", testApplicationRevokeConcurrently},
 }
 
 func testApplicationCreateAndGet(t *testing.T, s skygate.Store) {
@@ -118,6 +122,10 @@ func testApplicationOtherAccount(t *testing.T, s skygate.Store) {
 			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour))
 			return err
 		}},
+		{"SetApplicationSecretRevokingTokens", func() error {
+			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), At(time.Hour))
+			return err
+		}},
 		{"unknown account", func() error {
 			_, err := s.Application(t.Context(), NewID(), app.ID)
 			return err
@@ -203,4 +211,43 @@ func testApplicationSetSecret(t *testing.T, s skygate.Store) {
 
 	_, err = s.SetApplicationSecret(t.Context(), acc.ID, NewID(), []byte("x"), now)
 	WantCode(t, err, skygate.CodeNotFound)
+}
+
+// testApplicationSetCertificate: the binding replaces the earlier one, an empty
+// thumbprint removes it, and another account's application (or an unknown one) is
+// CodeNotFound and stays as it was.
+func testApplicationSetCertificate(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	intruder := MustCreateAccount(t, s)
+	app := MustCreateApplication(t, s, acc.ID, func(app *skygate.Application) {
+		app.ClientCertSHA256 = "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"
+	})
+	other := MustCreateApplication(t, s, acc.ID)
+	const thumbprint = "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"
+
+	want := *app
+	for i, tp := range []string{thumbprint, "", thumbprint} {
+		now := At(time.Duration(i+1)*time.Hour + 999*time.Nanosecond)
+		got, err := s.SetApplicationCertificate(t.Context(), acc.ID, app.ID, tp, now)
+		MustNoError(t, err, "SetApplicationCertificate")
+		want.ClientCertSHA256, want.UpdatedAt = tp, Stored(now)
+		wantEqual(t, "returned application", got, &want)
+		wantEqual(t, "stored application", MustApplication(t, s, acc.ID, app.ID), &want)
+		gotByClient, _, err := s.ApplicationByClientID(t.Context(), app.ClientID)
+		MustNoError(t, err, "ApplicationByClientID")
+		wantEqual(t, "application by client id", gotByClient, &want)
+	}
+	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
+
+	for _, tc := range []struct{ name, accountID, applicationID string }{
+		{"another account's application", intruder.ID, app.ID},
+		{"unknown account", NewID(), app.ID},
+		{"unknown application", acc.ID, NewID()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.SetApplicationCertificate(t.Context(), tc.accountID, tc.applicationID, "stolen", At(48*time.Hour))
+			WantCode(t, err, skygate.CodeNotFound)
+		})
+	}
+	wantEqual(t, "application after the intruder's calls", MustApplication(t, s, acc.ID, app.ID), &want)
 }

@@ -11,6 +11,7 @@
 //   CHROMIUM=/usr/bin/chromium          the browser (default)
 
 import { spawn, execFileSync } from 'node:child_process';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
@@ -126,8 +127,9 @@ async function clientCredentials(base, clientID, secret) {
 }
 
 // mtls calls a booking route on the mutual-TLS listener with the development client
-// certificate (SKYGATE_DATA_DIR/pki), as a partner would.
-function mtls(server, method, path, token, body, headers = {}) {
+// certificate (SKYGATE_DATA_DIR/pki), as a partner would, or with identity's
+// { cert, key } (PEM) when given.
+function mtls(server, method, path, token, body, headers = {}, identity = null) {
   const pki = join(server.dataDir, 'pki');
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((ok, fail) => {
@@ -136,8 +138,8 @@ function mtls(server, method, path, token, body, headers = {}) {
       {
         method,
         ca: readFileSync(join(pki, 'ca.pem')),
-        cert: readFileSync(join(pki, 'client.pem')),
-        key: readFileSync(join(pki, 'client-key.pem')),
+        cert: identity?.cert ?? readFileSync(join(pki, 'client.pem')),
+        key: identity?.key ?? readFileSync(join(pki, 'client-key.pem')),
         headers: {
           Authorization: `Bearer ${token}`,
           ...(payload ? { 'Content-Type': 'application/json' } : {}),
@@ -353,6 +355,73 @@ async function runSteps(server) {
       assert(now.status === 200, `new secret answered ${now.status}`);
       state.secret = fresh;
       await panel.getByRole('button', { name: 'I have stored the secret' }).click();
+    }],
+    ['a partner’s own client certificate is issued from its CSR and binds the application', async () => {
+      if (!server.dataDir) return; // an external server: no client CA to book against
+      // The partner makes its key and CSR; only the CSR reaches the console.
+      const dir = mkdtempSync(join(work, 'partner-'));
+      const keyFile = join(dir, 'partner-key.pem');
+      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', '/CN=partner', '-keyout', keyFile, '-out', join(dir, 'partner.csr')], { stdio: 'pipe' });
+      const csr = readFileSync(join(dir, 'partner.csr'), 'utf8');
+      const partnerKey = readFileSync(keyFile, 'utf8');
+
+      const form = page.getByTestId('create-application');
+      await form.getByLabel('Name').fill('Partner with its own certificate');
+      await form.getByRole('checkbox', { name: /Fast-track bookings: read/ }).check();
+      await form.getByRole('button', { name: 'Create application' }).click();
+      const secretPanel = page.getByTestId('secret-panel');
+      await secretPanel.waitFor();
+      const clientID = await secretPanel.getByTestId('client-id').inputValue();
+      const secret = await secretPanel.getByTestId('client-secret').inputValue();
+      await secretPanel.getByRole('button', { name: 'I have stored the secret' }).click();
+      const row = page.getByTestId('applications').locator('tr', { hasText: clientID });
+      await row.getByRole('button', { name: 'Client certificate' }).click();
+
+      const certForm = page.getByTestId('certificate-form');
+      const pemField = certForm.getByLabel('CSR or certificate (PEM)');
+      await pemField.fill('not a certificate signing request');
+      await certForm.getByRole('button', { name: 'Issue and bind' }).click();
+      await certForm.locator('.alert-error').waitFor();
+      const problem = (await certForm.locator('.alert-error').textContent()) ?? '';
+      assert(/csr/.test(problem) && /PEM/.test(problem), `the refused CSR's error: ${problem}`);
+      await pemField.fill(csr);
+      await certForm.getByRole('button', { name: 'Issue and bind' }).click();
+      const panel = page.getByTestId('certificate-panel');
+      await panel.waitFor();
+      await snap('certificate-panel');
+      const pem = await panel.getByTestId('certificate-pem').inputValue();
+      const cert = new X509Certificate(pem);
+      assert(cert.checkPrivateKey(createPrivateKey(partnerKey)), 'the certificate is not for the partner’s key');
+      assert(cert.subject.includes(`CN=${clientID}`) && !cert.ca, `subject ${cert.subject}, CA ${cert.ca}`);
+      const sha256 = ((await panel.getByTestId('certificate-sha256').textContent()) ?? '').trim();
+      assert(sha256 === cert.fingerprint256.replaceAll(':', '').toLowerCase(), `shown sha256 ${sha256}, certificate ${cert.fingerprint256}`);
+      const notAfter = ((await panel.getByTestId('certificate-not-after').locator('code').textContent()) ?? '').trim();
+      assert(new Date(notAfter).getTime() === new Date(cert.validTo).getTime(), `shown not_after ${notAfter}, certificate ${cert.validTo}`);
+      const x5t = Buffer.from(sha256, 'hex').toString('base64url');
+      assert(((await panel.getByTestId('certificate-binding').textContent()) ?? '').trim() === x5t, 'the binding shown is not the certificate’s x5t#S256');
+      await row.getByTestId('certificate-bound').waitFor();
+      assert((await row.getByTestId('certificate-bound').getAttribute('title')) === x5t, 'the application row does not show the new binding');
+      await panel.getByRole('button', { name: 'Copy certificate' }).click();
+      await panel.getByRole('button', { name: 'Copied' }).waitFor();
+      assert((await page.evaluate(() => navigator.clipboard.readText())) === pem, 'the copied certificate differs');
+      const [download] = await Promise.all([page.waitForEvent('download'), panel.getByTestId('certificate-download').click()]);
+      assert(readFileSync(await download.path(), 'utf8') === pem, 'the downloaded certificate differs');
+
+      // It works: the application's token books with the partner's certificate and key,
+      // and the shared development certificate no longer does.
+      const tok = await clientCredentials(base, clientID, secret);
+      assert(tok.status === 200, `token: ${tok.status} ${JSON.stringify(tok.body)}`);
+      const mine = await mtls(server, 'GET', '/v2/b2b/booking/fast-tracks', tok.body.access_token, undefined, {}, { cert: pem, key: partnerKey });
+      assert(mine.status === 200, `booking list with the issued certificate: ${mine.status} ${JSON.stringify(mine.body)}`);
+      const shared = await mtls(server, 'GET', '/v2/b2b/booking/fast-tracks', tok.body.access_token);
+      assert(shared.status === 401 && shared.body.code === 'ClientCertificateRequired',
+        `booking list with the development certificate: ${shared.status} ${JSON.stringify(shared.body)}`);
+
+      await panel.getByRole('button', { name: 'Done' }).click();
+      await row.getByRole('button', { name: 'Delete' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Delete application' }).click();
+      await row.waitFor({ state: 'detached' });
     }],
     ['the account is suspended and its application gets no token', async () => {
       await page.getByTestId('account-status-toggle').click();

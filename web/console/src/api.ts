@@ -42,6 +42,19 @@ export interface ApplicationWithSecret extends Application {
   client_secret: string;
 }
 
+/** ApplicationCertificate is a client certificate issued or bound for an application. */
+export interface ApplicationCertificate {
+  certificate: string;
+  sha256: string;
+  client_cert_sha256: string;
+  serial: string;
+  subject: string;
+  issuer: string;
+  not_before: string;
+  not_after: string;
+  application: Application;
+}
+
 export interface AuditEvent {
   id: string;
   actor: string;
@@ -152,6 +165,10 @@ export const api = {
   ) => call<ApplicationWithSecret>('POST', `/accounts/${enc(accountID)}/applications`, req),
   rotateSecret: (id: string) => call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`),
   deleteApplication: (id: string) => call<void>('DELETE', `/applications/${enc(id)}`),
+  // csr: the service signs it (where it holds the client CA's key); certificate: one
+  // the client CA signed elsewhere. Either way the application is bound to the result.
+  createCertificate: (id: string, req: { csr: string } | { certificate: string }) =>
+    call<ApplicationCertificate>('POST', `/applications/${enc(id)}/certificates`, req),
 
   // The list route is GET /api/v1/admin/accounts/{accountID}/bookings?status&limit&offset.
   listBookings: (accountID: string, q: { status?: string; limit: number; offset: number }) =>

@@ -98,7 +98,7 @@ export function pager(p: Pagination, limit: number, go: (offset: number) => void
 }
 
 /** copyButton copies the value of input to the clipboard. */
-export function copyButton(input: HTMLInputElement, label = 'Copy'): HTMLButtonElement {
+export function copyButton(input: HTMLInputElement | HTMLTextAreaElement, label = 'Copy'): HTMLButtonElement {
   const btn = h('button', { class: 'btn btn-small', type: 'button' }, label);
   btn.addEventListener('click', async () => {
     try {

@@ -7,6 +7,7 @@ import { fmtTime, h, replace } from '../dom';
 import { link, type Route } from '../router';
 import { badge, busy, confirmAction, errorBox, lacksScope, loading, notice, scopeList, secretPanel, showError, statusBadge } from '../ui';
 import { setStatus } from './accounts';
+import { openCertificate } from './certificate';
 
 const LIMIT = 100;
 
@@ -70,6 +71,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   drawHead();
 
   const secretSlot = h('div');
+  const certSlot = h('div');
   const list = h('div', null, loading());
 
   const loadApps = async () => {
@@ -112,6 +114,8 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
         replace(messages, errorBox(err));
       }
     });
+    const cert = h('button', { class: 'btn btn-small', type: 'button' }, 'Client certificate');
+    cert.addEventListener('click', () => openCertificate(certSlot, app, () => void loadApps()));
     const del = h('button', { class: 'btn btn-small btn-danger-outline', type: 'button' }, 'Delete');
     del.addEventListener('click', async () => {
       const ok = await confirmAction({
@@ -132,12 +136,12 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
     return h(
       'tr',
       { 'data-application-id': app.id },
-      h('td', null, app.name, app.client_cert_sha256 ? h('div', { class: 'muted small', title: app.client_cert_sha256 }, 'certificate-bound') : null),
+      h('td', null, app.name, app.client_cert_sha256 ? h('div', { class: 'muted small', title: app.client_cert_sha256, 'data-testid': 'certificate-bound' }, 'certificate-bound') : null),
       h('td', { class: 'mono small' }, app.client_id),
       h('td', null, scopeList(app)),
       h('td', null, app.sandbox ? badge('sandbox', 'info') : badge('live', 'muted')),
       h('td', null, fmtTime(app.created_at)),
-      h('td', { class: 'actions' }, rotate, del),
+      h('td', { class: 'actions' }, rotate, cert, del),
     );
   };
 
@@ -155,6 +159,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
     h('h2', null, 'Applications'),
     lacksScope(SCOPE_APPLICATIONS, 'Managing applications') ?? [
       secretSlot,
+      certSlot,
       list,
       createForm(account, (created) => {
         replace(secretSlot, secretPanel(created, `Application ${created.name} created`, () => replace(secretSlot)));

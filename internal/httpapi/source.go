@@ -1,0 +1,113 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// headerForwardedFor is X-Forwarded-For in the canonical form of http.Header keys.
+const headerForwardedFor = "X-Forwarded-For"
+
+// source returns the address a request comes from, which the access log reports and
+// the token endpoint's per-source limit counts: the TCP peer, or, when the peer is one
+// of Deps.Proxies (a reverse proxy), the address that the proxies saw, taken
+// from X-Forwarded-For.
+//
+// Anyone can send X-Forwarded-For, so it counts only from a trusted peer, and only as
+// far as trusted proxies vouch for it: each appends the address it received the
+// request from, so the list is read from the right, past the trusted proxies' own
+// addresses, and the first address that is not a trusted proxy is the source. What a
+// client wrote further left is never read. An entry that is not an address ends the
+// walk at the last trusted hop. Several X-Forwarded-For fields are one list, in order.
+//
+// The zero Addr means that the peer is not an IP address (a listener other than TCP).
+func (s *Server) source(r *http.Request) netip.Addr {
+	peer := peerAddr(r.RemoteAddr)
+	trusted := s.deps.Proxies
+	if len(trusted) == 0 || !containsAddr(trusted, peer) {
+		return peer
+	}
+	src := peer
+	fields := r.Header[headerForwardedFor]
+	for i := len(fields) - 1; i >= 0; i-- {
+		list := fields[i]
+		for list != "" {
+			entry := list
+			if j := strings.LastIndexByte(list, ','); j >= 0 {
+				entry, list = list[j+1:], list[:j]
+			} else {
+				list = ""
+			}
+			entry = strings.TrimSpace(entry)
+			if entry == "" {
+				continue
+			}
+			a, ok := forwardedAddr(entry)
+			if !ok {
+				return src
+			}
+			if !containsAddr(trusted, a) {
+				return a
+			}
+			src = a
+		}
+	}
+	return src
+}
+
+// peerAddr is the IP address of a RemoteAddr ("host:port"), or the zero Addr.
+func peerAddr(remote string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(remote); err == nil {
+		return plainAddr(ap.Addr())
+	}
+	if a, err := netip.ParseAddr(remote); err == nil {
+		return plainAddr(a)
+	}
+	return netip.Addr{}
+}
+
+// forwardedAddr parses one X-Forwarded-For entry: an address, or an address and a port
+// ("192.0.2.7:4711", "[2001:db8::7]:4711"), as some proxies write it.
+func forwardedAddr(entry string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(entry); err == nil {
+		return plainAddr(a), true
+	}
+	if ap, err := netip.ParseAddrPort(entry); err == nil {
+		return plainAddr(ap.Addr()), true
+	}
+	return netip.Addr{}, false
+}
+
+// plainAddr drops what would make one host look like several: the IPv4-mapped IPv6
+// form of an IPv4 address and an IPv6 zone.
+func plainAddr(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
+
+// containsAddr reports whether one of prefixes contains a.
+func containsAddr(prefixes []netip.Prefix, a netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// addrText is a's text for logs: "" for the zero Addr, as in the access log.
+func addrText(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+// sourceKey is the per-source rate limit key of an address. An IPv6 address counts as
+// its /64: one host, or one customer of a provider, holds a whole /64, whose addresses
+// would otherwise each be a fresh allowance.
+func sourceKey(a netip.Addr) string {
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return "source:" + p.String()
+	}
+	return "source:" + a.String()
+}

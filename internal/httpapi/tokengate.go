@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
+)
+
+// The checks of a verified token beyond its signature and claims: its application
+// still exists, in the token's account, and has not revoked it; and a token bound to a
+// client certificate comes with that certificate. principal runs them on every
+// authenticated route.
+
+// checkApplication refuses a B2B token whose application is gone (deleted), belongs
+// to another account than the token's account_id, or revoked the token (iat before
+// TokensNotBefore). It reads the application cache, which the admin API tells of this
+// replica's changes at once and which learns of other replicas' within its ttl
+// (ApplicationCacheTTL); a deleted application is remembered there for as long, so
+// its tokens do not cost a store read each.
+func (s *Server) checkApplication(ctx context.Context, claims *oauth.Claims) error {
+	app, _, err := s.deps.Applications.TokenApplication(ctx, claims.ClientID)
+	if err != nil {
+		if skygate.IsCode(err, skygate.CodeNotFound) {
+			return invalidToken("the token's application no longer exists")
+		}
+		return err
+	}
+	switch {
+	case app.AccountID != claims.AccountID:
+		return invalidToken("the token's application belongs to another account")
+	case claims.IssuedAt.Before(app.TokensNotBefore):
+		return invalidToken("the token was revoked")
+	}
+	return nil
+}
+
+// checkCertificateBinding refuses a certificate-bound token (cnf x5t#S256, RFC 8705
+// §3) unless the request carries that verified client certificate: from the
+// mutual-TLS handshake or, from a trusted proxy, in its header (clientCertificate).
+// The answer is 401 ClientCertificateRequired with an invalid_token challenge: the
+// token alone proves nothing.
+func (s *Server) checkCertificateBinding(r *http.Request, claims *oauth.Claims) error {
+	cert, err := s.clientCertificate(r)
+	if err != nil {
+		return certificateBound("the token is bound to a client certificate: present it over mutual TLS")
+	}
+	if CertThumbprint(cert) != claims.CertThumbprint {
+		return certificateBound("the token is bound to another client certificate than the one presented")
+	}
+	return nil
+}
+
+func certificateBound(desc string) error {
+	return &authError{
+		err:       skygate.Errorf(skygate.CodeClientCertificateRequired, "%s", desc),
+		challenge: `Bearer realm="skygate", error="invalid_token", error_description="` + desc + `"`,
+	}
+}

@@ -1,0 +1,8 @@
+-- An application's tokens issued before tokens_not_before are refused (rotate-secret
+-- with revoke_tokens). NULL until the first revocation.
+
+-- +goose Up
+ALTER TABLE applications ADD COLUMN tokens_not_before timestamptz;
+
+-- +goose Down
+ALTER TABLE applications DROP COLUMN tokens_not_before;
