@@ -62,6 +62,9 @@ type Config struct {
 	AccountBurst int
 	TokenRate    float64
 	TokenBurst   int
+	// PassengerDataRetention is how long after the end of a booking's service date (a
+	// UTC day) its passengers' personal data is kept; then the worker removes it.
+	PassengerDataRetention time.Duration
 }
 
 // Production reports whether the service runs in production.
@@ -128,6 +131,10 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", c.PublicURL+"/admin/callback"), ",", " "))
 	c.RoleMap = l.roleMap("SKYGATE_ROLE_MAP")
 	c.TrustedProxies = l.prefixes("SKYGATE_TRUSTED_PROXIES")
+	c.PassengerDataRetention = l.duration("SKYGATE_PASSENGER_DATA_RETENTION", 90*24*time.Hour)
+	if c.PassengerDataRetention <= 0 {
+		l.fail("SKYGATE_PASSENGER_DATA_RETENTION", "must be positive, such as 2160h (90 days)")
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
