@@ -55,6 +55,9 @@ type Config struct {
 	// CPUProfile is a file that serve writes a CPU profile of its whole run to (pprof
 	// format), for profiling under real load.
 	CPUProfile string
+	// PassengerDataRetention is how long after the end of a booking's service date (a
+	// UTC day) its passengers' personal data is kept; then the worker removes it.
+	PassengerDataRetention time.Duration
 	// AccountRate and AccountBurst limit each account's (or employee's) requests per
 	// second on authenticated routes; TokenRate and TokenBurst limit each client's
 	// token requests. A rate of 0 disables the limit.
@@ -62,9 +65,6 @@ type Config struct {
 	AccountBurst int
 	TokenRate    float64
 	TokenBurst   int
-	// PassengerDataRetention is how long after the end of a booking's service date (a
-	// UTC day) its passengers' personal data is kept; then the worker removes it.
-	PassengerDataRetention time.Duration
 }
 
 // Production reports whether the service runs in production.
