@@ -141,7 +141,9 @@ type Flight struct {
 // alpha-2, Phone E.164. AppendPassengersJSON writes it field by field and the stores
 // read it back field by field: a new field goes into both, and into the test's
 // fullBooking, where TestBookingAppendJSON holds the writer to encoding/json (a reader
-// that does not know it falls back to encoding/json).
+// that does not know it falls back to encoding/json). Every field but the names is
+// personal data (personaldata.go): sealed at rest, kept out of events, removed after
+// the retention.
 type Passenger struct {
 	FirstName      string `json:"first_name"`
 	LastName       string `json:"last_name"`
@@ -172,7 +174,9 @@ type Pass struct {
 // (CONTRACT §4); AccountID, ClientID and Pass are internal. ServiceDate is the
 // calendar day of the service at the airport, YYYY-MM-DD. ConfirmBefore is set when
 // the booking is issued (null before). StatusHistory lists every status the booking
-// entered, oldest first, starting with Pending at CreatedAt.
+// entered, oldest first, starting with Pending at CreatedAt. PersonalDataRemovedAt is
+// when the passengers' personal data was removed after the retention (null before);
+// the passengers keep their names.
 type Booking struct {
 	ID               string         `json:"id"`
 	Status           BookingStatus  `json:"status"`
@@ -185,6 +189,8 @@ type Booking struct {
 	CreatedAt        time.Time      `json:"created_at"`
 	UpdatedAt        time.Time      `json:"updated_at"`
 	StatusHistory    []StatusChange `json:"status_history"`
+	// PersonalDataRemovedAt is written by BookingStore.ErasePassengerData only.
+	PersonalDataRemovedAt *time.Time `json:"personal_data_removed_at"`
 
 	// AccountID is the tenant; every store method selects by it.
 	AccountID string `json:"-"`
@@ -202,6 +208,10 @@ func (b *Booking) Clone() *Booking {
 	if b.ConfirmBefore != nil {
 		t := *b.ConfirmBefore
 		c.ConfirmBefore = &t
+	}
+	if b.PersonalDataRemovedAt != nil {
+		t := *b.PersonalDataRemovedAt
+		c.PersonalDataRemovedAt = &t
 	}
 	if b.Pass != nil {
 		p := *b.Pass
@@ -293,6 +303,12 @@ type BookingApply func(before, after *Booking) ([]*Event, error)
 // tenant method takes the account id and treats another account's booking or event as
 // CodeNotFound. Methods whose name ends in Admin ignore the account and are only for
 // employees' routes and workers.
+//
+// What rests in clear is only what the service may show without the tenant: a store
+// keeps its passengers' personal data (Passenger, all but the names) and the
+// Fingerprint and Body of every IdempotencyRecord sealed with the Sealer it was opened
+// with, each bound to its row, and returns them opened: reads give back what was
+// written, byte for byte.
 type BookingStore interface {
 	// CreateBooking writes rec, b and events in one transaction. When the account
 	// already holds an unexpired record for rec's operation and key (written earlier or
@@ -308,6 +324,21 @@ type BookingStore interface {
 	// PurgeIdempotencyRecords deletes records that expired before before and returns
 	// how many.
 	PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error)
+	// ErasePassengerData removes the personal data of the passengers of up to limit
+	// bookings of every account (no limit when limit <= 0) whose ServiceDate is before
+	// serviceDateBefore (YYYY-MM-DD, see PassengerDataCutoff) and that still hold it,
+	// and sets their PersonalDataRemovedAt to now. The names, the status, the history
+	// and the pass stay; no event is written. It returns how many bookings it changed.
+	// Concurrent callers (replicas) neither fail nor wait for each other, and each
+	// booking is changed once. Maintenance for the booking worker.
+	ErasePassengerData(ctx context.Context, serviceDateBefore string, now time.Time, limit int) (int, error)
+	// SealLegacyData seals what rows written in clear hold (bookings' personal data and
+	// idempotency records of a release that did not seal them, before its migration or
+	// from a replica still running it): up to limit rows of each table (no limit when
+	// limit <= 0). It returns how many rows it sealed. Reads return such rows as they
+	// were written before and after; concurrent callers seal each row once.
+	// Maintenance for the booking worker.
+	SealLegacyData(ctx context.Context, limit int) (int, error)
 
 	// Booking returns the account's booking or CodeNotFound.
 	Booking(ctx context.Context, accountID, bookingID string) (*Booking, error)

@@ -125,7 +125,7 @@ func TestBookingJSON(t *testing.T) {
 		`"flight":{"number":"HY601","direction":"departure"},` +
 		`"passengers":[{"first_name":"Ann","last_name":"Lee"}],"partner_reference":"",` +
 		`"confirm_before":null,"created_at":"2025-06-01T10:00:00Z","updated_at":"2025-06-01T10:00:00Z",` +
-		`"status_history":[{"status":"Pending","at":"2025-06-01T10:00:00Z"}]}`
+		`"status_history":[{"status":"Pending","at":"2025-06-01T10:00:00Z"}],"personal_data_removed_at":null}`
 	if string(got) != want {
 		t.Fatalf("JSON\n got  %s\n want %s", got, want)
 	}
@@ -134,15 +134,18 @@ func TestBookingJSON(t *testing.T) {
 func TestClone(t *testing.T) {
 	t.Parallel()
 	cb := time.Now()
+	removed := cb.Add(time.Minute)
 	b := &skygate.Booking{Passengers: []skygate.Passenger{{FirstName: "A"}}, ConfirmBefore: &cb,
-		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending}}, Pass: &skygate.Pass{Code: "X"}}
+		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending}}, Pass: &skygate.Pass{Code: "X"},
+		PersonalDataRemovedAt: &removed}
 	c := b.Clone()
 	c.Passengers[0].FirstName = "B"
 	c.StatusHistory[0].Status = skygate.BookingIssued
 	*c.ConfirmBefore = cb.Add(time.Hour)
 	c.Pass.Code = "Y"
+	*c.PersonalDataRemovedAt = cb
 	if b.Passengers[0].FirstName != "A" || b.StatusHistory[0].Status != skygate.BookingPending ||
-		!b.ConfirmBefore.Equal(cb) || b.Pass.Code != "X" {
+		!b.ConfirmBefore.Equal(cb) || b.Pass.Code != "X" || !b.PersonalDataRemovedAt.Equal(removed) {
 		t.Fatalf("Clone shares memory with the original: %+v", b)
 	}
 }

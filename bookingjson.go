@@ -41,6 +41,12 @@ func (b *Booking) AppendJSON(dst []byte) ([]byte, error) {
 	if dst, err = AppendStatusHistoryJSON(append(dst, `,"status_history":`...), b.StatusHistory); err != nil {
 		return nil, err
 	}
+	dst = append(dst, `,"personal_data_removed_at":`...)
+	if b.PersonalDataRemovedAt == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = appendJSONTime(dst, *b.PersonalDataRemovedAt); err != nil {
+		return nil, err
+	}
 	return append(dst, '}'), nil
 }
 

@@ -54,6 +54,7 @@ func mustMatchEncodingJSON(t *testing.T, b *skygate.Booking) {
 func fullBooking() *skygate.Booking {
 	at := time.Date(2025, 6, 1, 20, 0, 0, 123456000, time.UTC)
 	deadline := at.Add(48 * time.Hour)
+	removed := at.Add(92 * 24 * time.Hour)
 	return &skygate.Booking{
 		ID: "0197f0c2-1d2e-7a3b-8c4d-5e6f7a8b9c0d", Status: skygate.BookingIssued,
 		FastTrackID: "11111111-1111-4111-8111-111111111111", ServiceDate: "2025-06-03",
@@ -66,6 +67,7 @@ func fullBooking() *skygate.Booking {
 		PartnerReference: "PNR-42", ConfirmBefore: &deadline, CreatedAt: at, UpdatedAt: at.Add(time.Second),
 		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending, At: at}, {Status: skygate.BookingIssued, At: at.Add(time.Second)}},
 		AccountID:     "acc", ClientID: "client", Pass: &skygate.Pass{Code: "RVRRREX5FL"},
+		PersonalDataRemovedAt: &removed,
 	}
 }
 
@@ -94,6 +96,11 @@ func TestBookingAppendJSON(t *testing.T) {
 		"bad deadline": func(b *skygate.Booking) {
 			d := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 			b.ConfirmBefore = &d
+		},
+		"personal data kept": func(b *skygate.Booking) { b.PersonalDataRemovedAt = nil },
+		"bad removal time": func(b *skygate.Booking) {
+			d := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			b.PersonalDataRemovedAt = &d
 		},
 	}
 	for name, mod := range tests {
@@ -125,24 +132,27 @@ func FuzzBookingJSON(f *testing.F) {
 }
 
 // TestBookingEventsJSON checks that the events' data, written without reflection, is
-// what encoding/json writes for BookingStatusChanged and PassStatusChanged.
+// what encoding/json writes for BookingStatusChanged and PassStatusChanged, the
+// booking's passengers with their names only.
 func TestBookingEventsJSON(t *testing.T) {
 	t.Parallel()
 	after := fullBooking()
 	after.PartnerReference = "<&>"
 	before := after.Clone()
 	before.Status = skygate.BookingPending
+	named := after.Clone()
+	named.Passengers = skygate.PassengerNames(after.Passengers)
 	for _, tt := range []struct {
 		name   string
 		before *skygate.Booking
 		want   []any
 	}{
 		{"issue", before, []any{
-			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, PreviousStatus: &before.Status, Booking: after},
+			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, PreviousStatus: &before.Status, Booking: named},
 			skygate.PassStatusChanged{BookingID: after.ID, Status: skygate.PassActive},
 		}},
 		{"creation", nil, []any{
-			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, Booking: after},
+			skygate.BookingStatusChanged{BookingID: after.ID, Status: after.Status, Booking: named},
 			skygate.PassStatusChanged{BookingID: after.ID, Status: skygate.PassActive},
 		}},
 	} {

@@ -31,8 +31,9 @@ type Event struct {
 }
 
 // BookingStatusChanged is the data of a booking.status.changed event. Booking is the
-// booking as it is after the change. PreviousStatus is null when the booking has just
-// been created (Pending).
+// booking as it is after the change, its passengers with their names only: personal
+// data never enters the outbox or a webhook (partners read it with the booking).
+// PreviousStatus is null when the booking has just been created (Pending).
 // BookingEvents writes it (and PassStatusChanged) without reflection; these types are
 // its shape, and the tests hold the two to encoding/json's bytes.
 type BookingStatusChanged struct {
@@ -66,9 +67,10 @@ func newEvent(accountID, typ string, data json.RawMessage, now time.Time) *Event
 }
 
 // BookingEvents returns the events of a transition from before to after at now:
-// booking.status.changed when the status changed, and pass.status.changed when the
-// pass status changed (issued as Active, then Used, Voided or Expired). A nil before
-// is the creation of after (SPEC §3: none → Pending).
+// booking.status.changed when the status changed, its booking with the passengers'
+// names only, and pass.status.changed when the pass status changed (issued as Active,
+// then Used, Voided or Expired). A nil before is the creation of after (SPEC §3: none →
+// Pending).
 func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 	var events []*Event
 	if before == nil {
@@ -76,8 +78,10 @@ func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 	}
 	if before.Status != after.Status {
 		// The booking goes in as the object's last member, before its closing brace.
+		snapshot := *after
+		snapshot.Passengers = PassengerNames(after.Passengers)
 		data := appendStatusChanged(make([]byte, 0, 1024), after.ID, string(after.Status), string(before.Status))
-		data, err := after.AppendJSON(append(data[:len(data)-1], `,"booking":`...))
+		data, err := snapshot.AppendJSON(append(data[:len(data)-1], `,"booking":`...))
 		if err != nil {
 			return nil, fmt.Errorf("encode %s event: %w", EventBookingStatusChanged, err)
 		}

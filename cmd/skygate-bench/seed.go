@@ -17,26 +17,6 @@ import (
 // them, the way the admin API would, and returns the package id. It opens the
 // server's database as a second process, as `skygate bootstrap` does.
 func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string, error) {
-	var (
-		db  esim.Store
-		err error
-	)
-	if path, ok := strings.CutPrefix(databaseURL, "sqlite://"); ok {
-		st, e := sqlite.Open(ctx, path)
-		if e == nil {
-			defer st.Close()
-		}
-		db, err = st, e
-	} else {
-		st, e := postgres.Open(ctx, databaseURL, 0)
-		if e == nil {
-			defer st.Close()
-		}
-		db, err = st, e
-	}
-	if err != nil {
-		return "", err
-	}
 	master, err := config.ParseMasterKey(benchMasterKey)
 	if err != nil {
 		return "", err
@@ -46,6 +26,27 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 		return "", err
 	}
 	sealer, err := seal.New(box.DeriveKey(seal.PurposeESIMMatchingID))
+	if err != nil {
+		return "", err
+	}
+	records, err := seal.New(box.DeriveKey(seal.PurposeStoreRecords))
+	if err != nil {
+		return "", err
+	}
+	var db esim.Store
+	if path, ok := strings.CutPrefix(databaseURL, "sqlite://"); ok {
+		st, e := sqlite.Open(ctx, path, records)
+		if e == nil {
+			defer st.Close()
+		}
+		db, err = st, e
+	} else {
+		st, e := postgres.Open(ctx, databaseURL, 0, records)
+		if e == nil {
+			defer st.Close()
+		}
+		db, err = st, e
+	}
 	if err != nil {
 		return "", err
 	}

@@ -56,7 +56,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
 	}
-	if a.db, err = openMigrated(ctx, cfg, log, cfg.Migrate); err != nil {
+	if a.db, err = openMigrated(ctx, cfg, log, a.box, cfg.Migrate); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -81,7 +81,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	}
 	// A new booking wakes the worker, which issues it and wakes the dispatcher.
 	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow,
-		Created: func() { a.worker.Notify() }})
+		Created: func() { a.worker.Notify() }, PassengerDataRetention: cfg.PassengerDataRetention})
 	a.worker = booking.NewWorker(a.bookings, log)
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {

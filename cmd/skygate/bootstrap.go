@@ -41,15 +41,15 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	if err := req.validate(); err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, cfg.Migrate)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	box, err := openBox(cfg, log)
 	if err != nil {
 		return err
 	}
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	creds, err := ensureAccount(ctx, db, oauth.NewSecretHasher(box), time.Now, req)
 	if err != nil {
 		return err

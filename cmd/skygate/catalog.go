@@ -24,7 +24,11 @@ func importCatalog(ctx context.Context, cfg *config.Config, log *slog.Logger, pa
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, cfg.Migrate)
+	box, err := openBox(cfg, log)
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
 	if err != nil {
 		return err
 	}

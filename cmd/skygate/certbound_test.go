@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/elliptic"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -118,4 +119,73 @@ func TestCertificateBoundTokens(t *testing.T) {
 			t.Errorf("an unbound token on the plain listener: %d %s", resp.StatusCode, body)
 		}
 	})
+}
+
+// TestCertificateBindingAppliesToEarlierTokens: binding an application to a client
+// certificate, or to another one, applies to the tokens it issued before, which carry
+// no cnf or the old one: on every route they then work only with the certificate the
+// application is bound to now, like its new tokens.
+func TestCertificateBindingAppliesToEarlierTokens(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		app := s.newCertApp("rebound")
+		catalog := func(c *http.Client, base, tok string) int {
+			resp, _ := s.do(c, http.MethodGet, base+"/v2/catalog/fast-tracks?limit=1", nil, map[string]string{"Authorization": "Bearer " + tok})
+			return resp.StatusCode
+		}
+		unbound := app.token // issued before any binding: no cnf
+		if st := catalog(s.client, s.base, unbound); st != http.StatusOK {
+			t.Fatalf("before the binding: %d", st)
+		}
+
+		// Bind the development client certificate (s.mtlsClient presents it).
+		pki := devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki"))
+		devPEM, err := os.ReadFile(pki.ClientCert)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.mustCert(app.id, "certificate", string(devPEM))
+		if st := catalog(s.client, s.base, unbound); st != http.StatusUnauthorized {
+			t.Errorf("a token from before the binding on the plain listener: %d, want 401", st)
+		}
+		if st := catalog(s.mtlsClient, s.mtlsBase, unbound); st != http.StatusOK {
+			t.Errorf("a token from before the binding with the bound certificate: %d, want 200", st)
+		}
+
+		// Bind another certificate: the tokens bound to the first one stop working with it.
+		creds := s.rotatedCredentials(app)
+		bound := s.mustToken(creds, "") // cnf: the development certificate
+		ca, caKey, _ := s.devCA()
+		key := newECDSA(t, elliptic.P256())
+		otherPEM := signClientCert(t, ca, caKey, &key.PublicKey, nil)
+		s.mustCert(app.id, "certificate", otherPEM)
+		other := s.certClient(otherPEM, key)
+		for name, tok := range map[string]string{"without cnf": unbound, "with the old cnf": bound} {
+			if st := catalog(s.mtlsClient, s.mtlsBase, tok); st != http.StatusUnauthorized {
+				t.Errorf("a token %s, with the previously bound certificate: %d, want 401", name, st)
+			}
+		}
+		if st := catalog(other, s.mtlsBase, bound); st != http.StatusUnauthorized {
+			t.Errorf("a token with the old cnf, with the newly bound certificate: %d, want 401", st)
+		}
+		if st := catalog(other, s.mtlsBase, unbound); st != http.StatusOK {
+			t.Errorf("a token without cnf, with the newly bound certificate: %d, want 200", st)
+		}
+		if st := catalog(other, s.mtlsBase, s.mustToken(creds, "")); st != http.StatusOK {
+			t.Errorf("a new token with the newly bound certificate: %d, want 200", st)
+		}
+	})
+}
+
+// rotatedCredentials gives the application a new secret (its tokens stay valid) and
+// returns its credentials.
+func (s *testServer) rotatedCredentials(app certApp) credentials {
+	s.t.Helper()
+	resp, body := s.adminCall(http.MethodPost, "/applications/"+app.id+"/rotate-secret", "")
+	if resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("rotate: %d %s", resp.StatusCode, body)
+	}
+	m := mustJSON(s.t, body)
+	return credentials{AccountID: m["account_id"].(string), ClientID: app.clientID, ClientSecret: m["client_secret"].(string)}
 }

@@ -220,6 +220,9 @@ func TestApplicationCertificates(t *testing.T) {
 		app := s.newCertApp("Certified Travel")
 		ca, caKey, caPool := s.devCA()
 		s.wantBookingAccess("the development certificate before any binding", s.mtlsClient, app.token, true)
+		// Once the application is bound, its tokens work with its certificate only, on
+		// the catalog too: read a fast-track now, on the plain listener.
+		ft := s.firstFastTrack(app.token)
 
 		// From a P-256 CSR: the service decides the certificate.
 		p256 := newECDSA(t, elliptic.P256())
@@ -249,7 +252,7 @@ func TestApplicationCertificates(t *testing.T) {
 		// development certificate no longer does.
 		mine := s.certClient(got.Certificate, p256)
 		s.wantBookingAccess("the issued certificate", mine, app.token, true)
-		if resp, body := s.book(mine, app.token, "cert-1", bookingBody(s.firstFastTrack(app.token), "CERT-1")); resp.StatusCode != 202 {
+		if resp, body := s.book(mine, app.token, "cert-1", bookingBody(ft, "CERT-1")); resp.StatusCode != 202 {
 			t.Errorf("booking with the issued certificate: %d %s", resp.StatusCode, body)
 		}
 		s.wantBookingAccess("the development certificate once bound", s.mtlsClient, app.token, false)

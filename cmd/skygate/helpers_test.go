@@ -79,7 +79,12 @@ func (s *testServer) tokenCall(c credentials, scope string) (*http.Response, []b
 // openStore opens the server's database from the test, as a second process would.
 func (s *testServer) openStore() database {
 	s.t.Helper()
-	db, err := openStore(context.Background(), s.config())
+	cfg := s.config()
+	box, err := seal.New(cfg.MasterKey)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	db, err := openStore(context.Background(), cfg, box)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -14,15 +14,15 @@ import (
 // rotateKeys creates a new signing key, published at once and signing after
 // SKYGATE_KEY_PREPUBLISH, and prints its kid and activation time.
 func rotateKeys(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer) error {
-	db, err := openMigrated(ctx, cfg, log, cfg.Migrate)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	box, err := openBox(cfg, log)
 	if err != nil {
 		return err
 	}
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	keys := oauth.NewKeyManager(db, box, time.Now, oauth.KeyManagerOptions{MaxTokenTTL: max(cfg.TokenTTL, time.Hour)})
 	k, err := keys.Rotate(ctx, cfg.KeyPrepublish)
 	if err != nil {

@@ -155,7 +155,11 @@ func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPo
 
 // migrate applies the migrations and exits.
 func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
-	db, err := openMigrated(ctx, cfg, log, true)
+	box, err := openBox(cfg, log)
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg, log, box, true)
 	if err != nil {
 		return err
 	}

@@ -32,19 +32,24 @@ type database interface {
 	Pools() map[string]*sql.DB
 }
 
-// openStore opens the engine the database URL names. It is the only place that names
+// openStore opens the engine the database URL names, sealing what rests in its rows
+// with a subkey of box (seal.PurposeStoreRecords). It is the only place that names
 // concrete storage engines.
-func openStore(ctx context.Context, cfg *config.Config) (database, error) {
-	if path, ok := cfg.SQLitePath(); ok {
-		return sqlite.Open(ctx, path)
+func openStore(ctx context.Context, cfg *config.Config, box *seal.Box) (database, error) {
+	sealer, err := seal.New(box.DeriveKey(seal.PurposeStoreRecords))
+	if err != nil {
+		return nil, err
 	}
-	return postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	if path, ok := cfg.SQLitePath(); ok {
+		return sqlite.Open(ctx, path, sealer)
+	}
+	return postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns, sealer)
 }
 
-// openMigrated opens the store and applies migrations when asked to; when not, it
-// refuses a database that lacks migrations of this binary, naming the fix.
-func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate bool) (database, error) {
-	db, err := openStore(ctx, cfg)
+// openMigrated opens the store (openStore) and applies migrations when asked to; when
+// not, it refuses a database that lacks migrations of this binary, naming the fix.
+func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box *seal.Box, migrate bool) (database, error) {
+	db, err := openStore(ctx, cfg, box)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

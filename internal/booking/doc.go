@@ -2,8 +2,9 @@
 // validating create requests, Idempotency-Key handling (fingerprints, replays and
 // conflicts), the effects of each transition (the pass and the confirmation deadline
 // on issue, the events of every change), pass rendering as a QR code, and the Worker
-// that issues Pending bookings, expires unconfirmed ones and purges old idempotency
-// keys.
+// that issues Pending bookings, expires unconfirmed ones, purges old idempotency
+// keys and removes passengers' personal data after the retention
+// (Config.PassengerDataRetention).
 //
 // Events are written by the store in the transaction of the change they describe
 // (skygate.BookingStore), so a booking never changes without its event and an event

@@ -44,6 +44,10 @@ type Config struct {
 	// Created, when set, is called after a new booking is stored (not on a replay), so
 	// that the worker issues it at once; Worker.Notify fits.
 	Created func()
+	// PassengerDataRetention is how long after the end of its service date (a UTC day)
+	// a booking keeps its passengers' personal data before the worker removes it;
+	// skygate.DefaultPassengerDataRetention (90 days) when zero.
+	PassengerDataRetention time.Duration
 }
 
 // Service is the booking logic. It is safe for concurrent use.
@@ -53,16 +57,21 @@ type Service struct {
 	now        skygate.Clock
 	window     time.Duration
 	created    func()
+	retention  time.Duration
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow, created: cfg.Created}
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow, created: cfg.Created,
+		retention: cfg.PassengerDataRetention}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.window <= 0 {
 		s.window = DefaultConfirmWindow
+	}
+	if s.retention <= 0 {
+		s.retention = skygate.DefaultPassengerDataRetention
 	}
 	return s
 }

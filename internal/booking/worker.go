@@ -14,8 +14,10 @@ const DefaultBatch = 500
 
 // Worker does what time does to bookings: it issues Pending bookings (generating the
 // pass and the confirmation deadline), expires Issued bookings whose deadline passed,
-// and purges expired idempotency keys. Its state lives only in the database, so any
-// number of replicas may run one, and after a crash the next run resumes the work.
+// purges expired idempotency keys, seals what older releases stored in clear and
+// removes passengers' personal data after the retention. Its state lives only in the
+// database, so any number of replicas may run one, and after a crash the next run
+// resumes the work.
 type Worker struct {
 	svc *Service
 	log *slog.Logger
@@ -57,24 +59,31 @@ type RunStats struct {
 	Issued  int // Pending → Issued
 	Expired int // Issued → Expired
 	Purged  int // idempotency records deleted
+	Sealed  int // rows written in clear, sealed (BookingStore.SealLegacyData)
+	Erased  int // bookings whose passengers' personal data was removed
 }
 
-// RunOnce issues due Pending bookings, expires Issued bookings past ConfirmBefore and
-// purges idempotency records that expired, at the clock's current time. A booking
-// moves in one transaction with its events (booking.status.changed Issued and
-// pass.status.changed Active; booking.status.changed Expired and pass.status.changed
-// Expired), which it may share with other bookings of the step. A failing step does not
-// stop the others; their errors are joined.
+// RunOnce issues due Pending bookings, expires Issued bookings past ConfirmBefore,
+// purges idempotency records that expired, seals rows written in clear and removes the
+// passengers' personal data of bookings whose service date ended the retention ago, at
+// the clock's current time. A booking moves in one transaction with its events
+// (booking.status.changed Issued and pass.status.changed Active; booking.status.changed
+// Expired and pass.status.changed Expired), which it may share with other bookings of
+// the step. Each step but the purge does at most a batch. A failing step does not stop
+// the others; their errors are joined.
 func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 	var (
 		st   RunStats
-		errs [3]error
+		errs [5]error
 		now  = w.svc.now()
 	)
 	st.Issued, errs[0] = w.claim(ctx, skygate.BookingPending, skygate.TriggerIssue, now)
 	st.Expired, errs[1] = w.claim(ctx, skygate.BookingIssued, skygate.TriggerExpire, now)
 	st.Purged, errs[2] = w.svc.store.PurgeIdempotencyRecords(ctx, now)
-	for i, step := range []string{stepIssue, "expire bookings", "purge idempotency keys"} {
+	// Sealing first: a booking written in clear is removed once sealed.
+	st.Sealed, errs[3] = w.svc.store.SealLegacyData(ctx, w.batch())
+	st.Erased, errs[4] = w.svc.store.ErasePassengerData(ctx, skygate.PassengerDataCutoff(now, w.svc.retention), now, w.batch())
+	for i, step := range []string{stepIssue, "expire bookings", "purge idempotency keys", "seal legacy data", "erase passenger data"} {
 		w.logFailed(ctx, step, errs[i])
 	}
 	return st, errors.Join(errs[:]...)

@@ -57,6 +57,9 @@ type Config struct {
 	// CPUProfile is a file that serve writes a CPU profile of its whole run to (pprof
 	// format), for profiling under real load.
 	CPUProfile string
+	// PassengerDataRetention is how long after the end of a booking's service date (a
+	// UTC day) its passengers' personal data is kept; then the worker removes it.
+	PassengerDataRetention time.Duration
 	// AccountRate and AccountBurst limit each account's (or employee's) requests per
 	// second on authenticated routes; TokenRate and TokenBurst limit each client's
 	// token requests. A rate of 0 disables the limit.
@@ -155,6 +158,10 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", c.PublicURL+"/admin/callback"), ",", " "))
 	c.RoleMap = l.roleMap("SKYGATE_ROLE_MAP")
 	c.TrustedProxies = l.prefixes("SKYGATE_TRUSTED_PROXIES")
+	c.PassengerDataRetention = l.duration("SKYGATE_PASSENGER_DATA_RETENTION", 90*24*time.Hour)
+	if c.PassengerDataRetention <= 0 {
+		l.fail("SKYGATE_PASSENGER_DATA_RETENTION", "must be positive, such as 2160h (90 days)")
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration

@@ -20,11 +20,12 @@ func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "esim-example")
 	defer os.RemoveAll(dir)
-	db, _ := sqlite.Open(ctx, filepath.Join(dir, "skygate.db"))
+	master, _ := seal.New(seal.NewMasterKey())
+	records, _ := seal.New(master.DeriveKey(seal.PurposeStoreRecords))
+	db, _ := sqlite.Open(ctx, filepath.Join(dir, "skygate.db"), records)
 	defer db.Close()
 	_ = db.Migrate(ctx)
 
-	master, _ := seal.New(seal.NewMasterKey())
 	box, _ := seal.New(master.DeriveKey(seal.PurposeESIMMatchingID))
 	svc := esim.New(esim.Config{Store: db, Sealer: box})
 

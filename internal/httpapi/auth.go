@@ -117,6 +117,7 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 		}
 		return nil, invalidToken("the token is invalid or expired")
 	}
+	appBound := ""
 	if claims.AccountID != "" {
 		active, err := s.accounts.Active(r.Context(), claims.AccountID)
 		if err != nil {
@@ -125,14 +126,14 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 		if !active {
 			return nil, invalidToken("the account is suspended")
 		}
-		if err := s.checkApplication(r.Context(), claims); err != nil {
+		app, err := s.checkApplication(r.Context(), claims)
+		if err != nil {
 			return nil, err
 		}
+		appBound = app.ClientCertSHA256
 	}
-	if claims.CertThumbprint != "" {
-		if err := s.checkCertificateBinding(r, claims); err != nil {
-			return nil, err
-		}
+	if err := s.checkCertificateBinding(r, claims.CertThumbprint, appBound); err != nil {
+		return nil, err
 	}
 	return claims, nil
 }

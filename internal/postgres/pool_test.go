@@ -18,7 +18,7 @@ import (
 // 70 % load went from 7 to 30–80 ms; docs/performance.md, "the pool's idle limit").
 func TestPoolKeepsItsConnections(t *testing.T) {
 	t.Parallel()
-	s, err := postgres.Open(t.Context(), storetest.MustPostgresDSN(t), 0)
+	s, err := postgres.Open(t.Context(), storetest.MustPostgresDSN(t), 0, storetest.NewSealer(t))
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	db := s.Pools()["postgres"]

@@ -85,8 +85,13 @@ func DefaultMaxConns() int { return max(4, runtime.NumCPU()) }
 // runtime parameters such as search_path are honoured) and checks the connection. The
 // pool opens at most maxConns connections (DefaultMaxConns when maxConns ≤ 0); size
 // PostgreSQL's max_connections for replicas × maxConns plus what else connects. It
-// does not migrate; call Migrate before use.
-func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
+// does not migrate; call Migrate before use. sealer (required) seals passengers'
+// personal data and idempotency records at rest: a *seal.Box of
+// seal.PurposeStoreRecords.
+func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) (*Store, error) {
+	if sealer == nil {
+		return nil, errors.New("postgres: open: a sealer is required")
+	}
 	if maxConns <= 0 {
 		maxConns = DefaultMaxConns()
 	}
@@ -108,7 +113,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	// One pool serves reads and writes: PostgreSQL has no single-writer limit.
-	return &Store{Store: sqlstore.New(dialect, db, db), db: db}, nil
+	return &Store{Store: sqlstore.New(dialect, db, db, sealer), db: db}, nil
 }
 
 // Migrate brings the schema up to date. Replicas may call it at the same time: a

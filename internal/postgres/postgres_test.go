@@ -22,7 +22,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	const replicas = 5
 	stores := make([]*postgres.Store, replicas)
 	for i := range stores {
-		s, err := postgres.Open(t.Context(), dsn, 0)
+		s, err := postgres.Open(t.Context(), dsn, 0, storetest.NewSealer(t))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -49,7 +49,7 @@ func TestConcurrentMigrate(t *testing.T) {
 
 func TestOpenBadDSN(t *testing.T) {
 	t.Parallel()
-	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0); err == nil {
+	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0, storetest.NewSealer(t)); err == nil {
 		s.Close()
 		t.Fatal("Open of an unreachable server succeeded")
 	}

@@ -25,6 +25,11 @@ const (
 	// PurposeESIMMatchingID keys the Box that encrypts eSIM matching IDs (the secret
 	// half of an activation code).
 	PurposeESIMMatchingID = "esim/matching-id-aead/v1"
+	// PurposeStoreRecords keys the Box that the stores seal rows' secrets with
+	// (skygate.Sealer): passengers' personal data, and the fingerprint and body of
+	// idempotency records. The associated data names the column and the row, so no
+	// value opens in another column or row.
+	PurposeStoreRecords = "store/records-aead/v1"
 )
 
 const (

@@ -16,7 +16,7 @@ import (
 // writer and stays asleep while nothing is written.
 func TestCheckpointFollowsCommits(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"))
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), testSealer(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestWALStartsOverUnderLoad(t *testing.T) {
 	t.Parallel()
 	const restartFrames = 64
 	path := filepath.Join(t.TempDir(), "skygate.db")
-	s, err := open(t.Context(), path, restartFrames)
+	s, err := open(t.Context(), path, testSealer(t), restartFrames)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

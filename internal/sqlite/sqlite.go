@@ -70,16 +70,21 @@ func classify(err error) sqlstore.Violation {
 
 // Open opens (creating it and its directory if needed) the database file at path. It
 // does not migrate; call Migrate before use. The path must name a file: an in-memory
-// database would give the writer and reader pools two different databases.
-func Open(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, walRestartFrames)
+// database would give the writer and reader pools two different databases. sealer
+// (required) seals passengers' personal data and idempotency records at rest: a
+// *seal.Box of seal.PurposeStoreRecords.
+func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, error) {
+	return open(ctx, path, sealer, walRestartFrames)
 }
 
 // open is Open with the WAL length from which the writer helps to start it over
 // (checkpoint.go).
-func open(ctx context.Context, path string, restartFrames int) (*Store, error) {
+func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames int) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
+	}
+	if sealer == nil {
+		return nil, errors.New("sqlite: open: a sealer is required")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -110,7 +115,7 @@ func open(ctx context.Context, path string, restartFrames int) (*Store, error) {
 	ckpt.start(ckptDB)
 	d := dialect
 	d.AfterCommit = ckpt.afterCommit
-	return &Store{Store: sqlstore.New(d, write, read), write: write, path: abs, ckpt: ckpt}, nil
+	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, path: abs, ckpt: ckpt}, nil
 }
 
 // Close stops the checkpointer and closes the pools.

@@ -18,7 +18,7 @@ func TestStore(t *testing.T) {
 func TestOpenCreatesDirectory(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a", "b c?#", "skygate.db")
-	s, err := sqlite.Open(t.Context(), path)
+	s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestOpenCreatesDirectory(t *testing.T) {
 func TestOpenRejectsMemory(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"", ":memory:"} {
-		if s, err := sqlite.Open(t.Context(), path); err == nil {
+		if s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t)); err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", path)
 		}
@@ -47,7 +47,7 @@ func TestMigrateTwice(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "skygate.db")
 	for range 2 {
-		s, err := sqlite.Open(t.Context(), path)
+		s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

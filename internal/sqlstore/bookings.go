@@ -15,7 +15,8 @@ var _ skygate.BookingStore = (*Store)(nil)
 
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
-	pass_valid_from, pass_valid_until, created_at, updated_at`
+	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
+	personal_data_removed_at`
 
 // statusArg is a status argument compared with bookings.status in a query the planner
 // plans (not a primary-key lookup). SQLite checks a bare argument against the literal
@@ -29,7 +30,7 @@ const statusArg = `CAST(? AS TEXT)`
 // claimers hold; SQLite's single writer needs no row locks (and has no FOR UPDATE).
 var (
 	qInsertBooking = newStmt(`INSERT INTO bookings (` + bookingColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (` + placeholders(strings.Count(bookingColumns, ",")+1) + `)`)
 	qBooking = newStmt(`SELECT ` + bookingColumns + ` FROM bookings
 		WHERE account_id = ? AND id = ?`)
 	qBookingAdmin = newStmt(`SELECT ` + bookingColumns + ` FROM bookings WHERE id = ?`)
@@ -62,20 +63,26 @@ const bookingNotFound = "booking not found"
 // transition; each attempt follows a committed change, so a few always suffice.
 const maxTransitionAttempts = 16
 
-// scanBooking reads one row of bookingColumns.
-func scanBooking(row scanner) (*skygate.Booking, error) {
+// scanBooking reads one row of bookingColumns, its sealed passengers opened.
+func (s *Store) scanBooking(row scanner) (*skygate.Booking, error) {
 	var (
 		b                    skygate.Booking
 		status               string
 		code, payload        sql.NullString
 		validFrom, validUtil *time.Time
+		passengerData        []byte
 	)
 	err := row.Scan(&b.ID, &b.AccountID, &b.ClientID, &status, &b.FastTrackID, &b.ServiceDate,
 		flightCol{&b.Flight}, passengersCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
 		historyCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
-		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt})
+		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt}, &passengerData, nullTimeCol{&b.PersonalDataRemovedAt})
 	if err != nil {
 		return nil, err
+	}
+	if passengerData != nil {
+		if err := s.openPassengers(&b, passengerData); err != nil {
+			return nil, err
+		}
 	}
 	b.Status = skygate.BookingStatus(status)
 	if code.Valid {
@@ -97,6 +104,10 @@ func normaliseBooking(b *skygate.Booking) {
 	if b.ConfirmBefore != nil {
 		t := utc(*b.ConfirmBefore)
 		b.ConfirmBefore = &t
+	}
+	if b.PersonalDataRemovedAt != nil {
+		t := utc(*b.PersonalDataRemovedAt)
+		b.PersonalDataRemovedAt = &t
 	}
 	if b.Passengers == nil {
 		b.Passengers = []skygate.Passenger{}
@@ -120,19 +131,24 @@ func (s *Store) passArgs(p *skygate.Pass) (code, payload, validFrom, validUntil 
 	return p.Code, p.Payload, s.time(p.ValidFrom), s.time(p.ValidUntil)
 }
 
-// bookingRow returns the arguments of qInsertBooking for a normalised booking. It runs
-// before the transaction: encoding the JSON columns is work the one SQLite writer need
-// not do while every other write waits for it.
+// bookingRow returns the arguments of qInsertBooking for a normalised booking: the
+// passengers' names in clear and the passengers whole sealed (sealed.go). It runs
+// before the transaction: encoding the JSON columns and sealing is work the one SQLite
+// writer need not do while every other write waits for it.
 func (s *Store) bookingRow(b *skygate.Booking) ([]any, error) {
 	history, err := historyText(b.StatusHistory)
 	if err != nil {
 		return nil, err
 	}
+	passengerData, err := s.sealPassengers(b)
+	if err != nil {
+		return nil, err
+	}
 	code, payload, from, until := s.passArgs(b.Pass)
 	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
-		string(b.Flight.AppendJSON(nil)), string(skygate.AppendPassengersJSON(nil, b.Passengers)),
+		string(b.Flight.AppendJSON(nil)), string(skygate.AppendPassengersJSON(nil, skygate.PassengerNames(b.Passengers))),
 		b.PartnerReference, s.nullTime(b.ConfirmBefore), history, code, payload, from, until,
-		s.time(b.CreatedAt), s.time(b.UpdatedAt)}, nil
+		s.time(b.CreatedAt), s.time(b.UpdatedAt), passengerData, s.nullTime(b.PersonalDataRemovedAt)}, nil
 }
 
 // historyText is the status_history column of h: what jsonText writes, without
@@ -147,7 +163,7 @@ func historyText(h []skygate.StatusChange) (string, error) {
 
 // Booking implements skygate.BookingStore.
 func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
-	b, err := scanBooking(s.read.QueryRowContext(ctx, s.q(qBooking), accountID, bookingID))
+	b, err := s.scanBooking(s.read.QueryRowContext(ctx, s.q(qBooking), accountID, bookingID))
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get booking", notFound: bookingNotFound}, err)
 	}
@@ -156,7 +172,7 @@ func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skyg
 
 // BookingAdmin implements skygate.BookingStore. Admin only: it ignores the account.
 func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Booking, error) {
-	b, err := scanBooking(s.read.QueryRowContext(ctx, s.q(qBookingAdmin), bookingID))
+	b, err := s.scanBooking(s.read.QueryRowContext(ctx, s.q(qBookingAdmin), bookingID))
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get booking (admin)", notFound: bookingNotFound}, err)
 	}
@@ -167,9 +183,9 @@ func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Bo
 // booking after Offset.
 func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
 	if status != "" {
-		return listPage(ctx, s, "list bookings", scanBooking, s.q(qListBookingsByState), s.q(qCountBookingsByState), p, accountID, string(status))
+		return listPage(ctx, s, "list bookings", s.scanBooking, s.q(qListBookingsByState), s.q(qCountBookingsByState), p, accountID, string(status))
 	}
-	return listPage(ctx, s, "list bookings", scanBooking, s.q(qListBookings), s.q(qCountBookings), p, accountID)
+	return listPage(ctx, s, "list bookings", s.scanBooking, s.q(qListBookings), s.q(qCountBookings), p, accountID)
 }
 
 // TransitionBooking implements skygate.BookingStore.
@@ -194,7 +210,7 @@ func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger,
 	var out *skygate.Booking
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for range maxTransitionAttempts {
-			before, err := scanBooking(read(tx))
+			before, err := s.scanBooking(read(tx))
 			if err != nil {
 				return err
 			}
@@ -360,7 +376,7 @@ func (s *Store) dueBookings(ctx context.Context, tx *sql.Tx, query string, now t
 	defer rows.Close()
 	var due []*skygate.Booking
 	for rows.Next() {
-		b, err := scanBooking(rows)
+		b, err := s.scanBooking(rows)
 		if err != nil {
 			return nil, err
 		}

@@ -25,7 +25,7 @@ func mustGroupStore(tb testing.TB) *Store {
 	if _, err := db.Exec(`CREATE TABLE t (n INTEGER PRIMARY KEY)`); err != nil {
 		tb.Fatal(err)
 	}
-	s := New(Dialect{Name: "sqlite", Placeholder: Question, GroupCommit: true}, db, db)
+	s := New(Dialect{Name: "sqlite", Placeholder: Question, GroupCommit: true}, db, db, nil)
 	tb.Cleanup(func() { s.Close() })
 	return s
 }

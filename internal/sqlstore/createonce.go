@@ -29,8 +29,8 @@ const createAtOnceRetries = 3
 // The semantics are CreateBooking's: the statement's INSERT … ON CONFLICT waits for a
 // concurrent holder of the key, and when a live record holds it writes nothing, and the
 // record is read after it. events holds at most maxEventsAtOnce.
-func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.IdempotencyRecord, row []any, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
-	args, err := s.createAtOnceArgs(rec, row, events)
+func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.IdempotencyRecord, recRow, row []any, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
+	args, err := s.createAtOnceArgs(recRow, row, events)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.Idempotenc
 			}
 			return nil, nil
 		}
-		stored, err := scanIdempotency(s.write.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+		stored, err := s.scanIdempotency(s.write.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
 		if !errors.Is(err, sql.ErrNoRows) {
 			return stored, err
 		}
@@ -55,10 +55,10 @@ func (s *Store) createBookingAtOnce(ctx context.Context, rec *skygate.Idempotenc
 }
 
 // createAtOnceArgs returns the arguments of createBookingSQL in its order: the
-// record's, the booking's row (bookingRow), then the event's, its delivery's and the
-// account whose active subscription the delivery joins.
-func (s *Store) createAtOnceArgs(rec *skygate.IdempotencyRecord, row []any, events []*skygate.Event) ([]any, error) {
-	args := append(s.idempotencyRow(rec), row...)
+// record's row (idempotencyRow), the booking's row (bookingRow), then the event's, its
+// delivery's and the account whose active subscription the delivery joins.
+func (s *Store) createAtOnceArgs(recRow, row []any, events []*skygate.Event) ([]any, error) {
+	args := append(recRow, row...)
 	var err error
 	for _, e := range events {
 		if args, err = s.eventAtOnceArgs(args, e); err != nil {

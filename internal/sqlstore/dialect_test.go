@@ -39,7 +39,7 @@ func TestRebind(t *testing.T) {
 // statement, so that s.q never rewrites a query per call.
 func TestNewRebindsEveryStatement(t *testing.T) {
 	t.Parallel()
-	s := New(Dialect{Name: "test", Placeholder: Dollar}, nil, nil)
+	s := New(Dialect{Name: "test", Placeholder: Dollar}, nil, nil, nil)
 	if len(s.stmts) != len(registry) || len(registry) == 0 {
 		t.Fatalf("%d statements prepared for %d registered", len(s.stmts), len(registry))
 	}
@@ -82,7 +82,7 @@ func TestTransitionStatementsArgs(t *testing.T) {
 // TestCreateAtOnceArgs checks that the one-statement creation takes the arguments
 // createAtOnceArgs gives: a key's, a booking's, and an event's with its delivery's.
 func TestCreateAtOnceArgs(t *testing.T) {
-	s := New(Dialect{Name: "test", EncodeTime: func(t time.Time) any { return t }, WritableCTE: true}, nil, nil)
+	s := New(Dialect{Name: "test", EncodeTime: func(t time.Time) any { return t }, WritableCTE: true}, nil, nil, testSealer(t))
 	b := &skygate.Booking{ID: "booking", AccountID: "account", Status: skygate.BookingPending}
 	normaliseBooking(b)
 	row, err := s.bookingRow(b)
@@ -90,7 +90,11 @@ func TestCreateAtOnceArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &skygate.IdempotencyRecord{AccountID: "account", Operation: skygate.OperationCreateBooking, Key: "key"}
-	if got, want := strings.Count(insertIdempotency, "?"), len(s.idempotencyRow(rec)); got != want {
+	recRow, err := s.idempotencyRow(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Count(insertIdempotency, "?"), len(recRow); got != want {
 		t.Errorf("insertIdempotency has %d placeholders, want %d", got, want)
 	}
 	if got, want := strings.Count(registry[qInsertBooking], "?"), len(row); got != want {
@@ -101,7 +105,7 @@ func TestCreateAtOnceArgs(t *testing.T) {
 		for i := range events {
 			events[i] = &skygate.Event{ID: "event", AccountID: "account", Type: "test.event", CreatedAt: time.Now()}
 		}
-		args, err := s.createAtOnceArgs(rec, row, events)
+		args, err := s.createAtOnceArgs(recRow, row, events)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,4 +14,8 @@
 // keep; the Create methods normalise their argument's times the same way so that what
 // the caller holds equals what a later read returns. Lists of strings are stored as
 // JSON text.
+//
+// Passengers' personal data and the fingerprints and bodies of idempotency records are
+// sealed with the skygate.Sealer the store is opened with (sealed.go); the rest of a
+// row is in clear.
 package sqlstore

@@ -8,8 +8,9 @@ import (
 	"github.com/skygate/skygate"
 )
 
+// idempotencyColumns' fingerprint and body are sealed when sealed is true (sealed.go).
 const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status_code, resource_id,
-	body, created_at, expires_at`
+	body, created_at, expires_at, sealed`
 
 // insertIdempotency claims a key: qInsertIdempotency, and the first part of
 // createBookingSQL.
@@ -22,11 +23,12 @@ const idempotencyColumns = `account_id, operation, idem_key, fingerprint, status
 // NOTHING, DO UPDATE locks the conflicting row on PostgreSQL even when its WHERE
 // is false, so replays of one key queue behind each other's short transactions.
 const insertIdempotency = `INSERT INTO idempotency_records (` + idempotencyColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id, operation, idem_key) DO UPDATE SET
 			fingerprint = excluded.fingerprint, status_code = excluded.status_code,
 			resource_id = excluded.resource_id, body = excluded.body,
-			created_at = excluded.created_at, expires_at = excluded.expires_at
+			created_at = excluded.created_at, expires_at = excluded.expires_at,
+			sealed = excluded.sealed
 		WHERE idempotency_records.expires_at <= excluded.created_at`
 
 var (
@@ -40,13 +42,21 @@ var (
 
 const idempotencyNotFound = "idempotency key not found"
 
-// scanIdempotency reads one row of idempotencyColumns.
-func scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
-	var r skygate.IdempotencyRecord
+// scanIdempotency reads one row of idempotencyColumns, its fingerprint and body opened.
+func (s *Store) scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
+	var (
+		r      skygate.IdempotencyRecord
+		sealed bool
+	)
 	err := row.Scan(&r.AccountID, &r.Operation, &r.Key, &r.Fingerprint, &r.StatusCode, &r.ResourceID,
-		&r.Body, timeCol{&r.CreatedAt}, timeCol{&r.ExpiresAt})
+		&r.Body, timeCol{&r.CreatedAt}, timeCol{&r.ExpiresAt}, &sealed)
 	if err != nil {
 		return nil, err
+	}
+	if sealed {
+		if err := s.openIdempotency(&r); err != nil {
+			return nil, err
+		}
 	}
 	return &r, nil
 }
@@ -59,13 +69,17 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 	if err != nil {
 		return nil, s.interpret(outcome{op: "create booking"}, err)
 	}
+	recRow, err := s.idempotencyRow(rec)
+	if err != nil {
+		return nil, s.interpret(outcome{op: "create booking"}, err)
+	}
 	var replay *skygate.IdempotencyRecord
 	if s.d.WritableCTE && len(events) <= maxEventsAtOnce && skygate.PendingAuditFrom(ctx) == nil {
-		replay, err = s.createBookingAtOnce(ctx, rec, row, events)
+		replay, err = s.createBookingAtOnce(ctx, rec, recRow, row, events)
 	} else {
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			if replay, err = s.claimIdempotencyKey(ctx, tx, rec); err != nil || replay != nil {
+			if replay, err = s.claimKey(ctx, tx, rec, recRow); err != nil || replay != nil {
 				// The key is taken: answer with the stored record and write nothing.
 				return err
 			}
@@ -90,27 +104,40 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 // expired, or, when an unexpired record holds the key (on PostgreSQL after waiting for
 // a concurrent holder to commit), returns that record and writes nothing.
 func (s *Store) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord) (*skygate.IdempotencyRecord, error) {
-	res, err := tx.ExecContext(ctx, s.q(qInsertIdempotency), s.idempotencyRow(rec)...)
+	row, err := s.idempotencyRow(rec)
+	if err != nil {
+		return nil, err
+	}
+	return s.claimKey(ctx, tx, rec, row)
+}
+
+// claimKey is claimIdempotencyKey with rec's row (idempotencyRow) made already.
+func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord, row []any) (*skygate.IdempotencyRecord, error) {
+	res, err := tx.ExecContext(ctx, s.q(qInsertIdempotency), row...)
 	if err != nil {
 		return nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n > 0 {
 		return nil, err
 	}
-	return scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
+	return s.scanIdempotency(tx.QueryRowContext(ctx, s.q(qIdempotency), rec.AccountID, rec.Operation, rec.Key))
 }
 
 // idempotencyRow returns the arguments of insertIdempotency (idempotencyColumns) for
-// rec, whose times it first makes UTC.
-func (s *Store) idempotencyRow(rec *skygate.IdempotencyRecord) []any {
+// rec, whose times it first makes UTC: its fingerprint and body sealed.
+func (s *Store) idempotencyRow(rec *skygate.IdempotencyRecord) ([]any, error) {
 	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
-	return []any{rec.AccountID, rec.Operation, rec.Key, nonNil(rec.Fingerprint), rec.StatusCode, rec.ResourceID,
-		nonNil(rec.Body), s.time(rec.CreatedAt), s.time(rec.ExpiresAt)}
+	fingerprint, body, err := s.sealIdempotency(rec)
+	if err != nil {
+		return nil, err
+	}
+	return []any{rec.AccountID, rec.Operation, rec.Key, fingerprint, rec.StatusCode, rec.ResourceID,
+		body, s.time(rec.CreatedAt), s.time(rec.ExpiresAt), true}, nil
 }
 
 // IdempotencyRecord implements skygate.BookingStore.
 func (s *Store) IdempotencyRecord(ctx context.Context, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error) {
-	r, err := scanIdempotency(s.read.QueryRowContext(ctx, s.q(qLiveIdempotency),
+	r, err := s.scanIdempotency(s.read.QueryRowContext(ctx, s.q(qLiveIdempotency),
 		accountID, operation, key, s.time(now)))
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get idempotency record", notFound: idempotencyNotFound}, err)

@@ -23,7 +23,9 @@ type Store struct {
 	d     Dialect
 	write *sql.DB
 	read  *sql.DB
-	stmts []string
+	// sealer seals what rows must not hold in clear (sealed.go).
+	sealer skygate.Sealer
+	stmts  []string
 	// claimUpdates[n] is the statement that updateClaimed runs for n bookings.
 	claimUpdates [claimsPerTx + 1]string
 	// createAtOnce[n] is createBookingAtOnce's statement for n events (0 or 1); empty
@@ -74,9 +76,10 @@ func (s *Store) ended(tx *sql.Tx, committed bool) {
 }
 
 // New returns a store over the pools; it owns them and Close closes them. write and
-// read may be the same pool.
-func New(d Dialect, write, read *sql.DB) *Store {
-	s := &Store{d: d, write: write, read: read, stmts: make([]string, len(registry)),
+// read may be the same pool. sealer seals passengers' personal data and idempotency
+// records (sealed.go); a store without one fails every write and read of those.
+func New(d Dialect, write, read *sql.DB, sealer skygate.Sealer) *Store {
+	s := &Store{d: d, write: write, read: read, sealer: sealer, stmts: make([]string, len(registry)),
 		concurrent: d.LockTable != nil && d.LockTable("events") != ""}
 	for i, q := range registry {
 		s.stmts[i] = rebind(d.Placeholder, q)

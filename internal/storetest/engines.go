@@ -12,7 +12,9 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for schema setup
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/seal"
 	"github.com/skygate/skygate/internal/sqlite"
 )
 
@@ -24,7 +26,7 @@ const EnvPostgresDSN = "SKYGATE_TEST_DATABASE_URL"
 // store is closed when the test ends.
 func MustSQLite(tb testing.TB) *sqlite.Store {
 	tb.Helper()
-	s, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "skygate.db"))
+	s, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "skygate.db"), NewSealer(tb))
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
@@ -47,7 +49,7 @@ func MustPostgres(tb testing.TB) *postgres.Store {
 // also open their own connections to the store's schema.
 func MustPostgresAt(tb testing.TB, dsn string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), dsn, 0)
+	s, err := postgres.Open(tb.Context(), dsn, 0, NewSealer(tb))
 	if err != nil {
 		tb.Fatalf("postgres.Open: %v", err)
 	}
@@ -56,6 +58,21 @@ func MustPostgresAt(tb testing.TB, dsn string) *postgres.Store {
 		tb.Fatalf("postgres Migrate: %v", err)
 	}
 	return s
+}
+
+// NewSealer returns the sealer of a store of its own: a subkey of a new random master
+// key, as the server derives it (seal.PurposeStoreRecords).
+func NewSealer(tb testing.TB) skygate.Sealer {
+	tb.Helper()
+	box, err := seal.New(seal.NewMasterKey())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sealer, err := seal.New(box.DeriveKey(seal.PurposeStoreRecords))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sealer
 }
 
 // MustPostgresDSN creates an empty schema with a random name and returns a DSN whose

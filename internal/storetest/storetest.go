@@ -25,6 +25,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Catalog", catalogTests},
 		{"Audit", auditTests},
 		{"Bookings", bookingTests},
+		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},
 		{"ESIM", esimTests},
 		{"LoginCodes", loginCodeTests},

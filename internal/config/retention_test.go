@@ -1,0 +1,37 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skygate/skygate/internal/config"
+)
+
+// TestLoadPassengerDataRetention: 90 days unless SKYGATE_PASSENGER_DATA_RETENTION
+// says otherwise; a retention that is not a positive duration is refused by name.
+func TestLoadPassengerDataRetention(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+	}{
+		{"", 90 * 24 * time.Hour},
+		{"720h", 30 * 24 * time.Hour},
+		{"36h30m", 36*time.Hour + 30*time.Minute},
+	} {
+		c, err := config.Load(env(map[string]string{"SKYGATE_PASSENGER_DATA_RETENTION": tc.value}))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.value, err)
+		}
+		if c.PassengerDataRetention != tc.want {
+			t.Errorf("%q: PassengerDataRetention %v, want %v", tc.value, c.PassengerDataRetention, tc.want)
+		}
+	}
+	for _, bad := range []string{"0", "-24h", "90d", "forever"} {
+		_, err := config.Load(env(map[string]string{"SKYGATE_PASSENGER_DATA_RETENTION": bad}))
+		if err == nil || !strings.Contains(err.Error(), "SKYGATE_PASSENGER_DATA_RETENTION") {
+			t.Errorf("%q: error %v, want one naming SKYGATE_PASSENGER_DATA_RETENTION", bad, err)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/seal"
+)
+
+// MigrateTo applies the migrations up to and including version, for tests of what a
+// later migration does to rows written before it.
+func (s *Store) MigrateTo(ctx context.Context, version int64) error {
+	p, err := s.migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("sqlite: migrate to %d: %w", version, err)
+	}
+	return nil
+}
+
+// DB returns the writer pool, for tests that read and write rows as they are stored.
+func (s *Store) DB() *sql.DB { return s.write }
+
+// testSealer returns a sealer under a new random master key.
+func testSealer(tb testing.TB) skygate.Sealer {
+	tb.Helper()
+	box, err := seal.New(seal.NewMasterKey())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return box
+}
