@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/elliptic"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -62,6 +63,22 @@ func TestAdminWritesAreAudited(t *testing.T) {
 		if st, _ := call("app-rotate", http.MethodPost, "/applications/"+appID+"/rotate-secret", "", ""); st != 200 {
 			t.Fatalf("rotate: %d", st)
 		}
+		if st, _ := call("app-revoke", http.MethodPost, "/applications/"+appID+"/rotate-secret", js, `{"revoke_tokens":true}`); st != 200 {
+			t.Fatalf("rotate revoking tokens: %d", st)
+		}
+		csr, _ := json.Marshal(map[string]string{"csr": newCSR(t, newECDSA(t, elliptic.P256()))})
+		if st, m := call("app-cert-issue", http.MethodPost, "/applications/"+appID+"/certificates", js, string(csr)); st != 201 {
+			t.Fatalf("issue a certificate: %d %v", st, m)
+		}
+		if st, _ := call("fail-cert", http.MethodPost, "/applications/"+appID+"/certificates", js, `{"csr":"not PEM"}`); st != 422 {
+			t.Fatalf("a CSR that is not PEM: %d", st)
+		}
+		ca, caKey, _ := s.devCA()
+		key := newECDSA(t, elliptic.P256())
+		cert, _ := json.Marshal(map[string]string{"certificate": signClientCert(t, ca, caKey, &key.PublicKey, nil)})
+		if st, m := call("app-cert-bind", http.MethodPost, "/applications/"+appID+"/certificates", js, string(cert)); st != 201 {
+			t.Fatalf("bind a certificate: %d %v", st, m)
+		}
 		pkg := skygate.NewID()
 		pkgs := `[{"id":"` + pkg + `","name":{"en":"A","ru":"А","uz":"A","kk":"А"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":100,"currency":"USD"},"top_up":true,"active":true}]`
 		if st, m := call("esim-packages", http.MethodPost, "/accounts/"+accID+"/esim/packages", js, pkgs); st != 200 {
@@ -106,6 +123,9 @@ func TestAdminWritesAreAudited(t *testing.T) {
 			"acc-create":       "account.create " + accID + " " + accID,
 			"app-create":       "application.create " + appID + " " + accID,
 			"app-rotate":       "application.rotate_secret " + appID + " " + accID,
+			"app-revoke":       "application.rotate_secret " + appID + " " + accID,
+			"app-cert-issue":   "application.certificate.issue " + appID + " " + accID,
+			"app-cert-bind":    "application.certificate.bind " + appID + " " + accID,
 			"esim-packages":    "esim.packages.set " + accID + " " + accID,
 			"esim-pool":        "esim.pool.import " + accID + " " + accID,
 			"esim-credit":      "esim.credit " + accID + " " + accID,
@@ -134,6 +154,22 @@ func TestAdminWritesAreAudited(t *testing.T) {
 		for id, recs := range got {
 			if _, ok := want[id]; !ok {
 				t.Errorf("request %s left audit records %q", id, recs)
+			}
+		}
+		// The details say what the write did: whether a rotation revoked the tokens, which
+		// certificate was bound.
+		for _, it := range page["data"].([]any) {
+			ev := it.(map[string]any)
+			details, _ := ev["details"].(map[string]any)
+			switch ev["request_id"] {
+			case "app-rotate", "app-revoke":
+				if want := ev["request_id"] == "app-revoke"; details["revoke_tokens"] != want {
+					t.Errorf("%s: details %v, want revoke_tokens %v", ev["request_id"], details, want)
+				}
+			case "app-cert-issue", "app-cert-bind":
+				if details["sha256"] == nil || details["serial"] == nil || details["not_after"] == nil {
+					t.Errorf("%s: details %v, want serial, sha256 and not_after", ev["request_id"], details)
+				}
 			}
 		}
 		// Each record came with its write, not from the fallback that appends it later.

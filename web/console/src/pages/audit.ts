@@ -15,7 +15,12 @@ const KNOWN_ACTIONS = [
   'application.create',
   'application.delete',
   'application.rotate_secret',
+  'application.certificate.issue',
+  'application.certificate.bind',
   'booking.complete',
+  'esim.packages.set',
+  'esim.pool.import',
+  'esim.credit',
 ];
 
 const FILTERS = [
