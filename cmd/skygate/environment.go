@@ -18,8 +18,10 @@ import (
 const devCACommonName = "Skygate development CA"
 
 // warnConveniences logs, at every start of a sandbox, each development convenience its
-// configuration enabled explicitly and what anyone can do with it. (Development
-// enables them by default; config.Load refuses them in production.)
+// configuration enabled explicitly, and an external identity provider without a role
+// map (every employee is then an admin, SPEC §5.2), with what anyone can do with it.
+// (Development enables the conveniences by default; config.Load refuses them in
+// production, where the role map is required.)
 func warnConveniences(cfg *config.Config, log *slog.Logger) {
 	if cfg.Env != config.EnvSandbox {
 		return
@@ -27,6 +29,10 @@ func warnConveniences(cfg *config.Config, log *slog.Logger) {
 	if cfg.DevIdP() {
 		log.Warn("sandbox runs the development identity provider (SKYGATE_DEV_IDP=true)", "variable", "SKYGATE_DEV_IDP",
 			"risk", "anyone who reaches the sandbox can sign in as an invented employee with admin over every account; set SKYGATE_OIDC_ISSUER instead")
+	}
+	if !cfg.DevIdP() && len(cfg.RoleMap) == 0 {
+		log.Warn("sandbox makes every employee an admin (SKYGATE_ROLE_MAP is unset)", "variable", "SKYGATE_ROLE_MAP",
+			"risk", "everyone who signs in at SKYGATE_OIDC_ISSUER administers every account; set SKYGATE_ROLE_MAP to give roles by group only")
 	}
 	if cfg.DevPKI() {
 		log.Warn("sandbox uses the development PKI (SKYGATE_DEV_PKI=true)", "variable", "SKYGATE_DEV_PKI",

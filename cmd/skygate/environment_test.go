@@ -34,6 +34,23 @@ func TestSandboxRefusesDevelopmentDefaults(t *testing.T) {
 	}
 }
 
+// TestSandboxRoleMapWarning: a sandbox with an external identity provider and no role
+// map warns at start that every employee is an admin; with a map it applies the map
+// (internal/login TestEndToEndIndependentProvider) and does not warn.
+func TestSandboxRoleMapWarning(t *testing.T) {
+	t.Parallel()
+	const warning = `"msg":"sandbox makes every employee an admin (SKYGATE_ROLE_MAP is unset)"`
+	for _, roleMap := range []string{"", "grp-ops=admin"} {
+		s := startServer(t, testEnv(t, map[string]string{
+			"SKYGATE_ENV": "sandbox", "SKYGATE_DEV_PKI": "true", "SKYGATE_ROLE_MAP": roleMap,
+			"SKYGATE_OIDC_ISSUER": "https://idp.skygate.test", "SKYGATE_OIDC_CLIENT_ID": "skygate",
+		}))
+		if got := strings.Contains(s.stderr.String(), warning); got != (roleMap == "") {
+			t.Errorf("SKYGATE_ROLE_MAP=%q: warning logged %v, want %v:\n%s", roleMap, got, roleMap == "", s.stderr.String())
+		}
+	}
+}
+
 // TestDevelopmentWarnsBeyondLoopback: a development listener that the operator put on
 // every interface is named in a warning.
 func TestDevelopmentWarnsBeyondLoopback(t *testing.T) {

@@ -93,8 +93,8 @@ func startMockOIDC(t testing.TB) *mockoidc.MockOIDC {
 	return m
 }
 
-// TestEndToEndIndependentProvider runs the flow against mockoidc, in development and
-// in production with the strict group mapping, on both engines. mockoidc checks the
+// TestEndToEndIndependentProvider runs the flow against mockoidc, in development, and
+// in sandbox and production with the strict group mapping, on both engines. mockoidc checks the
 // upstream PKCE verifier and puts the nonce in its RS256 ID tokens.
 func TestEndToEndIndependentProvider(t *testing.T) {
 	t.Parallel()
@@ -107,7 +107,8 @@ func TestEndToEndIndependentProvider(t *testing.T) {
 		scopes []string
 	}{
 		{"development developer", "development", []string{"grp-dev"}, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
-		{"sandbox no groups", "sandbox", nil, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
+		{"sandbox with the role map, no groups", "sandbox", nil, nil, nil},
+		{"sandbox with the role map, ops", "sandbox", []string{"grp-ops"}, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
 		{"production ops", "production", []string{"grp-dev", "grp-ops"}, []string{RoleAdmin}, RoleScopes(RoleAdmin)},
 		{"production accounts and audit", "production", []string{"grp-audit", "grp-accounts"},
 			[]string{RoleAccountAdmin, RoleAuditor}, []string{skygate.ScopeAdminAccounts, skygate.ScopeAuditRead}},

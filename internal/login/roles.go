@@ -60,20 +60,23 @@ func RoleScopes(role string) []string {
 }
 
 // Policy turns an employee's groups into roles and scopes (SPEC.md §5.2 item 5).
-// Outside production every employee is an admin whatever the groups. In production
-// only groups named in the role map give roles; an employee none of whose groups is
-// mapped (a developer, say) has no role, and the token endpoint denies them.
+// Where it is strict, only groups named in the role map give roles; an employee none
+// of whose groups is mapped (a developer, say) has no role, and the token endpoint
+// denies them. It is strict in production, and in a sandbox whose operator set a role
+// map: a sandbox is partner-facing, and its operator may not want every employee of
+// the identity provider to administer its partners. Elsewhere (development, a
+// sandbox without a map) every employee is an admin whatever the groups.
 type Policy struct {
-	production bool
-	groups     map[string]string // group → role
+	strict bool
+	groups map[string]string // group → role
 }
 
 // NewPolicy returns the policy of env (SKYGATE_ENV) with roleMap (SKYGATE_ROLE_MAP,
-// group → role). In production the map is required and every role in it must be one
-// of Roles; outside production the map is not used, but a bad role in it is still an
-// error, so that a configuration fails before it reaches production.
+// group → role). In production the map is required; in a sandbox it applies when set;
+// development does not use it. Every role in it must be one of Roles in every
+// environment, so that a configuration fails before it reaches production.
 func NewPolicy(env string, roleMap map[string]string) (Policy, error) {
-	p := Policy{production: env == "production", groups: map[string]string{}}
+	p := Policy{groups: map[string]string{}}
 	var bad []string
 	for g, r := range roleMap {
 		if !slices.Contains(Roles(), r) {
@@ -87,21 +90,24 @@ func NewPolicy(env string, roleMap map[string]string) (Policy, error) {
 		return Policy{}, fmt.Errorf("login: SKYGATE_ROLE_MAP names unknown roles (%s); known roles are %s",
 			strings.Join(bad, ", "), strings.Join(Roles(), ", "))
 	}
-	if p.production && len(p.groups) == 0 {
+	switch {
+	case env == "production" && len(p.groups) == 0:
 		return Policy{}, fmt.Errorf("login: SKYGATE_ROLE_MAP is required in production")
+	case env == "production", env == "sandbox" && len(p.groups) > 0:
+		p.strict = true
 	}
 	return p, nil
 }
 
-// Production reports whether the strict group mapping applies.
-func (p Policy) Production() bool { return p.production }
+// Strict reports whether the group mapping applies.
+func (p Policy) Strict() bool { return p.strict }
 
 // Map returns the roles of an employee with groups, in the order of Roles, and the
 // union of their scopes, in a fixed order. Both are empty, not nil, for an employee
 // with no role. Group names match exactly, case included.
 func (p Policy) Map(groups []string) (roles, scopes []string) {
 	roles, scopes = []string{}, []string{}
-	if !p.production {
+	if !p.strict {
 		return []string{RoleAdmin}, RoleScopes(RoleAdmin)
 	}
 	held := map[string]bool{}

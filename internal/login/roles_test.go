@@ -25,7 +25,9 @@ func TestPolicyMap(t *testing.T) {
 	}{
 		{"development: everyone is admin", "development", nil, nil, []string{RoleAdmin}, both},
 		{"development ignores the map", "development", roleMap, []string{"grp-audit"}, []string{RoleAdmin}, both},
-		{"sandbox: everyone is admin", "sandbox", roleMap, []string{"grp-dev"}, []string{RoleAdmin}, both},
+		{"sandbox without a map: everyone is admin", "sandbox", nil, []string{"grp-dev"}, []string{RoleAdmin}, both},
+		{"sandbox with a map: a developer has no role", "sandbox", roleMap, []string{"grp-dev"}, []string{}, []string{}},
+		{"sandbox with a map: mapped groups give roles", "sandbox", roleMap, []string{"grp-audit"}, []string{RoleAuditor}, []string{skygate.ScopeAuditRead}},
 		{"production admin", "production", roleMap, []string{"grp-ops"}, []string{RoleAdmin}, both},
 		{"production developer has no role", "production", roleMap, []string{"grp-dev"}, []string{}, []string{}},
 		{"production no groups", "production", roleMap, nil, []string{}, []string{}},
@@ -49,8 +51,8 @@ func TestPolicyMap(t *testing.T) {
 			if !slices.Equal(roles, tt.roles) || !slices.Equal(scopes, tt.scopes) || roles == nil || scopes == nil {
 				t.Fatalf("Map(%q) = %#v, %#v; want %#v, %#v", tt.groups, roles, scopes, tt.roles, tt.scopes)
 			}
-			if p.Production() != (tt.env == "production") {
-				t.Errorf("Production() = %v", p.Production())
+			if want := tt.env == "production" || tt.env == "sandbox" && tt.roleMap != nil; p.Strict() != want {
+				t.Errorf("Strict() = %v, want %v", p.Strict(), want)
 			}
 		})
 	}
