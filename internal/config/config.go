@@ -156,11 +156,20 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.WebhookPrivate = l.boolean("SKYGATE_WEBHOOK_ALLOW_PRIVATE", c.Env == EnvDevelopment)
 	c.MasterKey = l.masterKey("SKYGATE_MASTER_KEY")
 	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", c.PublicURL+"/admin/callback"), ",", " "))
+	for _, r := range c.AdminRedirects {
+		// The login compares redirect_uri with these exactly; an entry that is no
+		// absolute URL of a host could only match a request crafted to it.
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" {
+			l.fail("SKYGATE_ADMIN_REDIRECT_URIS", "entry %q must be an absolute http(s) URL with a host, without user information or fragment", r)
+		}
+	}
 	c.RoleMap = l.roleMap("SKYGATE_ROLE_MAP")
 	c.TrustedProxies = l.prefixes("SKYGATE_TRUSTED_PROXIES")
 	c.PassengerDataRetention = l.duration("SKYGATE_PASSENGER_DATA_RETENTION", 90*24*time.Hour)
-	if c.PassengerDataRetention <= 0 {
-		l.fail("SKYGATE_PASSENGER_DATA_RETENTION", "must be positive, such as 2160h (90 days)")
+	if c.PassengerDataRetention < minPassengerDataRetention {
+		// A replay of create-booking answers the stored 202, personal data included, for
+		// as long as its Idempotency-Key lives.
+		l.fail("SKYGATE_PASSENGER_DATA_RETENTION", "must be at least 72h, the Idempotency-Key lifetime (a replay answers the booking as first accepted), such as 2160h (90 days)")
 	}
 	for _, d := range []struct {
 		name string
@@ -170,8 +179,8 @@ func Load(getenv func(string) string) (*Config, error) {
 			l.fail(d.name, "must be positive")
 		}
 	}
-	if (c.TLSCert == "") != (c.TLSKey == "") || (c.TLSCert != "" && c.ClientCA == "") {
-		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together")
+	if set := btoi(c.TLSCert != "") + btoi(c.TLSKey != "") + btoi(c.ClientCA != ""); set != 0 && set != 3 {
+		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together: set all three or none")
 	}
 	l.conveniences(c) // before anything asks DevIdP or DevPKI
 	if c.ClientCAKey != "" && (c.ClientCA == "" || c.DevPKI()) {
@@ -196,6 +205,17 @@ func Load(getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	return c, nil
+}
+
+// minPassengerDataRetention is the shortest SKYGATE_PASSENGER_DATA_RETENTION: the
+// lifetime of an Idempotency-Key (CONTRACT §4).
+const minPassengerDataRetention = 72 * time.Hour
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type loader struct {

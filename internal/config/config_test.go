@@ -132,3 +132,31 @@ func TestLoadClientCAKeyAndCertTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesMalformedSettings: settings that no environment can use, each refused
+// by name.
+func TestLoadRefusesMalformedSettings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		set  map[string]string
+		want string
+	}{
+		{"redirect URI without a host", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "https:///cb"}, `SKYGATE_ADMIN_REDIRECT_URIS entry "https:///cb" must be an absolute http(s) URL with a host`},
+		{"redirect URI opaque", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "https:evil.example/cb"}, `entry "https:evil.example/cb" must be an absolute`},
+		{"redirect URI relative", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "/admin/callback"}, `entry "/admin/callback" must be an absolute`},
+		{"redirect URI of another scheme", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "javascript://x/%0aalert(1)"}, "must be an absolute"},
+		{"redirect URI with user information", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "https://user@console.example/cb"}, "without user information"},
+		{"redirect URI with a fragment", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "https://console.example/cb#x"}, "or fragment"},
+		{"the client CA alone", map[string]string{"SKYGATE_CLIENT_CA": "/etc/skygate/ca.pem"}, "set all three or none"},
+		{"certificate and key without the client CA", map[string]string{"SKYGATE_TLS_CERT": "/etc/s.pem", "SKYGATE_TLS_KEY": "/etc/k.pem"}, "set all three or none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := config.Load(env(tc.set))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

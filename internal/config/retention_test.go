@@ -9,7 +9,9 @@ import (
 )
 
 // TestLoadPassengerDataRetention: 90 days unless SKYGATE_PASSENGER_DATA_RETENTION
-// says otherwise; a retention that is not a positive duration is refused by name.
+// says otherwise; a retention that is not a duration of at least 72 h (the
+// Idempotency-Key lifetime, during which a replay answers the booking as first
+// accepted) is refused by name.
 func TestLoadPassengerDataRetention(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -18,7 +20,8 @@ func TestLoadPassengerDataRetention(t *testing.T) {
 	}{
 		{"", 90 * 24 * time.Hour},
 		{"720h", 30 * 24 * time.Hour},
-		{"36h30m", 36*time.Hour + 30*time.Minute},
+		{"72h30m", 72*time.Hour + 30*time.Minute},
+		{"72h", 72 * time.Hour},
 	} {
 		c, err := config.Load(env(map[string]string{"SKYGATE_PASSENGER_DATA_RETENTION": tc.value}))
 		if err != nil {
@@ -28,7 +31,7 @@ func TestLoadPassengerDataRetention(t *testing.T) {
 			t.Errorf("%q: PassengerDataRetention %v, want %v", tc.value, c.PassengerDataRetention, tc.want)
 		}
 	}
-	for _, bad := range []string{"0", "-24h", "90d", "forever"} {
+	for _, bad := range []string{"0", "-24h", "90d", "forever", "71h59m"} {
 		_, err := config.Load(env(map[string]string{"SKYGATE_PASSENGER_DATA_RETENTION": bad}))
 		if err == nil || !strings.Contains(err.Error(), "SKYGATE_PASSENGER_DATA_RETENTION") {
 			t.Errorf("%q: error %v, want one naming SKYGATE_PASSENGER_DATA_RETENTION", bad, err)
