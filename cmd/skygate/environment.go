@@ -11,11 +11,8 @@ import (
 	"slices"
 
 	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/devpki"
 )
-
-// devCACommonName is the subject of the development PKI's CA (internal/devpki), which
-// production refuses wherever its files lie.
-const devCACommonName = "Skygate development CA"
 
 // warnConveniences logs, at every start of a sandbox, each development convenience its
 // configuration enabled explicitly, and an external identity provider without a role
@@ -69,8 +66,8 @@ func refuseDevCA(cert tls.Certificate, caPEM []byte) error {
 	var errs []error
 	for _, der := range cert.Certificate {
 		c, err := x509.ParseCertificate(der)
-		if err == nil && (c.Issuer.CommonName == devCACommonName || c.Subject.CommonName == devCACommonName) {
-			errs = append(errs, errors.New("SKYGATE_TLS_CERT is issued by the development CA (\""+devCACommonName+"\"): production refuses the development PKI; set a certificate of your own CA"))
+		if err == nil && (c.Issuer.CommonName == devpki.CACommonName || c.Subject.CommonName == devpki.CACommonName) {
+			errs = append(errs, errors.New("SKYGATE_TLS_CERT is issued by the development CA (\""+devpki.CACommonName+"\"): production refuses the development PKI; set a certificate of your own CA"))
 			break
 		}
 	}
@@ -80,8 +77,8 @@ func refuseDevCA(cert tls.Certificate, caPEM []byte) error {
 			break
 		}
 		c, err := x509.ParseCertificate(b.Bytes)
-		if err == nil && c.Subject.CommonName == devCACommonName {
-			errs = append(errs, errors.New("SKYGATE_CLIENT_CA holds the development CA (\""+devCACommonName+"\"): production refuses the development PKI; set your own client CA"))
+		if err == nil && c.Subject.CommonName == devpki.CACommonName {
+			errs = append(errs, errors.New("SKYGATE_CLIENT_CA holds the development CA (\""+devpki.CACommonName+"\"): production refuses the development PKI; set your own client CA"))
 			break
 		}
 	}

@@ -110,10 +110,10 @@ func TestProductionRefusesDevelopmentCA(t *testing.T) {
 		}
 	}
 
-	// devCACommonName is the development CA's name indeed.
+	// devpki.CACommonName is the development CA's name indeed.
 	b, _ := pem.Decode(mustRead(t, pki.CA))
 	ca, err := x509.ParseCertificate(b.Bytes)
-	if err != nil || ca.Subject.CommonName != devCACommonName {
+	if err != nil || ca.Subject.CommonName != devpki.CACommonName {
 		t.Errorf("development CA %v: %v", ca.Subject, err)
 	}
 }

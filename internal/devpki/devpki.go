@@ -19,6 +19,10 @@ import (
 	"time"
 )
 
+// CACommonName is the subject of the development CA, by which production recognizes
+// (and refuses) its certificates wherever their files lie.
+const CACommonName = "Skygate development CA"
+
 // Files names the PEM files of the development PKI.
 type Files struct {
 	Dir          string
@@ -54,7 +58,7 @@ func Ensure(dir string, now time.Time) (Files, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return f, fmt.Errorf("devpki: %w", err)
 	}
-	ca, caKey, err := newCert(nil, nil, now, pkix.Name{CommonName: "Skygate development CA", Organization: []string{"Skygate dev"}}, true, nil)
+	ca, caKey, err := newCert(nil, nil, now, pkix.Name{CommonName: CACommonName, Organization: []string{"Skygate dev"}}, true, nil)
 	if err != nil {
 		return f, err
 	}

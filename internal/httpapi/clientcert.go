@@ -91,24 +91,12 @@ func CertThumbprint(cert *x509.Certificate) string {
 }
 
 // requireClientCert wraps an authenticated handler: the request must carry a verified
-// client certificate and, when the token's application is bound to one
-// (client_cert_sha256), exactly that certificate.
+// client certificate. That it is the one the token's application is bound to, when it
+// is bound, principal has checked for every route (checkCertificateBinding).
 func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		cert, err := s.clientCertificate(r)
-		if err != nil {
+		if _, err := s.clientCertificate(r); err != nil {
 			return err
-		}
-		claims := principalOf(w)
-		if claims == nil || claims.ClientID == "" {
-			return next(w, r)
-		}
-		app, err := s.application(r, claims.ClientID)
-		if err != nil {
-			return err
-		}
-		if app.ClientCertSHA256 != "" && app.ClientCertSHA256 != CertThumbprint(cert) {
-			return skygate.Errorf(skygate.CodeClientCertificateRequired, "the client certificate does not match the one bound to this application")
 		}
 		return next(w, r)
 	}
