@@ -356,6 +356,27 @@ async function runSteps(server) {
       state.secret = fresh;
       await panel.getByRole('button', { name: 'I have stored the secret' }).click();
     }],
+    ['the secret is rotated revoking its tokens: a token from before stops working', async () => {
+      const catalog = (token) => fetch(base + '/v2/catalog/fast-tracks?limit=1', { headers: { Authorization: 'Bearer ' + token } });
+      const before = await clientCredentials(base, state.clientID, state.secret);
+      assert(before.status === 200, `no token before the rotation: ${before.status}`);
+      assert((await catalog(before.body.access_token)).status === 200, 'the token from before does not work before the rotation');
+      const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
+      await row.getByRole('button', { name: 'Rotate secret' }).click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.getByTestId('revoke-tokens').check();
+      await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+      const panel = page.getByTestId('secret-panel');
+      await panel.waitFor();
+      const fresh = await panel.getByTestId('client-secret').inputValue();
+      assert(fresh.startsWith('sks_') && fresh !== state.secret, 'rotation showed no new secret');
+      const revoked = await catalog(before.body.access_token);
+      assert(revoked.status === 401, `the token from before the revoking rotation answered ${revoked.status}`);
+      const now = await clientCredentials(base, state.clientID, fresh);
+      assert(now.status === 200 && (await catalog(now.body.access_token)).status === 200, 'a token of the new secret does not work');
+      state.secret = fresh;
+      await panel.getByRole('button', { name: 'I have stored the secret' }).click();
+    }],
     ['a partner’s own client certificate is issued from its CSR and binds the application', async () => {
       if (!server.dataDir) return; // an external server: no client CA to book against
       // The partner makes its key and CSR; only the CSR reaches the console.

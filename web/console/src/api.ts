@@ -163,7 +163,9 @@ export const api = {
     accountID: string,
     req: { name: string; allowed_scopes: string[]; sandbox: boolean; client_cert_sha256?: string },
   ) => call<ApplicationWithSecret>('POST', `/accounts/${enc(accountID)}/applications`, req),
-  rotateSecret: (id: string) => call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`),
+  // revokeTokens: every token the application issued so far stops working too.
+  rotateSecret: (id: string, revokeTokens = false) =>
+    call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`, revokeTokens ? { revoke_tokens: true } : undefined),
   deleteApplication: (id: string) => call<void>('DELETE', `/applications/${enc(id)}`),
   // csr: the service signs it (where it holds the client CA's key); certificate: one
   // the client CA signed elsewhere. Either way the application is bound to the result.

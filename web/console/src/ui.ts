@@ -53,7 +53,7 @@ export function statusBadge(status: string): HTMLElement {
  * confirmAction asks before a consequential action, in a modal <dialog>; it resolves
  * true when confirmed.
  */
-export function confirmAction(opts: { title: string; body: string; confirm: string; danger?: boolean }): Promise<boolean> {
+export function confirmAction(opts: { title: string; body: string; confirm: string; danger?: boolean; extra?: Node }): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = h(
       'dialog',
@@ -63,6 +63,7 @@ export function confirmAction(opts: { title: string; body: string; confirm: stri
         { method: 'dialog' },
         h('h2', { id: 'confirm-title' }, opts.title),
         h('p', null, opts.body),
+        opts.extra ?? null,
         h(
           'div',
           { class: 'actions' },

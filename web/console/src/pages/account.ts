@@ -99,15 +99,17 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   const appRow = (app: Application) => {
     const rotate = h('button', { class: 'btn btn-small', type: 'button' }, 'Rotate secret');
     rotate.addEventListener('click', async () => {
+      const revoke = h('input', { type: 'checkbox', 'data-testid': 'revoke-tokens' }) as HTMLInputElement;
       const ok = await confirmAction({
         title: `Rotate the secret of ${app.name}?`,
-        body: 'The current secret stops working at once for new tokens (tokens already issued live until they expire). The new secret is shown once.',
+        body: 'The current secret stops working at once for new tokens. The new secret is shown once.',
+        extra: h('label', { class: 'check' }, revoke, ' Also revoke every token issued so far: they stop working within a second (use it when the secret leaked).'),
         confirm: 'Rotate secret',
         danger: true,
       });
       if (!ok) return;
       try {
-        const withSecret = await api.rotateSecret(app.id);
+        const withSecret = await api.rotateSecret(app.id, revoke.checked);
         replace(secretSlot, secretPanel(withSecret, `New secret for ${app.name}`, () => replace(secretSlot)));
         secretSlot.scrollIntoView({ block: 'nearest' });
       } catch (err) {
