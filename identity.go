@@ -79,10 +79,13 @@ type Application struct {
 	ClientCertSHA256 string    `json:"client_cert_sha256,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
-	// TokensNotBefore, when set, revokes the application's tokens issued before it:
-	// a token whose iat is earlier is refused on every route. It is a whole second
-	// (iat is whole seconds), zero until the first revocation.
-	TokensNotBefore time.Time `json:"tokens_not_before,omitzero"`
+	// TokenGeneration counts the revocations of the application's tokens (rotations
+	// that revoke them). Each token carries the generation of its application when it
+	// was issued, and one below the current generation is refused on every route.
+	TokenGeneration int `json:"token_generation"`
+	// TokensRevokedAt is when the last revocation happened, for employees; zero until
+	// the first. Nothing compares tokens with it.
+	TokensRevokedAt time.Time `json:"tokens_revoked_at,omitzero"`
 }
 
 // SigningKey is one ES256 key of the token issuer. The private key is stored encrypted
@@ -145,14 +148,13 @@ type ApplicationStore interface {
 	// result, or CodeNotFound. An empty thumbprint removes the binding. The caller checks
 	// the thumbprint's form; the store keeps it as given.
 	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*Application, error)
-	// SetApplicationSecretRevokingTokens is SetApplicationSecret that also revokes, in
-	// the same transaction, every token the application issued so far. TokensNotBefore
-	// becomes notBefore rounded up to a whole second, or one second after its previous
-	// value when that is not earlier: each revocation moves it past every iat that a
-	// token issued before it can carry (whole seconds, and never below the previous
-	// TokensNotBefore), also when two revocations fall within one second. CodeNotFound
+	// SetApplicationSecretRevokingTokens is SetApplicationSecret that also revokes every
+	// token the application issued so far, in the same single write: it adds one to
+	// TokenGeneration, sets TokensRevokedAt and UpdatedAt to now and returns the
+	// result. Concurrent revocations each add one (none is lost), so the generation a
+	// caller gets back is above that of every token issued before its call. CodeNotFound
 	// as SetApplicationSecret, and then nothing changes.
-	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*Application, error)
+	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
 }
 
 // KeyStore keeps the token signing keys.

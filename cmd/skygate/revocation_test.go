@@ -155,3 +155,43 @@ func TestRevocation(t *testing.T) {
 		checkRevocation(t, []*testServer{startServer(t, e.env(t, nil))})
 	})
 }
+
+// TestRevocationBurst is the review's reproduction: 35 revoking rotations in a row,
+// each followed by a token of its new secret. Under the time cut-off each rotation made
+// while the cut-off lay ahead moved it a second further and new tokens carried it as
+// iat, so after about 30 the token endpoint gave out tokens that every route refused
+// as issued in the future. Now the last secret's token works at once and every
+// earlier secret's token is refused.
+func TestRevocationBurst(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, map[string]string{
+			"SKYGATE_TOKEN_RATE_BURST": "100", "SKYGATE_TOKEN_SOURCE_RATE_BURST": "100",
+		}))
+		c := s.mustBootstrap("revocation-burst", catalogScopes)
+		_, body := s.adminCall(http.MethodGet, "/accounts/"+c.AccountID+"/applications", "")
+		appID := mustJSON(t, body)["data"].([]any)[0].(map[string]any)["id"].(string)
+		earlier := []string{s.mustToken(c, "")}
+		const rotations = 35
+		for i := range rotations {
+			resp, out := s.adminCall(http.MethodPost, "/applications/"+appID+"/rotate-secret", `{"revoke_tokens":true}`)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("rotation %d: %d %s", i+1, resp.StatusCode, out)
+			}
+			c.ClientSecret = mustJSON(t, out)["client_secret"].(string)
+			if i < rotations-1 {
+				earlier = append(earlier, s.mustToken(c, ""))
+			}
+		}
+		last := s.mustToken(c, "")
+		if resp, body := s.get("/v2/catalog/lounges?limit=1", last, nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the last secret's token: %d %.300s", resp.StatusCode, body)
+		}
+		for i, tok := range earlier {
+			resp, body := s.get("/v2/catalog/lounges?limit=1", tok, nil)
+			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+				t.Errorf("the token of secret %d of %d: %d %.300s", i+1, rotations+1, resp.StatusCode, body)
+			}
+		}
+	})
+}

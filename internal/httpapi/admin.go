@@ -204,9 +204,9 @@ type rotateSecretRequest struct {
 
 // rotateApplicationSecret replaces the secret at once: the old one stops working for
 // new tokens. Tokens already issued live until they expire, unless the body asks to
-// revoke them: then the application's TokensNotBefore moves past them in the same
-// write (see oauth.ApplicationCache.RevocationNotBefore), and they stop working at once
-// here and within ApplicationCacheTTL on other replicas.
+// revoke them: then the application's TokenGeneration moves past theirs in the same
+// write, and they stop working at once here and within ApplicationCacheTTL on other
+// replicas (see checkApplication).
 func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request) error {
 	var req rotateSecretRequest
 	if err := decodeOptionalJSON(w, r, &req); err != nil {
@@ -224,8 +224,7 @@ func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request)
 	err = s.audited(w, r, rec, func(ctx context.Context) (err error) {
 		now, hash := s.now(), s.deps.Secrets.Hash(secret)
 		if req.RevokeTokens {
-			notBefore := s.deps.Applications.RevocationNotBefore(now)
-			app, err = s.deps.Store.SetApplicationSecretRevokingTokens(ctx, app.AccountID, app.ID, hash, notBefore, now)
+			app, err = s.deps.Store.SetApplicationSecretRevokingTokens(ctx, app.AccountID, app.ID, hash, now)
 		} else {
 			app, err = s.deps.Store.SetApplicationSecret(ctx, app.AccountID, app.ID, hash, now)
 		}

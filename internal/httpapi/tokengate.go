@@ -15,11 +15,17 @@ import (
 
 // checkApplication returns the application of a B2B token, refusing the token when
 // the application is gone (deleted), belongs to another account than the token's
-// account_id, or revoked the token (iat before TokensNotBefore). It reads the
-// application cache, which the admin API tells of this replica's changes at once and
-// which learns of other replicas' within its ttl (ApplicationCacheTTL); a deleted
-// application is remembered there for as long, so its tokens do not cost a store read
-// each.
+// account_id, or revoked the token (its gen below the application's TokenGeneration).
+// It reads the application cache, which the admin API tells of this replica's changes
+// at once and which learns of other replicas' within its ttl (ApplicationCacheTTL); a
+// deleted application is remembered there for as long, so its tokens do not cost a
+// store read each.
+//
+// So a replica that still caches the generation before a revocation accepts the
+// revoked tokens until its entry expires: that ttl is the bound. A token that such a
+// replica's token endpoint issued meanwhile with the replaced secret carries the
+// generation it cached, the revoked one, and is refused wherever the new generation is
+// known; no clock of any replica enters into it.
 func (s *Server) checkApplication(ctx context.Context, claims *oauth.Claims) (*skygate.Application, error) {
 	app, _, err := s.deps.Applications.TokenApplication(ctx, claims.ClientID)
 	if err != nil {
@@ -31,7 +37,7 @@ func (s *Server) checkApplication(ctx context.Context, claims *oauth.Claims) (*s
 	switch {
 	case app.AccountID != claims.AccountID:
 		return nil, invalidToken("the token's application belongs to another account")
-	case claims.IssuedAt.Before(app.TokensNotBefore):
+	case claims.Generation < app.TokenGeneration:
 		return nil, invalidToken("the token was revoked")
 	}
 	return app, nil

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,13 @@ type gate struct {
 	issuer *oauth.Issuer
 	hasher *oauth.SecretHasher
 	admin  string // an employee token with the applications scope
+	// ahead is how far the application cache's clock runs ahead of time.Now, so that
+	// a test lets its entries expire without waiting (see later).
+	ahead atomic.Int64
 }
+
+// later moves the application cache's clock on by d.
+func (g *gate) later(d time.Duration) { g.ahead.Add(int64(d)) }
 
 func newGate(t *testing.T, store skygate.Store) *gate {
 	t.Helper()
@@ -54,7 +61,10 @@ func newGate(t *testing.T, store skygate.Store) *gate {
 		t.Fatal(err)
 	}
 	hasher := oauth.NewSecretHasher(box)
-	apps := oauth.NewApplicationCache(store, ApplicationCacheTTL, nil)
+	g := &gate{t: t, store: store, issuer: issuer, hasher: hasher}
+	apps := oauth.NewApplicationCache(store, ApplicationCacheTTL, func() time.Time {
+		return time.Now().Add(time.Duration(g.ahead.Load()))
+	})
 	none := http.NotFoundHandler()
 	s := NewServer(Deps{
 		Store: store, Tokens: verifier, Applications: apps, Secrets: hasher, JWKS: none, Discovery: none,
@@ -68,7 +78,8 @@ func newGate(t *testing.T, store skygate.Store) *gate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &gate{t: t, store: store, s: s, issuer: issuer, hasher: hasher, admin: admin}
+	g.s, g.admin = s, admin
+	return g
 }
 
 // application creates an account and an application allowed the catalog scope and
@@ -172,8 +183,8 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 			if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &resp) != nil || resp.ClientSecret == "" {
 				t.Fatalf("rotate: %d %s", w.Code, w.Body)
 			}
-			if strings.Contains(w.Body.String(), "tokens_not_before") {
-				t.Errorf("a rotation without revocation shows tokens_not_before: %s", w.Body)
+			if resp.TokenGeneration != 0 || strings.Contains(w.Body.String(), "tokens_revoked_at") {
+				t.Errorf("a rotation without revocation shows a revocation: %s", w.Body)
 			}
 			return resp.ClientSecret
 		}
@@ -208,26 +219,26 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 		}
 		after, err := g.store.Application(t.Context(), app.AccountID, app.ID)
 		storetest.MustNoError(t, err, "Application")
-		if !bytes.Equal(after.SecretHash, before.SecretHash) || !after.TokensNotBefore.IsZero() {
+		if !bytes.Equal(after.SecretHash, before.SecretHash) || after.TokenGeneration != 0 || !after.TokensRevokedAt.IsZero() {
 			t.Fatalf("a refused rotation changed the application")
 		}
 
+		start := time.Now()
 		w := g.adminCall(http.MethodPost, rotate, "application/json", `{"revoke_tokens":true}`)
 		var revoked applicationWithSecret
-		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &revoked) != nil || revoked.TokensNotBefore.IsZero() {
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &revoked) != nil || revoked.TokenGeneration != 1 {
 			t.Fatalf("rotate with revoke_tokens: %d %s", w.Code, w.Body)
+		}
+		if at := revoked.TokensRevokedAt; at.Before(start.Truncate(time.Microsecond)) || at.After(time.Now()) {
+			t.Errorf("tokens_revoked_at %v is not the time of the rotation", at)
 		}
 		wantRefused(t, "a token of before the revocation", g.call(old, nil), skygate.CodeUnauthorized, "revoked")
 		// Another replica that still caches the application as it was accepts the old
-		// secret for up to ApplicationCacheTTL and issues with iat = now: the cut-off
-		// lies past that.
+		// secret for up to ApplicationCacheTTL and issues with the generation it cached.
 		stale, _, err := g.issuer.Issue(oauth.Claims{Subject: app.ClientID, ClientID: app.ClientID, AccountID: app.AccountID,
 			Scopes: []string{skygate.ScopeCatalogLoungesRead}})
 		storetest.MustNoError(t, err, "Issue")
 		wantRefused(t, "a token of the old secret from a replica that has not seen the revocation", g.call(stale, nil), skygate.CodeUnauthorized, "revoked")
-		if !revoked.TokensNotBefore.After(time.Now().Add(ApplicationCacheTTL)) {
-			t.Errorf("tokens_not_before %v is not past the cache's ttl", revoked.TokensNotBefore)
-		}
 		fresh := g.token(app.ClientID, revoked.ClientSecret)
 		if w := g.call(fresh, nil); w.Code != http.StatusOK {
 			t.Fatalf("a token of the new secret: %d %s", w.Code, w.Body)
@@ -237,6 +248,63 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 		storetest.MustNoError(t, err, "ListAuditEvents")
 		if len(events) != 1 || !strings.Contains(string(events[0].Details), `"revoke_tokens":true`) {
 			t.Errorf("audit record of the revocation: %+v", events)
+		}
+	})
+}
+
+// TestRevocationOnAStaleReplica: a replica whose application cache still holds the
+// generation from before another replica's revocation accepts the revoked tokens, and
+// the replaced secret at its token endpoint, until its entry expires (the documented
+// bound, ApplicationCacheTTL). The token it issues meanwhile carries the old generation,
+// so once the cache knows the new one, it is refused with the others, while the new
+// secret's token works; a token of a later generation than the cached one works too.
+func TestRevocationOnAStaleReplica(t *testing.T) {
+	t.Parallel()
+	gateEngines(t, func(t *testing.T, g *gate) {
+		app, secret := g.application()
+		old := g.token(app.ClientID, secret)
+		if w := g.call(old, nil); w.Code != http.StatusOK {
+			t.Fatalf("before the revocation: %d %s", w.Code, w.Body)
+		}
+		newSecret, err := oauth.NewClientSecret()
+		storetest.MustNoError(t, err, "NewClientSecret")
+		revoked, err := g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now())
+		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
+		if revoked.TokenGeneration != 1 {
+			t.Fatalf("generation %d after the first revocation", revoked.TokenGeneration)
+		}
+
+		// Within the ttl this replica does not know of the revocation.
+		if w := g.call(old, nil); w.Code != http.StatusOK {
+			t.Fatalf("the cached generation refused a token before its entry expired: %d %s", w.Code, w.Body)
+		}
+		stale := g.token(app.ClientID, secret)
+		if c, err := g.s.deps.Tokens.VerifyAt(t.Context(), stale, time.Now()); err != nil || c.Generation != 0 {
+			t.Fatalf("the replaced secret's token from the cache: %+v, %v; want generation 0", c, err)
+		}
+
+		g.later(ApplicationCacheTTL)
+		wantRefused(t, "a token of before the revocation", g.call(old, nil), skygate.CodeUnauthorized, "revoked")
+		wantRefused(t, "the stale replica's token of the replaced secret", g.call(stale, nil), skygate.CodeUnauthorized, "revoked")
+		fresh := g.token(app.ClientID, newSecret)
+		if w := g.call(fresh, nil); w.Code != http.StatusOK {
+			t.Fatalf("a token of the new secret: %d %s", w.Code, w.Body)
+		}
+
+		// A later generation than this replica caches (another replica revoked again
+		// and issued with the newest secret) works here too.
+		_, err = g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now())
+		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
+		newer, _, err := g.issuer.Issue(oauth.Claims{Subject: app.ClientID, ClientID: app.ClientID, AccountID: app.AccountID,
+			Scopes: []string{skygate.ScopeCatalogLoungesRead}, Generation: 2})
+		storetest.MustNoError(t, err, "Issue")
+		if w := g.call(newer, nil); w.Code != http.StatusOK {
+			t.Fatalf("a token of a later generation than the cached one: %d %s", w.Code, w.Body)
+		}
+		g.later(ApplicationCacheTTL)
+		wantRefused(t, "a token of generation 1 after the second revocation", g.call(fresh, nil), skygate.CodeUnauthorized, "revoked")
+		if w := g.call(newer, nil); w.Code != http.StatusOK {
+			t.Fatalf("a token of the current generation: %d %s", w.Code, w.Body)
 		}
 	})
 }

@@ -102,15 +102,6 @@ func (c *ApplicationCache) lookup(ctx context.Context, clientID string, absent b
 	return app, acct, false, err
 }
 
-// RevocationNotBefore returns the TokensNotBefore of a revocation made at now: late
-// enough that no replica still issues tokens below it from the application it
-// cached before the revocation (for up to ttl), with a second more for the write to
-// commit and for the clocks of replicas to differ. The client_credentials grant
-// issues the tokens of the new secret with that iat meanwhile, so they work at once.
-func (c *ApplicationCache) RevocationNotBefore(now time.Time) time.Time {
-	return now.Add(max(c.ttl, 0) + time.Second)
-}
-
 // reload reads the application from the store and caches what it finds. An unknown
 // client is CodeNotFound, and forgotten or, when absent is set, remembered as such.
 func (c *ApplicationCache) reload(ctx context.Context, clientID string, absent bool) (*skygate.Application, *skygate.Account, error) {

@@ -30,6 +30,11 @@ type Claims struct {
 	// of the DER of the client certificate the token is bound to, "" for an unbound
 	// token. A bound token is good only over mutual TLS with that certificate.
 	CertThumbprint string
+	// Generation is the gen claim, private to Skygate: the TokenGeneration of the
+	// token's application when it was issued (B2B only), omitted when 0. A token whose
+	// application has revoked its tokens since carries a lower generation than the
+	// application's.
+	Generation int
 
 	// principal and printableIDs are the values of Principal and PrintableIDs, made once
 	// where claims are read from a token; principal is "" until then.
@@ -99,6 +104,9 @@ type wireClaims struct {
 
 	// Cnf binds the token to a client certificate; absent when unbound.
 	Cnf *confirmation `json:"cnf,omitempty"`
+	// Gen is Claims.Generation. Decoding refuses a number that is not an integer or
+	// does not fit; checkClaims refuses a negative one.
+	Gen int `json:"gen,omitempty"`
 }
 
 // confirmation is the cnf claim (RFC 7800) with the one confirmation method issued
@@ -111,7 +119,7 @@ func (w *wireClaims) claims() *Claims {
 	c := &Claims{
 		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
 		AccountID: w.AccountID, Scopes: w.Scopes, Roles: w.Roles,
-		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti,
+		IssuedAt: w.Iat.time(), ExpiresAt: w.Exp.time(), ID: w.Jti, Generation: w.Gen,
 	}
 	if w.Cnf != nil {
 		c.CertThumbprint = w.Cnf.X5tS256

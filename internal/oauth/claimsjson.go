@@ -47,6 +47,10 @@ func (c *Claims) appendJSON(b []byte) []byte {
 		b = appendString(b, c.CertThumbprint)
 		b = append(b, '}')
 	}
+	if c.Generation != 0 {
+		b = append(b, `,"gen":`...)
+		b = strconv.AppendInt(b, int64(c.Generation), 10)
+	}
 	return append(b, '}')
 }
 

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 )
@@ -17,7 +18,7 @@ func (c *Claims) wire() *wireClaims {
 	w := &wireClaims{
 		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
 		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
-		Exp: &exp, Iat: &iat, Jti: c.ID,
+		Exp: &exp, Iat: &iat, Jti: c.ID, Gen: c.Generation,
 	}
 	if w.Scopes == nil {
 		w.Scopes = []string{} // always an array, never null
@@ -56,6 +57,15 @@ func TestClaimsJSON(t *testing.T) {
 		// Certificate-bound (RFC 8705): the thumbprint is base64url when issued here.
 		cases = append(cases, Claims{Issuer: "https://id.example", Subject: "sub", Audience: []string{"a"}, ClientID: "cid",
 			AccountID: "acc", IssuedAt: at, ExpiresAt: at.Add(time.Hour), ID: "jti", CertThumbprint: s + "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"})
+	}
+	// The revocation generation of the token's application: omitted while 0, and
+	// with or without cnf.
+	for _, gen := range []int{0, 1, 9, 10, 35, math.MaxInt32, math.MaxInt} {
+		for _, thumb := range []string{"", "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"} {
+			cases = append(cases, Claims{Issuer: "https://id.example", Subject: "sub", Audience: []string{"a"}, ClientID: "cid",
+				AccountID: "acc", Scopes: []string{"catalog:lounges:read"}, IssuedAt: at, ExpiresAt: at.Add(time.Hour), ID: "jti",
+				CertThumbprint: thumb, Generation: gen})
+		}
 	}
 	for _, c := range cases {
 		want, err := json.Marshal(c.wire())

@@ -230,19 +230,13 @@ func (s *memAppStore) SetApplicationCertificate(_ context.Context, accountID, ap
 	return nil, skygate.Errorf(skygate.CodeNotFound, "application not found")
 }
 
-func (s *memAppStore) SetApplicationSecretRevokingTokens(_ context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*skygate.Application, error) {
+func (s *memAppStore) SetApplicationSecretRevokingTokens(_ context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range s.apps {
 		if a.ID == applicationID && a.AccountID == accountID {
-			next := notBefore.Truncate(time.Second)
-			if !next.Equal(notBefore) {
-				next = next.Add(time.Second)
-			}
-			if !a.TokensNotBefore.Before(next) {
-				next = a.TokensNotBefore.Add(time.Second)
-			}
-			a.SecretHash, a.UpdatedAt, a.TokensNotBefore = hash, now, next
+			a.SecretHash, a.UpdatedAt, a.TokensRevokedAt = hash, now, now
+			a.TokenGeneration++
 			c := *a
 			return &c, nil
 		}

@@ -109,8 +109,10 @@ func isScopeToken(s string) bool {
 // its account.
 //
 // A token of an application bound to a client certificate (ClientCertSHA256) carries
-// that binding as its cnf claim (RFC 8705), and its iat is never before the
-// application's TokensNotBefore (see Issuer.IssueNotBefore).
+// that binding as its cnf claim (RFC 8705), and every token carries the application's
+// TokenGeneration as its gen claim: the generation of the application as the grant
+// authenticated it, so that a token issued with a secret that a revocation replaced
+// (by a replica that had not learnt of it yet) carries the generation it revoked.
 //
 // A suspended account is answered with invalid_grant (400, "the account is
 // suspended") rather than invalid_client: the client did prove its secret, and telling
@@ -143,10 +145,10 @@ func (g *ClientCredentialsGrant) Exchange(ctx context.Context, req *TokenRequest
 	if err != nil {
 		return nil, err
 	}
-	token, _, err := g.issuer.IssueNotBefore(Claims{
+	token, _, err := g.issuer.Issue(Claims{
 		Subject: app.ClientID, ClientID: app.ClientID, AccountID: acct.ID, Scopes: scopes,
-		CertThumbprint: app.ClientCertSHA256,
-	}, app.TokensNotBefore)
+		CertThumbprint: app.ClientCertSHA256, Generation: app.TokenGeneration,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,9 @@ type appOptions struct {
 	ClientID  string
 	Scopes    []string
 	Suspended bool
-	// CertSHA256 and TokensNotBefore are the application's fields of those names.
+	// CertSHA256 and TokenGeneration are the application's fields of those names.
 	CertSHA256      string
-	TokensNotBefore time.Time
+	TokenGeneration int
 }
 
 // MustApplication creates an account and an application and returns its client_id and
@@ -97,7 +97,7 @@ func (f *fixture) MustApplication(tb testing.TB, o appOptions) (clientID, secret
 	err := f.apps.CreateApplication(context.Background(), &skygate.Application{
 		ID: fmt.Sprintf("app-%d", n), AccountID: acct.ID, Name: "app", ClientID: o.ClientID,
 		SecretHash: f.hasher.Hash(secret), AllowedScopes: o.Scopes,
-		ClientCertSHA256: o.CertSHA256, TokensNotBefore: o.TokensNotBefore,
+		ClientCertSHA256: o.CertSHA256, TokenGeneration: o.TokenGeneration,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -65,33 +65,20 @@ func NewIssuer(keys *KeyManager, cfg IssuerConfig) (*Issuer, error) {
 func (i *Issuer) TTL() time.Duration { return i.ttl }
 
 // Issue returns a signed token for claims and its expiry. The caller sets Subject,
-// ClientID, AccountID (B2B only), Scopes, Roles (employees only) and CertThumbprint
-// (certificate-bound tokens only); Issue sets Issuer, Audience, IssuedAt, ExpiresAt
-// (now + TTL, whole seconds) and a random ID, ignoring any values the caller put
-// there. The header is {"alg":"ES256","kid":…,"typ":"at+jwt"}; the signature is r||s,
-// 64 bytes (RFC 7518 §3.4), with s in the lower half of the group order. It fails with ErrNoSigningKey when no key is active.
+// ClientID, AccountID (B2B only), Scopes, Roles (employees only), CertThumbprint
+// (certificate-bound tokens only) and Generation (B2B only); Issue sets Issuer,
+// Audience, IssuedAt (now), ExpiresAt (now + TTL, whole seconds) and a random ID,
+// ignoring any values the caller put there. The header is
+// {"alg":"ES256","kid":…,"typ":"at+jwt"}; the signature is r||s, 64 bytes (RFC 7518
+// §3.4), with s in the lower half of the group order. It fails with ErrNoSigningKey
+// when no key is active.
 func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
-	return i.IssueNotBefore(claims, time.Time{})
-}
-
-// IssueNotBefore is Issue with an iat of at least notBefore, rounded up to a whole
-// second, and ExpiresAt TTL after that iat. notBefore is an application's
-// TokensNotBefore: right after a revocation it may lie a few seconds ahead, and
-// the tokens issued meanwhile must not fall under the revocation.
-func (i *Issuer) IssueNotBefore(claims Claims, notBefore time.Time) (string, time.Time, error) {
 	now := i.clock()
 	key := i.keys.set.Load().signer(now)
 	if key == nil {
 		return "", time.Time{}, ErrNoSigningKey
 	}
 	iat := now.Unix()
-	if !notBefore.IsZero() {
-		nb := notBefore.Unix()
-		if notBefore.After(time.Unix(nb, 0)) {
-			nb++ // a fraction of a second: the next whole one
-		}
-		iat = max(iat, nb)
-	}
 	exp := time.Unix(iat+int64(i.ttl/time.Second), 0)
 	claims.Issuer = i.issuer
 	claims.Audience = i.audience

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"testing"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/oauth"
 )
 
 // Revocation and certificate binding as the oauth package sees them: the tokens the
-// client_credentials grant issues (iat, cnf), the verifier reading cnf, and the
+// client_credentials grant issues (gen, cnf), the verifier reading them, and the
 // application cache remembering deleted applications for verified tokens.
 
 // clientToken asks the fixture's token endpoint for a token and returns its verified
@@ -33,34 +34,83 @@ func (f *fixture) clientToken(tb testing.TB, id, secret string) (*oauth.Claims, 
 	return MustVerify(tb, f.verifier, resp.AccessToken), payload
 }
 
-// TestGrantIssuesAtOrAfterTokensNotBefore: right after a revocation the application's
-// cut-off lies ahead, and its new tokens carry it as iat (exp a TTL later) so that they
-// are not revoked with the old ones; once it has passed, iat is now again.
-func TestGrantIssuesAtOrAfterTokensNotBefore(t *testing.T) {
+// TestGrantWritesGeneration: the client_credentials grant writes the application's
+// TokenGeneration as gen, omitted while it is 0 (the payload of a never-revoked
+// application is what it was before gen existed), and issues with iat now whatever the
+// generation.
+func TestGrantWritesGeneration(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	now := f.clock.Now()
-	for _, tc := range []struct {
-		name      string
-		notBefore time.Time
-		wantIat   time.Time
-	}{
-		{"never revoked", time.Time{}, now},
-		{"cut-off ahead", now.Add(2 * time.Second), now.Add(2 * time.Second)},
-		{"cut-off ahead by a fraction", now.Add(1500 * time.Millisecond), now.Add(2 * time.Second)},
-		{"cut-off passed", now.Add(-time.Minute), now},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, gen := range []int{0, 1, 35, math.MaxInt32} {
+		t.Run(fmt.Sprint(gen), func(t *testing.T) {
 			t.Parallel()
-			id, secret := f.MustApplication(t, appOptions{TokensNotBefore: tc.notBefore})
-			c, _ := f.clientToken(t, id, secret)
-			if !c.IssuedAt.Equal(tc.wantIat) || !c.ExpiresAt.Equal(tc.wantIat.Add(testTTL)) {
-				t.Fatalf("iat %v exp %v, want iat %v and exp a TTL later", c.IssuedAt, c.ExpiresAt, tc.wantIat)
+			id, secret := f.MustApplication(t, appOptions{TokenGeneration: gen})
+			c, payload := f.clientToken(t, id, secret)
+			if c.Generation != gen {
+				t.Errorf("verified Generation %d, want %d", c.Generation, gen)
 			}
-			if c.IssuedAt.Before(tc.notBefore) {
-				t.Fatalf("iat %v before the cut-off %v", c.IssuedAt, tc.notBefore)
+			raw, present := payload["gen"]
+			switch {
+			case gen == 0 && present:
+				t.Errorf("gen %v in the token of a never-revoked application", raw)
+			case gen != 0 && raw != float64(gen):
+				t.Errorf("gen = %v, want %d", raw, gen)
+			}
+			if !c.IssuedAt.Equal(now) || !c.ExpiresAt.Equal(now.Add(testTTL)) {
+				t.Errorf("iat %v exp %v, want iat %v and exp a TTL later", c.IssuedAt, c.ExpiresAt, now)
 			}
 		})
+	}
+}
+
+// TestGrantGenerationOfTheAuthenticatedApplication: gen is the generation of the
+// application as the grant authenticated it. A replica that still caches the
+// application from before another replica's revocation accepts the replaced secret
+// until its entry expires and writes the revoked generation into that token; the new
+// secret makes it read the store again and write the new generation.
+func TestGrantGenerationOfTheAuthenticatedApplication(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	id, secret := f.MustApplication(t, appOptions{})
+	if c, _ := f.clientToken(t, id, secret); c.Generation != 0 {
+		t.Fatalf("before the revocation: gen %d", c.Generation)
+	}
+	app, _, err := f.apps.ApplicationByClientID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSecret := MustSecret(t)
+	revoked, err := f.apps.SetApplicationSecretRevokingTokens(context.Background(), app.AccountID, app.ID, f.hasher.Hash(newSecret), f.clock.Now())
+	if err != nil || revoked.TokenGeneration != 1 {
+		t.Fatalf("revocation: %+v, %v", revoked, err)
+	}
+	if c, _ := f.clientToken(t, id, secret); c.Generation != 0 {
+		t.Errorf("the replaced secret from the cache: gen %d, want the cached 0", c.Generation)
+	}
+	if c, _ := f.clientToken(t, id, newSecret); c.Generation != 1 {
+		t.Errorf("the new secret: gen %d, want 1", c.Generation)
+	}
+}
+
+// TestVerifyReadsGeneration: the verifier returns gen as Generation, 0 when absent.
+// What it refuses is in TestVerifyRejects.
+func TestVerifyReadsGeneration(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	priv := f.keys.PrivateKey(f.keys.CurrentKID())
+	header, claims := f.validHeader(), f.validClaims()
+	for _, tc := range []struct {
+		gen  any
+		want int
+	}{{nil, 0}, {0, 0}, {1, 1}, {35, 35}, {math.MaxInt, math.MaxInt}} {
+		tok := signES256(t, priv, header, with(claims, map[string]any{"gen": tc.gen}))
+		if c := MustVerify(t, f.verifier, tok); c.Generation != tc.want {
+			t.Errorf("gen %v: Generation %d, want %d", tc.gen, c.Generation, tc.want)
+		}
+	}
+	if c := MustVerify(t, f.verifier, f.MustIssue(t)); c.Generation != 0 {
+		t.Errorf("a token issued without a generation: Generation %d", c.Generation)
 	}
 }
 
@@ -158,16 +208,5 @@ func TestTokenApplicationRemembersDeletion(t *testing.T) {
 	}
 	if n := f.appCache.Len(); n != 0 {
 		t.Errorf("%d entries after unknown clients of unverified input", n)
-	}
-}
-
-// TestRevocationNotBefore: the cut-off of a revocation lies past the cache's ttl, the
-// time another replica may still issue tokens from the application it cached.
-func TestRevocationNotBefore(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2030, 1, 2, 3, 4, 5, 600, time.UTC)
-	c := oauth.NewApplicationCache(newMemAppStore(), time.Second, nil)
-	if got := c.RevocationNotBefore(now); !got.After(now.Add(time.Second)) {
-		t.Errorf("RevocationNotBefore(%v) = %v, not past the ttl", now, got)
 	}
 }

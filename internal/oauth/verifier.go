@@ -85,6 +85,7 @@ var (
 	errNotYetValid  = fmt.Errorf("%w: not yet valid", ErrInvalidToken)
 	errMissingClaim = fmt.Errorf("%w: missing required claim", ErrInvalidToken)
 	errNoAccount    = fmt.Errorf("%w: a B2B scope without account_id", ErrInvalidToken)
+	errGeneration   = fmt.Errorf("%w: gen out of range", ErrInvalidToken)
 )
 
 // Verify checks token and returns its claims. It accepts only what Issuer produces:
@@ -95,8 +96,9 @@ var (
 // valid 64-byte P-256 signature whose s is at most N/2 (Issuer signs so; the high-s
 // twin of a valid signature is refused), iss equal to the configured issuer, exp,
 // iat, sub, client_id and jti present, account_id present when any scope is a B2B
-// scope, exp not passed and iat and nbf not in the future (each within the leeway),
-// and the configured audience in aud. Member names match exactly (case-sensitive).
+// scope, gen (when present) an integer from 0 to the largest int, exp not passed and
+// iat and nbf not in the future (each within the leeway), and the configured audience
+// in aud. Member names match exactly (case-sensitive).
 //
 // Failures wrap ErrInvalidToken (401), or ErrWrongAudience (403) when only the
 // audience is wrong. Successful results are cached until exp; a cached token is
@@ -228,6 +230,8 @@ func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 	case w.Cnf != nil && w.Cnf.X5tS256 == "":
 		// A confirmation without the one method issued here would bind to nothing.
 		return errMissingClaim
+	case w.Gen < 0:
+		return errGeneration
 	case w.AccountID == "" && slices.ContainsFunc(w.Scopes, isB2BScope):
 		// B2B handlers work in the token's account; without one they would work in
 		// the account "" (only employee tokens, with admin scopes, have none).

@@ -201,6 +201,7 @@ func TestVerifyRejects(t *testing.T) {
 		{"typ application/at+jwt", signES256(t, priv, with(header, map[string]any{"typ": "application/at+JWT"}), claims), nil},
 		{"aud array", signES256(t, priv, header, with(claims, map[string]any{"aud": []string{"x", testIssuer}})), nil},
 		{"within leeway after exp", signES256(t, priv, header, with(claims, map[string]any{"exp": now - 20})), nil},
+		{"gen", signES256(t, priv, header, with(claims, map[string]any{"gen": 3})), nil},
 
 		{"empty", "", oauth.ErrInvalidToken},
 		{"two parts", parts[0] + "." + parts[1], oauth.ErrInvalidToken},
@@ -266,6 +267,15 @@ func TestVerifyRejects(t *testing.T) {
 		{"jti missing", signES256(t, priv, header, with(claims, map[string]any{"jti": nil})), oauth.ErrInvalidToken},
 		{"B2B scope without account_id", signES256(t, priv, header, with(claims, map[string]any{"account_id": nil})), oauth.ErrInvalidToken},
 		{"B2B scope with an empty account_id", signES256(t, priv, header, with(claims, map[string]any{"account_id": ""})), oauth.ErrInvalidToken},
+		{"gen a fraction", signES256(t, priv, header, with(claims, map[string]any{"gen": 1.5})), oauth.ErrInvalidToken},
+		{"gen with an exponent", signES256(t, priv, header, with(claims, map[string]any{"gen": json.Number("1e3")})), oauth.ErrInvalidToken},
+		{"gen with a decimal point", signES256(t, priv, header, with(claims, map[string]any{"gen": json.Number("2.0")})), oauth.ErrInvalidToken},
+		{"gen a string", signES256(t, priv, header, with(claims, map[string]any{"gen": "2"})), oauth.ErrInvalidToken},
+		{"gen a boolean", signES256(t, priv, header, with(claims, map[string]any{"gen": true})), oauth.ErrInvalidToken},
+		{"gen negative", signES256(t, priv, header, with(claims, map[string]any{"gen": -1})), oauth.ErrInvalidToken},
+		{"gen past the largest int", signES256(t, priv, header, with(claims, map[string]any{"gen": json.Number("9223372036854775808")})), oauth.ErrInvalidToken},
+		{"gen huge", signES256(t, priv, header, with(claims, map[string]any{"gen": json.Number("1" + strings.Repeat("0", 400))})), oauth.ErrInvalidToken},
+		{"payload: gen twice", signES256(t, priv, header, duplicateMember(t, with(claims, map[string]any{"gen": 1}), "gen", 9)), oauth.ErrInvalidToken},
 		{"expired and wrong aud", signES256(t, priv, header, with(claims, map[string]any{"exp": now - 60, "aud": "x"})), oauth.ErrInvalidToken},
 
 		{"wrong aud", MustIssueWith(t, otherAudience), oauth.ErrWrongAudience},

@@ -10,18 +10,19 @@ import (
 )
 
 const applicationColumns = `id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
-	client_cert_sha256, created_at, updated_at, tokens_not_before`
+	client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
 
 // Every statement but qApplicationByClientID names the account, so that an id of
 // another account's application matches nothing.
 var (
 	qInsertApplication = newStmt(`INSERT INTO applications (` + applicationColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	qApplication = newStmt(`SELECT ` + applicationColumns + ` FROM applications
 		WHERE account_id = ? AND id = ?`)
 	qApplicationByClientID = newStmt(`SELECT
 		app.id, app.account_id, app.name, app.client_id, app.secret_hash, app.allowed_scopes,
-		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at, app.tokens_not_before,
+		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at, app.token_generation,
+		app.tokens_revoked_at,
 		acc.id, acc.name, acc.status, acc.created_at, acc.updated_at
 		FROM applications app JOIN accounts acc ON acc.id = app.account_id
 		WHERE app.client_id = ?`)
@@ -31,12 +32,10 @@ var (
 	qDeleteApplication = newStmt(`DELETE FROM applications WHERE account_id = ? AND id = ?`)
 	qSetSecret         = newStmt(`UPDATE applications SET secret_hash = ?, updated_at = ?
 		WHERE account_id = ? AND id = ? RETURNING ` + applicationColumns)
-	// qSetSecretLocking is qSetSecret returning only the revocation time it leaves: on
-	// PostgreSQL the update locks the row until the transaction ends, so a concurrent
-	// revocation reads the value this one writes after it.
-	qSetSecretLocking = newStmt(`UPDATE applications SET secret_hash = ?, updated_at = ?
-		WHERE account_id = ? AND id = ? RETURNING tokens_not_before`)
-	qSetTokensNotBefore = newStmt(`UPDATE applications SET tokens_not_before = ?
+	// qRevokeTokens adds one to the generation in the same statement that sets the
+	// secret: the database serialises concurrent ones on the row, so none is lost.
+	qRevokeTokens = newStmt(`UPDATE applications SET secret_hash = ?,
+		token_generation = token_generation + 1, tokens_revoked_at = ?, updated_at = ?
 		WHERE account_id = ? AND id = ? RETURNING ` + applicationColumns)
 )
 
@@ -48,18 +47,18 @@ const applicationNotFound = "application not found"
 func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
 	var (
 		app       skygate.Application
-		notBefore *time.Time
+		revokedAt *time.Time
 	)
 	dest := append([]any{
 		&app.ID, &app.AccountID, &app.Name, &app.ClientID, &app.SecretHash,
 		jsonCol{&app.AllowedScopes}, &app.Sandbox, &app.ClientCertSHA256,
-		timeCol{&app.CreatedAt}, timeCol{&app.UpdatedAt}, nullTimeCol{&notBefore},
+		timeCol{&app.CreatedAt}, timeCol{&app.UpdatedAt}, &app.TokenGeneration, nullTimeCol{&revokedAt},
 	}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if notBefore != nil {
-		app.TokensNotBefore = *notBefore
+	if revokedAt != nil {
+		app.TokensRevokedAt = *revokedAt
 	}
 	return &app, nil
 }
@@ -68,10 +67,10 @@ func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
 // the stored precision and a nil AllowedScopes to an empty list.
 func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application) error {
 	app.CreatedAt, app.UpdatedAt = utc(app.CreatedAt), utc(app.UpdatedAt)
-	var notBefore *time.Time
-	if !app.TokensNotBefore.IsZero() {
-		app.TokensNotBefore = utc(app.TokensNotBefore)
-		notBefore = &app.TokensNotBefore
+	var revokedAt *time.Time
+	if !app.TokensRevokedAt.IsZero() {
+		app.TokensRevokedAt = utc(app.TokensRevokedAt)
+		revokedAt = &app.TokensRevokedAt
 	}
 	if app.AllowedScopes == nil {
 		app.AllowedScopes = []string{}
@@ -83,7 +82,8 @@ func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(qInsertApplication),
 			app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
-			app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt), s.nullTime(notBefore))
+			app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt),
+			app.TokenGeneration, s.nullTime(revokedAt))
 		return err
 	})
 	return s.interpret(outcome{
@@ -169,34 +169,16 @@ func (s *Store) SetApplicationCertificate(ctx context.Context, accountID, applic
 	return app, nil
 }
 
-// SetApplicationSecretRevokingTokens implements skygate.ApplicationStore: the secret
-// update reads (and on PostgreSQL locks) the previous revocation time, from which the
-// new one follows in the same transaction.
-func (s *Store) SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, notBefore, now time.Time) (*skygate.Application, error) {
+// SetApplicationSecretRevokingTokens implements skygate.ApplicationStore in one
+// statement (qRevokeTokens).
+func (s *Store) SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
 	var app *skygate.Application
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var prev *time.Time
-		err := tx.QueryRowContext(ctx, s.q(qSetSecretLocking), nonNil(hash), s.time(now), accountID, applicationID).Scan(nullTimeCol{&prev})
-		if err != nil {
-			return err
-		}
-		next := ceilSecond(notBefore)
-		if prev != nil && !prev.Before(next) {
-			next = ceilSecond(*prev).Add(time.Second)
-		}
-		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qSetTokensNotBefore), s.time(next), accountID, applicationID))
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qRevokeTokens), nonNil(hash), s.time(now), s.time(now), accountID, applicationID))
 		return err
 	})
 	if err != nil {
-		return nil, s.interpret(outcome{op: "set application secret", notFound: applicationNotFound}, err)
+		return nil, s.interpret(outcome{op: "revoke application tokens", notFound: applicationNotFound}, err)
 	}
 	return app, nil
-}
-
-// ceilSecond rounds t up to a whole second.
-func ceilSecond(t time.Time) time.Time {
-	if w := t.Truncate(time.Second); !w.Equal(t) {
-		return w.Add(time.Second)
-	}
-	return t
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -9,22 +10,22 @@ import (
 )
 
 // Revocation of an application's tokens (SetApplicationSecretRevokingTokens): the new
-// secret and TokensNotBefore are one write, the cut-off is a whole second, and every
-// revocation moves it forward, also against a concurrent one.
+// secret, the next TokenGeneration and TokensRevokedAt are one write, every revocation
+// adds one, also two at one instant or concurrent ones, and another account's
+// application is out of reach.
 
 func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	app := MustCreateApplication(t, s, acc.ID)
 	other := MustCreateApplication(t, s, acc.ID)
 	now := At(time.Hour + 999*time.Nanosecond)
-	notBefore := now.Add(2 * time.Second) // T0 has a fraction of a second
 
-	got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("new hash"), notBefore, now)
+	got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("new hash"), now)
 	MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 	want := *app
 	want.SecretHash = []byte("new hash")
-	want.UpdatedAt = Stored(now)
-	want.TokensNotBefore = notBefore.UTC().Truncate(time.Second).Add(time.Second)
+	want.UpdatedAt, want.TokensRevokedAt = Stored(now), Stored(now)
+	want.TokenGeneration = 1
 	wantEqual(t, "returned application", got, &want)
 	wantEqual(t, "stored application", MustApplication(t, s, acc.ID, app.ID), &want)
 	byClient, _, err := s.ApplicationByClientID(t.Context(), app.ClientID)
@@ -32,62 +33,74 @@ func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 	wantEqual(t, "application by client id", byClient, &want)
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
 
-	// A rotation without revocation keeps the cut-off.
+	// A second revocation at the same instant is a second generation.
+	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("second hash"), now)
+	MustNoError(t, err, "SetApplicationSecretRevokingTokens at the same instant")
+	want.SecretHash, want.TokenGeneration = []byte("second hash"), 2
+	wantEqual(t, "after a second revocation at the same instant", got, &want)
+
+	// A rotation without revocation keeps the generation and when it was revoked.
 	later := now.Add(time.Minute)
 	got, err = s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("third hash"), later)
 	MustNoError(t, err, "SetApplicationSecret")
 	want.SecretHash, want.UpdatedAt = []byte("third hash"), Stored(later)
 	wantEqual(t, "after a rotation without revocation", got, &want)
 
-	// A later revocation at a whole second takes that second.
-	whole := want.TokensNotBefore.Add(time.Hour)
-	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("fourth hash"), whole, later)
-	MustNoError(t, err, "SetApplicationSecretRevokingTokens at a whole second")
-	want.SecretHash, want.TokensNotBefore = []byte("fourth hash"), whole
-	wantEqual(t, "after a revocation at a whole second", got, &want)
+	// A later revocation moves TokensRevokedAt on.
+	latest := later.Add(time.Hour)
+	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("fourth hash"), latest)
+	MustNoError(t, err, "SetApplicationSecretRevokingTokens later")
+	want.SecretHash, want.TokenGeneration = []byte("fourth hash"), 3
+	want.UpdatedAt, want.TokensRevokedAt = Stored(latest), Stored(latest)
+	wantEqual(t, "after a later revocation", got, &want)
+	wantEqual(t, "stored after a later revocation", MustApplication(t, s, acc.ID, app.ID), &want)
 
-	// An unknown application changes nothing.
-	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, NewID(), []byte("x"), later, later)
+	// An unknown application, or one of another account, is not found and changes
+	// nothing.
+	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, NewID(), []byte("x"), latest)
 	WantCode(t, err, skygate.CodeNotFound)
+	intruder := MustCreateAccount(t, s)
+	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), latest.Add(time.Hour))
+	WantCode(t, err, skygate.CodeNotFound)
+	wantEqual(t, "after another account's revocation", MustApplication(t, s, acc.ID, app.ID), &want)
 
-	// TokensNotBefore given at creation is kept.
-	created := MustCreateApplication(t, s, acc.ID, func(a *skygate.Application) { a.TokensNotBefore = whole })
-	wantEqual(t, "created with a cut-off", MustApplication(t, s, acc.ID, created.ID), created)
+	// A generation and revocation time given at creation are kept.
+	created := MustCreateApplication(t, s, acc.ID, func(a *skygate.Application) {
+		a.TokenGeneration, a.TokensRevokedAt = 7, latest
+	})
+	wantEqual(t, "created with a generation", MustApplication(t, s, acc.ID, created.ID), created)
 }
 
-// testApplicationRevokeTwice: a second revocation whose cut-off would not be later
-// than the first moves it one second on, past the tokens issued in between (whose iat
-// is at least the first cut-off).
-func testApplicationRevokeTwice(t *testing.T, s skygate.Store) {
-	acc := MustCreateAccount(t, s)
-	app := MustCreateApplication(t, s, acc.ID)
-	notBefore := At(3 * time.Second)
-	first, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h1"), notBefore, At(time.Second))
-	MustNoError(t, err, "first revocation")
-	for i, nb := range []time.Time{notBefore.Add(time.Millisecond), notBefore.Add(-time.Hour)} {
-		got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h"), nb, At(time.Second))
-		MustNoError(t, err, "next revocation")
-		wantEqual(t, "cut-off after the next revocation", got.TokensNotBefore, first.TokensNotBefore.Add(time.Duration(i+1)*time.Second))
-	}
-}
-
-// testApplicationRevokeConcurrently: concurrent revocations with one cut-off each see
-// the one before, so the cut-off ends one second further per revocation.
+// testApplicationRevokeConcurrently: concurrent revocations each add one: n of them
+// leave generation n, and each returned a generation of its own.
 func testApplicationRevokeConcurrently(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	app := MustCreateApplication(t, s, acc.ID)
-	notBefore := At(time.Minute)
+	now := At(time.Minute)
 	const n = 10
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		gens []int
+	)
 	for range n {
 		wg.Go(func() {
-			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h"), notBefore, notBefore)
+			got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h"), now)
 			if err != nil {
 				t.Errorf("revocation: %v", err)
+				return
 			}
+			mu.Lock()
+			gens = append(gens, got.TokenGeneration)
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	want := notBefore.UTC().Truncate(time.Second).Add(time.Second).Add((n - 1) * time.Second)
-	wantEqual(t, "cut-off after concurrent revocations", MustApplication(t, s, acc.ID, app.ID).TokensNotBefore, want)
+	wantEqual(t, "generation after concurrent revocations", MustApplication(t, s, acc.ID, app.ID).TokenGeneration, n)
+	slices.Sort(gens)
+	want := make([]int, n)
+	for i := range want {
+		want[i] = i + 1
+	}
+	wantEqual(t, "generations the revocations returned", gens, want)
 }

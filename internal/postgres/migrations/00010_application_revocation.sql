@@ -1,8 +1,11 @@
--- An application's tokens issued before tokens_not_before are refused (rotate-secret
--- with revoke_tokens). NULL until the first revocation.
+-- Revocation of an application's tokens (rotate-secret with revoke_tokens): each one
+-- adds one to token_generation, and a token that carries a lower generation is
+-- refused. tokens_revoked_at is when the last one happened, NULL until the first.
 
 -- +goose Up
-ALTER TABLE applications ADD COLUMN tokens_not_before timestamptz;
+ALTER TABLE applications ADD COLUMN token_generation bigint NOT NULL DEFAULT 0;
+ALTER TABLE applications ADD COLUMN tokens_revoked_at timestamptz;
 
 -- +goose Down
-ALTER TABLE applications DROP COLUMN tokens_not_before;
+ALTER TABLE applications DROP COLUMN tokens_revoked_at;
+ALTER TABLE applications DROP COLUMN token_generation;
