@@ -227,17 +227,19 @@ func (a *app) ensureDemo(ctx context.Context, stdout io.Writer) error {
 	}
 	if !dev {
 		// A development start on this database, or a version that logged it, set the
-		// derived secret, which someone has seen: replace it with a random one.
+		// derived secret, which someone has seen: replace it with a random one, and
+		// revoke the tokens obtained with it, which live for up to an hour.
 		apps, _, err := a.db.ListApplications(ctx, creds.AccountID, skygate.Page{Limit: 1})
 		if err != nil {
 			return err
 		}
 		if len(apps) > 0 && a.hasher.Verify(shown, apps[0].SecretHash) {
-			req.Rotate = true
+			req.Rotate, req.RevokeTokens = true, true
 			if _, err := ensureAccount(ctx, a.db, a.hasher, time.Now, req); err != nil {
 				return err
 			}
-			a.log.Warn("replaced the demo client's secret, which an earlier start showed", "account_id", creds.AccountID, "client_id", creds.ClientID)
+			a.log.Warn("replaced the demo client's secret, which an earlier start showed, and revoked its tokens",
+				"account_id", creds.AccountID, "client_id", creds.ClientID)
 		}
 	}
 	// eSIM packages, a pool and a balance, so the sandbox works at once.

@@ -34,10 +34,12 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	sandbox := fs.Bool("sandbox", false, "sandbox application")
 	certSHA := fs.String("client-cert-sha256", "", "bind the application to a client certificate (x5t#S256)")
 	rotate := fs.Bool("rotate-secret", false, "when the account exists, issue a new secret for its application")
+	revoke := fs.Bool("revoke-tokens", false, "with --rotate-secret: also revoke every token the application was issued")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	req := bootstrapRequest{Account: strings.TrimSpace(*name), Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox, CertSHA256: *certSHA, Rotate: *rotate}
+	req := bootstrapRequest{Account: strings.TrimSpace(*name), Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox,
+		CertSHA256: *certSHA, Rotate: *rotate, RevokeTokens: *revoke}
 	if err := req.validate(); err != nil {
 		return err
 	}
@@ -68,6 +70,9 @@ type bootstrapRequest struct {
 	Sandbox    bool
 	CertSHA256 string
 	Rotate     bool
+	// RevokeTokens makes the rotation (Rotate) revoke every token the application was
+	// issued (skygate.ApplicationStore.SetApplicationSecretRevokingTokens).
+	RevokeTokens bool
 	// Secret, when set, is used instead of a random one (the development demo account).
 	Secret string
 }
@@ -79,6 +84,9 @@ func (r bootstrapRequest) validate() error {
 	}
 	if len(r.Scopes) == 0 {
 		errs = append(errs, errors.New("--scopes is required"))
+	}
+	if r.RevokeTokens && !r.Rotate {
+		errs = append(errs, errors.New("--revoke-tokens revokes with the new secret of --rotate-secret: give both"))
 	}
 	for _, s := range r.Scopes {
 		if !slices.Contains(skygate.B2BScopes, s) {
@@ -117,7 +125,11 @@ func ensureAccount(ctx context.Context, db skygate.Store, hasher *oauth.SecretHa
 	if len(apps) > 0 {
 		creds := &credentials{AccountID: acc.ID, ClientID: apps[0].ClientID}
 		if r.Rotate || r.Secret != "" {
-			if _, err := db.SetApplicationSecret(ctx, acc.ID, apps[0].ID, hasher.Hash(secret), t); err != nil {
+			set := db.SetApplicationSecret
+			if r.RevokeTokens {
+				set = db.SetApplicationSecretRevokingTokens
+			}
+			if _, err := set(ctx, acc.ID, apps[0].ID, hasher.Hash(secret), t); err != nil {
 				return nil, err
 			}
 			creds.ClientSecret = secret

@@ -47,13 +47,15 @@ func TestDemoClientDevelopment(t *testing.T) {
 // TestSandboxWithExplicitConveniences: a sandbox that enables the development identity
 // provider and PKI explicitly starts and warns of each; its demo account exists with
 // its eSIM data, but no secret of it is printed or logged, the one a development start
-// on the same database printed stops working, and bootstrap --rotate-secret gives one.
+// on the same database printed stops working, and so do the tokens obtained with it,
+// and bootstrap --rotate-secret gives one.
 func TestSandboxWithExplicitConveniences(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, e engine) {
 		env := e.env(t, nil)
 		dev := startServer(t, env)
 		shown := demoClient(t, dev.stdout.String())
+		minted := dev.mustToken(shown, "")
 		dev.stop()
 
 		sandbox := map[string]string{}
@@ -85,13 +87,17 @@ func TestSandboxWithExplicitConveniences(t *testing.T) {
 		if resp, body := s.tokenCall(shown, ""); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("the secret development printed: %d %s", resp.StatusCode, body)
 		}
+		resp, body := s.get("/v2/catalog/lounges?limit=1", minted, nil)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+			t.Errorf("a token of the secret development printed: %d %.300s", resp.StatusCode, body)
+		}
 
 		rotated := s.mustBootstrap(demoAccount, skygate.B2BScopes, "--rotate-secret")
 		if rotated.ClientID != shown.ClientID || rotated.ClientSecret == "" {
 			t.Fatalf("bootstrap --rotate-secret: %+v", rotated)
 		}
 		tok := s.mustToken(rotated, "")
-		resp, body := s.partnerCall(http.MethodGet, "/v2/catalog/esim/packages", tok, "", nil)
+		resp, body = s.partnerCall(http.MethodGet, "/v2/catalog/esim/packages", tok, "", nil)
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"id"`) {
 			t.Errorf("demo packages in sandbox: %d %.300s", resp.StatusCode, body)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/oauth"
 )
 
@@ -319,4 +320,38 @@ func TestBootstrapIsIdempotentByName(t *testing.T) {
 		t.Fatalf("rotate: %+v", rotated)
 	}
 	s.mustToken(rotated, "")
+}
+
+// TestBootstrapRevokeTokens: bootstrap --rotate-secret --revoke-tokens makes the tokens
+// of the secrets before it fail on a running server (another process, so within the
+// application cache's ttl) while the new secret's work at once; --revoke-tokens
+// without --rotate-secret is refused and changes nothing.
+func TestBootstrapRevokeTokens(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	c := s.mustBootstrap("acme", catalogScopes)
+	old := s.mustToken(c, "")
+	catalog := []revocationRoute{{"catalog", func(s *testServer, tok string) (*http.Response, []byte) {
+		return s.get("/v2/catalog/lounges?limit=1", tok, nil)
+	}}}
+
+	args := []string{"skygate", "bootstrap", "--account", "acme", "--scopes", strings.Join(catalogScopes, " "), "--revoke-tokens"}
+	var out bytes.Buffer
+	err := run(context.Background(), args, func(k string) string { return s.env[k] }, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--revoke-tokens") || !strings.Contains(err.Error(), "--rotate-secret") {
+		t.Fatalf("--revoke-tokens without --rotate-secret: %v, %q", err, out.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("a refused bootstrap printed %q", out.String())
+	}
+	time.Sleep(httpapi.ApplicationCacheTTL + 100*time.Millisecond)
+	everywhere(t, "a token after the refused bootstrap", []*testServer{s}, catalog, old, http.StatusOK, false)
+	s.mustToken(c, "")
+
+	rotated := s.mustBootstrap("acme", catalogScopes, "--rotate-secret", "--revoke-tokens")
+	if rotated.ClientID != c.ClientID || rotated.ClientSecret == "" || rotated.ClientSecret == c.ClientSecret {
+		t.Fatalf("bootstrap --rotate-secret --revoke-tokens: %+v", rotated)
+	}
+	everywhere(t, "a token of the new secret", []*testServer{s}, catalog, s.mustToken(rotated, ""), http.StatusOK, false)
+	everywhere(t, "a token of before the revocation", []*testServer{s}, catalog, old, http.StatusUnauthorized, true)
 }
