@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -15,8 +13,6 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/config"
-	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -64,21 +60,11 @@ type isoTenant struct {
 	hookURL                                                     string
 }
 
-// routeList builds the application in-process, as serve does, and returns the router's
-// route patterns.
+// routeList returns the partner listeners' route patterns (serverRoutes).
 func routeList(t *testing.T) []string {
 	t.Helper()
-	env := testEnv(t, nil)
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), nil, httpapi.ClientCertConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.db.Close()
-	return a.server.Routes()
+	partner, _ := serverRoutes(t)
+	return partner
 }
 
 var pathParam = regexp.MustCompile(`\{([^}.]+)(\.\.\.)?\}`)
