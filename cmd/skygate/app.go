@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -19,6 +18,7 @@ import (
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/ratelimit"
 	"github.com/skygate/skygate/internal/seal"
@@ -79,9 +79,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	if err := a.catalog.Open(ctx); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	// A new booking wakes the worker, which issues it and wakes the dispatcher.
+	// A new booking wakes the service's worker, which issues it and wakes the dispatcher.
 	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow,
-		Created: func() { a.worker.Notify() }, PassengerDataRetention: cfg.PassengerDataRetention})
+		PassengerDataRetention: cfg.PassengerDataRetention})
 	a.worker = booking.NewWorker(a.bookings, log)
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {
@@ -156,53 +156,34 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	return a, nil
 }
 
-// background starts the background work of every component; it runs until ctx ends,
-// and the returned wait blocks until every part has stopped (so the store can close).
-func (a *app) background(ctx context.Context) (wait func()) {
-	var wg sync.WaitGroup
-	goes := func(f func()) {
-		wg.Add(1)
-		go func() { defer wg.Done(); f() }()
-	}
-	goes(func() { a.keys.Maintain(ctx, 30*time.Second, a.log) })
-	goes(func() { a.server.Run(ctx) })
-	if a.limiter != nil {
-		goes(func() { _ = a.limiter.Run(ctx) })
-	}
-	goes(func() { a.login.background(ctx) })
-	goes(func() { _ = a.dispatch.Run(ctx) })
-	goes(func() { _ = a.worker.Run(ctx, time.Second) })
-	goes(func() {
-		every(ctx, 30*time.Second, func(ctx context.Context) {
-			if _, err := a.esim.ExpireDue(ctx, 1000); err != nil {
-				a.log.WarnContext(ctx, "eSIM expiry failed", "err", err)
-			}
-		})
-	})
-	goes(func() {
-		every(ctx, 5*time.Second, func(ctx context.Context) {
-			if changed, err := a.catalog.Refresh(ctx); err != nil {
-				a.log.WarnContext(ctx, "catalog refresh failed", "err", err)
-			} else if changed {
+// background returns the background work of every component, which serve runs with
+// lifecycle.Run until it stops, before the store closes.
+func (a *app) background() []lifecycle.Service {
+	parts := []lifecycle.Service{
+		lifecycle.Every("signing keys", 30*time.Second, a.log, a.keys.Maintain),
+		a.server, // account status changes made through other replicas
+		lifecycle.Every("login codes", time.Minute, a.log, func(ctx context.Context) error {
+			_, err := a.login.handler.PruneCodes(ctx)
+			return err
+		}),
+		a.dispatch,
+		a.worker,
+		lifecycle.Every("eSIM expiry", 30*time.Second, a.log, func(ctx context.Context) error {
+			_, err := a.esim.ExpireDue(ctx, 1000)
+			return err
+		}),
+		lifecycle.Every("catalog refresh", 5*time.Second, a.log, func(ctx context.Context) error {
+			changed, err := a.catalog.Refresh(ctx)
+			if err == nil && changed {
 				a.log.InfoContext(ctx, "catalog reloaded", "version", a.catalog.Current().Version())
 			}
-		})
-	})
-	return wg.Wait
-}
-
-// every runs f every interval until ctx ends.
-func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f(ctx)
-		}
+			return err
+		}),
 	}
+	if a.limiter != nil {
+		parts = append(parts, a.limiter)
+	}
+	return parts
 }
 
 // demoAccount is the account every non-production start makes sure of, so that the

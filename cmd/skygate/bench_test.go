@@ -186,7 +186,7 @@ func BenchmarkCreateBooking(b *testing.B) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = a.worker.Run(ctx, time.Second) }()
+	go func() { defer close(done); _ = a.worker.Run(ctx) }()
 	b.Cleanup(func() { cancel(); <-done })
 
 	var seq atomic.Int64

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/config"
@@ -95,9 +93,4 @@ func (el *employeeLogin) devIdPRoute() (string, http.Handler) {
 		return "", nil
 	}
 	return el.devIdP.Pattern(), el.devIdP.Handler()
-}
-
-// background prunes expired login codes until ctx ends.
-func (el *employeeLogin) background(ctx context.Context) {
-	el.handler.Maintain(ctx, time.Minute)
 }

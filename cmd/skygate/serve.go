@@ -17,6 +17,7 @@ import (
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/lifecycle"
 )
 
 // serve runs the API on both listeners, the operator listener and the background
@@ -85,7 +86,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, st
 
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
-	waitBG := a.background(bg)
+	var bgErr error
+	bgDone := make(chan struct{})
+	go func() { defer close(bgDone); bgErr = lifecycle.Run(bg, a.background()...) }()
 
 	errc := make(chan error, 3)
 	go func() { errc <- plain.Serve(plainLn) }()
@@ -98,17 +101,19 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, st
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
+	case <-bgDone: // only a failure ends the background work early
+		log.Error("background work failed", "err", bgErr)
 	}
 	log.Info("shutting down")
 	stopBG()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx), ops.Shutdown(sctx))
-	waitBG() // workers finish what they hold before the store closes
+	<-bgDone // workers finish what they hold before the store closes
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
-	return errors.Join(serveErr, err)
+	return errors.Join(serveErr, bgErr, err)
 }
 
 // mtlsConfig builds the TLS configuration of the mutual-TLS listener: the server

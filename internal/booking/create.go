@@ -138,9 +138,7 @@ func (s *Service) Create(ctx context.Context, accountID, clientID, key string, b
 	if stored != nil { // a concurrent request with this key won
 		return replay(stored, fp)
 	}
-	if s.created != nil {
-		s.created()
-	}
+	s.wakeWorkers()
 	return &CreateResult{StatusCode: rec.StatusCode, Body: out, BookingID: b.ID}, nil
 }
 

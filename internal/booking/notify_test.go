@@ -31,7 +31,7 @@ func TestCreateWakesWorker(t *testing.T) {
 		}
 	})
 	b := startWorker(t, s, account)
-	svc, worker := b.svc, b.worker
+	svc := b.svc
 
 	created := b.MustCreate(t, request())
 	deadline := time.Now().Add(10 * time.Second)
@@ -46,11 +46,13 @@ func TestCreateWakesWorker(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	worker.Notify() // never blocks, even when nobody waits
-	worker.Notify()
+	// Waking never blocks, even when no worker waits.
+	idle := setupStore(t, s)
+	idle.MustCreate(t, request())
+	idle.MustCreate(t, request())
 }
 
-// TestNotifyIssuesOnly: a run that Notify triggers issues new bookings but leaves
+// TestNotifyIssuesOnly: a run that a new booking triggers issues new bookings but leaves
 // expiry to the tick, so a busy create path does not add two idle write transactions
 // to every issue.
 func TestNotifyIssuesOnly(t *testing.T) {
@@ -95,12 +97,12 @@ func TestNotifyIssuesOnly(t *testing.T) {
 func startWorker(t *testing.T, s skygate.Store, account string) *bundle {
 	t.Helper()
 	c := &clock{t: Start}
-	var worker *booking.Worker
-	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Created: func() { worker.Notify() }})
-	worker = booking.NewWorker(svc, nil)
+	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now})
+	worker := booking.NewWorker(svc, nil)
+	worker.Interval = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- worker.Run(ctx, time.Hour) }()
+	go func() { done <- worker.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return &bundle{store: s, svc: svc, worker: worker, clock: c, account: account}
 }

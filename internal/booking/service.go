@@ -41,9 +41,6 @@ type Config struct {
 	Clock skygate.Clock
 	// ConfirmWindow defaults to DefaultConfirmWindow.
 	ConfirmWindow time.Duration
-	// Created, when set, is called after a new booking is stored (not on a replay), so
-	// that the worker issues it at once; Worker.Notify fits.
-	Created func()
 	// PassengerDataRetention is how long after the end of its service date (a UTC day)
 	// a booking keeps its passengers' personal data before the worker removes it;
 	// skygate.DefaultPassengerDataRetention (90 days) when zero.
@@ -56,14 +53,16 @@ type Service struct {
 	fastTracks FastTracks
 	now        skygate.Clock
 	window     time.Duration
-	created    func()
 	retention  time.Duration
+	// wake tells the workers of the service that a new booking was stored, so that
+	// they issue it at once (Worker.Run).
+	wake chan struct{}
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow, created: cfg.Created,
-		retention: cfg.PassengerDataRetention}
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow,
+		retention: cfg.PassengerDataRetention, wake: make(chan struct{}, 1)}
 	if s.now == nil {
 		s.now = time.Now
 	}

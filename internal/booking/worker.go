@@ -17,19 +17,25 @@ const DefaultBatch = 500
 // purges expired idempotency keys, seals what older releases stored in clear and
 // removes passengers' personal data after the retention. Its state lives only in the
 // database, so any number of replicas may run one, and after a crash the next run
-// resumes the work.
+// resumes the work. A booking created through its Service wakes it to be issued at
+// once.
 type Worker struct {
 	svc *Service
 	log *slog.Logger
+	// Interval is the time between two full runs (DefaultInterval when zero).
+	Interval time.Duration
 	// Batch bounds each step of RunOnce; DefaultBatch when zero.
 	Batch int
-	// NotifySpacing is the least time between the starts of two issue runs that Notify
-	// triggers (DefaultNotifySpacing when zero). A quiet worker issues a new booking at
-	// once; under load, the bookings created meanwhile wait for the next run and share
-	// its transaction, instead of each paying for a claim and a commit of its own.
+	// NotifySpacing is the least time between the starts of two issue runs that new
+	// bookings trigger (DefaultNotifySpacing when zero). A quiet worker issues a new
+	// booking at once; under load, the bookings created meanwhile wait for the next run
+	// and share its transaction, instead of each paying for a claim and a commit of its
+	// own.
 	NotifySpacing time.Duration
-	wake          chan struct{}
 }
+
+// DefaultInterval is the worker's Interval unless set.
+const DefaultInterval = time.Second
 
 // DefaultNotifySpacing is the worker's NotifySpacing unless set: at most 200 issue runs a
 // second between ticks, and at most this much added to the time a booking stays
@@ -42,14 +48,15 @@ func NewWorker(svc *Service, log *slog.Logger) *Worker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{svc: svc, log: log, Batch: DefaultBatch, wake: make(chan struct{}, 1)}
+	return &Worker{svc: svc, log: log, Batch: DefaultBatch}
 }
 
-// Notify makes Run issue Pending bookings now (or NotifySpacing after its last issue
-// run) instead of at the next tick: a booking was just created. It never blocks.
-func (w *Worker) Notify() {
+// wakeWorkers makes a running Worker of s issue Pending bookings now (or NotifySpacing
+// after its last issue run) instead of at the next tick: a booking was just created.
+// It never blocks.
+func (s *Service) wakeWorkers() {
 	select {
-	case w.wake <- struct{}{}:
+	case s.wake <- struct{}{}:
 	default:
 	}
 }
@@ -104,12 +111,17 @@ func (w *Worker) logFailed(ctx context.Context, step string, err error) {
 	}
 }
 
-// Run calls RunOnce at once and then every interval until ctx is done, and returns
+// Run calls RunOnce at once and then every Interval until ctx is done, and returns
 // nil then. A run that moved a full batch is followed at once by another, so a
-// backlog drains without waiting for the ticker. Between ticks, Notify triggers the
-// issue step alone: expiry and the purge of idempotency keys are due by the clock, not
-// by new bookings, so they wait for the tick.
-func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
+// backlog drains without waiting for the ticker. Between ticks, a booking created
+// through the Service triggers the issue step alone: expiry and the purge of
+// idempotency keys are due by the clock, not by new bookings, so they wait for the
+// tick. Run is a lifecycle.Service.
+func (w *Worker) Run(ctx context.Context) error {
+	interval := w.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	spacing := w.NotifySpacing
@@ -140,7 +152,7 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) error {
 			return nil
 		case <-t.C:
 			all = true
-		case <-w.wake:
+		case <-w.svc.wake:
 			all = false
 			if wait := spacing - time.Since(lastIssue); wait > 0 {
 				select {

@@ -93,7 +93,8 @@ func TestWorkerBatches(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- b.worker.Run(ctx, time.Hour) }()
+	b.worker.Interval = time.Hour
+	go func() { done <- b.worker.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, n, err := b.svc.List(t.Context(), b.account, "Issued", skygate.Page{})
@@ -190,14 +191,12 @@ func BenchmarkCreateAndIssue(b *testing.B) {
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
 			s := e.open(b)
-			var w *booking.Worker
-			svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: (&clock{t: Start}).Now,
-				Created: func() { w.Notify() }})
-			w = booking.NewWorker(svc, nil)
+			svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: (&clock{t: Start}).Now})
+			w := booking.NewWorker(svc, nil)
 			account := storetest.MustCreateAccount(b, s).ID
 			ctx, cancel := context.WithCancel(b.Context())
 			done := make(chan error, 1)
-			go func() { done <- w.Run(ctx, time.Second) }()
+			go func() { done <- w.Run(ctx) }()
 			body := mustJSON(b, fullRequest())
 			var seq atomic.Int64
 			b.SetParallelism(32)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -19,15 +18,14 @@ type accountGate struct {
 	store skygate.AccountStore
 	apps  *oauth.ApplicationCache
 	now   skygate.Clock
-	log   *slog.Logger
 
 	mu     sync.RWMutex
 	status map[string]skygate.AccountStatus
 	since  time.Time
 }
 
-func newAccountGate(store skygate.AccountStore, apps *oauth.ApplicationCache, now skygate.Clock, log *slog.Logger) *accountGate {
-	return &accountGate{store: store, apps: apps, now: now, log: log, status: map[string]skygate.AccountStatus{}, since: now()}
+func newAccountGate(store skygate.AccountStore, apps *oauth.ApplicationCache, now skygate.Clock) *accountGate {
+	return &accountGate{store: store, apps: apps, now: now, status: map[string]skygate.AccountStatus{}, since: now()}
 }
 
 // Active reports whether the account exists and is active.
@@ -88,20 +86,4 @@ func (g *accountGate) Poll(ctx context.Context) error {
 	}
 	g.since = started
 	return nil
-}
-
-// Run polls every interval until ctx ends.
-func (g *accountGate) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := g.Poll(ctx); err != nil && ctx.Err() == nil {
-				g.log.WarnContext(ctx, "account poll failed", "err", err)
-			}
-		}
-	}
 }

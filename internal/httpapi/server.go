@@ -12,6 +12,7 @@ import (
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/i18n"
+	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/webhook"
 )
@@ -123,14 +124,15 @@ func NewServer(d Deps) *Server {
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
 	}
-	s.accounts = newAccountGate(d.Store, d.Applications, d.Now, d.Log)
+	s.accounts = newAccountGate(d.Store, d.Applications, d.Now)
 	s.routes()
 	s.ops = s.newOps()
 	return s
 }
 
-// Run runs the background work of the HTTP layer (the account status poller) until
-// ctx ends.
-func (s *Server) Run(ctx context.Context) {
-	s.accounts.Run(ctx, ApplicationCacheTTL)
+// Run polls the accounts' status changes every ApplicationCacheTTL, so that a change
+// made through another replica reaches this one, until ctx ends; it is the HTTP
+// layer's background work (a lifecycle.Service).
+func (s *Server) Run(ctx context.Context) error {
+	return lifecycle.Every("account poll", ApplicationCacheTTL, s.log, s.accounts.Poll).Run(ctx)
 }

@@ -115,19 +115,3 @@ func providerError(e string) string {
 func (h *Handler) PruneCodes(ctx context.Context) (int64, error) {
 	return h.cfg.Codes.DeleteExpiredLoginCodes(ctx, h.cfg.Clock())
 }
-
-// Maintain prunes expired codes every interval until ctx ends, logging failures.
-func (h *Handler) Maintain(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := h.PruneCodes(ctx); err != nil && ctx.Err() == nil {
-				h.cfg.Log.WarnContext(ctx, "pruning login codes failed", "err", err)
-			}
-		}
-	}
-}

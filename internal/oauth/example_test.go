@@ -25,7 +25,8 @@ func Example() {
 	if err := keys.EnsureKey(ctx); err != nil {
 		log.Fatal(err)
 	}
-	// Every replica then runs: go keys.Maintain(ctx, time.Minute, logger)
+	// Every replica then runs keys.Maintain periodically, with the other background work:
+	// lifecycle.Every("signing keys", time.Minute, logger, keys.Maintain)
 
 	const publicURL = "https://api.skygate.example"
 	issuer, err := oauth.NewIssuer(keys, oauth.IssuerConfig{Issuer: publicURL, TTL: time.Hour})

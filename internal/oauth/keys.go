@@ -9,7 +9,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -192,28 +191,13 @@ func (m *KeyManager) Prune(ctx context.Context) ([]string, error) {
 	return dead, m.Reload(ctx)
 }
 
-// Maintain calls Reload and Prune every interval until ctx is done, logging failures.
-// Every replica runs it; the interval must be shorter than the rotation prepublish and
-// than KeyManagerOptions.Leeway.
-func (m *KeyManager) Maintain(ctx context.Context, interval time.Duration, log *slog.Logger) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := m.Reload(ctx); err != nil && ctx.Err() == nil {
-			log.Error("reload signing keys", "err", err)
-		}
-		if _, err := m.Prune(ctx); err != nil && ctx.Err() == nil {
-			log.Error("prune signing keys", "err", err)
-		}
-	}
+// Maintain calls Reload, then Prune, and returns their errors joined. Every replica
+// calls it periodically (cmd/skygate through lifecycle.Every), at an interval shorter
+// than the rotation prepublish and than KeyManagerOptions.Leeway.
+func (m *KeyManager) Maintain(ctx context.Context) error {
+	reloadErr := m.Reload(ctx)
+	_, pruneErr := m.Prune(ctx)
+	return errors.Join(reloadErr, pruneErr)
 }
 
 // verificationKey returns the key with kid. An unknown kid triggers one reload (shared

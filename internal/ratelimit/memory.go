@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/lifecycle"
 )
 
 const shards = 64
@@ -119,16 +120,8 @@ func (m *Memory) Refund(_ context.Context, key string, r Rate) error {
 
 // Run sweeps every SweepInterval until ctx ends; it returns nil then.
 func (m *Memory) Run(ctx context.Context) error {
-	t := time.NewTicker(SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			m.Sweep()
-		}
-	}
+	sweep := func(context.Context) error { m.Sweep(); return nil }
+	return lifecycle.Every("rate limit sweep", SweepInterval, nil, sweep).Run(ctx)
 }
 
 // Sweep drops every key whose allowance is full again and gives back the memory of
