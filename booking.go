@@ -138,12 +138,9 @@ type Flight struct {
 // Passenger is one traveller of a booking. FirstName and LastName are always present
 // ("" when the fast-track does not require names and none were sent); the other fields
 // are omitted when not sent. DateOfBirth is YYYY-MM-DD, Nationality ISO 3166-1
-// alpha-2, Phone E.164. AppendPassengersJSON writes it field by field and the stores
-// read it back field by field: a new field goes into both, and into the test's
-// fullBooking, where TestBookingAppendJSON holds the writer to encoding/json (a reader
-// that does not know it falls back to encoding/json). Every field but the names is
-// personal data (personaldata.go): sealed at rest, kept out of events, removed after
-// the retention.
+// alpha-2, Phone E.164. Every field but the names is personal data (personaldata.go):
+// sealed at rest, kept out of events, removed after the retention. A new field goes
+// into the tests' fullBooking too, whose JSON form TestBookingJSONForms pins.
 type Passenger struct {
 	FirstName      string `json:"first_name"`
 	LastName       string `json:"last_name"`

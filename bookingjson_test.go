@@ -9,13 +9,13 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// reflected is Booking without its methods: encoding/json encodes it by reflection,
-// from the same struct tags. It is what AppendJSON must write byte for byte.
+// reflected is Booking without its methods: encoding/json encodes it from its struct
+// tags alone. It is what AppendJSON must write byte for byte.
 type reflected skygate.Booking
 
-// mustMatchEncodingJSON fails unless b.AppendJSON, b.MarshalJSON and encoding/json's
-// reflection agree on b, errors included, and so on its flight, passengers and status
-// history alone (the stored columns).
+// mustMatchEncodingJSON fails unless b.AppendJSON, json.Marshal(b) and encoding/json's
+// encoding of the struct tags agree on b, errors included, and so on its flight,
+// passengers and status history alone (the stored columns).
 func mustMatchEncodingJSON(t *testing.T, b *skygate.Booking) {
 	t.Helper()
 	for _, part := range []struct {
@@ -68,6 +68,39 @@ func fullBooking() *skygate.Booking {
 		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending, At: at}, {Status: skygate.BookingIssued, At: at.Add(time.Second)}},
 		AccountID:     "acc", ClientID: "client", Pass: &skygate.Pass{Code: "RVRRREX5FL"},
 		PersonalDataRemovedAt: &removed,
+	}
+}
+
+// TestBookingJSONForms pins the partner-facing JSON form of a booking (CONTRACT §4): member
+// names and order, nulls for nil lists and absent times, RFC 3339 times with the
+// fraction they have, and the empty optional fields of a passenger left out.
+func TestBookingJSONForms(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		booking *skygate.Booking
+		want    string
+	}{
+		{"full", fullBooking(), `{"id":"0197f0c2-1d2e-7a3b-8c4d-5e6f7a8b9c0d","status":"Issued",` +
+			`"fast_track_id":"11111111-1111-4111-8111-111111111111","service_date":"2025-06-03",` +
+			`"flight":{"number":"HY601","direction":"departure"},` +
+			`"passengers":[{"first_name":"Aziza","last_name":"Karimova","date_of_birth":"1990-04-01",` +
+			`"passport_number":"FA1234567","nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"},` +
+			`{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}],` +
+			`"partner_reference":"PNR-42","confirm_before":"2025-06-03T20:00:00.123456Z",` +
+			`"created_at":"2025-06-01T20:00:00.123456Z","updated_at":"2025-06-01T20:00:01.123456Z",` +
+			`"status_history":[{"status":"Pending","at":"2025-06-01T20:00:00.123456Z"},` +
+			`{"status":"Issued","at":"2025-06-01T20:00:01.123456Z"}],` +
+			`"personal_data_removed_at":"2025-09-01T20:00:00.123456Z"}`},
+		{"zero", &skygate.Booking{}, `{"id":"","status":"","fast_track_id":"","service_date":"",` +
+			`"flight":{"number":"","direction":""},"passengers":null,"partner_reference":"",` +
+			`"confirm_before":null,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z",` +
+			`"status_history":null,"personal_data_removed_at":null}`},
+	} {
+		got, err := json.Marshal(tt.booking)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s: %s, %v\nwant %s", tt.name, got, err, tt.want)
+		}
 	}
 }
 
@@ -131,9 +164,9 @@ func FuzzBookingJSON(f *testing.F) {
 	})
 }
 
-// TestBookingEventsJSON checks that the events' data, written without reflection, is
-// what encoding/json writes for BookingStatusChanged and PassStatusChanged, the
-// booking's passengers with their names only.
+// TestBookingEventsJSON checks that the events' data is what encoding/json writes for
+// BookingStatusChanged and PassStatusChanged, the booking's passengers with their
+// names only.
 func TestBookingEventsJSON(t *testing.T) {
 	t.Parallel()
 	after := fullBooking()
@@ -184,23 +217,4 @@ func TestBookingEventsJSON(t *testing.T) {
 	if !bytes.Equal(events[1].Data, want) {
 		t.Fatalf("use: pass data %s, want %s", events[1].Data, want)
 	}
-}
-
-// BenchmarkBookingJSON compares AppendJSON with encoding/json's reflection on an
-// Issued booking of two passengers.
-func BenchmarkBookingJSON(b *testing.B) {
-	bk := fullBooking()
-	b.Run("AppendJSON", func(b *testing.B) {
-		b.ReportAllocs()
-		buf := make([]byte, 0, 1024)
-		for b.Loop() {
-			buf, _ = bk.AppendJSON(buf[:0])
-		}
-	})
-	b.Run("reflection", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = json.Marshal((*reflected)(bk))
-		}
-	})
 }

@@ -34,8 +34,6 @@ type Event struct {
 // booking as it is after the change, its passengers with their names only: personal
 // data never enters the outbox or a webhook (partners read it with the booking).
 // PreviousStatus is null when the booking has just been created (Pending).
-// BookingEvents writes it (and PassStatusChanged) without reflection; these types are
-// its shape, and the tests hold the two to encoding/json's bytes.
 type BookingStatusChanged struct {
 	BookingID      string         `json:"booking_id"`
 	Status         BookingStatus  `json:"status"`
@@ -58,12 +56,7 @@ func NewEvent(accountID, typ string, data any, now time.Time) (*Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", typ, err)
 	}
-	return newEvent(accountID, typ, b, now), nil
-}
-
-// newEvent is NewEvent for data already encoded.
-func newEvent(accountID, typ string, data json.RawMessage, now time.Time) *Event {
-	return &Event{ID: NewID(), Type: typ, CreatedAt: now, AccountID: accountID, Data: data}
+	return &Event{ID: NewID(), Type: typ, CreatedAt: now, AccountID: accountID, Data: b}, nil
 }
 
 // BookingEvents returns the events of a transition from before to after at now:
@@ -77,33 +70,30 @@ func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 		before = &Booking{}
 	}
 	if before.Status != after.Status {
-		// The booking goes in as the object's last member, before its closing brace.
 		snapshot := *after
 		snapshot.Passengers = PassengerNames(after.Passengers)
-		data := appendStatusChanged(make([]byte, 0, 1024), after.ID, string(after.Status), string(before.Status))
-		data, err := snapshot.AppendJSON(append(data[:len(data)-1], `,"booking":`...))
-		if err != nil {
-			return nil, fmt.Errorf("encode %s event: %w", EventBookingStatusChanged, err)
+		data := BookingStatusChanged{BookingID: after.ID, Status: after.Status, Booking: &snapshot}
+		if before.Status != "" {
+			data.PreviousStatus = &before.Status
 		}
-		events = append(events, newEvent(after.AccountID, EventBookingStatusChanged, append(data, '}'), now))
+		e, err := NewEvent(after.AccountID, EventBookingStatusChanged, data, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
 	}
 	prev, hadPass := before.PassStatus()
 	next, hasPass := after.PassStatus()
 	if hasPass && (!hadPass || prev != next) {
-		data := appendStatusChanged(make([]byte, 0, 128), after.ID, string(next), string(prev))
-		events = append(events, newEvent(after.AccountID, EventPassStatusChanged, data, now))
+		data := PassStatusChanged{BookingID: after.ID, Status: next}
+		if hadPass {
+			data.PreviousStatus = &prev
+		}
+		e, err := NewEvent(after.AccountID, EventPassStatusChanged, data, now)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
 	}
 	return events, nil
-}
-
-// appendStatusChanged appends the JSON object that BookingStatusChanged without its
-// booking and PassStatusChanged both are: {"booking_id","status","previous_status"},
-// previous_status null when previous is "".
-func appendStatusChanged(dst []byte, bookingID, status, previous string) []byte {
-	dst = appendJSONField(dst, '{', "booking_id", bookingID)
-	dst = appendJSONField(dst, ',', "status", status)
-	if previous == "" {
-		return append(dst, `,"previous_status":null}`...)
-	}
-	return append(appendJSONField(dst, ',', "previous_status", previous), '}')
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/skygate/skygate/internal/wordbits"
 )
 
 // NotModified reports whether r may be answered 304 Not Modified for the current
@@ -16,13 +14,7 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	inm := r.Header["If-None-Match"]
-	if len(inm) == 1 && inm[0] == etag && opaque(etag) != "" {
-		// The common revalidation, the tag exactly as the ETag header sent it: a list
-		// of that one element, which matches.
-		return true
-	}
-	if present(inm) {
+	if inm := r.Header.Values("If-None-Match"); present(inm) {
 		for _, field := range inm {
 			if ETagListMatches(field, etag) {
 				return true
@@ -30,7 +22,7 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 		}
 		return false
 	}
-	ims := r.Header["If-Modified-Since"]
+	ims := r.Header.Values("If-Modified-Since")
 	if len(ims) != 1 || lastModified.IsZero() {
 		return false
 	}
@@ -123,34 +115,12 @@ func opaque(etag string) string {
 	return etag
 }
 
-// validOpaque reports whether every byte is an etagc: %x21 / %x23-7E / obs-text. It
-// tests eight bytes at a time, the last word overlapping the one before it when the
-// length is not a multiple of eight: the catalog's 304 checks its own 32-byte tag on
-// every revalidation, and byte by byte that cost about 370 instructions.
+// validOpaque reports whether every byte of s is an etagc: %x21 / %x23-7E / obs-text.
 func validOpaque(s string) bool {
-	if len(s) < 8 {
-		return etagcs(s)
-	}
-	for i := 0; i < len(s)-8; i += 8 {
-		if nonEtagc8(wordbits.Load64(s, i)) {
-			return false
-		}
-	}
-	return !nonEtagc8(wordbits.Load64(s, len(s)-8))
-}
-
-// etagcs is validOpaque's definition, one byte at a time.
-func etagcs(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x21 || c == '"' || c == 0x7f {
 			return false
 		}
 	}
 	return true
-}
-
-// nonEtagc8 reports whether any of the eight bytes in x is not an etagc: below 0x21,
-// '"' or 0x7f. Bytes from 0x80 (obs-text) pass.
-func nonEtagc8(x uint64) bool {
-	return wordbits.Below(x, 0x21)|wordbits.Equal(x, '"')|wordbits.Equal(x, 0x7f) != 0
 }

@@ -1,7 +1,4 @@
 package conditional
 
-// Exported for the test of the word-at-a-time check.
-var (
-	ValidOpaque = validOpaque
-	Etagcs      = etagcs
-)
+// ValidOpaque is exported for its test.
+var ValidOpaque = validOpaque

@@ -3,7 +3,6 @@ package oauth
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -36,17 +35,17 @@ type ApplicationCache struct {
 	store ApplicationLookup
 	ttl   time.Duration
 	now   skygate.Clock
-	max   int64
+	max   int
 
-	m    sync.Map // client_id → *appEntry
-	size atomic.Int64
-	// swept is when a full cache last looked for expired entries (Unix nanoseconds):
-	// at most once per ttl, since none can have expired sooner, so a full cache does
-	// not scan itself on every miss.
-	swept atomic.Int64
-	// gen counts Forget calls: a store read that started before one does not put
-	// what it read into the cache, since it may predate the change.
-	gen atomic.Uint64
+	mu      sync.RWMutex
+	entries map[string]*appEntry // by client_id
+	// swept is when a full cache last looked for expired entries: at most once per
+	// ttl, since none can have expired sooner, so a full cache does not scan itself on
+	// every miss.
+	swept time.Time
+	// gen counts forgets: a store read that started before one does not put what it
+	// read into the cache, since it may predate the change.
+	gen uint64
 }
 
 // appEntry is immutable once stored. An entry with a nil app (and account) records
@@ -66,7 +65,8 @@ func NewApplicationCache(store ApplicationLookup, ttl time.Duration, now skygate
 	if now == nil {
 		now = time.Now
 	}
-	return &ApplicationCache{store: store, ttl: ttl, now: now, max: DefaultApplicationCacheSize}
+	return &ApplicationCache{store: store, ttl: ttl, now: now, max: DefaultApplicationCacheSize,
+		entries: make(map[string]*appEntry)}
 }
 
 // ApplicationByClientID returns the application and its account, from memory when
@@ -90,13 +90,14 @@ func (c *ApplicationCache) TokenApplication(ctx context.Context, clientID string
 // lookup is ApplicationByClientID that also says whether the answer came from memory
 // and, when absent is set, remembers an unknown client (TokenApplication).
 func (c *ApplicationCache) lookup(ctx context.Context, clientID string, absent bool) (app *skygate.Application, acct *skygate.Account, cached bool, err error) {
-	if v, ok := c.m.Load(clientID); ok {
-		if e := v.(*appEntry); c.now().Before(e.until) {
-			if e.app == nil {
-				return nil, nil, true, errNoApplication
-			}
-			return e.app, e.acct, true, nil
+	c.mu.RLock()
+	e := c.entries[clientID]
+	c.mu.RUnlock()
+	if e != nil && c.now().Before(e.until) {
+		if e.app == nil {
+			return nil, nil, true, errNoApplication
 		}
+		return e.app, e.acct, true, nil
 	}
 	app, acct, err = c.reload(ctx, clientID, absent)
 	return app, acct, false, err
@@ -105,65 +106,62 @@ func (c *ApplicationCache) lookup(ctx context.Context, clientID string, absent b
 // reload reads the application from the store and caches what it finds. An unknown
 // client is CodeNotFound, and forgotten or, when absent is set, remembered as such.
 func (c *ApplicationCache) reload(ctx context.Context, clientID string, absent bool) (*skygate.Application, *skygate.Account, error) {
-	gen := c.gen.Load()
+	c.mu.RLock()
+	gen := c.gen
+	c.mu.RUnlock()
 	app, acct, err := c.store.ApplicationByClientID(ctx, clientID)
 	var e *appEntry
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound) && absent:
 		e = &appEntry{} // gone: no app, no account
 	case skygate.IsCode(err, skygate.CodeNotFound):
-		c.drop(clientID)
+		c.mu.Lock()
+		delete(c.entries, clientID)
+		c.mu.Unlock()
 		return nil, nil, err
 	case err != nil || acct == nil:
 		return app, acct, err
 	default:
 		e = &appEntry{app: app, acct: acct}
 	}
-	if c.ttl <= 0 || c.gen.Load() != gen || !c.room() {
+	if c.ttl <= 0 {
 		return app, acct, err
 	}
-	e.until = c.now().Add(c.ttl)
-	if _, loaded := c.m.Swap(clientID, e); !loaded {
-		c.size.Add(1)
-	}
-	// A Forget between the check above and the Swap would not have seen e.
-	if c.gen.Load() != gen && c.m.CompareAndDelete(clientID, e) {
-		c.size.Add(-1)
+	now := c.now()
+	e.until = now.Add(c.ttl)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen && c.room(clientID, now) {
+		c.entries[clientID] = e
 	}
 	return app, acct, err
 }
 
-// room reports whether one more entry fits, dropping expired ones when the cache is
-// full and has not looked for them within the ttl.
-func (c *ApplicationCache) room() bool {
-	if c.size.Load() < c.max {
+// room reports whether clientID fits, dropping expired entries when the cache is full
+// and has not looked for them within the ttl. The caller holds mu.
+func (c *ApplicationCache) room(clientID string, now time.Time) bool {
+	if _, ok := c.entries[clientID]; ok || len(c.entries) < c.max {
 		return true
 	}
-	now := c.now()
-	last := c.swept.Load()
-	if now.UnixNano()-last < int64(c.ttl) || !c.swept.CompareAndSwap(last, now.UnixNano()) {
+	if now.Sub(c.swept) < c.ttl {
 		return false
 	}
-	c.m.Range(func(k, v any) bool {
-		if !now.Before(v.(*appEntry).until) {
-			c.drop(k)
+	c.swept = now
+	for id, e := range c.entries {
+		if !now.Before(e.until) {
+			delete(c.entries, id)
 		}
-		return true
-	})
-	return c.size.Load() < c.max
-}
-
-func (c *ApplicationCache) drop(clientID any) {
-	if _, loaded := c.m.LoadAndDelete(clientID); loaded {
-		c.size.Add(-1)
 	}
+	return len(c.entries) < c.max
 }
 
 // Forget drops the application of clientID: call it after changing or deleting the
 // application.
 func (c *ApplicationCache) Forget(clientID string) {
-	c.gen.Add(1)
-	c.drop(clientID)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	delete(c.entries, clientID)
 }
 
 // ForgetAccount drops every application of the account: call it after changing the
@@ -182,11 +180,12 @@ func (c *ApplicationCache) AccountChanged(a *skygate.Account) {
 // dropAccount drops the entries of the account whose cached account stale reports
 // out of date. Like Forget it stops reads in flight from caching what they read.
 func (c *ApplicationCache) dropAccount(accountID string, stale func(cached *skygate.Account) bool) {
-	c.gen.Add(1)
-	c.m.Range(func(k, v any) bool {
-		if cached := v.(*appEntry).acct; cached != nil && cached.ID == accountID && stale(cached) {
-			c.drop(k)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for id, e := range c.entries {
+		if e.acct != nil && e.acct.ID == accountID && stale(e.acct) {
+			delete(c.entries, id)
 		}
-		return true
-	})
+	}
 }

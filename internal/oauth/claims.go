@@ -35,25 +35,11 @@ type Claims struct {
 	// application has revoked its tokens since carries a lower generation than the
 	// application's.
 	Generation int
-
-	// principal and printableIDs are the values of Principal and PrintableIDs, made once
-	// where claims are read from a token; principal is "" until then.
-	principal    string
-	printableIDs bool
 }
 
 // Principal names whom the token acts for, the unit that per-caller limits count:
-// "account:ID" for a B2B token, "employee:SUB" for an employee's. Claims that Verify
-// returns carry it ready (and the verifier caches them per token), so reading it on
-// every request allocates nothing.
+// "account:ID" for a B2B token, "employee:SUB" for an employee's.
 func (c *Claims) Principal() string {
-	if c.principal != "" {
-		return c.principal
-	}
-	return c.makePrincipal()
-}
-
-func (c *Claims) makePrincipal() string {
 	if c.AccountID != "" {
 		return "account:" + c.AccountID
 	}
@@ -62,12 +48,8 @@ func (c *Claims) makePrincipal() string {
 
 // PrintableIDs reports whether AccountID and Subject are both printable ASCII (0x20–0x7e)
 // other than '"' and '\\': characters that JSON strings, quoted strings in HTTP fields
-// and log lines all carry as they are, so that a writer may skip escaping them. Claims
-// that Verify returns carry the answer ready, as they do Principal.
+// and log lines all carry as they are, so that a writer may skip escaping them.
 func (c *Claims) PrintableIDs() bool {
-	if c.principal != "" {
-		return c.printableIDs
-	}
 	return printable(c.AccountID) && printable(c.Subject)
 }
 
@@ -86,8 +68,9 @@ func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, 
 // HasAudience reports whether aud is one of the token's audiences.
 func (c *Claims) HasAudience(aud string) bool { return slices.Contains(c.Audience, aud) }
 
-// wireClaims is the JSON payload of a token as Verify reads it (Claims.appendJSON
-// writes it). The times are NumericDate values: whole seconds when issued here;
+// wireClaims is the JSON payload of a token: Issue encodes it with encoding/json and
+// Verify decodes it with encoding/json/v2, which refuses duplicate member names and
+// invalid UTF-8. The times are NumericDate values: whole seconds when issued here;
 // fractions are accepted when read (RFC 7519 §2).
 type wireClaims struct {
 	Iss       string       `json:"iss"`
@@ -115,6 +98,23 @@ type confirmation struct {
 	X5tS256 string `json:"x5t#S256"`
 }
 
+// wire returns the payload of c. scopes is always an array, never null.
+func (c *Claims) wire() *wireClaims {
+	exp, iat := numericDate(c.ExpiresAt.Unix()), numericDate(c.IssuedAt.Unix())
+	w := &wireClaims{
+		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
+		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
+		Exp: &exp, Iat: &iat, Jti: c.ID, Gen: c.Generation,
+	}
+	if w.Scopes == nil {
+		w.Scopes = []string{}
+	}
+	if c.CertThumbprint != "" {
+		w.Cnf = &confirmation{X5tS256: c.CertThumbprint}
+	}
+	return w
+}
+
 func (w *wireClaims) claims() *Claims {
 	c := &Claims{
 		Issuer: w.Iss, Subject: w.Sub, Audience: w.Aud, ClientID: w.ClientID,
@@ -124,14 +124,19 @@ func (w *wireClaims) claims() *Claims {
 	if w.Cnf != nil {
 		c.CertThumbprint = w.Cnf.X5tS256
 	}
-	c.principal = c.makePrincipal()
-	c.printableIDs = printable(c.AccountID) && printable(c.Subject)
 	return c
 }
 
-// audience is the aud claim as read: one string (the common form, and what Issue
-// writes for one audience) or an array.
+// audience is the aud claim: one string (the common form, and what Issue writes for
+// one audience) or an array.
 type audience []string
+
+func (a audience) MarshalJSON() ([]byte, error) {
+	if len(a) == 1 {
+		return json.Marshal(a[0])
+	}
+	return json.Marshal([]string(a))
+}
 
 func (a *audience) UnmarshalJSON(b []byte) error {
 	if bytes.HasPrefix(b, []byte(`"`)) {

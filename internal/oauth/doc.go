@@ -6,8 +6,9 @@
 //   - signing keys: ES256 keys kept encrypted in a skygate.KeyStore, shared by every
 //     replica, rotated with a pre-publication period and pruned once no live token can
 //     carry them (KeyManager), and the JWKS document that publishes them;
-//   - access tokens: JWS compact ES256 tokens with typ at+jwt (RFC 9068), issued by
-//     Issuer and checked by Verifier, which caches successful verifications;
+//   - access tokens: JWS compact ES256 tokens with typ at+jwt (RFC 9068), signed by
+//     Issuer and checked by Verifier with go-jose, the claims in encoding/json; the
+//     Verifier caches successful verifications;
 //   - the token endpoint POST /oauth/v2/token (TokenHandler) with its grants
 //     (Grant; ClientCredentials now, the employee authorization_code grant plugs in
 //     the same way), its RFC 6749 §5.2 errors (Error), and the discovery documents.

@@ -24,10 +24,14 @@ func (m *KeyManager) CurrentKID() string {
 }
 
 // Len returns the number of cached applications.
-func (c *ApplicationCache) Len() int { return int(c.size.Load()) }
+func (c *ApplicationCache) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.entries)
+}
 
 // SetMax changes the cache's bound.
-func (c *ApplicationCache) SetMax(n int) { c.max = int64(n) }
+func (c *ApplicationCache) SetMax(n int) { c.max = n }
 
 // CacheLen returns the number of cached verifications.
 func (v *Verifier) CacheLen() int {
@@ -39,37 +43,36 @@ func (v *Verifier) CacheLen() int {
 
 func TestTokenCacheBounded(t *testing.T) {
 	t.Parallel()
-	c := newTokenCache(cacheShards * 4)
+	c := newTokenCache(64)
 	for i := range 10_000 {
-		c.put(&cacheEntry{token: fmt.Sprintf("token-%d", i), deadline: 100}, 50)
+		c.put(fmt.Sprintf("token-%d", i), &cacheEntry{deadline: 100}, 50)
 	}
-	if n := c.len(); n > cacheShards*4 {
-		t.Fatalf("cache holds %d entries, bound %d", n, cacheShards*4)
+	if n := c.len(); n > 64 {
+		t.Fatalf("cache holds %d entries, bound %d", n, 64)
 	}
 	if c.get("token-9999") == nil {
 		t.Error("the latest entry was evicted")
 	}
 }
 
-// TestTokenCacheEvictsExpiredFirst: when a shard is full of expired entries, inserts
-// drop those and keep the live ones. With perShard == evictScan every insert into a
-// full shard looks at the whole shard, so the outcome is deterministic.
+// TestTokenCacheEvictsExpiredFirst: when the cache is full of expired entries, inserts
+// drop those and keep the live ones. With size == evictScan every insert into a full
+// cache looks at all of it, so the outcome is deterministic.
 func TestTokenCacheEvictsExpiredFirst(t *testing.T) {
 	t.Parallel()
-	c := newTokenCache(cacheShards * evictScan)
+	c := newTokenCache(evictScan)
 	live := "live-token"
-	c.put(&cacheEntry{token: live, deadline: 1000}, 0)
+	c.put(live, &cacheEntry{deadline: 1000}, 0)
 	for i := range 5000 {
-		c.put(&cacheEntry{token: fmt.Sprintf("dead-%d", i), deadline: 10}, 0)
+		c.put(fmt.Sprintf("dead-%d", i), &cacheEntry{deadline: 10}, 0)
 	}
 	// Time passes: everything but live has expired. New inserts evict the dead ones.
 	for i := range 5000 {
-		c.put(&cacheEntry{token: fmt.Sprintf("new-%d", i), deadline: 1000}, 500)
+		c.put(fmt.Sprintf("new-%d", i), &cacheEntry{deadline: 1000}, 500)
 	}
 	if c.get(live) == nil {
-		// The live entry may only go once its shard holds no expired entries to drop.
-		s := c.shard(cacheKey(live))
-		for _, e := range s.m {
+		// The live entry may only go once the cache holds no expired entries to drop.
+		for _, e := range c.entries {
 			if e.deadline < 500 {
 				t.Fatal("a live entry was evicted while expired ones remained")
 			}

@@ -274,8 +274,7 @@ func (f *fixture) validClaims() map[string]any {
 	}
 }
 
-// validHeader returns a header for the current key with the keys in another order than
-// Issuer writes them, so that Verify takes its general path.
+// validHeader returns the header of a token of the current key.
 func (f *fixture) validHeader() map[string]any {
 	return map[string]any{"typ": "at+jwt", "kid": f.keys.CurrentKID(), "alg": "ES256"}
 }
@@ -294,4 +293,28 @@ func with(m map[string]any, changes map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// nonCanonical returns seg, a base64url segment whose last character carries unused
+// bits, with the lowest of those set: a string that lenient decoders read as the same
+// bytes.
+func nonCanonical(tb testing.TB, seg string) string {
+	tb.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if len(seg)%4 == 0 {
+		tb.Fatalf("segment of %d characters has no unused bits", len(seg))
+	}
+	last := strings.IndexByte(alphabet, seg[len(seg)-1])
+	return seg[:len(seg)-1] + string(alphabet[last|1])
+}
+
+// paddedClaims returns claims with an extra member sized so that their base64url
+// encoding ends in a character with unused bits.
+func paddedClaims(claims map[string]any) map[string]any {
+	for n := 0; ; n++ {
+		c := with(claims, map[string]any{"x": strings.Repeat("a", n)})
+		if len(b64(c))%4 != 0 {
+			return c
+		}
+	}
 }

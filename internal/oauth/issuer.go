@@ -1,12 +1,13 @@
 package oauth
 
 import (
-	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -68,7 +69,7 @@ func (i *Issuer) TTL() time.Duration { return i.ttl }
 // ClientID, AccountID (B2B only), Scopes, Roles (employees only), CertThumbprint
 // (certificate-bound tokens only) and Generation (B2B only); Issue sets Issuer,
 // Audience, IssuedAt (now), ExpiresAt (now + TTL, whole seconds) and a random ID,
-// ignoring any values the caller put there. The header is
+// ignoring any values the caller put there. The token is JWS compact with the header
 // {"alg":"ES256","kid":…,"typ":"at+jwt"}; the signature is r||s, 64 bytes (RFC 7518
 // §3.4), with s in the lower half of the group order. It fails with ErrNoSigningKey
 // when no key is active.
@@ -78,33 +79,36 @@ func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 	if key == nil {
 		return "", time.Time{}, ErrNoSigningKey
 	}
-	iat := now.Unix()
-	exp := time.Unix(iat+int64(i.ttl/time.Second), 0)
+	iat := time.Unix(now.Unix(), 0)
+	exp := iat.Add(i.ttl.Truncate(time.Second))
 	claims.Issuer = i.issuer
 	claims.Audience = i.audience
-	claims.IssuedAt = time.Unix(iat, 0)
+	claims.IssuedAt = iat
 	claims.ExpiresAt = exp
 	claims.ID = newJTI()
-	payload := claims.appendJSON(make([]byte, 0, 512))
-
-	enc := base64.RawURLEncoding
-	buf := make([]byte, 0, len(key.header)+enc.EncodedLen(len(payload))+1+86)
-	buf = append(buf, key.header...)
-	buf = enc.AppendEncode(buf, payload)
-	digest := sha256.Sum256(buf)
-	r, s, err := ecdsa.Sign(rand.Reader, key.priv, digest[:])
+	payload, err := json.Marshal(claims.wire())
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("oauth: encode claims: %w", err)
+	}
+	jws, err := key.signer.Sign(payload)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("oauth: sign: %w", err)
 	}
-	if s.Cmp(halfOrder) > 0 { // the low-s form, the only one Verify accepts
-		s.Sub(key.priv.Params().N, s)
+	lowS(jws.Signatures[0].Signature)
+	token, err := jws.CompactSerialize()
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("oauth: sign: %w", err)
 	}
-	var sig [64]byte
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	buf = append(buf, '.')
-	buf = enc.AppendEncode(buf, sig[:])
-	return string(buf), exp, nil
+	return token, exp, nil
+}
+
+// lowS turns an ES256 signature r||s whose s is above N/2 into its twin r||N−s. Both
+// verify; Verify accepts only the low one, so that a token has one signature.
+func lowS(sig []byte) {
+	s := new(big.Int).SetBytes(sig[32:])
+	if s.Cmp(halfOrder) > 0 {
+		s.Sub(elliptic.P256().Params().N, s).FillBytes(sig[32:])
+	}
 }
 
 // newJTI returns 16 random bytes in base64url.

@@ -6,7 +6,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/seal"
@@ -54,23 +55,22 @@ type KeyManager struct {
 	lastMiss time.Time  // guarded by missMu
 }
 
-// signingKey is one decrypted key with everything precomputed for signing.
+// signingKey is one decrypted key and its signer.
 type signingKey struct {
 	kid      string
 	priv     *ecdsa.PrivateKey
 	pub      *ecdsa.PublicKey
 	activeAt time.Time
 	jwk      jwk
-	// header is the base64url JWS protected header followed by '.'.
-	header string
+	// signer signs ES256 with the header {"alg":"ES256","kid":kid,"typ":"at+jwt"}.
+	signer jose.Signer
 }
 
 // keySet is an immutable snapshot of the keys, replaced as a whole on Reload.
 type keySet struct {
-	keys     []*signingKey // ActiveAt ascending, then kid
-	byKID    map[string]*signingKey
-	byHeader map[string]*signingKey // encoded header (without '.') → key
-	jwks     []byte
+	keys  []*signingKey // ActiveAt ascending, then kid
+	byKID map[string]*signingKey
+	jwks  []byte
 }
 
 // NewKeyManager returns an empty KeyManager over store. box is the master Box; clock
@@ -249,14 +249,12 @@ func (m *KeyManager) newKeySet(keys []*signingKey, now time.Time) *keySet {
 		return compareKeys(a.activeAt, b.activeAt, a.kid, b.kid)
 	})
 	s := &keySet{
-		keys:     keys,
-		byKID:    make(map[string]*signingKey, len(keys)),
-		byHeader: make(map[string]*signingKey, len(keys)),
+		keys:  keys,
+		byKID: make(map[string]*signingKey, len(keys)),
 	}
 	var published []jwk
 	for i, k := range keys {
 		s.byKID[k.kid] = k
-		s.byHeader[strings.TrimSuffix(k.header, ".")] = k
 		if i+1 == len(keys) || !m.expired(keys[i+1].activeAt, now) {
 			published = append(published, k.jwk)
 		}
@@ -328,10 +326,13 @@ func (m *KeyManager) openKey(rec *skygate.SigningKey) (*signingKey, error) {
 		return nil, err
 	}
 	j.Kid = rec.ID // the stored kid is authoritative: it is what tokens carry
-	header := `{"alg":"ES256","kid":` + string(appendString(nil, rec.ID)) + `,"typ":"at+jwt"}`
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: rec.ID}},
+		(&jose.SignerOptions{}).WithType("at+jwt"))
+	if err != nil {
+		return nil, err
+	}
 	return &signingKey{
-		kid: rec.ID, priv: priv, pub: &priv.PublicKey, activeAt: rec.ActiveAt, jwk: j,
-		header: base64.RawURLEncoding.EncodeToString([]byte(header)) + ".",
+		kid: rec.ID, priv: priv, pub: &priv.PublicKey, activeAt: rec.ActiveAt, jwk: j, signer: signer,
 	}, nil
 }
 

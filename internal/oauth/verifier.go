@@ -2,9 +2,7 @@ package oauth
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json/jsontext"
 	jsonv2 "encoding/json/v2"
@@ -14,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/skygate/skygate"
 )
@@ -121,7 +121,7 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 			if now <= e.deadline && v.keys.set.Load().byKID[e.kid] != nil {
 				return e.claims, nil
 			}
-			v.cache.remove(e)
+			v.cache.remove(token, e)
 		}
 	}
 	claims, kid, err := v.verify(ctx, token, now)
@@ -129,9 +129,7 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 		return nil, err
 	}
 	if v.cache != nil {
-		v.cache.put(&cacheEntry{
-			token: strings.Clone(token), claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid,
-		}, now)
+		v.cache.put(token, &cacheEntry{claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid}, now)
 	}
 	return claims, nil
 }
@@ -148,40 +146,37 @@ type jwsHeader struct {
 }
 
 // verify does the full check without the cache and returns the claims and the kid.
+// The header is read here first, with encoding/json/v2, because go-jose keeps the last
+// of two members with one name where Verify must refuse the token; go-jose then checks
+// the signature.
 func (v *Verifier) verify(ctx context.Context, token string, now int64) (*Claims, string, error) {
 	if !isCompactJWS(token) {
 		return nil, "", errMalformed
 	}
-	headerEnd := strings.IndexByte(token, '.')
-	payloadEnd := headerEnd + 1 + strings.IndexByte(token[headerEnd+1:], '.')
-	headerSeg, payloadSeg, sigSeg := token[:headerEnd], token[headerEnd+1:payloadEnd], token[payloadEnd+1:]
-
-	key := v.keys.set.Load().byHeader[headerSeg] // fast path: a header we produced
-	if key == nil {
-		var err error
-		if key, err = v.parseHeader(ctx, headerSeg); err != nil {
-			return nil, "", err
-		}
+	headerSeg, rest, _ := strings.Cut(token, ".")
+	key, err := v.headerKey(ctx, headerSeg)
+	if err != nil {
+		return nil, "", err
 	}
-
-	enc := base64.RawURLEncoding.Strict()
-	var sig [64]byte
-	if enc.DecodedLen(len(sigSeg)) != len(sig) {
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		return nil, "", errMalformed
+	}
+	payload, err := jws.Verify(key.pub) // a 64-byte r||s with 0 < r, s < N
+	if err != nil {
 		return nil, "", errSignature
 	}
-	if n, err := enc.Decode(sig[:], []byte(sigSeg)); err != nil || n != len(sig) {
-		return nil, "", errSignature
-	}
-	digest := sha256.Sum256([]byte(token[:payloadEnd]))
-	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
 	// (r, s) and (r, N−s) are both valid signatures of one message: accepting only the
 	// low half makes a token's signature, and so the token, one string.
-	if s.Cmp(halfOrder) > 0 || !ecdsa.Verify(key.pub, digest[:], r, s) { // rejects r, s = 0 and ≥ N
+	sig := jws.Signatures[0].Signature
+	if new(big.Int).SetBytes(sig[32:]).Cmp(halfOrder) > 0 {
 		return nil, "", errSignature
 	}
-
-	payload, err := enc.DecodeString(payloadSeg)
-	if err != nil {
+	// go-jose's base64url decoder ignores the unused bits of a segment's last
+	// character, so other strings decode to the same signed token: only the canonical
+	// encoding is accepted. (The header was decoded strictly above.)
+	enc := base64.RawURLEncoding
+	if rest != enc.EncodeToString(payload)+"."+enc.EncodeToString(sig) {
 		return nil, "", errMalformed
 	}
 	var w wireClaims
@@ -194,8 +189,8 @@ func (v *Verifier) verify(ctx context.Context, token string, now int64) (*Claims
 	return w.claims(), key.kid, nil
 }
 
-// parseHeader checks a header that is not byte-for-byte one of ours and returns its key.
-func (v *Verifier) parseHeader(ctx context.Context, seg string) (*signingKey, error) {
+// headerKey checks the protected header and returns its key.
+func (v *Verifier) headerKey(ctx context.Context, seg string) (*signingKey, error) {
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(seg)
 	if err != nil {
 		return nil, errMalformed

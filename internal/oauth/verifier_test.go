@@ -196,7 +196,7 @@ func TestVerifyRejects(t *testing.T) {
 		want  error
 	}{
 		{"valid control", good, nil},
-		{"valid, general header path", signES256(t, priv, header, claims), nil},
+		{"valid, signed by hand", signES256(t, priv, header, claims), nil},
 		{"typ uppercase", signES256(t, priv, with(header, map[string]any{"typ": "AT+JWT"}), claims), nil},
 		{"typ application/at+jwt", signES256(t, priv, with(header, map[string]any{"typ": "application/at+JWT"}), claims), nil},
 		{"aud array", signES256(t, priv, header, with(claims, map[string]any{"aud": []string{"x", testIssuer}})), nil},
@@ -244,7 +244,21 @@ func TestVerifyRejects(t *testing.T) {
 		{"s = N", sigToken(rs(big.NewInt(1), n)), oauth.ErrInvalidToken},
 		{"signature all ones", sigToken([]byte(strings.Repeat("\xff", 64))), oauth.ErrInvalidToken},
 		{"high-s twin of a valid token", highS(t, good), oauth.ErrInvalidToken},
-		{"high-s twin, general header path", highS(t, signES256(t, priv, header, claims)), oauth.ErrInvalidToken},
+		{"high-s twin, signed by hand", highS(t, signES256(t, priv, header, claims)), oauth.ErrInvalidToken},
+		{"non-canonical signature encoding", parts[0] + "." + parts[1] + "." + nonCanonical(t, parts[2]), oauth.ErrInvalidToken},
+		{"non-canonical payload encoding", func() string {
+			p := splitToken(t, signES256(t, priv, header, paddedClaims(claims)))
+			return p[0] + "." + nonCanonical(t, p[1]) + "." + p[2]
+		}(), oauth.ErrInvalidToken},
+		{"non-canonical header encoding", func() string {
+			h := with(header, map[string]any{"x": "ab"})
+			for len(b64(h))%4 == 0 {
+				h["x"] = h["x"].(string) + "a"
+			}
+			p := splitToken(t, signES256(t, priv, h, claims))
+			return nonCanonical(t, p[0]) + "." + p[1] + "." + p[2]
+		}(), oauth.ErrInvalidToken},
+		{"padded claims control", signES256(t, priv, header, paddedClaims(claims)), nil},
 		{"s = N/2 + 1", sigToken(rs(big.NewInt(1), new(big.Int).Add(new(big.Int).Rsh(n, 1), big.NewInt(1)))), oauth.ErrInvalidToken},
 
 		{"header: alg twice", signES256(t, priv, []byte(`{"alg":"none","kid":"`+header["kid"].(string)+`","typ":"at+jwt","alg":"ES256"}`), claims), oauth.ErrInvalidToken},
@@ -395,9 +409,9 @@ func TestVerifyAt(t *testing.T) {
 	}
 }
 
-// TestVerifyCacheSharedKey: the cache is keyed by a token's last bytes, the end of its
-// signature. A forgery that copies a cached token's signature onto other claims shares
-// that key: it must fail, and must leave the cached token's entry in place.
+// TestVerifyCacheSharedKey: a forgery that copies a cached token's signature onto other
+// claims, so that the two end alike, must fail, and must leave the cached token's entry
+// in place.
 func TestVerifyCacheSharedKey(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -407,7 +421,7 @@ func TestVerifyCacheSharedKey(t *testing.T) {
 	i, j := strings.LastIndexByte(tok, '.'), strings.LastIndexByte(other, '.')
 	forged := other[:j] + tok[i:]
 	if forged == tok || forged[len(forged)-24:] != tok[len(tok)-24:] {
-		t.Fatal("the forgery does not share the cached token's key")
+		t.Fatal("the forgery does not end as the cached token does")
 	}
 	for range 2 {
 		if _, err := f.verifier.Verify(context.Background(), forged); !errors.Is(err, oauth.ErrInvalidToken) {
