@@ -11,10 +11,11 @@ import (
 )
 
 // A shape is a JSON document that gives the form of a request body: each member's
-// value has the member's JSON type, and an array's one element gives the form of
-// every element. checkShape holds a body to it before the body is decoded into its Go
-// type, so that every unknown member and every value of the wrong type is reported
-// with its path, where encoding/json stops at the first.
+// value has the member's JSON type (objects, arrays and strings so far), and an
+// array's one element gives the form of every element. checkShape holds a body to it
+// before the body is decoded into its Go type, so that every unknown member and every
+// value of the wrong type is reported with its path, where encoding/json stops at the
+// first.
 
 // mustShape decodes a shape written as JSON.
 func mustShape(doc string) any {
@@ -104,13 +105,7 @@ func (c *shapeCheck) walk(v, shape any, path string) {
 	case string:
 		_, ok = v.(string)
 		c.want(ok, path, "a string")
-	case json.Number:
-		_, ok = v.(json.Number)
-		c.want(ok, path, "a number")
-	case bool:
-		_, ok = v.(bool)
-		c.want(ok, path, "a boolean")
-	default:
+	default: // a kind that no request has yet
 		panic(fmt.Sprintf("httpapi: shape value %T", shape))
 	}
 }
