@@ -269,11 +269,13 @@ func (b *Booking) BookingPass() (*BookingPass, error) {
 // OperationCreateBooking is the IdempotencyRecord.Operation of create-booking.
 const OperationCreateBooking = "booking.create"
 
-// IdempotencyRecord remembers the answer to a request made with an Idempotency-Key.
-// Keys are scoped to the account and the operation. Fingerprint identifies the request
-// body (a hash of its canonical form); StatusCode and Body are the stored answer and
-// ResourceID the id of what the request created (for Location). A record stops counting
-// at ExpiresAt: after it the key may be reused.
+// IdempotencyRecord remembers the answer to a request made with an Idempotency-Key
+// (internal/idempotency). Keys are scoped to the account and the operation.
+// Fingerprint identifies the request (a hash of its canonical form); ResourceID is the
+// id of what the request created and Body the stored answer, that resource's JSON form
+// as it was created. StatusCode is the HTTP status that earlier releases stored beside
+// their answer; new records leave it zero, since the route knows its status. A record
+// stops counting at ExpiresAt: after it the key may be reused.
 type IdempotencyRecord struct {
 	AccountID   string
 	Operation   string

@@ -139,6 +139,14 @@ func TestBookingLifecycle(t *testing.T) {
 		if p := problemOf(t, resp, pb); resp.StatusCode != 409 || p["code"] != "IdempotencyConflict" {
 			t.Errorf("conflict: %d %v", resp.StatusCode, p)
 		}
+		// Same key, a body that would be refused (an unknown field, a wrong type): the
+		// known key decides before the body is judged.
+		for _, refused := range []string{`{"unknown":1}`, `{"fast_track_id":7}`, `[]`} {
+			resp, pb := s.book(s.mtlsClient, tok, "key-1", refused)
+			if p := problemOf(t, resp, pb); resp.StatusCode != 409 || p["code"] != "IdempotencyConflict" {
+				t.Errorf("conflict with %s: %d %v", refused, resp.StatusCode, p)
+			}
+		}
 		// Missing key, bad JSON, validation.
 		for _, tc := range []struct {
 			key, body string

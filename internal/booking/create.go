@@ -1,152 +1,134 @@
 package booking
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/idempotency"
 )
 
-// MaxKeyLength is the longest Idempotency-Key accepted.
-const MaxKeyLength = 255
-
-// CreateResult is the answer to a create request: StatusCode (202) and Body (the
-// booking as JSON) are what the HTTP layer sends, BookingID names the booking for the
-// Location header, and Reused says whether this is the stored answer to an earlier
-// request with the same key (Idempotency-Status: reused) or a new one (created).
-type CreateResult struct {
-	StatusCode int
-	Body       []byte
-	BookingID  string
-	Reused     bool
+// Request is what a partner asks to book, in the JSON form of the create request
+// (CONTRACT §4). A nil Flight or Passengers was not sent; a Passenger's empty field
+// was not sent or was null.
+type Request struct {
+	FastTrackID      string              `json:"fast_track_id"`
+	ServiceDate      string              `json:"service_date"`
+	Flight           *skygate.Flight     `json:"flight"`
+	Passengers       []skygate.Passenger `json:"passengers"`
+	PartnerReference string              `json:"partner_reference"`
 }
 
-// ValidateKey checks an Idempotency-Key: 1–255 printable ASCII characters (space to
-// tilde). A missing or invalid key is CodeBadRequest.
-func ValidateKey(key string) error {
-	if key == "" {
-		return badRequest("Idempotency-Key", "the Idempotency-Key header is required")
-	}
-	if len(key) > MaxKeyLength {
-		return badRequest("Idempotency-Key", "the Idempotency-Key header must be at most 255 characters")
-	}
-	for i := 0; i < len(key); i++ {
-		if key[i] < 0x20 || key[i] > 0x7e {
-			return badRequest("Idempotency-Key", "the Idempotency-Key header must be printable ASCII")
-		}
-	}
-	return nil
+// CreateCommand asks for a booking of the account's client under an Idempotency-Key.
+// Fingerprint identifies the request for the key (idempotency.Fingerprint of the body
+// the partner sent, so that key order and layout do not matter); when it is nil, the
+// service uses the fingerprint of Request's JSON form.
+type CreateCommand struct {
+	AccountID      string
+	ClientID       string
+	IdempotencyKey string
+	Fingerprint    []byte
+	Request
 }
 
-// badRequest is a CodeBadRequest error about one field or header.
-func badRequest(field, message string) *skygate.Error {
-	return &skygate.Error{Code: skygate.CodeBadRequest, Message: message,
-		Fields: []skygate.FieldError{{Field: field, Message: message}}}
-}
-
-// Fingerprint returns the SHA-256 of the canonical form of a JSON document, with the
-// document decoded. The canonical form has object keys sorted, no insignificant
-// whitespace, strings escaped one way and numbers as written, so two bodies that
-// differ only in key order or layout have one fingerprint. A body that is not exactly
-// one JSON value is CodeBadRequest.
-func Fingerprint(body []byte) (sum []byte, doc any, err error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, nil, skygate.Errorf(skygate.CodeBadRequest, "the body is not valid JSON")
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, nil, skygate.Errorf(skygate.CodeBadRequest, "the body must hold exactly one JSON value")
-	}
-	canonical, err := appendCanonical(make([]byte, 0, len(body)), doc)
+// Create books a fast-track for the command's client: it checks the key
+// (CodeBadRequest), answers a known key with the booking it created, as first
+// answered, when the request is the same (replayed) or CodeIdempotencyConflict when it
+// differs, validates the request (CodeValidation listing every invalid field), and
+// stores a Pending booking with the key and its first event in one transaction. Only
+// accepted requests are remembered: a rejected request does not use up its key.
+// Concurrent requests with one key create one booking; the others are replays.
+func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Booking, replayed bool, err error) {
+	req, err := s.idempotent(cmd)
 	if err != nil {
-		// The decoder made a type the encoder does not know: our fault, not the body's.
-		return nil, nil, fmt.Errorf("booking: fingerprint: %w", err)
-	}
-	h := sha256.Sum256(canonical)
-	return h[:], doc, nil
-}
-
-// Create handles POST /v2/b2b/booking/fast-tracks for the account's client: it checks
-// the key (CodeBadRequest), parses the body (CodeBadRequest for malformed JSON or an
-// unknown field), answers a known key with the stored result when the body is the
-// same (Reused) or CodeIdempotencyConflict when it differs, validates the request
-// (CodeValidation listing every invalid field), and stores a Pending booking with the
-// key. Only accepted requests are remembered: a rejected request does not use up its
-// key. Concurrent requests with one key create one booking; the others are replays.
-func (s *Service) Create(ctx context.Context, accountID, clientID, key string, body []byte) (*CreateResult, error) {
-	if err := ValidateKey(key); err != nil {
-		return nil, err
-	}
-	fp, doc, err := Fingerprint(body)
-	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := s.now()
 	// A known key is answered from its record whatever the request now holds, even
-	// when its body would no longer validate (a service date now past). The common
-	// case, a new key, is not read first: the transaction's claim of the key finds a
-	// known one and returns its record; only a request that fails validation looks
-	// the key up, before it answers with its error.
-	b, err := s.parse(doc, now)
+	// when it would no longer validate (a service date now past). The common case, a
+	// new key, is not read first: the transaction's claim of the key finds a known one
+	// and returns its record; only a request that fails validation looks the key up.
+	b, err = s.validate(cmd.Request, now)
 	if err != nil {
-		rec, lookup := s.store.IdempotencyRecord(ctx, accountID, skygate.OperationCreateBooking, key, now)
-		switch {
-		case lookup == nil:
-			return replay(rec, fp)
-		case !skygate.IsCode(lookup, skygate.CodeNotFound):
-			return nil, lookup
+		if known, lookup := s.replay(ctx, req, now); !skygate.IsCode(lookup, skygate.CodeNotFound) {
+			return known, lookup == nil, lookup
 		}
-		return nil, err
+		return nil, false, err
 	}
-	b.ID, b.AccountID, b.ClientID = skygate.NewID(), accountID, clientID
+	b.ID, b.AccountID, b.ClientID = skygate.NewID(), cmd.AccountID, cmd.ClientID
 	b.Status = skygate.BookingPending
-	b.CreatedAt, b.UpdatedAt = now.UTC().Truncate(time.Microsecond), now.UTC().Truncate(time.Microsecond)
+	b.CreatedAt = now.UTC().Truncate(time.Microsecond) // the stored precision: the answer equals a later read
+	b.UpdatedAt = b.CreatedAt
 	b.StatusHistory = []skygate.StatusChange{{Status: skygate.BookingPending, At: b.CreatedAt}}
-	out, err := b.AppendJSON(make([]byte, 0, 768))
+	rec, err := req.Record(b.ID, b, now)
 	if err != nil {
-		return nil, err
-	}
-	rec := &skygate.IdempotencyRecord{
-		AccountID:   accountID,
-		Operation:   skygate.OperationCreateBooking,
-		Key:         key,
-		Fingerprint: fp,
-		StatusCode:  http.StatusAccepted,
-		ResourceID:  b.ID,
-		Body:        out,
-		CreatedAt:   now,
-		ExpiresAt:   now.Add(KeyLifetime),
+		return nil, false, err
 	}
 	// The creation's booking.status.changed (Pending, previous_status null) is written
 	// with the key and the booking, in one transaction.
 	events, err := skygate.BookingEvents(nil, b, b.CreatedAt)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	stored, err := s.store.CreateBooking(ctx, rec, b, events)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if stored != nil { // a concurrent request with this key won
-		return replay(stored, fp)
+		known, err := s.answer(req, stored)
+		return known, err == nil, err
 	}
 	s.wakeWorkers()
-	return &CreateResult{StatusCode: rec.StatusCode, Body: out, BookingID: b.ID}, nil
+	return b, false, nil
 }
 
-// replay answers a request whose key is known.
-func replay(rec *skygate.IdempotencyRecord, fp []byte) (*CreateResult, error) {
-	if !bytes.Equal(rec.Fingerprint, fp) {
-		return nil, skygate.Errorf(skygate.CodeIdempotencyConflict,
-			"the Idempotency-Key was already used with a different request body")
+// Replay answers the account's request with key and fingerprint (as in CreateCommand)
+// from the key's record: the booking as first answered, CodeNotFound when the key is
+// not known, CodeIdempotencyConflict when it was used for another request. It is for a
+// request rejected before it became a command (a field of the wrong JSON type, say),
+// whose known key still decides as it does in Create.
+func (s *Service) Replay(ctx context.Context, accountID, key string, fingerprint []byte) (*skygate.Booking, error) {
+	if err := idempotency.ValidateKey(key); err != nil {
+		return nil, err
 	}
-	return &CreateResult{StatusCode: rec.StatusCode, Body: rec.Body, BookingID: rec.ResourceID, Reused: true}, nil
+	req := idempotency.Request{AccountID: accountID, Operation: skygate.OperationCreateBooking, Key: key, Fingerprint: fingerprint}
+	return s.replay(ctx, req, s.now())
+}
+
+// idempotent checks the command's key and returns its idempotency request.
+func (s *Service) idempotent(cmd CreateCommand) (idempotency.Request, error) {
+	req := idempotency.Request{AccountID: cmd.AccountID, Operation: skygate.OperationCreateBooking,
+		Key: cmd.IdempotencyKey, Fingerprint: cmd.Fingerprint}
+	if err := idempotency.ValidateKey(cmd.IdempotencyKey); err != nil {
+		return req, err
+	}
+	if req.Fingerprint == nil {
+		var err error
+		if req.Fingerprint, err = idempotency.FingerprintOf(cmd.Request); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// replay answers req from its key's live record, or CodeNotFound.
+func (s *Service) replay(ctx context.Context, req idempotency.Request, now time.Time) (*skygate.Booking, error) {
+	rec, err := idempotency.Lookup(ctx, s.store, req, now)
+	if err != nil {
+		return nil, err
+	}
+	return s.answer(req, rec)
+}
+
+// answer is the booking that rec, a record of req's key, stores as first answered.
+func (s *Service) answer(req idempotency.Request, rec *skygate.IdempotencyRecord) (*skygate.Booking, error) {
+	if err := req.Match(rec); err != nil {
+		return nil, err
+	}
+	var b skygate.Booking
+	if err := idempotency.Answer(rec, &b); err != nil {
+		return nil, err
+	}
+	b.AccountID = req.AccountID
+	return &b, nil
 }

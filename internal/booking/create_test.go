@@ -8,22 +8,22 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
 func TestCreate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res, err := b.svc.Create(t.Context(), b.account, "client-1", "key-1", mustJSON(t, fullRequest()))
+	created, replayed, err := b.create(t, b.account, "client-1", "key-1", mustJSON(t, fullRequest()))
 	storetest.MustNoError(t, err, "Create")
-	if res.StatusCode != 202 || res.Reused || !skygate.IsID(res.BookingID) {
-		t.Fatalf("Create = %+v", res)
+	if replayed || !skygate.IsID(created.ID) {
+		t.Fatalf("Create = %+v, replayed %v", created, replayed)
 	}
-	got, err := b.svc.Get(t.Context(), b.account, res.BookingID)
+	got, err := b.svc.Get(t.Context(), b.account, created.ID)
 	storetest.MustNoError(t, err, "Get")
-	if string(mustJSON(t, got)) != string(res.Body) {
-		t.Fatalf("body\n %s\nis not the stored booking\n %s", res.Body, mustJSON(t, got))
+	if string(mustJSON(t, got)) != string(mustJSON(t, created)) {
+		t.Fatalf("answer\n %s\nis not the stored booking\n %s", mustJSON(t, created), mustJSON(t, got))
 	}
 	want := skygate.Passenger{FirstName: "Ada", LastName: "Lovelace", DateOfBirth: "1990-12-10",
 		PassportNumber: "FA1234567", Nationality: "UZ", Email: "ada@example.com", Phone: "+998901234567"}
@@ -43,7 +43,7 @@ func TestCreateIdempotency(t *testing.T) {
 	b := setup(t)
 	ctx := t.Context()
 	body := `{"fast_track_id":"` + ftName + `","service_date":"2025-06-10","flight":{"number":"HY601","direction":"departure"},"passengers":[{"first_name":"Ada","last_name":"Lovelace"}]}`
-	first, err := b.svc.Create(ctx, b.account, "c", "key", []byte(body))
+	first, _, err := b.create(t, b.account, "c", "key", []byte(body))
 	storetest.MustNoError(t, err, "Create")
 
 	// Same document, other key order and layout: the stored answer.
@@ -51,36 +51,70 @@ func TestCreateIdempotency(t *testing.T) {
 		`  "flight": {"direction":"departure","number":"HY601"}, "service_date": "2025-06-10",` +
 		` "fast_track_id": "` + ftName + `"}`
 	b.clock.Advance(time.Hour)
-	again, err := b.svc.Create(ctx, b.account, "c", "key", []byte(same))
+	again, replayed, err := b.create(t, b.account, "c", "key", []byte(same))
 	storetest.MustNoError(t, err, "Create again")
-	if !again.Reused || string(again.Body) != string(first.Body) || again.BookingID != first.BookingID || again.StatusCode != 202 {
-		t.Fatalf("replay = %+v, want the first answer %+v", again, first)
+	if !replayed || string(mustJSON(t, again)) != string(mustJSON(t, first)) || again.ID != first.ID {
+		t.Fatalf("replay = %+v (replayed %v), want the first answer %+v", again, replayed, first)
 	}
 
 	// A replay writes no event: one creation event for the booking.
-	wantEvents(t, b.eventsOf(t, first.BookingID), "booking.status.changed null→Pending")
+	wantEvents(t, b.eventsOf(t, first.ID), "booking.status.changed null→Pending")
 
 	// Same key, another body.
-	_, err = b.svc.Create(ctx, b.account, "c", "key", []byte(strings.Replace(body, "Ada", "Eve", 1)))
+	_, _, err = b.create(t, b.account, "c", "key", []byte(strings.Replace(body, "Ada", "Eve", 1)))
 	storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
-	// Even an invalid body conflicts rather than being validated.
-	_, err = b.svc.Create(ctx, b.account, "c", "key", []byte(`{"unknown":1}`))
+	// Even an invalid body conflicts rather than being validated: one that fails
+	// validation, and one the HTTP layer could not decode, which it replays.
+	_, _, err = b.create(t, b.account, "c", "key", []byte(`{"passengers":[]}`))
 	storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
+	unknown, err := idempotency.Fingerprint([]byte(`{"unknown":1}`))
+	storetest.MustNoError(t, err, "Fingerprint")
+	_, err = b.svc.Replay(ctx, b.account, "key", unknown)
+	storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
+	// Replay answers the known key as Create does, and nothing for an unknown one.
+	fp, err := idempotency.Fingerprint([]byte(same))
+	storetest.MustNoError(t, err, "Fingerprint")
+	replay, err := b.svc.Replay(ctx, b.account, "key", fp)
+	storetest.MustNoError(t, err, "Replay")
+	if string(mustJSON(t, replay)) != string(mustJSON(t, first)) {
+		t.Fatalf("Replay = %s, want the first answer %s", mustJSON(t, replay), mustJSON(t, first))
+	}
+	_, err = b.svc.Replay(ctx, b.account, "other-key", fp)
+	storetest.WantCode(t, err, skygate.CodeNotFound)
 
 	// Keys are per account.
-	other, err := b.svc.Create(ctx, b.other, "c", "key", []byte(body))
+	other, replayed, err := b.create(t, b.other, "c", "key", []byte(body))
 	storetest.MustNoError(t, err, "Create in another account")
-	if other.Reused || other.BookingID == first.BookingID {
+	if replayed || other.ID == first.ID {
 		t.Fatalf("another account's key was reused: %+v", other)
 	}
 
 	// After 72 hours the key is new again.
-	b.clock.Advance(booking.KeyLifetime - time.Hour)
-	later, err := b.svc.Create(ctx, b.account, "c", "key", []byte(strings.Replace(body, "Ada", "Eve", 1)))
+	b.clock.Advance(idempotency.Lifetime - time.Hour)
+	later, replayed, err := b.create(t, b.account, "c", "key", []byte(strings.Replace(body, "Ada", "Eve", 1)))
 	storetest.MustNoError(t, err, "Create after the key expired")
-	if later.Reused || later.BookingID == first.BookingID {
+	if replayed || later.ID == first.ID {
 		t.Fatalf("an expired key was reused: %+v", later)
 	}
+}
+
+// TestCreateWithoutFingerprint: a command without a fingerprint (a Go caller's) is
+// identified by its request.
+func TestCreateWithoutFingerprint(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cmd := commandOf(t, b.account, "c", "typed", mustJSON(t, request()))
+	cmd.Fingerprint = nil
+	first, replayed, err := b.svc.Create(t.Context(), cmd)
+	storetest.MustNoError(t, err, "Create")
+	again, replayedAgain, err := b.svc.Create(t.Context(), cmd)
+	storetest.MustNoError(t, err, "Create again")
+	if replayed || !replayedAgain || again.ID != first.ID {
+		t.Fatalf("first %s (replayed %v), again %s (replayed %v)", first.ID, replayed, again.ID, replayedAgain)
+	}
+	cmd.PartnerReference = "other"
+	_, _, err = b.svc.Create(t.Context(), cmd)
+	storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
 }
 
 // TestCreateConcurrent sends one request 20 times at once, on each engine: one
@@ -96,29 +130,30 @@ func TestCreateConcurrent(t *testing.T) {
 }
 
 func testCreateConcurrent(t *testing.T, b *bundle) {
-	body := mustJSON(t, request())
+	cmd := commandOf(t, b.account, "c", "same", mustJSON(t, request()))
 	const n = 20
-	results := make([]*booking.CreateResult, n)
+	results := make([]*skygate.Booking, n)
+	replayed := make([]bool, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { results[i], errs[i] = b.svc.Create(t.Context(), b.account, "c", "same", body) })
+		wg.Go(func() { results[i], replayed[i], errs[i] = b.svc.Create(t.Context(), cmd) })
 	}
 	wg.Wait()
 	created := 0
 	for i := range n {
 		storetest.MustNoError(t, errs[i], "Create")
-		if !results[i].Reused {
+		if !replayed[i] {
 			created++
 		}
-		if results[i].BookingID != results[0].BookingID {
-			t.Fatalf("two bookings: %s and %s", results[i].BookingID, results[0].BookingID)
+		if results[i].ID != results[0].ID {
+			t.Fatalf("two bookings: %s and %s", results[i].ID, results[0].ID)
 		}
 	}
 	if created != 1 {
 		t.Fatalf("%d requests created, want 1", created)
 	}
-	wantEvents(t, b.eventsOf(t, results[0].BookingID), "booking.status.changed null→Pending")
+	wantEvents(t, b.eventsOf(t, results[0].ID), "booking.status.changed null→Pending")
 }
 
 // TestReplayOutlivesValidation: a known key gets its stored answer even when its body
@@ -131,14 +166,14 @@ func TestReplayOutlivesValidation(t *testing.T) {
 			t.Parallel()
 			b := setupStore(t, e.open(t))
 			body := mustJSON(t, request(func(r map[string]any) { r["service_date"] = "2025-06-02" }))
-			first, err := b.svc.Create(t.Context(), b.account, "c", "late", body)
+			first, _, err := b.create(t, b.account, "c", "late", body)
 			storetest.MustNoError(t, err, "Create")
 			b.clock.Advance(48 * time.Hour) // 2025-06-03 20:00 UTC: the 2nd is past everywhere
-			_, err = b.svc.Create(t.Context(), b.account, "c", "fresh", body)
+			_, _, err = b.create(t, b.account, "c", "fresh", body)
 			storetest.WantCode(t, err, skygate.CodeValidation)
-			again, err := b.svc.Create(t.Context(), b.account, "c", "late", body)
+			again, replayed, err := b.create(t, b.account, "c", "late", body)
 			storetest.MustNoError(t, err, "Create again")
-			if !again.Reused || again.BookingID != first.BookingID || string(again.Body) != string(first.Body) {
+			if !replayed || again.ID != first.ID || string(mustJSON(t, again)) != string(mustJSON(t, first)) {
 				t.Fatalf("replay = %+v, want the first answer", again)
 			}
 		})
@@ -148,104 +183,27 @@ func TestReplayOutlivesValidation(t *testing.T) {
 func TestRejectedRequestKeepsKeyFree(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	_, err := b.svc.Create(t.Context(), b.account, "c", "k", mustJSON(t, request(func(r map[string]any) { r["service_date"] = "2020-01-01" })))
+	_, _, err := b.create(t, b.account, "c", "k", mustJSON(t, request(func(r map[string]any) { r["service_date"] = "2020-01-01" })))
 	storetest.WantCode(t, err, skygate.CodeValidation)
-	res, err := b.svc.Create(t.Context(), b.account, "c", "k", mustJSON(t, request()))
+	_, replayed, err := b.create(t, b.account, "c", "k", mustJSON(t, request()))
 	storetest.MustNoError(t, err, "Create after a rejected request")
-	if res.Reused {
+	if replayed {
 		t.Fatal("a rejected request's key was remembered")
 	}
 }
 
-func TestValidateKey(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		key string
-		ok  bool
-	}{
-		{"a", true},
-		{"order 42/retry #1 ~!", true},
-		{strings.Repeat("k", 255), true},
-		{"", false},
-		{strings.Repeat("k", 256), false},
-		{"tab\there", false},
-		{"ключ", false},
-		{"nul\x00", false},
-		{"del\x7f", false},
-	}
-	for _, tt := range tests {
-		err := booking.ValidateKey(tt.key)
-		if (err == nil) != tt.ok || (err != nil && !skygate.IsCode(err, skygate.CodeBadRequest)) {
-			t.Errorf("ValidateKey(%q) = %v, want ok=%v", tt.key, err, tt.ok)
-		}
-	}
-}
-
-func TestFingerprint(t *testing.T) {
-	t.Parallel()
-	fp := func(s string) string {
-		sum, _, err := booking.Fingerprint([]byte(s))
-		if err != nil {
-			t.Fatalf("Fingerprint(%s): %v", s, err)
-		}
-		return string(sum)
-	}
-	base := fp(`{"a":1,"b":{"c":"x","d":[1,2]}}`)
-	for _, same := range []string{
-		`{"b":{"d":[1,2],"c":"x"},"a":1}`,
-		" {\n\t\"a\" : 1 , \"b\":{\"c\":\"\\u0078\",\"d\":[ 1,2 ]}}\n",
-	} {
-		if fp(same) != base {
-			t.Errorf("%s has another fingerprint", same)
-		}
-	}
-	for _, other := range []string{
-		`{"a":1,"b":{"c":"x","d":[2,1]}}`,
-		`{"a":1.0,"b":{"c":"x","d":[1,2]}}`, // numbers count as written
-		`{"a":"1","b":{"c":"x","d":[1,2]}}`,
-		`{"a":1,"b":{"c":"x","d":[1,2]},"e":null}`,
-	} {
-		if fp(other) == base {
-			t.Errorf("%s has the same fingerprint", other)
-		}
-	}
-	for _, bad := range []string{``, `{`, `{"a":1} {"b":2}`, `{"a":1}x`, `nul`} {
-		if _, _, err := booking.Fingerprint([]byte(bad)); !skygate.IsCode(err, skygate.CodeBadRequest) {
-			t.Errorf("Fingerprint(%q) error = %v, want BadRequest", bad, err)
-		}
-	}
-}
-
-func TestCreateBadRequest(t *testing.T) {
+// TestCreateBadKey: the key is checked before anything else.
+func TestCreateBadKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tests := []struct {
-		name   string
-		key    string
-		body   string
-		fields []string
-	}{
-		{"no key", "", `{}`, []string{"Idempotency-Key"}},
-		{"malformed", "k", `{"fast_track_id":`, nil},
-		{"two values", "k", `{} {}`, nil},
-		{"array", "k", `[]`, nil},
-		{"unknown fields", "k", string(mustJSON(t, request(func(r map[string]any) {
-			r["extra"] = 1
-			r["flight"].(map[string]any)["gate"] = "A1"
-			passenger(r)["middle_name"] = "B"
-		}))), []string{"extra", "flight.gate", "passengers[0].middle_name"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := b.svc.Create(t.Context(), b.account, "c", tt.key, []byte(tt.body))
-			storetest.WantCode(t, err, skygate.CodeBadRequest)
-			if tt.fields != nil {
-				if got := fieldsOf(err); !reflect.DeepEqual(got, tt.fields) {
-					t.Fatalf("fields = %v, want %v", got, tt.fields)
-				}
-			}
-		})
+	for _, key := range []string{"", strings.Repeat("k", 256), "ключ"} {
+		_, _, err := b.create(t, b.account, "c", key, mustJSON(t, request()))
+		storetest.WantCode(t, err, skygate.CodeBadRequest)
+		if got := fieldsOf(err); !reflect.DeepEqual(got, []string{"Idempotency-Key"}) {
+			t.Fatalf("fields = %v, want the key", got)
+		}
+		_, err = b.svc.Replay(t.Context(), b.account, key, []byte("fp"))
+		storetest.WantCode(t, err, skygate.CodeBadRequest)
 	}
 }
 
@@ -260,13 +218,28 @@ func fieldsOf(err error) []string {
 	return out
 }
 
-// BenchmarkFingerprint measures the canonical hash of a full create request.
-func BenchmarkFingerprint(b *testing.B) {
-	body := mustJSON(b, fullRequest())
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := booking.Fingerprint(body); err != nil {
-			b.Fatal(err)
-		}
+// TestReplayOfEarlierRecord replays a record as earlier releases wrote it: the status
+// beside the booking's JSON as the HTTP body, and the fingerprint of the request's
+// body. The replay is that booking, encoded back to the same bytes.
+func TestReplayOfEarlierRecord(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := mustJSON(t, request())
+	stored := storetest.NewBooking(b.account, func(bk *skygate.Booking) {
+		bk.CreatedAt, bk.UpdatedAt = Start, Start
+		bk.StatusHistory = []skygate.StatusChange{{Status: skygate.BookingPending, At: Start}}
+	})
+	fp, err := idempotency.Fingerprint(body)
+	storetest.MustNoError(t, err, "Fingerprint")
+	rec := &skygate.IdempotencyRecord{AccountID: b.account, Operation: skygate.OperationCreateBooking, Key: "earlier",
+		Fingerprint: fp, StatusCode: 202, ResourceID: stored.ID, Body: mustJSON(t, stored),
+		CreatedAt: Start, ExpiresAt: Start.Add(idempotency.Lifetime)}
+	if replay, err := b.store.CreateBooking(t.Context(), rec, stored, nil); err != nil || replay != nil {
+		t.Fatalf("CreateBooking = %v, %v", replay, err)
+	}
+	got, replayed, err := b.create(t, b.account, "c", "earlier", body)
+	storetest.MustNoError(t, err, "Create")
+	if !replayed || got.ID != stored.ID || string(mustJSON(t, got)) != string(rec.Body) {
+		t.Fatalf("replay %s (replayed %v), want the stored answer %s", mustJSON(t, got), replayed, rec.Body)
 	}
 }

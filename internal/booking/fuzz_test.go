@@ -82,11 +82,11 @@ func FuzzLifecycle(f *testing.F) {
 		if len(ops) > 24 {
 			ops = ops[:24]
 		}
-		created, err := b.svc.Create(ctx, b.account, "client", skygate.NewID(), mustJSON(t, request()))
+		created, _, err := b.create(t, b.account, "client", skygate.NewID(), mustJSON(t, request()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := created.BookingID
+		id := created.ID
 		m := &lifecycleModel{status: "Pending", history: []string{"Pending"}, events: []string{"booking:>Pending"}}
 		for i, o := range ops {
 			op := lifecycleOps[int(o)%len(lifecycleOps)]

@@ -1,6 +1,7 @@
 package booking_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -143,18 +145,37 @@ func mustJSON(tb testing.TB, v any) []byte {
 	return b
 }
 
+// commandOf is the command the HTTP layer makes of a create request's body: the
+// request decoded strictly, and the body's fingerprint.
+func commandOf(tb testing.TB, accountID, clientID, key string, body []byte) booking.CreateCommand {
+	tb.Helper()
+	cmd := booking.CreateCommand{AccountID: accountID, ClientID: clientID, IdempotencyKey: key}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cmd.Request); err != nil {
+		tb.Fatalf("decode %s: %v", body, err)
+	}
+	var err error
+	if cmd.Fingerprint, err = idempotency.Fingerprint(body); err != nil {
+		tb.Fatalf("fingerprint %s: %v", body, err)
+	}
+	return cmd
+}
+
+// create sends a create request's body for the account's client under key.
+func (b *bundle) create(tb testing.TB, accountID, clientID, key string, body []byte) (*skygate.Booking, bool, error) {
+	tb.Helper()
+	return b.svc.Create(tb.Context(), commandOf(tb, accountID, clientID, key, body))
+}
+
 // MustCreate creates a booking from r with a new key and returns it.
 func (b *bundle) MustCreate(tb testing.TB, r map[string]any) *skygate.Booking {
 	tb.Helper()
-	res, err := b.svc.Create(tb.Context(), b.account, "client-1", "key-"+storetest.NewID(), mustJSON(tb, r))
-	if err != nil {
-		tb.Fatalf("Create: %v", err)
+	out, replayed, err := b.create(tb, b.account, "client-1", "key-"+storetest.NewID(), mustJSON(tb, r))
+	if err != nil || replayed {
+		tb.Fatalf("Create: %v (replayed %v)", err, replayed)
 	}
-	var out skygate.Booking
-	if err := json.Unmarshal(res.Body, &out); err != nil {
-		tb.Fatal(err)
-	}
-	return &out
+	return out
 }
 
 // MustRun runs the worker once.

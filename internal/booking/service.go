@@ -8,14 +8,9 @@ import (
 	"github.com/skygate/skygate/internal/qr"
 )
 
-// Defaults of Config.
-const (
-	// DefaultConfirmWindow is how long an Issued booking waits for confirmation
-	// (SKYGATE_CONFIRM_WINDOW).
-	DefaultConfirmWindow = 30 * time.Minute
-	// KeyLifetime is how long an Idempotency-Key is remembered (CONTRACT §4).
-	KeyLifetime = 72 * time.Hour
-)
+// DefaultConfirmWindow is how long an Issued booking waits for confirmation unless
+// configured (SKYGATE_CONFIRM_WINDOW).
+const DefaultConfirmWindow = 30 * time.Minute
 
 // FastTracks tells the service about the catalog's fast-tracks. The catalog
 // implements it; it must be safe for concurrent use.

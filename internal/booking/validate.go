@@ -33,215 +33,125 @@ var (
 	earliestBirth  = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// Fields of the request objects; any other field is CodeBadRequest.
-var (
-	requestFields   = []string{"fast_track_id", "service_date", "flight", "passengers", "partner_reference"}
-	flightFields    = []string{"number", "direction"}
-	passengerFields = []string{"first_name", "last_name", "date_of_birth", "passport_number", "nationality", "email", "phone"}
-)
+// validation collects the invalid fields of a request by their JSON path, e.g.
+// passengers[0].last_name, in the order of the request.
+type validation []skygate.FieldError
 
-// parser walks a decoded request, collecting unknown fields (400) and invalid ones
-// (422) by their JSON path, e.g. passengers[0].last_name.
-type parser struct {
-	unknown []skygate.FieldError
-	invalid []skygate.FieldError
+func (v *validation) fail(path, message string) {
+	*v = append(*v, skygate.FieldError{Field: path, Message: message})
 }
 
-// fail records the first problem of a field; later ones (a wrong type, then
-// "is required") would only repeat it.
-func (p *parser) fail(path, message string) {
-	if !slices.ContainsFunc(p.invalid, func(f skygate.FieldError) bool { return f.Field == path }) {
-		p.invalid = append(p.invalid, skygate.FieldError{Field: path, Message: message})
-	}
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// object returns v as an object, recording fields not in allowed as unknown; nil and
-// a failure when v is not an object.
-func (p *parser) object(v any, path string, allowed []string) map[string]any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail(path, "must be an object")
-		return nil
-	}
-	for k := range m {
-		if !slices.Contains(allowed, k) {
-			p.unknown = append(p.unknown, skygate.FieldError{Field: join(path, k), Message: "unknown field"})
-		}
-	}
-	slices.SortFunc(p.unknown, func(a, b skygate.FieldError) int { return strings.Compare(a.Field, b.Field) })
-	return m
-}
-
-// str returns the string field name of m; "" for an absent or null field, and "" with
-// a failure for a value of another type.
-func (p *parser) str(m map[string]any, path, name string) string {
-	switch v := m[name].(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	default:
-		p.fail(join(path, name), "must be a string")
-		return ""
-	}
-}
-
-// parse validates a decoded create request against the fast-track and returns the
-// booking it asks for (without id, account, status or times).
-func (s *Service) parse(doc any, now time.Time) (*skygate.Booking, error) {
-	p := &parser{}
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return nil, skygate.Errorf(skygate.CodeBadRequest, "the body must be a JSON object")
-	}
-	p.object(root, "", requestFields)
-	b := &skygate.Booking{}
+// validate checks a create request against the fast-track and returns the booking it
+// asks for (without id, account, status or times).
+func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
+	var v validation
+	b := &skygate.Booking{FastTrackID: r.FastTrackID, ServiceDate: r.ServiceDate, PartnerReference: r.PartnerReference}
 
 	required := map[skygate.BookingInfo]bool{}
-	b.FastTrackID = p.str(root, "", "fast_track_id")
 	if b.FastTrackID == "" {
-		p.fail("fast_track_id", "is required")
+		v.fail("fast_track_id", "is required")
 	} else if info, active, ok := s.fastTracks.FastTrackInfo(b.FastTrackID); !ok {
-		p.fail("fast_track_id", "no fast-track has this id")
+		v.fail("fast_track_id", "no fast-track has this id")
 	} else if !active {
-		p.fail("fast_track_id", "the fast-track is not active")
+		v.fail("fast_track_id", "the fast-track is not active")
 	} else {
 		for _, i := range info {
 			required[skygate.BookingInfo(i)] = true
 		}
 	}
 
-	b.ServiceDate = p.str(root, "", "service_date")
-	p.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)))
-	b.Flight = p.flight(root["flight"], required[skygate.InfoFlightNumber])
-	b.Passengers = p.passengers(root["passengers"], required, now)
+	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)))
+	if r.Flight == nil {
+		v.fail("flight", "is required")
+	} else {
+		b.Flight = *r.Flight
+		v.flight(b.Flight, required[skygate.InfoFlightNumber])
+	}
+	b.Passengers = slices.Clone(r.Passengers)
+	v.passengers(r.Passengers, required, now)
 
-	b.PartnerReference = p.str(root, "", "partner_reference")
 	if n := utf8.RuneCountInString(b.PartnerReference); n > MaxReferenceLength {
-		p.fail("partner_reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
+		v.fail("partner_reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
 	} else if hasControl(b.PartnerReference) {
-		p.fail("partner_reference", "must not contain control characters")
+		v.fail("partner_reference", "must not contain control characters")
 	}
 
-	if len(p.unknown) > 0 {
-		return nil, &skygate.Error{Code: skygate.CodeBadRequest,
-			Message: "the body has unknown fields: " + fieldList(p.unknown), Fields: p.unknown}
-	}
-	if len(p.invalid) > 0 {
-		return nil, skygate.ValidationError(p.invalid...)
+	if len(v) > 0 {
+		return nil, skygate.ValidationError(v...)
 	}
 	return b, nil
 }
 
 // serviceDate checks the service day against today at the airport (local is now in
 // the hub's zone): not in the past, at most MaxServiceDaysAhead ahead.
-func (p *parser) serviceDate(v string, local time.Time) {
-	if v == "" {
-		p.fail("service_date", "is required")
+func (v *validation) serviceDate(date string, local time.Time) {
+	if date == "" {
+		v.fail("service_date", "is required")
 		return
 	}
-	day, ok := parseDate(v)
+	day, ok := parseDate(date)
 	if !ok {
-		p.fail("service_date", "must be a date in the form YYYY-MM-DD")
+		v.fail("service_date", "must be a date in the form YYYY-MM-DD")
 		return
 	}
 	today := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
 	switch {
 	case day.Before(today):
-		p.fail("service_date", "must not be in the past (the airport's local date is "+today.Format(time.DateOnly)+")")
+		v.fail("service_date", "must not be in the past (the airport's local date is "+today.Format(time.DateOnly)+")")
 	case day.After(today.AddDate(0, 0, MaxServiceDaysAhead)):
-		p.fail("service_date", fmt.Sprintf("must be at most %d days ahead", MaxServiceDaysAhead))
+		v.fail("service_date", fmt.Sprintf("must be at most %d days ahead", MaxServiceDaysAhead))
 	}
 }
 
-func (p *parser) flight(v any, numberRequired bool) skygate.Flight {
-	var f skygate.Flight
-	if v == nil {
-		p.fail("flight", "is required")
-		return f
-	}
-	m := p.object(v, "flight", flightFields)
-	if m == nil {
-		return f
-	}
-	f.Number = p.str(m, "flight", "number")
+func (v *validation) flight(f skygate.Flight, numberRequired bool) {
 	switch {
 	case f.Number == "" && numberRequired:
-		p.fail("flight.number", "is required by this fast-track")
+		v.fail("flight.number", "is required by this fast-track")
 	case f.Number != "" && !flightNumber.MatchString(f.Number):
-		p.fail("flight.number", "must be an IATA flight number such as HY601 (upper case, no spaces)")
+		v.fail("flight.number", "must be an IATA flight number such as HY601 (upper case, no spaces)")
 	}
-	f.Direction = skygate.FlightDirection(p.str(m, "flight", "direction"))
 	switch f.Direction {
 	case skygate.FlightDeparture, skygate.FlightArrival:
 	case "":
-		p.fail("flight.direction", "is required")
+		v.fail("flight.direction", "is required")
 	default:
-		p.fail("flight.direction", "must be departure or arrival")
+		v.fail("flight.direction", "must be departure or arrival")
 	}
-	return f
 }
 
-func (p *parser) passengers(v any, required map[skygate.BookingInfo]bool, now time.Time) []skygate.Passenger {
-	list, ok := v.([]any)
+func (v *validation) passengers(list []skygate.Passenger, required map[skygate.BookingInfo]bool, now time.Time) {
 	switch {
-	case v == nil:
-		p.fail("passengers", "is required")
-		return nil
-	case !ok:
-		p.fail("passengers", "must be an array")
-		return nil
+	case list == nil:
+		v.fail("passengers", "is required")
+		return
 	case len(list) < 1 || len(list) > MaxPassengers:
-		p.fail("passengers", fmt.Sprintf("must list 1 to %d passengers", MaxPassengers))
-		return nil
+		v.fail("passengers", fmt.Sprintf("must list 1 to %d passengers", MaxPassengers))
+		return
 	}
-	out := make([]skygate.Passenger, 0, len(list))
-	for i, item := range list {
+	for i, pass := range list {
 		path := fmt.Sprintf("passengers[%d]", i)
-		m := p.object(item, path, passengerFields)
-		if m == nil {
-			continue
-		}
-		pass := skygate.Passenger{
-			FirstName:      p.str(m, path, "first_name"),
-			LastName:       p.str(m, path, "last_name"),
-			DateOfBirth:    p.str(m, path, "date_of_birth"),
-			PassportNumber: p.str(m, path, "passport_number"),
-			Nationality:    p.str(m, path, "nationality"),
-			Email:          p.str(m, path, "email"),
-			Phone:          p.str(m, path, "phone"),
-		}
-		p.check(path+".first_name", pass.FirstName, required[skygate.InfoName], validName)
-		p.check(path+".last_name", pass.LastName, required[skygate.InfoName], validName)
-		p.check(path+".date_of_birth", pass.DateOfBirth, required[skygate.InfoDateOfBirth], birthDate(now))
-		p.check(path+".passport_number", pass.PassportNumber, required[skygate.InfoPassportNumber],
+		v.check(path+".first_name", pass.FirstName, required[skygate.InfoName], validName)
+		v.check(path+".last_name", pass.LastName, required[skygate.InfoName], validName)
+		v.check(path+".date_of_birth", pass.DateOfBirth, required[skygate.InfoDateOfBirth], birthDate(now))
+		v.check(path+".passport_number", pass.PassportNumber, required[skygate.InfoPassportNumber],
 			pattern(passportNumber, "must be 5 to 20 upper-case letters and digits"))
-		p.check(path+".nationality", pass.Nationality, required[skygate.InfoNationality],
+		v.check(path+".nationality", pass.Nationality, required[skygate.InfoNationality],
 			pattern(nationality, "must be an ISO 3166-1 alpha-2 country code in upper case"))
-		p.check(path+".email", pass.Email, required[skygate.InfoEmail], validEmail)
-		p.check(path+".phone", pass.Phone, required[skygate.InfoPhone],
+		v.check(path+".email", pass.Email, required[skygate.InfoEmail], validEmail)
+		v.check(path+".phone", pass.Phone, required[skygate.InfoPhone],
 			pattern(phoneE164, "must be an E.164 number such as +998901234567"))
-		out = append(out, pass)
 	}
-	return out
 }
 
 // check records "is required" for a missing required value, and the validator's
 // message for an invalid present one.
-func (p *parser) check(path, v string, required bool, valid func(string) string) {
+func (v *validation) check(path, value string, required bool, valid func(string) string) {
 	switch {
-	case v == "" && required:
-		p.fail(path, "is required by this fast-track")
-	case v != "":
-		if msg := valid(v); msg != "" {
-			p.fail(path, msg)
+	case value == "" && required:
+		v.fail(path, "is required by this fast-track")
+	case value != "":
+		if msg := valid(value); msg != "" {
+			v.fail(path, msg)
 		}
 	}
 }
@@ -295,11 +205,3 @@ func parseDate(v string) (time.Time, bool) {
 }
 
 func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
-
-func fieldList(fields []skygate.FieldError) string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Field
-	}
-	return strings.Join(names, ", ")
-}

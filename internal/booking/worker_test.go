@@ -11,6 +11,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/qr"
 	"github.com/skygate/skygate/internal/storetest"
 )
@@ -70,7 +71,7 @@ func TestWorkerPurgesKeys(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.MustCreate(t, request())
-	b.clock.Advance(booking.KeyLifetime)
+	b.clock.Advance(idempotency.Lifetime)
 	if st := b.MustRun(t); st.Purged != 0 {
 		t.Fatalf("purged a key at its expiry: %+v", st)
 	}
@@ -144,7 +145,7 @@ func BenchmarkCreateBooking(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := bd.svc.Create(b.Context(), bd.account, "c", fmt.Sprint("key-", i), body); err != nil {
+				if _, _, err := bd.create(b, bd.account, "c", fmt.Sprint("key-", i), body); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -159,9 +160,10 @@ func BenchmarkIssue(b *testing.B) {
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
 			bd := setupStore(b, e.open(b))
-			body := mustJSON(b, fullRequest())
+			cmd := commandOf(b, bd.account, "c", "", mustJSON(b, fullRequest()))
 			for i := range b.N {
-				if _, err := bd.svc.Create(b.Context(), bd.account, "c", fmt.Sprint("key-", i), body); err != nil {
+				cmd.IdempotencyKey = fmt.Sprint("key-", i)
+				if _, _, err := bd.svc.Create(b.Context(), cmd); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -198,13 +200,16 @@ func BenchmarkCreateAndIssue(b *testing.B) {
 			done := make(chan error, 1)
 			go func() { done <- w.Run(ctx) }()
 			body := mustJSON(b, fullRequest())
+			cmd := commandOf(b, account, "c", "", body)
 			var seq atomic.Int64
 			b.SetParallelism(32)
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := svc.Create(ctx, account, "c", fmt.Sprint("key-", seq.Add(1)), body); err != nil {
+					cmd := cmd
+					cmd.IdempotencyKey = fmt.Sprint("key-", seq.Add(1))
+					if _, _, err := svc.Create(ctx, cmd); err != nil {
 						b.Error(err)
 						return
 					}

@@ -25,7 +25,7 @@ func BenchmarkOrder(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				if _, err := bd.svc.Order(b.Context(), bd.acc.ID, "c", "bench-"+strconv.Itoa(i), "en", req); err != nil {
+				if _, _, err := bd.svc.Order(b.Context(), esim.OrderCommand{AccountID: bd.acc.ID, ClientID: "c", IdempotencyKey: "bench-" + strconv.Itoa(i), Lang: "en", OrderRequest: req}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -48,7 +48,7 @@ func BenchmarkOrderParallel(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := bd.svc.Order(b.Context(), bd.acc.ID, "c", "bench-"+storetest.NewID(), "en", req); err != nil {
+					if _, _, err := bd.svc.Order(b.Context(), esim.OrderCommand{AccountID: bd.acc.ID, ClientID: "c", IdempotencyKey: "bench-" + storetest.NewID(), Lang: "en", OrderRequest: req}); err != nil {
 						b.Error(err)
 						return
 					}

@@ -38,9 +38,9 @@ func TestSeedDemo(t *testing.T) {
 		}
 
 		// The sandbox works at once: order, install, activate, use.
-		res, err := b.svc.Order(t.Context(), demo, "c", "demo-1", "uz", esim.OrderRequest{PackageID: cat.Packages[0].ID, Quantity: 2})
+		o, _, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: demo, ClientID: "c", IdempotencyKey: "demo-1", Lang: "uz", OrderRequest: esim.OrderRequest{PackageID: cat.Packages[0].ID, Quantity: 2}})
 		storetest.MustNoError(t, err, "Order")
-		e := res.Order.ESIMs[0]
+		e := o.ESIMs[0]
 		if e.ActivationCode != "LPA:1$"+esim.DemoSMDPAddress+"$"+e.MatchingID || !skygate.IsICCID(e.ICCID) {
 			t.Fatalf("demo eSIM = %+v", e)
 		}

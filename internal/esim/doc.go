@@ -9,12 +9,12 @@
 // value to its ICCID, and opens it only to answer the owning account. Events carry ICCIDs
 // but never activation codes, because webhooks leave the service.
 //
-// Orders and top-ups follow create-booking: the key is checked with booking.ValidateKey,
-// the request is fingerprinted with booking.Fingerprint over its canonical JSON, a known
-// key with the same request answers the stored result (Reused) and with another request
-// CodeIdempotencyConflict, and only accepted requests are remembered. A replay answers
-// with the order or top-up as it is now, read by the id the record names; the record's
-// body holds no activation codes.
+// Orders and top-ups take typed commands and follow create-booking's Idempotency-Key
+// rules (internal/idempotency): the fingerprint covers the typed request's canonical
+// JSON, a known key with the same request answers the stored result (replayed) and with
+// another request CodeIdempotencyConflict, and only accepted requests are remembered. A
+// replay answers with the order or top-up as it is now, read by the id the record
+// names; the record's stored answer holds no activation codes.
 //
 // The service is safe for concurrent use; every guarantee that concurrent requests need
 // (no profile sold twice, no negative balance, one order per key) comes from the store's

@@ -3,12 +3,11 @@ package esim
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/qr"
 )
 
@@ -64,86 +63,91 @@ type TopUpRequest struct {
 	PackageID string `json:"package_id"`
 }
 
-// TopUpResult is the answer to a top-up: StatusCode (201), the top-up with the eSIM
-// after it, and Reused as for OrderResult.
-type TopUpResult struct {
-	StatusCode int
-	TopUp      *skygate.TopUp
-	Reused     bool
+// TopUpCommand asks for a top-up of the account's eSIM ICCID under an Idempotency-Key;
+// the key's fingerprint covers the ICCID and TopUpRequest. The eSIM and its package
+// are answered in Lang.
+type TopUpCommand struct {
+	AccountID      string
+	ClientID       string
+	IdempotencyKey string
+	ICCID          string
+	Lang           string
+	TopUpRequest
 }
 
 // TopUp adds a top-up package to the account's eSIM (esim:write) under an
 // Idempotency-Key, like Order: the key is checked, a known key answers the top-up it
-// made (the fingerprint covers the ICCID and the body), the eSIM must be the account's
-// (CodeNotFound), package_id an active top-up package of the account that covers at
-// least one country of the eSIM's package (CodeValidation). Then in one transaction the
-// price is debited (CodeInsufficientFunds), data and validity are added
-// (skygate.ESIM.ApplyTopUp: a Depleted or Expired eSIM becomes Active) and the events
-// written.
-func (s *Service) TopUp(ctx context.Context, accountID, clientID, iccid, key, lang string, req TopUpRequest) (*TopUpResult, error) {
-	if err := booking.ValidateKey(key); err != nil {
-		return nil, err
+// made (replayed), the eSIM must be the account's (CodeNotFound), package_id an active
+// top-up package of the account that covers at least one country of the eSIM's package
+// (CodeValidation). Then in one transaction the price is debited
+// (CodeInsufficientFunds), data and validity are added (skygate.ESIM.ApplyTopUp: a
+// Depleted or Expired eSIM becomes Active) and the events written. The top-up holds the
+// eSIM as it is after it.
+func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp, replayed bool, err error) {
+	if err := idempotency.ValidateKey(cmd.IdempotencyKey); err != nil {
+		return nil, false, err
 	}
-	if !skygate.IsICCID(iccid) {
-		return nil, notFoundESIM()
+	if !skygate.IsICCID(cmd.ICCID) {
+		return nil, false, notFoundESIM()
 	}
-	fp, err := fingerprint(struct {
+	req, err := idempotent(cmd.AccountID, skygate.OperationESIMTopUp, cmd.IdempotencyKey, struct {
 		ICCID string `json:"iccid"`
 		TopUpRequest
-	}{iccid, req})
+	}{cmd.ICCID, cmd.TopUpRequest})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := s.now()
-	if rec, found, err := s.idempotent(ctx, accountID, skygate.OperationESIMTopUp, key, fp, now); err != nil || found {
-		if err != nil {
-			return nil, err
-		}
-		return s.replayTopUp(ctx, accountID, lang, rec)
+	switch rec, err := idempotency.Lookup(ctx, s.store, req, now); {
+	case err == nil:
+		t, err := s.replayTopUp(ctx, cmd.AccountID, cmd.Lang, rec)
+		return t, err == nil, err
+	case !isNotFound(err):
+		return nil, false, err
 	}
-	e, err := s.store.ESIM(ctx, accountID, iccid)
+	e, err := s.store.ESIM(ctx, cmd.AccountID, cmd.ICCID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	pkg, msg, err := s.activePackage(ctx, accountID, req.PackageID, true)
+	pkg, msg, err := s.activePackage(ctx, cmd.AccountID, cmd.PackageID, true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if msg == "" {
-		msg, err = s.covers(ctx, accountID, e, pkg)
+		msg, err = s.covers(ctx, cmd.AccountID, e, pkg)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if msg != "" {
-		return nil, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: msg})
+		return nil, false, skygate.ValidationError(skygate.FieldError{Field: "package_id", Message: msg})
 	}
-	t := &skygate.TopUp{ID: skygate.NewID(), AccountID: accountID, ClientID: clientID, ICCID: iccid,
+	t = &skygate.TopUp{ID: skygate.NewID(), AccountID: cmd.AccountID, ClientID: cmd.ClientID, ICCID: cmd.ICCID,
 		PackageID: pkg.ID, Price: pkg.Price, CreatedAt: stored(now)}
-	rec := &skygate.IdempotencyRecord{
-		AccountID: accountID, Operation: skygate.OperationESIMTopUp, Key: key, Fingerprint: fp,
-		StatusCode: http.StatusCreated, ResourceID: t.ID, Body: []byte(`{"id":"` + t.ID + `"}`),
-		CreatedAt: now, ExpiresAt: now.Add(s.keyLife),
+	rec, err := req.Record(t.ID, t, now) // before the eSIM changes: a replay reads the top-up by id
+	if err != nil {
+		return nil, false, err
 	}
-	replay, err := s.store.TopUpESIM(ctx, rec, t, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+	known, err := s.store.TopUpESIM(ctx, rec, t, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
 		if err := after.ApplyTopUp(pkg, now); err != nil {
 			return nil, err
 		}
 		return skygate.ESIMEvents(before, after, now)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if replay != nil {
-		if err := sameRequest(replay, fp); err != nil {
-			return nil, err
+	if known != nil { // a concurrent request with this key won
+		if err := req.Match(known); err != nil {
+			return nil, false, err
 		}
-		return s.replayTopUp(ctx, accountID, lang, replay)
+		t, err := s.replayTopUp(ctx, cmd.AccountID, cmd.Lang, known)
+		return t, err == nil, err
 	}
-	if err := s.present(ctx, accountID, language(lang), t.ESIM); err != nil {
-		return nil, err
+	if err := s.present(ctx, cmd.AccountID, language(cmd.Lang), t.ESIM); err != nil {
+		return nil, false, err
 	}
-	return &TopUpResult{StatusCode: rec.StatusCode, TopUp: t}, nil
+	return t, false, nil
 }
 
 // covers returns a validation message when top-up package p covers no country of e's
@@ -160,7 +164,7 @@ func (s *Service) covers(ctx context.Context, accountID string, e *skygate.ESIM,
 }
 
 // replayTopUp answers a known key with the top-up it made and the eSIM as it is now.
-func (s *Service) replayTopUp(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*TopUpResult, error) {
+func (s *Service) replayTopUp(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*skygate.TopUp, error) {
 	t, err := s.store.TopUp(ctx, accountID, rec.ResourceID)
 	if err != nil {
 		return nil, fmt.Errorf("esim: the top-up %s of a stored key: %w", rec.ResourceID, err)
@@ -168,7 +172,7 @@ func (s *Service) replayTopUp(ctx context.Context, accountID, lang string, rec *
 	if err := s.present(ctx, accountID, language(lang), t.ESIM); err != nil {
 		return nil, err
 	}
-	return &TopUpResult{StatusCode: rec.StatusCode, TopUp: t, Reused: true}, nil
+	return t, nil
 }
 
 // Install is the sandbox's "the profile was downloaded": Assigned → Installed, with

@@ -87,21 +87,21 @@ func TestSandboxLifecycle(t *testing.T) {
 
 		// A top-up brings it back to Active; the thresholds are announced again for the
 		// new allowance.
-		res, err := b.svc.TopUp(ctx, b.acc.ID, "c", iccid, "t1", "en", esim.TopUpRequest{PackageID: b.pkg.ID})
+		_, _, err = b.svc.TopUp(ctx, esim.TopUpCommand{AccountID: b.acc.ID, ClientID: "c", ICCID: iccid, IdempotencyKey: "t1", Lang: "en", TopUpRequest: esim.TopUpRequest{PackageID: b.pkg.ID}})
 		storetest.WantCode(t, err, skygate.CodeInsufficientFunds)
 		MustCredit(t, b.svc, b.acc.ID, 500)
-		res, err = b.svc.TopUp(ctx, b.acc.ID, "c", iccid, "t1", "en", esim.TopUpRequest{PackageID: b.pkg.ID})
+		res, replayed, err := b.svc.TopUp(ctx, esim.TopUpCommand{AccountID: b.acc.ID, ClientID: "c", ICCID: iccid, IdempotencyKey: "t1", Lang: "en", TopUpRequest: esim.TopUpRequest{PackageID: b.pkg.ID}})
 		storetest.MustNoError(t, err, "TopUp")
-		e = res.TopUp.ESIM
-		if e.Status != skygate.ESIMActive || *e.Usage.TotalMB != 2048 || e.ActivationCode == "" || res.Reused {
+		e = res.ESIM
+		if e.Status != skygate.ESIMActive || *e.Usage.TotalMB != 2048 || e.ActivationCode == "" || replayed {
 			t.Fatalf("after TopUp: %+v", res)
 		}
-		replay, err := b.svc.TopUp(ctx, b.acc.ID, "c", iccid, "t1", "en", esim.TopUpRequest{PackageID: b.pkg.ID})
+		replay, replayed, err := b.svc.TopUp(ctx, esim.TopUpCommand{AccountID: b.acc.ID, ClientID: "c", ICCID: iccid, IdempotencyKey: "t1", Lang: "en", TopUpRequest: esim.TopUpRequest{PackageID: b.pkg.ID}})
 		storetest.MustNoError(t, err, "TopUp replay")
-		if !replay.Reused || replay.TopUp.ID != res.TopUp.ID {
+		if !replayed || replay.ID != res.ID {
 			t.Fatalf("replay = %+v", replay)
 		}
-		_, err = b.svc.TopUp(ctx, b.acc.ID, "c", iccid, "t1", "en", esim.TopUpRequest{PackageID: storetest.NewESIMPackage().ID})
+		_, _, err = b.svc.TopUp(ctx, esim.TopUpCommand{AccountID: b.acc.ID, ClientID: "c", ICCID: iccid, IdempotencyKey: "t1", Lang: "en", TopUpRequest: esim.TopUpRequest{PackageID: storetest.NewESIMPackage().ID}})
 		storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
 		_, err = b.svc.ReportUsage(ctx, b.acc.ID, iccid, "en", 1700)
 		storetest.MustNoError(t, err, "ReportUsage after top-up")
@@ -144,7 +144,7 @@ func TestTopUpRejected(t *testing.T) {
 			{"NotAnICCID", "123", esim.TopUpRequest{PackageID: b.pkg.ID}, skygate.CodeNotFound},
 		}
 		for _, tt := range tests {
-			_, err := b.svc.TopUp(t.Context(), b.acc.ID, "c", tt.iccid, "k-"+tt.name, "en", tt.req)
+			_, _, err := b.svc.TopUp(t.Context(), esim.TopUpCommand{AccountID: b.acc.ID, ClientID: "c", ICCID: tt.iccid, IdempotencyKey: "k-" + tt.name, Lang: "en", TopUpRequest: tt.req})
 			storetest.WantCode(t, err, tt.code)
 		}
 	})

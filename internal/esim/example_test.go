@@ -36,17 +36,18 @@ func Example() {
 	uzbekistan := esim.DemoPackages(acc.ID)[0]
 
 	req := esim.OrderRequest{PackageID: uzbekistan.ID, Quantity: 1, PartnerReference: "trip-1"}
-	res, err := svc.Order(ctx, acc.ID, "client", "order-1", "en", req)
+	cmd := esim.OrderCommand{AccountID: acc.ID, ClientID: "client", IdempotencyKey: "order-1", Lang: "en", OrderRequest: req}
+	o, replayed, err := svc.Order(ctx, cmd)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	e := res.Order.ESIMs[0]
-	fmt.Println(res.StatusCode, res.Order.Total.Amount, res.Order.Total.Currency, e.Status)
+	e := o.ESIMs[0]
+	fmt.Println(replayed, o.Total.Amount, o.Total.Currency, e.Status)
 	fmt.Println(strings.HasPrefix(e.ActivationCode, "LPA:1$"+esim.DemoSMDPAddress+"$DEMO-"))
 
-	again, _ := svc.Order(ctx, acc.ID, "client", "order-1", "en", req)
-	fmt.Println("reused:", again.Reused, again.Order.ID == res.Order.ID)
+	again, replayed, _ := svc.Order(ctx, cmd)
+	fmt.Println("replayed:", replayed, again.ID == o.ID)
 
 	_, _ = svc.Install(ctx, acc.ID, e.ICCID, "en")
 	_, _ = svc.Activate(ctx, acc.ID, e.ICCID, "en")
@@ -56,9 +57,9 @@ func Example() {
 	billing, _ := svc.Billing(ctx, acc.ID, skygate.Page{})
 	fmt.Println(billing.Balances[0].Amount, billing.Ledger.Data[0].Kind, billing.Ledger.Data[0].Amount.Amount)
 	// Output:
-	// 201 350 USD Assigned
+	// false 350 USD Assigned
 	// true
-	// reused: true true
+	// replayed: true true
 	// Depleted 0
 	// 99650 charge -350
 }

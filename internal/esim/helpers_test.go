@@ -135,10 +135,9 @@ func MustCredit(tb testing.TB, svc *esim.Service, accountID string, amount int64
 // MustOrder orders quantity eSIMs of pkg under a random key.
 func MustOrder(tb testing.TB, b *bundle, pkg *skygate.ESIMPackage, quantity int) *skygate.ESIMOrder {
 	tb.Helper()
-	res, err := b.svc.Order(tb.Context(), b.acc.ID, "client", "key-"+storetest.NewID(), "en",
-		esim.OrderRequest{PackageID: pkg.ID, Quantity: quantity})
+	o, _, err := b.svc.Order(tb.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client", IdempotencyKey: "key-" + storetest.NewID(), Lang: "en", OrderRequest: esim.OrderRequest{PackageID: pkg.ID, Quantity: quantity}})
 	storetest.MustNoError(tb, err, "Order")
-	return res.Order
+	return o
 }
 
 // eventTypes returns the types of the account's events, oldest first.

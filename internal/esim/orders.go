@@ -2,15 +2,13 @@ package esim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 )
 
 // OrderRequest is the body of POST /v2/b2b/esim/orders.
@@ -20,94 +18,80 @@ type OrderRequest struct {
 	PartnerReference string `json:"partner_reference"`
 }
 
-// OrderResult is the answer to an order: StatusCode (201) and the order with its eSIMs
-// and their activation codes. Reused says whether the key was known (the HTTP layer
-// sends Idempotency-Status: reused, else created).
-type OrderResult struct {
-	StatusCode int
-	Order      *skygate.ESIMOrder
-	Reused     bool
-}
-
-// fingerprint is the SHA-256 of the canonical JSON of a typed request, computed like
-// create-booking's (booking.Fingerprint), so both operations treat keys alike.
-func fingerprint(req any) ([]byte, error) {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("esim: encode request: %w", err)
-	}
-	sum, _, err := booking.Fingerprint(b)
-	return sum, err
+// OrderCommand asks for an order of the account's client under an Idempotency-Key;
+// the key's fingerprint covers OrderRequest. The order's eSIMs and their packages are
+// answered in Lang.
+type OrderCommand struct {
+	AccountID      string
+	ClientID       string
+	IdempotencyKey string
+	Lang           string
+	OrderRequest
 }
 
 // Order places an order for the account's client (esim:write), all or nothing: it
-// checks the key (CodeBadRequest), answers a known key with the order it created
-// (Reused) or CodeIdempotencyConflict for a different request, validates the request
-// (CodeValidation: quantity 1–50, partner_reference at most 128 characters without
-// control characters, package_id an active package of the account), and then in one
-// transaction takes Quantity profiles from the account's pool, debits the total from
-// the balance in the package's currency and writes esim.order.completed to the outbox.
-// An empty pool is CodePoolExhausted (409), a short balance CodeInsufficientFunds
-// (402); a rejected request does not use up its key. eSIMs and their packages are in
-// lang.
-func (s *Service) Order(ctx context.Context, accountID, clientID, key, lang string, req OrderRequest) (*OrderResult, error) {
-	if err := booking.ValidateKey(key); err != nil {
-		return nil, err
-	}
-	fp, err := fingerprint(req)
+// checks the key (CodeBadRequest), answers a known key with the order it created, as
+// it is now (replayed), or CodeIdempotencyConflict for a different request, validates
+// the request (CodeValidation: quantity 1–50, partner_reference at most 128 characters
+// without control characters, package_id an active package of the account), and then
+// in one transaction claims the key, takes Quantity profiles from the account's pool,
+// debits the total from the balance in the package's currency and writes
+// esim.order.completed to the outbox. An empty pool is CodePoolExhausted, a short
+// balance CodeInsufficientFunds; a rejected request does not use up its key. The order
+// holds its eSIMs with their activation codes.
+func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMOrder, replayed bool, err error) {
+	req, err := idempotent(cmd.AccountID, skygate.OperationESIMOrder, cmd.IdempotencyKey, cmd.OrderRequest)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := s.now()
 	// A known key is answered from its record whatever the request now holds (its
 	// package withdrawn since, say). A new key, the common case, is not read first:
 	// the transaction claims the key before it charges or allocates, and returns the
 	// record of a known one; only a request that fails validation looks its key up.
-	pkg, err := s.validateOrder(ctx, accountID, req)
+	pkg, err := s.validateOrder(ctx, cmd.AccountID, cmd.OrderRequest)
 	if err != nil {
-		rec, found, lookup := s.idempotent(ctx, accountID, skygate.OperationESIMOrder, key, fp, now)
+		rec, lookup := idempotency.Lookup(ctx, s.store, req, now)
 		switch {
-		case lookup != nil:
-			return nil, lookup
-		case found:
-			return s.replayOrder(ctx, accountID, lang, rec)
+		case lookup == nil:
+			o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, rec)
+			return o, err == nil, err
+		case !isNotFound(lookup):
+			return nil, false, lookup
 		}
-		return nil, err
+		return nil, false, err
 	}
-	o := &skygate.ESIMOrder{
-		ID: skygate.NewID(), AccountID: accountID, ClientID: clientID, Status: skygate.ESIMOrderCompleted,
-		PackageID: pkg.ID, Quantity: req.Quantity, PartnerReference: req.PartnerReference,
-		UnitPrice: pkg.Price, Total: skygate.Money{Amount: pkg.Price.Amount * int64(req.Quantity), Currency: pkg.Price.Currency},
+	o = &skygate.ESIMOrder{
+		ID: skygate.NewID(), AccountID: cmd.AccountID, ClientID: cmd.ClientID, Status: skygate.ESIMOrderCompleted,
+		PackageID: pkg.ID, Quantity: cmd.Quantity, PartnerReference: cmd.PartnerReference,
+		UnitPrice: pkg.Price, Total: skygate.Money{Amount: pkg.Price.Amount * int64(cmd.Quantity), Currency: pkg.Price.Currency},
 		ESIMs: []*skygate.ESIM{}, CreatedAt: stored(now),
 	}
-	body, err := json.Marshal(o) // before allocation: no eSIMs, no activation codes
+	rec, err := req.Record(o.ID, o, now) // before allocation: no eSIMs, no activation codes
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	rec := &skygate.IdempotencyRecord{
-		AccountID: accountID, Operation: skygate.OperationESIMOrder, Key: key, Fingerprint: fp,
-		StatusCode: http.StatusCreated, ResourceID: o.ID, Body: body, CreatedAt: now, ExpiresAt: now.Add(s.keyLife),
-	}
-	replay, err := s.store.CreateESIMOrder(ctx, rec, o, func(o *skygate.ESIMOrder) ([]*skygate.Event, error) {
+	known, err := s.store.CreateESIMOrder(ctx, rec, o, func(o *skygate.ESIMOrder) ([]*skygate.Event, error) {
 		return skygate.ESIMOrderEvents(o, now)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if replay != nil { // a concurrent request with this key won
-		if err := sameRequest(replay, fp); err != nil {
-			return nil, err
+	if known != nil { // a concurrent request with this key won
+		if err := req.Match(known); err != nil {
+			return nil, false, err
 		}
-		return s.replayOrder(ctx, accountID, lang, replay)
+		o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, known)
+		return o, err == nil, err
 	}
-	item := pkg.In(language(lang))
+	item := pkg.In(language(cmd.Lang))
 	for _, e := range o.ESIMs {
 		if err := s.reveal(e); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		e.Package = item
 	}
-	return &OrderResult{StatusCode: rec.StatusCode, Order: o}, nil
+	return o, false, nil
 }
 
 // validateOrder checks req and returns its package.
@@ -166,13 +150,14 @@ func checkText(s string, n int) string {
 	return ""
 }
 
-// replayOrder answers a known key with the order it created, as it is now.
-func (s *Service) replayOrder(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*OrderResult, error) {
+// replayOrder answers a known key with the order it created, as it is now: the
+// record names the order (its stored answer holds no eSIMs).
+func (s *Service) replayOrder(ctx context.Context, accountID, lang string, rec *skygate.IdempotencyRecord) (*skygate.ESIMOrder, error) {
 	o, err := s.GetOrder(ctx, accountID, rec.ResourceID, lang)
 	if err != nil {
 		return nil, fmt.Errorf("esim: the order %s of a stored key: %w", rec.ResourceID, err)
 	}
-	return &OrderResult{StatusCode: rec.StatusCode, Order: o, Reused: true}, nil
+	return o, nil
 }
 
 // GetOrder returns the account's order with its eSIMs (activation codes included,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -20,11 +21,10 @@ func TestOrder(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s store) {
 		b := setup(t, s, 5, 2000)
 		req := esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 2, PartnerReference: "trip-42"}
-		res, err := b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", req)
+		o, replayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k1", Lang: "ru", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order")
-		o := res.Order
-		if res.StatusCode != 201 || res.Reused || o.Status != skygate.ESIMOrderCompleted || len(o.ESIMs) != 2 {
-			t.Fatalf("Order = %+v", res)
+		if replayed || o.Status != skygate.ESIMOrderCompleted || len(o.ESIMs) != 2 {
+			t.Fatalf("Order = %+v (replayed %v)", o, replayed)
 		}
 		if o.Total != (skygate.Money{Amount: 1000, Currency: "USD"}) || o.ClientID != "client-1" {
 			t.Fatalf("order = %+v", o)
@@ -47,20 +47,20 @@ func TestOrder(t *testing.T) {
 			}
 		}
 
-		// The same key and request: the same order, with activation codes, Reused.
-		again, err := b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", req)
+		// The same key and request: the same order, with activation codes, replayed.
+		again, replayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k1", Lang: "ru", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order replay")
-		if !again.Reused || again.StatusCode != 201 || again.Order.ID != o.ID ||
-			!reflect.DeepEqual(again.Order.ICCIDs(), o.ICCIDs()) || again.Order.ESIMs[0].ActivationCode == "" {
+		if !replayed || again.ID != o.ID ||
+			!reflect.DeepEqual(again.ICCIDs(), o.ICCIDs()) || again.ESIMs[0].ActivationCode == "" {
 			t.Fatalf("replay = %+v", again)
 		}
 		// The same key and another request: a conflict, nothing written; an invalid
 		// one too, rather than its validation error.
-		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 1})
+		_, _, err = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k1", Lang: "ru", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 1}})
 		storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
-		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0})
+		_, _, err = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k1", Lang: "ru", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0}})
 		storetest.WantCode(t, err, skygate.CodeIdempotencyConflict)
-		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k-new", "ru", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0})
+		_, _, err = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k-new", Lang: "ru", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 0}})
 		storetest.WantCode(t, err, skygate.CodeValidation)
 
 		billing, err := b.svc.Billing(t.Context(), b.acc.ID, skygate.Page{})
@@ -101,11 +101,11 @@ func TestOrder(t *testing.T) {
 		retired := *b.pkg
 		retired.Active = false
 		MustSetPackages(t, b.svc, b.acc.ID, &retired)
-		_, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k2", "ru", req)
+		_, _, err = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k2", Lang: "ru", OrderRequest: req})
 		storetest.WantCode(t, err, skygate.CodeValidation)
-		again, err = b.svc.Order(t.Context(), b.acc.ID, "client-1", "k1", "ru", req)
+		again, replayed, err = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "client-1", IdempotencyKey: "k1", Lang: "ru", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order replay after the package was withdrawn")
-		if !again.Reused || again.Order.ID != o.ID {
+		if !replayed || again.ID != o.ID {
 			t.Fatalf("replay after the package was withdrawn = %+v", again)
 		}
 	})
@@ -138,7 +138,7 @@ func TestOrderRejected(t *testing.T) {
 			{"PoolExhausted", "k", esim.OrderRequest{PackageID: freePackage(t, b).ID, Quantity: 3}, skygate.CodePoolExhausted, nil},
 		}
 		for _, tt := range tests {
-			_, err := b.svc.Order(t.Context(), b.acc.ID, "c", tt.key, "en", tt.req)
+			_, _, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: tt.key, Lang: "en", OrderRequest: tt.req})
 			storetest.WantCode(t, err, tt.code)
 			if tt.fields != nil {
 				var got []string
@@ -151,10 +151,10 @@ func TestOrderRejected(t *testing.T) {
 			}
 		}
 		// Nothing was taken and the key "k" is still free.
-		res, err := b.svc.Order(t.Context(), b.acc.ID, "c", "k", "en", esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 2})
+		o, replayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: "k", Lang: "en", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 2}})
 		storetest.MustNoError(t, err, "Order after rejections")
-		if res.Reused || len(res.Order.ESIMs) != 2 {
-			t.Fatalf("Order = %+v", res)
+		if replayed || len(o.ESIMs) != 2 {
+			t.Fatalf("Order = %+v (replayed %v)", o, replayed)
 		}
 	})
 }
@@ -177,7 +177,7 @@ func TestOtherAccountIsNotFound(t *testing.T) {
 			"ESIM":     func() error { _, err := b.svc.ESIM(ctx, intruder, iccid, "en"); return err },
 			"QRCode":   func() error { _, err := b.svc.QRCode(ctx, intruder, iccid); return err },
 			"TopUp": func() error {
-				_, err := b.svc.TopUp(ctx, intruder, "c", iccid, "k", "en", esim.TopUpRequest{PackageID: b.pkg.ID})
+				_, _, err := b.svc.TopUp(ctx, esim.TopUpCommand{AccountID: intruder, ClientID: "c", ICCID: iccid, IdempotencyKey: "k", Lang: "en", TopUpRequest: esim.TopUpRequest{PackageID: b.pkg.ID}})
 				return err
 			},
 			"Install":     func() error { _, err := b.svc.Install(ctx, intruder, iccid, "en"); return err },
@@ -231,17 +231,53 @@ func TestKeyLifetime(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s store) {
 		b := setup(t, s, 3, 5000)
 		req := esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 1}
-		first, err := b.svc.Order(t.Context(), b.acc.ID, "c", "k", "en", req)
+		first, _, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: "k", Lang: "en", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order")
 		b.clock.Advance(72*time.Hour - time.Second)
-		again, err := b.svc.Order(t.Context(), b.acc.ID, "c", "k", "en", req)
+		again, againReplayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: "k", Lang: "en", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order before expiry")
 		b.clock.Advance(time.Second)
-		later, err := b.svc.Order(t.Context(), b.acc.ID, "c", "k", "en", req)
+		later, laterReplayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: "k", Lang: "en", OrderRequest: req})
 		storetest.MustNoError(t, err, "Order at expiry")
-		if !again.Reused || again.Order.ID != first.Order.ID || later.Reused || later.Order.ID == first.Order.ID {
-			t.Fatalf("first %s, again %s (reused %v), later %s (reused %v)",
-				first.Order.ID, again.Order.ID, again.Reused, later.Order.ID, later.Reused)
+		if !againReplayed || again.ID != first.ID || laterReplayed || later.ID == first.ID {
+			t.Fatalf("first %s, again %s (replayed %v), later %s (replayed %v)",
+				first.ID, again.ID, againReplayed, later.ID, laterReplayed)
 		}
 	})
+}
+
+// TestReplayOfEarlierRecord replays an order whose record an earlier release wrote
+// (the status beside a body without eSIMs, the fingerprint of the typed request): the
+// answer is the order as it is now, with its activation codes.
+func TestReplayOfEarlierRecord(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, s store) {
+		b := setup(t, s, 2, 2000)
+		o := storetest.NewESIMOrder(b.pkg, 1)
+		o.AccountID = b.acc.ID
+		req := esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 1, PartnerReference: o.PartnerReference}
+		fp, err := idempotency.FingerprintOf(req)
+		storetest.MustNoError(t, err, "FingerprintOf")
+		rec := storetest.NewESIMRecord(b.acc.ID, skygate.OperationESIMOrder, "earlier", o.ID, string(fp), storetest.T0)
+		rec.Body = mustMarshal(t, o)
+		known, err := s.CreateESIMOrder(t.Context(), rec, o, func(o *skygate.ESIMOrder) ([]*skygate.Event, error) {
+			return skygate.ESIMOrderEvents(o, o.CreatedAt)
+		})
+		if err != nil || known != nil {
+			t.Fatalf("CreateESIMOrder = %v, %v", known, err)
+		}
+		got, replayed, err := b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c",
+			IdempotencyKey: "earlier", Lang: "en", OrderRequest: req})
+		storetest.MustNoError(t, err, "Order")
+		if !replayed || got.ID != o.ID || len(got.ESIMs) != 1 || !strings.HasPrefix(got.ESIMs[0].ActivationCode, "LPA:1$") {
+			t.Fatalf("replay = %+v (replayed %v)", got, replayed)
+		}
+	})
+}
+
+func mustMarshal(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	storetest.MustNoError(tb, err, "Marshal")
+	return b
 }

@@ -35,15 +35,14 @@ func TestOrderRace(t *testing.T) {
 			forEachEngine(t, func(t *testing.T, s store) {
 				b := setup(t, s, tt.pool, tt.credit)
 				const n = 20
-				results := make([]*esim.OrderResult, n)
+				results := make([]*skygate.ESIMOrder, n)
 				errs := make([]error, n)
 				start := make(chan struct{})
 				var wg sync.WaitGroup
 				for i := range n {
 					wg.Go(func() {
 						<-start
-						results[i], errs[i] = b.svc.Order(t.Context(), b.acc.ID, "c", fmt.Sprintf("race-%d", i), "en",
-							esim.OrderRequest{PackageID: b.pkg.ID, Quantity: tt.quantity})
+						results[i], _, errs[i] = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: fmt.Sprintf("race-%d", i), Lang: "en", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: tt.quantity}})
 					})
 				}
 				close(start)
@@ -57,11 +56,11 @@ func TestOrderRace(t *testing.T) {
 						continue
 					}
 					ok++
-					for _, e := range results[i].Order.ESIMs {
+					for _, e := range results[i].ESIMs {
 						if prev, dup := owner[e.ICCID]; dup {
-							t.Fatalf("profile %s sold to %s and %s", e.ICCID, prev, results[i].Order.ID)
+							t.Fatalf("profile %s sold to %s and %s", e.ICCID, prev, results[i].ID)
 						}
-						owner[e.ICCID] = results[i].Order.ID
+						owner[e.ICCID] = results[i].ID
 					}
 				}
 				if ok != tt.wantOK || len(owner) != tt.wantOK*tt.quantity {
@@ -95,25 +94,25 @@ func TestOrderSameKeyConcurrently(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s store) {
 		b := setup(t, s, 10, 100_000)
 		const n = 10
-		results := make([]*esim.OrderResult, n)
+		results := make([]*skygate.ESIMOrder, n)
+		replayed := make([]bool, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				results[i], errs[i] = b.svc.Order(t.Context(), b.acc.ID, "c", "same", "en",
-					esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 2})
+				results[i], replayed[i], errs[i] = b.svc.Order(t.Context(), esim.OrderCommand{AccountID: b.acc.ID, ClientID: "c", IdempotencyKey: "same", Lang: "en", OrderRequest: esim.OrderRequest{PackageID: b.pkg.ID, Quantity: 2}})
 			})
 		}
 		wg.Wait()
 		created := 0
 		for i, err := range errs {
 			storetest.MustNoError(t, err, "Order")
-			if !results[i].Reused {
+			if !replayed[i] {
 				created++
 			}
-			if results[i].Order.ID != results[0].Order.ID || len(results[i].Order.ESIMs) != 2 {
-				t.Fatalf("caller %d got order %s with %d eSIMs, caller 0 %s", i, results[i].Order.ID,
-					len(results[i].Order.ESIMs), results[0].Order.ID)
+			if results[i].ID != results[0].ID || len(results[i].ESIMs) != 2 {
+				t.Fatalf("caller %d got order %s with %d eSIMs, caller 0 %s", i, results[i].ID,
+					len(results[i].ESIMs), results[0].ID)
 			}
 		}
 		list, err := b.svc.ListOrders(t.Context(), b.acc.ID, "en", skygate.Page{})

@@ -1,24 +1,21 @@
 package esim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 )
 
-// Store is what the service keeps its data in: the ESIMStore, the idempotency lookup
+// Store is what the service keeps its data in: the ESIMStore, the idempotency records
 // that create-booking uses too, and accounts (admin calls answer 404 for an unknown
 // account). internal/sqlstore implements it.
 type Store interface {
 	skygate.ESIMStore
-	// IdempotencyRecord is skygate.BookingStore's: the account's unexpired record of
-	// operation and key, or CodeNotFound.
-	IdempotencyRecord(ctx context.Context, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error)
+	idempotency.Records
 	// Account is skygate.AccountStore's.
 	Account(ctx context.Context, accountID string) (*skygate.Account, error)
 }
@@ -37,27 +34,20 @@ type Config struct {
 	Sealer Sealer
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
-	// KeyLifetime is how long an Idempotency-Key is remembered; it defaults to
-	// booking.KeyLifetime (72 h), the same as create-booking.
-	KeyLifetime time.Duration
 }
 
 // Service is the eSIM logic. It is safe for concurrent use.
 type Service struct {
-	store   Store
-	sealer  Sealer
-	now     skygate.Clock
-	keyLife time.Duration
+	store  Store
+	sealer Sealer
+	now    skygate.Clock
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock, keyLife: cfg.KeyLifetime}
+	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock}
 	if s.now == nil {
 		s.now = time.Now
-	}
-	if s.keyLife <= 0 {
-		s.keyLife = booking.KeyLifetime
 	}
 	return s
 }
@@ -134,27 +124,17 @@ func (s *Service) present(ctx context.Context, accountID, lang string, esims ...
 	return nil
 }
 
-// idempotent answers a request whose key is known: the stored record when fp matches,
-// CodeIdempotencyConflict when it does not. found is false when no unexpired record
-// exists.
-func (s *Service) idempotent(ctx context.Context, accountID, operation, key string, fp []byte, now time.Time) (rec *skygate.IdempotencyRecord, found bool, err error) {
-	rec, err = s.store.IdempotencyRecord(ctx, accountID, operation, key, now)
-	switch {
-	case skygate.IsCode(err, skygate.CodeNotFound):
-		return nil, false, nil
-	case err != nil:
-		return nil, false, err
+// idempotent checks key and returns the account's idempotency request for operation,
+// whose fingerprint covers request, the typed request in its JSON form: two bodies
+// that mean the same request (a field left out or sent empty) are one request.
+func idempotent(accountID, operation, key string, request any) (idempotency.Request, error) {
+	req := idempotency.Request{AccountID: accountID, Operation: operation, Key: key}
+	if err := idempotency.ValidateKey(key); err != nil {
+		return req, err
 	}
-	return rec, true, sameRequest(rec, fp)
-}
-
-// sameRequest is CodeIdempotencyConflict unless rec was written for the request fp.
-func sameRequest(rec *skygate.IdempotencyRecord, fp []byte) error {
-	if !bytes.Equal(rec.Fingerprint, fp) {
-		return skygate.Errorf(skygate.CodeIdempotencyConflict,
-			"the Idempotency-Key was already used with a different request")
-	}
-	return nil
+	var err error
+	req.Fingerprint, err = idempotency.FingerprintOf(request)
+	return req, err
 }
 
 // notFoundESIM is the answer for an unknown ICCID, one of another account, or a path

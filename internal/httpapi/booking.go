@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/idempotency"
 )
 
 // bookingPath is the collection of fast-track bookings; Location headers point below it.
@@ -15,31 +17,65 @@ const bookingPath = "/v2/b2b/booking/fast-tracks"
 
 // createBooking accepts a booking (202). The Idempotency-Key, the booking and its
 // first event are stored in one transaction; a repeated key with the same body replays
-// the stored answer with Idempotency-Status: reused.
+// the first answer with Idempotency-Status: reused. The checks come in the order the
+// contract gives: key (400), JSON (400), known key (the stored answer or 409), unknown
+// fields (400), validation (422).
 func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 	key, err := idempotencyKey(r)
 	if err != nil {
-		return err
-	}
-	if err := booking.ValidateKey(key); err != nil {
 		return err
 	}
 	body, err := readJSONBody(w, r)
 	if err != nil {
 		return err
 	}
-	claims := principalOf(w)
-	res, err := s.deps.Bookings.Create(r.Context(), claims.AccountID, claims.ClientID, key, body)
+	fp, err := idempotency.Fingerprint(body)
 	if err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Location", bookingPath+"/"+res.BookingID)
-	idempotencyStatus(w, res.Reused)
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(res.StatusCode)
-	_, _ = w.Write(res.Body)
-	return nil
+	claims := principalOf(w)
+	var (
+		b        *skygate.Booking
+		replayed bool
+	)
+	req, err := decodeBookingRequest(body)
+	if err != nil {
+		// The key decides before the body is judged, as the service does for a request
+		// that fails validation.
+		known, lookup := s.deps.Bookings.Replay(r.Context(), claims.AccountID, key, fp)
+		if skygate.IsCode(lookup, skygate.CodeNotFound) {
+			return err
+		}
+		b, replayed, err = known, true, lookup
+	} else {
+		b, replayed, err = s.deps.Bookings.Create(r.Context(), booking.CreateCommand{
+			AccountID: claims.AccountID, ClientID: claims.ClientID, IdempotencyKey: key, Fingerprint: fp, Request: req})
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", bookingPath+"/"+b.ID)
+	return writeIdempotent(w, http.StatusAccepted, replayed, b)
+}
+
+// bookingShape is the create request's form (booking.Request): its fields, each with a
+// value of its JSON type, and one passenger for all.
+var bookingShape = mustShape(`{"fast_track_id":"","service_date":"","flight":{"number":"","direction":""},
+	"passengers":[{"first_name":"","last_name":"","date_of_birth":"","passport_number":"","nationality":"","email":"",
+	"phone":""}],"partner_reference":""}`)
+
+// decodeBookingRequest decodes a create request (one JSON value): 400 when it is not an
+// object or has unknown fields (every one named), 422 naming each field of the wrong
+// JSON type.
+func decodeBookingRequest(body []byte) (booking.Request, error) {
+	var req booking.Request
+	if err := checkShape(body, bookingShape); err != nil {
+		return req, err
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return req, badJSON(err)
+	}
+	return req, nil
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) error {

@@ -63,24 +63,23 @@ func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
 // the order and its eSIMs (activation codes included; this and GET are the only places
 // they appear), 402 InsufficientFunds, 409 PoolExhausted.
 func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
-	var req esim.OrderRequest
 	key, err := idempotencyKey(r)
 	if err != nil {
 		return err
 	}
+	var req esim.OrderRequest
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	lang := s.contentLanguage(w, r)
 	c := principalOf(w)
-	res, err := s.deps.ESIM.Order(r.Context(), c.AccountID, c.ClientID, key, lang, req)
+	o, replayed, err := s.deps.ESIM.Order(r.Context(), esim.OrderCommand{AccountID: c.AccountID, ClientID: c.ClientID,
+		IdempotencyKey: key, Lang: s.contentLanguage(w, r), OrderRequest: req})
 	if err != nil {
 		return err
 	}
-	idempotencyStatus(w, res.Reused)
-	w.Header().Set("Location", "/v2/b2b/esim/orders/"+res.Order.ID)
+	w.Header().Set("Location", "/v2/b2b/esim/orders/"+o.ID)
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, res.StatusCode, res.Order)
+	return writeIdempotent(w, http.StatusCreated, replayed, o)
 }
 
 func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
@@ -134,23 +133,25 @@ func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
 	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountID(w), r.PathValue("iccid")))
 }
 
+// createTopUp adds a top-up package to an eSIM under an Idempotency-Key: 201 with the
+// top-up and the eSIM after it.
 func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
-	var req esim.TopUpRequest
 	key, err := idempotencyKey(r)
 	if err != nil {
 		return err
 	}
+	var req esim.TopUpRequest
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	c := principalOf(w)
-	res, err := s.deps.ESIM.TopUp(r.Context(), c.AccountID, c.ClientID, r.PathValue("iccid"), key, s.contentLanguage(w, r), req)
+	t, replayed, err := s.deps.ESIM.TopUp(r.Context(), esim.TopUpCommand{AccountID: c.AccountID, ClientID: c.ClientID,
+		IdempotencyKey: key, ICCID: r.PathValue("iccid"), Lang: s.contentLanguage(w, r), TopUpRequest: req})
 	if err != nil {
 		return err
 	}
-	idempotencyStatus(w, res.Reused)
 	w.Header().Set("Cache-Control", "no-store") // the eSIM's activation code is in it
-	return writeJSON(w, res.StatusCode, res.TopUp)
+	return writeIdempotent(w, http.StatusCreated, replayed, t)
 }
 
 func (s *Server) esimBilling(w http.ResponseWriter, r *http.Request) error {

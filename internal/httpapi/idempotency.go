@@ -4,16 +4,17 @@ import (
 	"net/http"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/idempotency"
 )
 
 // headerIdempotencyKey names the key of an idempotent request (create-booking, eSIM
 // orders and top-ups).
 const headerIdempotencyKey = "Idempotency-Key"
 
-// idempotencyKey returns the request's Idempotency-Key, "" when there is none (the
-// service then refuses the request). The header carries one key: sent twice, it is a
-// 400 rather than a guess, since which copy counts would depend on the proxies on the
-// way. The key's form is the service's to check (booking.ValidateKey).
+// idempotencyKey returns the request's Idempotency-Key, checked first of all (400 when
+// missing or malformed, idempotency.ValidateKey). The header carries one key: sent
+// twice, it is a 400 rather than a guess, since which copy counts would depend on the
+// proxies on the way.
 func idempotencyKey(r *http.Request) (string, error) {
 	v := r.Header.Values(headerIdempotencyKey)
 	if len(v) > 1 {
@@ -21,18 +22,22 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", &skygate.Error{Code: skygate.CodeBadRequest, Message: msg,
 			Fields: []skygate.FieldError{{Field: headerIdempotencyKey, Message: msg}}}
 	}
-	if len(v) == 0 {
-		return "", nil
+	var key string
+	if len(v) == 1 {
+		key = v[0]
 	}
-	return v[0], nil
+	return key, idempotency.ValidateKey(key)
 }
 
-// idempotencyStatus sets Idempotency-Status: reused for the stored answer to an earlier
-// request with the same key, created for a new one.
-func idempotencyStatus(w http.ResponseWriter, reused bool) {
-	if reused {
+// writeIdempotent answers an idempotent request with status and v, the resource it
+// created, saying whether this is the stored answer to an earlier request with the
+// same key (Idempotency-Status: reused) or a new one (created). A replay is rendered
+// as the first answer was.
+func writeIdempotent(w http.ResponseWriter, status int, replayed bool, v any) error {
+	if replayed {
 		w.Header().Set("Idempotency-Status", "reused")
-		return
+	} else {
+		w.Header().Set("Idempotency-Status", "created")
 	}
-	w.Header().Set("Idempotency-Status", "created")
+	return writeJSON(w, status, v)
 }
