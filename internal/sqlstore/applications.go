@@ -118,6 +118,7 @@ func (s *Store) CreateFirstApplication(ctx context.Context, app *skygate.Applica
 	return out, created, nil
 }
 
+// createApplicationOutcome is what the failures of inserting app mean.
 func createApplicationOutcome(app *skygate.Application) outcome {
 	return outcome{
 		op:       "create application",
