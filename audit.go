@@ -3,14 +3,15 @@ package skygate
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"time"
 )
 
-// AuditEvent records one write made by an employee through the admin API.
+// AuditEvent records one administrative write: an employee's through the admin API,
+// `skygate bootstrap`'s, or one the service makes by itself.
 type AuditEvent struct {
 	ID string `json:"id"`
-	// Actor is the employee's subject (the sub claim of their token).
+	// Actor says who wrote: the employee's subject (the sub claim of their token),
+	// ActorBootstrap or ActorSystem.
 	Actor string `json:"actor"`
 	// Action names the write, "<resource>.<verb>" (e.g. "account.create",
 	// "application.rotate_secret", "booking.complete").
@@ -19,11 +20,48 @@ type AuditEvent struct {
 	TargetType string `json:"target_type"`
 	TargetID   string `json:"target_id"`
 	// AccountID is the tenant the target belongs to, "" for none.
-	AccountID string    `json:"account_id,omitempty"`
+	AccountID string `json:"account_id,omitempty"`
+	// RequestID is the id of the request that made the write, "" outside a request.
 	RequestID string    `json:"request_id"`
 	At        time.Time `json:"at"`
-	// Details holds the request's non-secret parameters as a JSON object.
+	// Details holds the write's non-secret parameters as a JSON object.
 	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// Actors of the writes that no employee makes.
+const (
+	// ActorBootstrap is the actor of `skygate bootstrap`.
+	ActorBootstrap = "bootstrap"
+	// ActorSystem is the actor of writes the service makes by itself: the demo account
+	// of non-production starts.
+	ActorSystem = "system"
+)
+
+// Actor is who makes an audited write, and in which request.
+type Actor struct {
+	// Subject becomes the records' Actor: an employee's sub, ActorBootstrap or
+	// ActorSystem.
+	Subject string
+	// RequestID is the request's id, "" outside a request.
+	RequestID string
+}
+
+// Audit returns the record of a write by a at the given time: the action on the
+// target of the account, with details (the write's non-secret parameters, encoded as
+// a JSON object; nil for none) and a new ID.
+func (a Actor) Audit(at time.Time, action, targetType, targetID, accountID string, details any) (*AuditEvent, error) {
+	var raw json.RawMessage
+	if details != nil {
+		b, err := json.Marshal(details)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	return &AuditEvent{
+		ID: NewID(), Actor: a.Subject, Action: action, TargetType: targetType, TargetID: targetID,
+		AccountID: accountID, RequestID: a.RequestID, At: at, Details: raw,
+	}, nil
 }
 
 // AuditFilter narrows ListAuditEvents; empty fields match everything.
@@ -34,50 +72,11 @@ type AuditFilter struct {
 	TargetID  string
 }
 
-// AuditStore keeps the admin audit log. It is append-only.
+// AuditStore reads the audit log. It is append-only, and nothing appends a record on
+// its own: every audited write of the store takes its record as its last argument
+// (nil for none) and commits it in the write's own transaction, so a record never
+// exists without its write nor an audited write without its record.
 type AuditStore interface {
-	// AppendAudit stores e. ID and At are set by the caller.
-	AppendAudit(ctx context.Context, e *AuditEvent) error
 	// ListAuditEvents returns a page of events matching f, newest first, and the total.
 	ListAuditEvents(ctx context.Context, f AuditFilter, p Page) ([]*AuditEvent, int, error)
 }
-
-// WithAudit returns a context under which a store appends e in the same transaction as
-// the first write it commits: an admin write and its audit record are committed
-// together or not at all. ID and At are set by the caller. Stores take the record in
-// every write transaction they run under ctx (see PendingAudit).
-func WithAudit(ctx context.Context, e *AuditEvent) (context.Context, *PendingAudit) {
-	p := &PendingAudit{event: e}
-	return context.WithValue(ctx, auditKey{}, p), p
-}
-
-type auditKey struct{}
-
-// PendingAudit is an audit record waiting for the write it describes.
-type PendingAudit struct {
-	event *AuditEvent
-	taken atomic.Bool
-}
-
-// PendingAuditFrom returns the record that ctx carries, or nil.
-func PendingAuditFrom(ctx context.Context) *PendingAudit {
-	p, _ := ctx.Value(auditKey{}).(*PendingAudit)
-	return p
-}
-
-// Take returns the record to the write transaction that is about to commit, or nil
-// when another transaction has it already. A transaction that took it and then failed
-// calls Release, so that a later write of the same request takes it instead.
-func (p *PendingAudit) Take() *AuditEvent {
-	if p.taken.CompareAndSwap(false, true) {
-		return p.event
-	}
-	return nil
-}
-
-// Release gives the record back after the transaction that took it failed.
-func (p *PendingAudit) Release() { p.taken.Store(false) }
-
-// Taken reports whether a transaction holds the record: after a successful write, that
-// the record was committed with it.
-func (p *PendingAudit) Taken() bool { return p.taken.Load() }

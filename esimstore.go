@@ -31,7 +31,9 @@ type ESIMApply func(before, after *ESIM) ([]*Event, error)
 // order and a top-up are each one transaction that claims the idempotency key, debits
 // the balance, writes what was bought and inserts the events into the outbox (the same
 // idempotency records and events as bookings), so that a failure leaves nothing behind.
-// Times are normalised to the stored precision (UTC, microseconds).
+// Times are normalised to the stored precision (UTC, microseconds). The admin writes
+// (packages, pool, credits) commit the audit record they take (nil for none) in their
+// own transaction.
 type ESIMStore interface {
 	// SetESIMPackages upserts pkgs (by ID) as packages of the account at now and
 	// increases the account's catalog version, in one transaction; packages not in
@@ -39,7 +41,7 @@ type ESIMStore interface {
 	// A new package gets CreatedAt now; every package in pkgs gets UpdatedAt now. An ID
 	// that belongs to another account is CodeConflict; an unknown account CodeNotFound.
 	// It returns the catalog after the change.
-	SetESIMPackages(ctx context.Context, accountID string, pkgs []*ESIMPackage, now time.Time) (*ESIMCatalog, error)
+	SetESIMPackages(ctx context.Context, accountID string, pkgs []*ESIMPackage, now time.Time, audit *AuditEvent) (*ESIMCatalog, error)
 	// ESIMCatalog returns the account's packages, active or not, in the order of
 	// ESIMCatalog.Packages, with the
 	// catalog version; an account with no packages has Version 0 and no packages.
@@ -53,7 +55,7 @@ type ESIMStore interface {
 	// FieldError named "[i].iccid" (i the index in profiles), and then nothing is
 	// imported. A concurrent import of the same ICCID cannot slip through: uniqueness is
 	// the table's primary key. An unknown account is CodeNotFound.
-	ImportPoolProfiles(ctx context.Context, accountID string, profiles []*PoolProfile) error
+	ImportPoolProfiles(ctx context.Context, accountID string, profiles []*PoolProfile, audit *AuditEvent) error
 	// PoolCounts counts the account's pool profiles by status.
 	PoolCounts(ctx context.Context, accountID string) (*PoolCounts, error)
 
@@ -117,5 +119,5 @@ type ESIMStore interface {
 	// CreditBalance adds e.Amount (positive) to the account's balance and appends e
 	// (Kind credit or refund; ID and CreatedAt set by the caller) to the ledger in one
 	// transaction, setting e.BalanceAfter. An unknown account is CodeNotFound.
-	CreditBalance(ctx context.Context, e *LedgerEntry) error
+	CreditBalance(ctx context.Context, e *LedgerEntry, audit *AuditEvent) error
 }

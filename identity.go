@@ -103,11 +103,12 @@ type SigningKey struct {
 	ActiveAt time.Time
 }
 
-// AccountStore keeps accounts.
+// AccountStore keeps accounts. Writes take the audit record to commit with them, nil
+// for none (see AuditStore); a write that fails commits neither.
 type AccountStore interface {
 	// CreateAccount inserts a. ID, CreatedAt and UpdatedAt are set by the caller. A name
 	// already taken is CodeConflict.
-	CreateAccount(ctx context.Context, a *Account) error
+	CreateAccount(ctx context.Context, a *Account, audit *AuditEvent) error
 	// Account returns the account or CodeNotFound.
 	Account(ctx context.Context, accountID string) (*Account, error)
 	// AccountByName returns the account with that exact name or CodeNotFound.
@@ -116,18 +117,26 @@ type AccountStore interface {
 	ListAccounts(ctx context.Context, p Page) ([]*Account, int, error)
 	// SetAccountStatus changes the status and UpdatedAt (to now) and returns the result,
 	// or CodeNotFound.
-	SetAccountStatus(ctx context.Context, accountID string, s AccountStatus, now time.Time) (*Account, error)
+	SetAccountStatus(ctx context.Context, accountID string, s AccountStatus, now time.Time, audit *AuditEvent) (*Account, error)
 	// AccountsUpdatedSince returns accounts whose UpdatedAt is at or after t. The token
 	// middleware polls it to learn suspensions made by other replicas.
 	AccountsUpdatedSince(ctx context.Context, t time.Time) ([]*Account, error)
 }
 
 // ApplicationStore keeps applications. Every method but ApplicationByClientID and
-// ApplicationAdmin takes the account id; an application of another account is CodeNotFound.
+// ApplicationAdmin takes the account id; an application of another account is
+// CodeNotFound. Writes take the audit record to commit with them, nil for none (see
+// AuditStore); a write that fails commits neither.
 type ApplicationStore interface {
 	// CreateApplication inserts app. A client_id already taken is CodeConflict; an
 	// unknown account is CodeNotFound.
-	CreateApplication(ctx context.Context, app *Application) error
+	CreateApplication(ctx context.Context, app *Application, audit *AuditEvent) error
+	// CreateFirstApplication inserts app unless its account has an application
+	// already: it returns app and true, or the account's oldest application and false,
+	// and then writes nothing (the audit record included). Concurrent calls for one
+	// account insert at most one application between them. An unknown account is
+	// CodeNotFound; a client_id already taken CodeConflict.
+	CreateFirstApplication(ctx context.Context, app *Application, audit *AuditEvent) (*Application, bool, error)
 	// Application returns the account's application or CodeNotFound.
 	Application(ctx context.Context, accountID, applicationID string) (*Application, error)
 	// ApplicationAdmin returns any account's application by id, or CodeNotFound. It is
@@ -139,22 +148,22 @@ type ApplicationStore interface {
 	// ListApplications returns a page of the account's applications and the total.
 	ListApplications(ctx context.Context, accountID string, p Page) ([]*Application, int, error)
 	// DeleteApplication removes the account's application or returns CodeNotFound.
-	DeleteApplication(ctx context.Context, accountID, applicationID string) error
+	DeleteApplication(ctx context.Context, accountID, applicationID string, audit *AuditEvent) error
 	// SetApplicationSecret replaces the secret hash and UpdatedAt, or CodeNotFound.
-	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
+	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *AuditEvent) (*Application, error)
 	// SetApplicationCertificate binds the account's application to the one client
 	// certificate whose RFC 8705 x5t#S256 is thumbprint (base64url SHA-256 of its DER,
 	// unpadded), replacing any earlier binding, sets UpdatedAt to now and returns the
 	// result, or CodeNotFound. An empty thumbprint removes the binding. The caller checks
 	// the thumbprint's form; the store keeps it as given.
-	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*Application, error)
+	SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time, audit *AuditEvent) (*Application, error)
 	// SetApplicationSecretRevokingTokens is SetApplicationSecret that also revokes every
 	// token the application issued so far, in the same single write: it adds one to
 	// TokenGeneration, sets TokensRevokedAt and UpdatedAt to now and returns the
 	// result. Concurrent revocations each add one (none is lost), so the generation a
 	// caller gets back is above that of every token issued before its call. CodeNotFound
 	// as SetApplicationSecret, and then nothing changes.
-	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*Application, error)
+	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *AuditEvent) (*Application, error)
 }
 
 // KeyStore keeps the token signing keys.

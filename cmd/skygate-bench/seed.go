@@ -52,7 +52,7 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 	}
 	svc := esim.New(esim.Config{Store: db, Sealer: sealer})
 	pkg := esim.DemoPackages(accountID)[0]
-	if _, err := svc.SetPackages(ctx, accountID, []*skygate.ESIMPackage{pkg}); err != nil {
+	if _, err := svc.SetPackages(ctx, accountID, []*skygate.ESIMPackage{pkg}, nil); err != nil {
 		return "", err
 	}
 	for start := 0; start < n; start += esim.MaxPoolUpload {
@@ -64,12 +64,12 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 				MatchingID: fmt.Sprintf("BENCH-%d", i),
 			})
 		}
-		if _, err := svc.ImportPool(ctx, accountID, batch); err != nil {
+		if _, err := svc.ImportPool(ctx, accountID, batch, nil); err != nil {
 			return "", err
 		}
 	}
 	credit := skygate.Money{Amount: pkg.Price.Amount * int64(n+1), Currency: pkg.Price.Currency}
-	if _, err := svc.AddCredit(ctx, accountID, esim.CreditRequest{Amount: credit, Kind: skygate.LedgerCredit, Reference: "bench", Description: "skygate-bench"}); err != nil {
+	if _, err := svc.AddCredit(ctx, accountID, esim.CreditRequest{Amount: credit, Kind: skygate.LedgerCredit, Reference: "bench", Description: "skygate-bench"}, nil); err != nil {
 		return "", err
 	}
 	return pkg.ID, nil

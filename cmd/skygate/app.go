@@ -15,9 +15,11 @@ import (
 	"github.com/skygate/skygate/api"
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/internal/clientca"
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/ratelimit"
@@ -36,6 +38,7 @@ type app struct {
 	issuer   *oauth.Issuer
 	verifier *oauth.Verifier
 	hasher   *oauth.SecretHasher
+	identity *identity.Service
 	catalog  *catalog.Service
 	bookings *booking.Service
 	worker   *booking.Worker
@@ -50,8 +53,9 @@ type app struct {
 }
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
-// and builds the HTTP handler.
-func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer, clientCerts httpapi.ClientCertConfig) (_ *app, err error) {
+// and builds the HTTP handler. ca issues and checks the client certificates of
+// applications; nil refuses them.
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer, clientCerts httpapi.ClientCertConfig, ca *clientca.Authority) (_ *app, err error) {
 	a := &app{cfg: cfg, log: log}
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
@@ -75,6 +79,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		return nil, err
 	}
 	a.hasher = oauth.NewSecretHasher(a.box)
+	a.identity = identity.New(identity.Config{Store: a.db, Secrets: a.hasher, ClientCA: ca})
 	a.catalog = catalog.NewService(a.db, time.Now)
 	if err := a.catalog.Open(ctx); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
@@ -118,13 +123,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 	tokens := oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant)
 	tokens.Transient = transient(cfg)
 	a.server = httpapi.NewServer(httpapi.Deps{
-		Store:         a.db,
+		Identity:      a.identity,
+		Directory:     a.db,
+		Audit:         a.db,
 		Tokens:        a.verifier,
 		Catalog:       a.catalog,
 		Bookings:      a.bookings,
 		ESIM:          a.esim,
 		Webhooks:      a.webhooks,
-		Secrets:       a.hasher,
 		Applications:  apps,
 		Limits:        limits,
 		Proxies:       cfg.TrustedProxies,
@@ -190,50 +196,47 @@ func (a *app) background() []lifecycle.Service {
 // sandbox works at once.
 const demoAccount = "demo"
 
-// ensureDemo creates the demo account and application outside production. In
-// development its secret is derived from the master key, set on every start and
-// printed to stdout (not the log) for the person at the terminal. Elsewhere it is
-// random, set when the application is created and never shown: the log says how an
-// operator gets one (bootstrap --rotate-secret).
+// ensureDemo creates the demo account and application outside production, through the
+// identity service with the actor skygate.ActorSystem. In development its secret is
+// derived from the master key, set on every start and printed to stdout (not the log)
+// for the person at the terminal. Elsewhere it is random, set when the application is
+// created and never shown: the log says how an operator gets one (bootstrap
+// --rotate-secret).
 func (a *app) ensureDemo(ctx context.Context, stdout io.Writer) error {
 	shown := "sks_" + base64.RawURLEncoding.EncodeToString(a.box.DeriveKey("skygate demo client secret"))
 	dev := a.cfg.Env == config.EnvDevelopment
-	req := bootstrapRequest{Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true}
+	c := identity.Bootstrap{Account: demoAccount, Scopes: skygate.B2BScopes, Sandbox: true}
 	if dev {
-		req.Secret = shown
+		c.Secret = shown
 	}
-	creds, err := ensureAccount(ctx, a.db, a.hasher, time.Now, req)
+	system := skygate.Actor{Subject: skygate.ActorSystem}
+	demo, err := a.identity.Bootstrap(ctx, system, c)
 	if err != nil {
 		return err
 	}
-	if !dev {
+	accountID, clientID := demo.Account.ID, demo.Application.ClientID
+	if !dev && a.hasher.Verify(shown, demo.Application.SecretHash) {
 		// A development start on this database, or a version that logged it, set the
 		// derived secret, which someone has seen: replace it with a random one, and
 		// revoke the tokens obtained with it, which live for up to an hour.
-		apps, _, err := a.db.ListApplications(ctx, creds.AccountID, skygate.Page{Limit: 1})
-		if err != nil {
+		rotation := identity.SecretRotation{ApplicationID: demo.Application.ID, RevokeTokens: true}
+		if _, err := a.identity.RotateSecret(ctx, system, rotation); err != nil {
 			return err
 		}
-		if len(apps) > 0 && a.hasher.Verify(shown, apps[0].SecretHash) {
-			req.Rotate, req.RevokeTokens = true, true
-			if _, err := ensureAccount(ctx, a.db, a.hasher, time.Now, req); err != nil {
-				return err
-			}
-			a.log.Warn("replaced the demo client's secret, which an earlier start showed, and revoked its tokens",
-				"account_id", creds.AccountID, "client_id", creds.ClientID)
-		}
+		a.log.Warn("replaced the demo client's secret, which an earlier start showed, and revoked its tokens",
+			"account_id", accountID, "client_id", clientID)
 	}
 	// eSIM packages, a pool and a balance, so the sandbox works at once.
-	if err := a.esim.SeedDemo(ctx, creds.AccountID); err != nil {
+	if err := a.esim.SeedDemo(ctx, accountID); err != nil {
 		return fmt.Errorf("demo eSIM data: %w", err)
 	}
 	if !dev {
-		a.log.Info("demo account ready; its secret is not shown", "account_id", creds.AccountID, "client_id", creds.ClientID,
+		a.log.Info("demo account ready; its secret is not shown", "account_id", accountID, "client_id", clientID,
 			"new_secret", `skygate bootstrap --account `+demoAccount+` --scopes "`+strings.Join(skygate.B2BScopes, " ")+`" --rotate-secret`)
 		return nil
 	}
-	a.log.Info("demo account ready (development only; its secret is on stdout)", "account_id", creds.AccountID, "client_id", creds.ClientID)
-	_, err = fmt.Fprintf(stdout, "Demo client (development only): account_id=%s client_id=%s client_secret=%s\n", creds.AccountID, creds.ClientID, creds.ClientSecret)
+	a.log.Info("demo account ready (development only; its secret is on stdout)", "account_id", accountID, "client_id", clientID)
+	_, err = fmt.Fprintf(stdout, "Demo client (development only): account_id=%s client_id=%s client_secret=%s\n", accountID, clientID, demo.ClientSecret)
 	return err
 }
 

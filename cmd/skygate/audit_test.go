@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 // TestAdminWritesAreAudited makes every kind of admin write once, each with its own
 // X-Request-ID, plus writes that fail; the audit log must hold exactly one record per
 // successful write (action, target, account, actor, request id) and none for a failure.
+// The only other records are those of the start's demo account (actor system) and of
+// the bootstrap of the partner whose booking is completed (actor bootstrap).
 func TestAdminWritesAreAudited(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, e engine) {
@@ -138,8 +141,13 @@ func TestAdminWritesAreAudited(t *testing.T) {
 			t.Fatalf("audit list: %d", st)
 		}
 		got := map[string][]string{}
+		others := map[string][]string{} // actor → "action account" of writes no employee made
 		for _, it := range page["data"].([]any) {
 			ev := it.(map[string]any)
+			if a := ev["actor"]; a == skygate.ActorBootstrap || a == skygate.ActorSystem {
+				others[a.(string)] = append(others[a.(string)], fmt.Sprintf("%v %v", ev["action"], ev["account_id"]))
+				continue
+			}
 			if ev["actor"] != "employee-1" {
 				t.Errorf("record without the employee as actor: %v", ev)
 			}
@@ -154,6 +162,15 @@ func TestAdminWritesAreAudited(t *testing.T) {
 		for id, recs := range got {
 			if _, ok := want[id]; !ok {
 				t.Errorf("request %s left audit records %q", id, recs)
+			}
+		}
+		demo := demoClient(t, s.stdout.String())
+		for actor, want := range map[string][]string{
+			skygate.ActorBootstrap: {"account.create " + c.AccountID, "application.create " + c.AccountID},
+			skygate.ActorSystem:    {"account.create " + demo.AccountID, "application.create " + demo.AccountID},
+		} {
+			if slices.Sort(others[actor]); !slices.Equal(others[actor], want) {
+				t.Errorf("records of %s: %q, want %q", actor, others[actor], want)
 			}
 		}
 		// The details say what the write did: whether a rotation revoked the tokens, which

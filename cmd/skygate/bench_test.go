@@ -19,6 +19,7 @@ import (
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/identity"
 )
 
 // benchApp assembles the real service in-process (SQLite in a temporary directory) so
@@ -38,16 +39,23 @@ func benchAppLimited(b *testing.B, rate string) (*app, credentials) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, newLogger(io.Discard, "info"), io.Discard, httpapi.ClientCertConfig{})
+	a, err := newApp(context.Background(), cfg, newLogger(io.Discard, "info"), io.Discard, httpapi.ClientCertConfig{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { a.db.Close() })
-	c, err := ensureAccount(context.Background(), a.db, a.hasher, time.Now, bootstrapRequest{Account: "bench", Scopes: catalogScopes})
+	return a, benchAccount(b, a, "bench", catalogScopes)
+}
+
+// benchAccount bootstraps an account with one application of the scopes.
+func benchAccount(b *testing.B, a *app, name string, scopes []string) credentials {
+	b.Helper()
+	res, err := a.identity.Bootstrap(context.Background(), skygate.Actor{Subject: skygate.ActorBootstrap},
+		identity.Bootstrap{Account: name, Scopes: scopes})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return a, *c
+	return credentials{AccountID: res.Account.ID, ClientID: res.Application.ClientID, ClientSecret: res.ClientSecret}
 }
 
 func benchToken(b *testing.B, a *app, c credentials) string {
@@ -153,11 +161,7 @@ func benchCatalog304(b *testing.B, rate string) {
 // booking scenario's without TLS and the network.
 func BenchmarkCreateBooking(b *testing.B) {
 	a, _ := benchApp(b)
-	c, err := ensureAccount(context.Background(), a.db, a.hasher, time.Now, bootstrapRequest{Account: "bench-booking", Scopes: bookingScopes})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok := benchToken(b, a, *c)
+	tok := benchToken(b, a, benchAccount(b, a, "bench-booking", bookingScopes))
 	pki, err := devpki.Ensure(filepath.Join(b.TempDir(), "pki"), time.Now())
 	if err != nil {
 		b.Fatal(err)
@@ -173,13 +177,7 @@ func BenchmarkCreateBooking(b *testing.B) {
 	state := &tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}, VerifiedChains: [][]*x509.Certificate{{cert}}}
 	rec := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodGet, "/v2/catalog/fast-tracks?iata=TAS&limit=1", nil)
-	r.Header.Set("Authorization", "Bearer "+benchToken(b, a, func() credentials {
-		cc, err := ensureAccount(context.Background(), a.db, a.hasher, time.Now, bootstrapRequest{Account: "bench-catalog", Scopes: []string{skygate.ScopeCatalogFastTrackRead}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return *cc
-	}()))
+	r.Header.Set("Authorization", "Bearer "+benchToken(b, a, benchAccount(b, a, "bench-catalog", []string{skygate.ScopeCatalogFastTrackRead})))
 	a.server.ServeHTTP(rec, r)
 	ft := mustPage(b, rec.Body.Bytes()).Data[0].ID
 	body := bookingBody(ft, "BENCH")

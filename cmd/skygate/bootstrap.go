@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/oauth"
 )
 
@@ -25,7 +24,9 @@ type credentials struct {
 	ClientSecret string `json:"client_secret,omitempty"`
 }
 
-// bootstrap creates an account and one application, idempotent by account name.
+// bootstrap creates an account and one application, idempotent by account name,
+// through the identity service: the admin API's validation, and audit records with
+// the actor skygate.ActorBootstrap.
 func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -38,10 +39,14 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	req := bootstrapRequest{Account: strings.TrimSpace(*name), Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox,
-		CertSHA256: *certSHA, Rotate: *rotate, RevokeTokens: *revoke}
-	if err := req.validate(); err != nil {
-		return err
+	c := identity.Bootstrap{Account: *name, Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox, ClientCertSHA256: *certSHA}
+	switch {
+	case *revoke && !*rotate:
+		return errors.New("bootstrap: --revoke-tokens revokes with the new secret of --rotate-secret: give both")
+	case *revoke:
+		c.Rotation = identity.NewSecretRevokingTokens
+	case *rotate:
+		c.Rotation = identity.NewSecret
 	}
 	box, err := openBox(cfg, log)
 	if err != nil {
@@ -52,10 +57,12 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 		return err
 	}
 	defer db.Close()
-	creds, err := ensureAccount(ctx, db, oauth.NewSecretHasher(box), time.Now, req)
+	ids := identity.New(identity.Config{Store: db, Secrets: oauth.NewSecretHasher(box)})
+	res, err := ids.Bootstrap(ctx, skygate.Actor{Subject: skygate.ActorBootstrap}, c)
 	if err != nil {
-		return err
+		return bootstrapError(err)
 	}
+	creds := credentials{AccountID: res.Account.ID, ClientID: res.Application.ClientID, ClientSecret: res.ClientSecret}
 	if creds.ClientSecret == "" {
 		log.Info("account exists; its secret is not shown again (use --rotate-secret for a new one)", "account_id", creds.AccountID)
 	}
@@ -64,86 +71,19 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args [
 	return enc.Encode(creds)
 }
 
-type bootstrapRequest struct {
-	Account    string
-	Scopes     []string
-	Sandbox    bool
-	CertSHA256 string
-	Rotate     bool
-	// RevokeTokens makes the rotation (Rotate) revoke every token the application was
-	// issued (skygate.ApplicationStore.SetApplicationSecretRevokingTokens).
-	RevokeTokens bool
-	// Secret, when set, is used instead of a random one (the development demo account).
-	Secret string
-}
-
-func (r bootstrapRequest) validate() error {
-	var errs []error
-	if r.Account == "" || len(r.Account) > 128 {
-		errs = append(errs, errors.New("--account is required (1–128 characters)"))
+// bootstrapError names the flags of a validation error's fields (account becomes
+// --account, scopes[1] --scopes[1]).
+func bootstrapError(err error) error {
+	e, ok := errors.AsType[*skygate.Error](err)
+	if !ok || e.Code != skygate.CodeValidation {
+		return fmt.Errorf("bootstrap: %w", err)
 	}
-	if len(r.Scopes) == 0 {
-		errs = append(errs, errors.New("--scopes is required"))
+	problems := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		problems[i] = "--" + strings.ReplaceAll(f.Field, "_", "-") + ": " + f.Message
 	}
-	if r.RevokeTokens && !r.Rotate {
-		errs = append(errs, errors.New("--revoke-tokens revokes with the new secret of --rotate-secret: give both"))
+	if strings.Contains(strings.Join(problems, " "), "unknown B2B scope") {
+		problems = append(problems, "known scopes: "+strings.Join(skygate.B2BScopes, " "))
 	}
-	for _, s := range r.Scopes {
-		if !slices.Contains(skygate.B2BScopes, s) {
-			errs = append(errs, fmt.Errorf("unknown B2B scope %q (known: %s)", s, strings.Join(skygate.B2BScopes, " ")))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// ensureAccount is the idempotent core of bootstrap, shared with the development demo
-// data. A concurrent bootstrap of the same name loses the insert race and reads the
-// winner's account.
-func ensureAccount(ctx context.Context, db skygate.Store, hasher *oauth.SecretHasher, now skygate.Clock, r bootstrapRequest) (*credentials, error) {
-	t := now().UTC()
-	acc, err := db.AccountByName(ctx, r.Account)
-	if skygate.IsCode(err, skygate.CodeNotFound) {
-		acc = &skygate.Account{ID: skygate.NewID(), Name: r.Account, Status: skygate.AccountActive, CreatedAt: t, UpdatedAt: t}
-		err = db.CreateAccount(ctx, acc)
-		if skygate.IsCode(err, skygate.CodeConflict) {
-			acc, err = db.AccountByName(ctx, r.Account)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	apps, _, err := db.ListApplications(ctx, acc.ID, skygate.Page{Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	secret := r.Secret
-	if secret == "" {
-		if secret, err = oauth.NewClientSecret(); err != nil {
-			return nil, err
-		}
-	}
-	if len(apps) > 0 {
-		creds := &credentials{AccountID: acc.ID, ClientID: apps[0].ClientID}
-		if r.Rotate || r.Secret != "" {
-			set := db.SetApplicationSecret
-			if r.RevokeTokens {
-				set = db.SetApplicationSecretRevokingTokens
-			}
-			if _, err := set(ctx, acc.ID, apps[0].ID, hasher.Hash(secret), t); err != nil {
-				return nil, err
-			}
-			creds.ClientSecret = secret
-		}
-		return creds, nil
-	}
-	app := &skygate.Application{
-		ID: skygate.NewID(), AccountID: acc.ID, Name: r.Account + " default",
-		ClientID: skygate.NewClientID(), SecretHash: hasher.Hash(secret),
-		AllowedScopes: r.Scopes, Sandbox: r.Sandbox, ClientCertSHA256: r.CertSHA256,
-		CreatedAt: t, UpdatedAt: t,
-	}
-	if err := db.CreateApplication(ctx, app); err != nil {
-		return nil, err
-	}
-	return &credentials{AccountID: acc.ID, ClientID: app.ClientID, ClientSecret: secret}, nil
+	return fmt.Errorf("bootstrap: %s", strings.Join(problems, "; "))
 }

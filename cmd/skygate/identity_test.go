@@ -280,7 +280,7 @@ func TestSuspendedAccountTokensStopWorking(t *testing.T) {
 			t.Fatalf("before suspension: %d", resp.StatusCode)
 		}
 		db := s.openStore()
-		if _, err := db.SetAccountStatus(context.Background(), c.AccountID, skygate.AccountSuspended, time.Now()); err != nil {
+		if _, err := db.SetAccountStatus(context.Background(), c.AccountID, skygate.AccountSuspended, time.Now(), nil); err != nil {
 			t.Fatal(err)
 		}
 		// Another process suspended the account: the server learns it by polling (1 s).

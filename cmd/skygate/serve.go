@@ -34,10 +34,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, st
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{
-		CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader,
-		Authority: authority,
-	})
+	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func FuzzLifecycle(f *testing.F) {
 			case "cancel":
 				got, err = b.svc.Cancel(ctx, b.account, id)
 			case "complete":
-				got, err = b.svc.Complete(ctx, id)
+				got, err = b.svc.Complete(ctx, id, nil)
 			default:
 				got, err = b.svc.Simulate(ctx, b.account, id, op)
 			}

@@ -156,12 +156,13 @@ func (s *Service) AdminGet(ctx context.Context, bookingID string) (*skygate.Book
 }
 
 // Complete records that the pass of any account's Confirmed booking was used
-// (Confirmed → Completed). Admin only.
-func (s *Service) Complete(ctx context.Context, bookingID string) (*skygate.Booking, error) {
+// (Confirmed → Completed), committing the audit record (nil for none) with it. Admin
+// only.
+func (s *Service) Complete(ctx context.Context, bookingID string, audit *skygate.AuditEvent) (*skygate.Booking, error) {
 	if !skygate.IsID(bookingID) {
 		return nil, notFound()
 	}
-	return s.store.TransitionBookingAdmin(ctx, bookingID, skygate.TriggerUse, s.now(), s.apply)
+	return s.store.TransitionBookingAdmin(ctx, bookingID, skygate.TriggerUse, s.now(), s.apply, audit)
 }
 
 func (s *Service) transition(ctx context.Context, accountID, bookingID string, t skygate.Trigger) (*skygate.Booking, error) {

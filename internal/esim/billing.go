@@ -49,10 +49,10 @@ const (
 	MaxDescriptionLen = 256
 )
 
-// AddCredit adds funds to the account's balance (admin) and returns the ledger entry
-// with the balance after it. Invalid input is CodeValidation with every problem; an
+// AddCredit adds funds to the account's balance (admin), committing the audit record
+// (nil for none) with them, and returns the ledger entry with the balance after it. Invalid input is CodeValidation with every problem; an
 // unknown account CodeNotFound.
-func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditRequest) (*skygate.LedgerEntry, error) {
+func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditRequest, audit *skygate.AuditEvent) (*skygate.LedgerEntry, error) {
 	if req.Kind == "" {
 		req.Kind = skygate.LedgerCredit
 	}
@@ -80,7 +80,7 @@ func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditReq
 		ID: skygate.NewID(), AccountID: accountID, Kind: req.Kind, Amount: req.Amount,
 		Reference: req.Reference, Description: req.Description, CreatedAt: s.now(),
 	}
-	if err := s.store.CreditBalance(ctx, e); err != nil {
+	if err := s.store.CreditBalance(ctx, e, audit); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -125,8 +125,9 @@ func (s *Service) AdminCatalog(ctx context.Context, accountID string) (*skygate.
 // MaxPackagesPerSet packages are accepted per call. Packages not in the list stay as
 // they are; one is retired by sending it with active false. It returns the account's
 // whole catalog after the change; an unknown account is CodeNotFound, an id of
-// another account's package CodeConflict.
-func (s *Service) SetPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage) (*skygate.ESIMCatalog, error) {
+// another account's package CodeConflict. The audit record (nil for none) is committed
+// with the change.
+func (s *Service) SetPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage, audit *skygate.AuditEvent) (*skygate.ESIMCatalog, error) {
 	var problems []skygate.FieldError
 	if len(pkgs) == 0 || len(pkgs) > MaxPackagesPerSet {
 		problems = append(problems, skygate.FieldError{Field: "", Message: fmt.Sprintf("must list 1 to %d packages", MaxPackagesPerSet)})
@@ -153,5 +154,5 @@ func (s *Service) SetPackages(ctx context.Context, accountID string, pkgs []*sky
 		}
 		p.AccountID = accountID
 	}
-	return s.store.SetESIMPackages(ctx, accountID, pkgs, s.now())
+	return s.store.SetESIMPackages(ctx, accountID, pkgs, s.now(), audit)
 }

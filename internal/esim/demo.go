@@ -66,7 +66,7 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		return err
 	}
 	if len(cat.Packages) == 0 {
-		if _, err := s.SetPackages(ctx, accountID, DemoPackages(accountID)); err != nil {
+		if _, err := s.SetPackages(ctx, accountID, DemoPackages(accountID), nil); err != nil {
 			return fmt.Errorf("esim: demo packages: %w", err)
 		}
 	}
@@ -75,7 +75,7 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		return err
 	}
 	if pool.Total == 0 {
-		_, err := s.ImportPool(ctx, accountID, DemoProfiles(accountID))
+		_, err := s.ImportPool(ctx, accountID, DemoProfiles(accountID), nil)
 		// A replica starting at the same moment may have imported the same ICCIDs.
 		if err != nil && !skygate.IsCode(err, skygate.CodeValidation) {
 			return fmt.Errorf("esim: demo pool: %w", err)
@@ -91,7 +91,7 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		err := s.store.CreditBalance(ctx, &skygate.LedgerEntry{
 			ID: derivedID(accountID, "demo-credit"), AccountID: accountID, Kind: skygate.LedgerCredit,
 			Amount: DemoCredit, Reference: "demo", Description: "Demo balance", CreatedAt: s.now(),
-		})
+		}, nil)
 		if err != nil && !skygate.IsCode(err, skygate.CodeConflict) {
 			return fmt.Errorf("esim: demo credit: %w", err)
 		}

@@ -31,7 +31,7 @@ func Example() {
 
 	now := time.Now()
 	acc := &skygate.Account{ID: skygate.NewID(), Name: "demo", Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
-	_ = db.CreateAccount(ctx, acc)
+	_ = db.CreateAccount(ctx, acc, nil)
 	_ = svc.SeedDemo(ctx, acc.ID)
 	uzbekistan := esim.DemoPackages(acc.ID)[0]
 

@@ -148,8 +148,9 @@ func trim(p *ProfileInput) {
 // or already in any account's pool are refused; any problem is CodeValidation listing
 // the fields as "[i].iccid" (i counts profiles from 0; for CSV the message names the
 // line) and nothing is imported. Matching IDs are sealed before they reach the store.
-// An unknown account is CodeNotFound.
-func (s *Service) ImportPool(ctx context.Context, accountID string, in []ProfileInput) (*ImportResult, error) {
+// An unknown account is CodeNotFound. The audit record (nil for none) is committed
+// with the import.
+func (s *Service) ImportPool(ctx context.Context, accountID string, in []ProfileInput, audit *skygate.AuditEvent) (*ImportResult, error) {
 	if _, err := s.store.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func (s *Service) ImportPool(ctx context.Context, accountID string, in []Profile
 			MatchingIDSealed: s.sealMatchingID(p.ICCID, p.MatchingID), Status: skygate.PoolAvailable, ImportedAt: now,
 		}
 	}
-	if err := s.store.ImportPoolProfiles(ctx, accountID, profiles); err != nil {
+	if err := s.store.ImportPoolProfiles(ctx, accountID, profiles, audit); err != nil {
 		var e *skygate.Error
 		if errors.As(err, &e) && e.Code == skygate.CodeValidation {
 			for i := range e.Fields {

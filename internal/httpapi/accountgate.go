@@ -15,7 +15,7 @@ import (
 // it (Set). Every change it learns of also goes to the application cache, whose
 // entries carry the account's status for the token endpoint.
 type accountGate struct {
-	store skygate.AccountStore
+	store Directory
 	apps  *oauth.ApplicationCache
 	now   skygate.Clock
 
@@ -24,7 +24,7 @@ type accountGate struct {
 	since  time.Time
 }
 
-func newAccountGate(store skygate.AccountStore, apps *oauth.ApplicationCache, now skygate.Clock) *accountGate {
+func newAccountGate(store Directory, apps *oauth.ApplicationCache, now skygate.Clock) *accountGate {
 	return &accountGate{store: store, apps: apps, now: now, status: map[string]skygate.AccountStatus{}, since: now()}
 }
 

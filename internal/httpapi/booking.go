@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -230,11 +229,11 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	err = s.audited(w, r, auditRecord{"booking.complete", "booking", b.ID, b.AccountID, nil}, func(ctx context.Context) (err error) {
-		b, err = s.deps.Bookings.Complete(ctx, b.ID)
-		return err
-	})
+	audit, err := s.audit(w, "booking.complete", "booking", b.ID, b.AccountID, nil)
 	if err != nil {
+		return err
+	}
+	if b, err = s.deps.Bookings.Complete(r.Context(), b.ID, audit); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, b)
@@ -247,7 +246,7 @@ func (s *Server) adminListBookings(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	accountID := r.PathValue("accountID")
-	if _, err := s.deps.Store.Account(r.Context(), accountID); err != nil {
+	if _, err := s.deps.Identity.Account(r.Context(), accountID); err != nil {
 		return err
 	}
 	items, total, err := s.deps.Bookings.List(r.Context(), accountID, r.URL.Query().Get("status"), p)

@@ -9,7 +9,6 @@ import (
 	"net/url"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/clientca"
 )
 
 // ClientCertConfig says how booking routes find the caller's client certificate.
@@ -20,9 +19,6 @@ type ClientCertConfig struct {
 	// ProxyHeader, when set, names a header carrying the URL-escaped PEM certificate
 	// (as nginx's $ssl_client_escaped_cert), honoured only from Deps.Proxies.
 	ProxyHeader string
-	// Authority issues and checks the certificates that the admin API binds to
-	// applications (admin_certificates.go); nil refuses both.
-	Authority *clientca.Authority
 }
 
 // clientCertificate returns the verified client certificate of the request, or

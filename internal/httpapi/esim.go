@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"io"
 	"net/http"
 
@@ -229,11 +228,11 @@ func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) er
 			ids[i] = p.ID
 		}
 	}
-	var c *skygate.ESIMCatalog
-	err := s.audited(w, r, auditRecord{"esim.packages.set", accountType, acc, acc, map[string]any{"package_ids": ids}}, func(ctx context.Context) (err error) {
-		c, err = s.deps.ESIM.SetPackages(ctx, acc, pkgs)
+	audit, err := s.audit(w, "esim.packages.set", "account", acc, acc, map[string]any{"package_ids": ids})
+	if err != nil {
 		return err
-	})
+	}
+	c, err := s.deps.ESIM.SetPackages(r.Context(), acc, pkgs, audit)
 	if err != nil {
 		return err
 	}
@@ -261,11 +260,11 @@ func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
 	}
 	acc := r.PathValue("accountID")
 	// All or nothing: a committed import imported every profile.
-	var res *esim.ImportResult
-	err = s.audited(w, r, auditRecord{"esim.pool.import", accountType, acc, acc, map[string]int{"imported": len(in)}}, func(ctx context.Context) (err error) {
-		res, err = s.deps.ESIM.ImportPool(ctx, acc, in)
+	audit, err := s.audit(w, "esim.pool.import", "account", acc, acc, map[string]int{"imported": len(in)})
+	if err != nil {
 		return err
-	})
+	}
+	res, err := s.deps.ESIM.ImportPool(r.Context(), acc, in, audit)
 	if err != nil {
 		return err
 	}
@@ -278,11 +277,11 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	acc := r.PathValue("accountID")
-	var e *skygate.LedgerEntry
-	err := s.audited(w, r, auditRecord{"esim.credit", accountType, acc, acc, req}, func(ctx context.Context) (err error) {
-		e, err = s.deps.ESIM.AddCredit(ctx, acc, req)
+	audit, err := s.audit(w, "esim.credit", "account", acc, acc, req)
+	if err != nil {
 		return err
-	})
+	}
+	e, err := s.deps.ESIM.AddCredit(r.Context(), acc, req, audit)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestExactRoutePattern(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Store: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: &log})
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: &log})
 	for _, tc := range []struct{ method, target, route string }{
 		{"GET", "/healthz", "GET /healthz"},                               // exact lookup
 		{"HEAD", "/healthz", "GET /healthz"},                              // ServeMux

@@ -12,6 +12,7 @@ import (
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/i18n"
+	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/webhook"
@@ -19,16 +20,20 @@ import (
 
 // Deps are the collaborators of the HTTP layer. cmd/skygate builds them.
 type Deps struct {
-	Store  skygate.Store
+	// Identity manages accounts, applications, their secrets and certificates (the
+	// admin API).
+	Identity *identity.Service
+	// Directory is what the token gate reads of accounts and applications.
+	Directory Directory
+	// Audit reads the audit log for employees.
+	Audit  AuditLog
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
 	// Applications is the application cache that the token endpoint's client
 	// authenticator reads too; the admin API tells it of changes. Nil makes one over
-	// Store with ApplicationCacheTTL.
+	// Directory with ApplicationCacheTTL.
 	Applications *oauth.ApplicationCache
-	// Secrets hashes client secrets of applications created by the admin API.
-	Secrets *oauth.SecretHasher
 	// Bookings is the fast-track booking service.
 	Bookings *booking.Service
 	// Webhooks manages the account's webhook subscription.
@@ -73,6 +78,21 @@ type Deps struct {
 	Now       skygate.Clock
 }
 
+// Directory is what the token gate reads of accounts and applications: the account
+// statuses (accountGate) and, through the application cache, the applications.
+// skygate.Store implements it.
+type Directory interface {
+	// Account and AccountsUpdatedSince are skygate.AccountStore's.
+	Account(ctx context.Context, accountID string) (*skygate.Account, error)
+	AccountsUpdatedSince(ctx context.Context, t time.Time) ([]*skygate.Account, error)
+	oauth.ApplicationLookup
+}
+
+// AuditLog reads the admin audit log (skygate.AuditStore).
+type AuditLog interface {
+	ListAuditEvents(ctx context.Context, f skygate.AuditFilter, p skygate.Page) ([]*skygate.AuditEvent, int, error)
+}
+
 // EmployeeLogin is employee login (internal/login.Handler): both methods write their
 // redirects and return errors for writeError.
 type EmployeeLogin interface {
@@ -113,7 +133,7 @@ func NewServer(d Deps) *Server {
 		d.Now = time.Now
 	}
 	if d.Applications == nil {
-		d.Applications = oauth.NewApplicationCache(d.Store, ApplicationCacheTTL, d.Now)
+		d.Applications = oauth.NewApplicationCache(d.Directory, ApplicationCacheTTL, d.Now)
 	}
 	s := &Server{
 		deps:    d,
@@ -124,7 +144,7 @@ func NewServer(d Deps) *Server {
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
 	}
-	s.accounts = newAccountGate(d.Store, d.Applications, d.Now)
+	s.accounts = newAccountGate(d.Directory, d.Applications, d.Now)
 	s.routes()
 	s.ops = s.newOps()
 	return s

@@ -17,7 +17,7 @@ import (
 func newTestServer(t *testing.T) *Server {
 	t.Helper()
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Store: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none})
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none})
 	s.mux.Handle("GET /test/panic", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		panic("boom at /src/skygate/handler.go:42")
 	}))

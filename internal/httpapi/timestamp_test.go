@@ -59,7 +59,7 @@ func TestDateHeader(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 25, 3, 4, 5, 600, time.FixedZone("UZT", 5*3600))
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Store: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
 		Now: func() time.Time { return at }})
 	for _, path := range []string{"/healthz", "/nope", "/v2/catalog/lounges"} {
 		rec := httptest.NewRecorder()
@@ -77,7 +77,7 @@ func TestDateHeaderFullMap(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 25, 3, 4, 5, 600, time.UTC)
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Store: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
 		Now: func() time.Time { return at }})
 	for _, tc := range []struct {
 		fields int

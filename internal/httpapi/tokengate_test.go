@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/seal"
 	"github.com/skygate/skygate/internal/storetest"
@@ -67,7 +68,8 @@ func newGate(t *testing.T, store skygate.Store) *gate {
 	})
 	none := http.NotFoundHandler()
 	s := NewServer(Deps{
-		Store: store, Tokens: verifier, Applications: apps, Secrets: hasher, JWKS: none, Discovery: none,
+		Directory: store, Audit: store, Identity: identity.New(identity.Config{Store: store, Secrets: hasher}),
+		Tokens: verifier, Applications: apps, JWKS: none, Discovery: none,
 		TokenEndpoint: oauth.NewTokenHandler(nil, oauth.NewClientCredentialsGrant(oauth.NewClientAuthenticator(apps, hasher), issuer)),
 	})
 	s.mux.Handle("GET /test/b2b", s.handle(s.authenticate(skygate.ScopeCatalogLoungesRead, func(w http.ResponseWriter, r *http.Request) error {
@@ -179,7 +181,7 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 		rotate := "/applications/" + app.ID + "/rotate-secret"
 		newSecret := func(w *httptest.ResponseRecorder) string {
 			t.Helper()
-			var resp applicationWithSecret
+			var resp identity.WithSecret
 			if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &resp) != nil || resp.ClientSecret == "" {
 				t.Fatalf("rotate: %d %s", w.Code, w.Body)
 			}
@@ -225,7 +227,7 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 
 		start := time.Now()
 		w := g.adminCall(http.MethodPost, rotate, "application/json", `{"revoke_tokens":true}`)
-		var revoked applicationWithSecret
+		var revoked identity.WithSecret
 		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &revoked) != nil || revoked.TokenGeneration != 1 {
 			t.Fatalf("rotate with revoke_tokens: %d %s", w.Code, w.Body)
 		}
@@ -268,7 +270,7 @@ func TestRevocationOnAStaleReplica(t *testing.T) {
 		}
 		newSecret, err := oauth.NewClientSecret()
 		storetest.MustNoError(t, err, "NewClientSecret")
-		revoked, err := g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now())
+		revoked, err := g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), nil)
 		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 		if revoked.TokenGeneration != 1 {
 			t.Fatalf("generation %d after the first revocation", revoked.TokenGeneration)
@@ -293,7 +295,7 @@ func TestRevocationOnAStaleReplica(t *testing.T) {
 
 		// A later generation than this replica caches (another replica revoked again
 		// and issued with the newest secret) works here too.
-		_, err = g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now())
+		_, err = g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), nil)
 		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 		newer, _, err := g.issuer.Issue(oauth.Claims{Subject: app.ClientID, ClientID: app.ClientID, AccountID: app.AccountID,
 			Scopes: []string{skygate.ScopeCatalogLoungesRead}, Generation: 2})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // fakeClock is a skygate.Clock that moves only when told.
@@ -89,7 +90,8 @@ func (s *memKeyStore) kids() []string {
 	return out
 }
 
-// memAppStore is an in-memory skygate.ApplicationStore with the accounts it needs.
+// memAppStore is an in-memory oauth.ApplicationLookup, with the accounts it needs and
+// the writes of skygate.ApplicationStore that the tests make (without audit records).
 type memAppStore struct {
 	mu       sync.Mutex
 	apps     map[string]*skygate.Application // by client_id
@@ -102,7 +104,7 @@ type memAppStore struct {
 	block chan struct{}
 }
 
-var _ skygate.ApplicationStore = (*memAppStore)(nil)
+var _ oauth.ApplicationLookup = (*memAppStore)(nil)
 
 func newMemAppStore() *memAppStore {
 	return &memAppStore{apps: map[string]*skygate.Application{}, accounts: map[string]*skygate.Account{}}

@@ -107,7 +107,7 @@ func TestWALStartsOverUnderLoad(t *testing.T) {
 				id := fmt.Sprintf("acc-%d-%d", w, i)
 				a := &skygate.Account{ID: id, Name: id, Status: skygate.AccountActive,
 					CreatedAt: time.Now(), UpdatedAt: time.Now()}
-				if err := s.CreateAccount(ctx, a); err != nil {
+				if err := s.CreateAccount(ctx, a, nil); err != nil {
 					t.Errorf("CreateAccount: %v", err)
 					return
 				}

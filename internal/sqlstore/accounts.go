@@ -40,12 +40,15 @@ func scanAccount(row scanner) (*skygate.Account, error) {
 
 // CreateAccount implements skygate.AccountStore. It normalises a's times to the stored
 // precision.
-func (s *Store) CreateAccount(ctx context.Context, a *skygate.Account) error {
+func (s *Store) CreateAccount(ctx context.Context, a *skygate.Account, audit *skygate.AuditEvent) error {
 	a.CreatedAt, a.UpdatedAt = utc(a.CreatedAt), utc(a.UpdatedAt)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(qInsertAccount),
 			a.ID, a.Name, string(a.Status), s.time(a.CreatedAt), s.time(a.UpdatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	return s.interpret(outcome{
 		op:       "create account",
@@ -78,11 +81,13 @@ func (s *Store) ListAccounts(ctx context.Context, p skygate.Page) ([]*skygate.Ac
 }
 
 // SetAccountStatus implements skygate.AccountStore.
-func (s *Store) SetAccountStatus(ctx context.Context, accountID string, st skygate.AccountStatus, now time.Time) (*skygate.Account, error) {
+func (s *Store) SetAccountStatus(ctx context.Context, accountID string, st skygate.AccountStatus, now time.Time, audit *skygate.AuditEvent) (*skygate.Account, error) {
 	var a *skygate.Account
 	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		a, err = scanAccount(tx.QueryRowContext(ctx, s.q(qSetAccountState), string(st), s.time(now), accountID))
-		return err
+		if a, err = scanAccount(tx.QueryRowContext(ctx, s.q(qSetAccountState), string(st), s.time(now), accountID)); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "set account status", notFound: accountNotFound}, err)

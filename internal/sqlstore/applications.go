@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,7 +66,70 @@ func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
 
 // CreateApplication implements skygate.ApplicationStore. It normalises app's times to
 // the stored precision and a nil AllowedScopes to an empty list.
-func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application) error {
+func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application, audit *skygate.AuditEvent) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.insertApplication(ctx, tx, app); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
+	})
+	return s.interpret(createApplicationOutcome(app), err)
+}
+
+// qLockAccount changes nothing but locks the account's row until the transaction
+// ends (SQLite's single writer is locked already), and matches no row for an unknown
+// account.
+var (
+	qLockAccount       = newStmt(`UPDATE accounts SET status = status WHERE id = ?`)
+	qOldestApplication = newStmt(`SELECT ` + applicationColumns + ` FROM applications
+		WHERE account_id = ? ORDER BY created_at, id LIMIT 1`)
+)
+
+// CreateFirstApplication implements skygate.ApplicationStore. The account's row lock
+// makes concurrent calls for one account run one after the other, so that each reads
+// the applications its predecessors committed.
+func (s *Store) CreateFirstApplication(ctx context.Context, app *skygate.Application, audit *skygate.AuditEvent) (*skygate.Application, bool, error) {
+	out, created := app, false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(qLockAccount), app.AccountID)
+		if err != nil {
+			return err
+		}
+		if err := s.checkAffected(outcome{notFound: accountNotFound}, res); err != nil {
+			return err
+		}
+		existing, err := scanApplication(tx.QueryRowContext(ctx, s.q(qOldestApplication), app.AccountID))
+		if err == nil {
+			out = existing
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := s.insertApplication(ctx, tx, app); err != nil {
+			return err
+		}
+		created = true
+		return s.appendAudit(ctx, tx, audit)
+	})
+	if err != nil {
+		return nil, false, s.interpret(createApplicationOutcome(app), err)
+	}
+	return out, created, nil
+}
+
+// createApplicationOutcome is what the failures of inserting app mean.
+func createApplicationOutcome(app *skygate.Application) outcome {
+	return outcome{
+		op:       "create application",
+		conflict: fmt.Sprintf("an application with client_id %q already exists", app.ClientID),
+		notFound: accountNotFound,
+	}
+}
+
+// insertApplication inserts app inside tx, normalising its times to the stored
+// precision and a nil AllowedScopes to an empty list.
+func (s *Store) insertApplication(ctx context.Context, tx *sql.Tx, app *skygate.Application) error {
 	app.CreatedAt, app.UpdatedAt = utc(app.CreatedAt), utc(app.UpdatedAt)
 	var revokedAt *time.Time
 	if !app.TokensRevokedAt.IsZero() {
@@ -79,18 +143,11 @@ func (s *Store) CreateApplication(ctx context.Context, app *skygate.Application)
 	if err != nil {
 		return err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(qInsertApplication),
-			app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
-			app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt),
-			app.TokenGeneration, s.nullTime(revokedAt))
-		return err
-	})
-	return s.interpret(outcome{
-		op:       "create application",
-		conflict: fmt.Sprintf("an application with client_id %q already exists", app.ClientID),
-		notFound: accountNotFound,
-	}, err)
+	_, err = tx.ExecContext(ctx, s.q(qInsertApplication),
+		app.ID, app.AccountID, app.Name, app.ClientID, nonNil(app.SecretHash), scopes,
+		app.Sandbox, app.ClientCertSHA256, s.time(app.CreatedAt), s.time(app.UpdatedAt),
+		app.TokenGeneration, s.nullTime(revokedAt))
+	return err
 }
 
 // Application implements skygate.ApplicationStore.
@@ -128,27 +185,38 @@ func (s *Store) ListApplications(ctx context.Context, accountID string, p skygat
 func scanApp(row scanner) (*skygate.Application, error) { return scanApplication(row) }
 
 // DeleteApplication implements skygate.ApplicationStore.
-func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string) error {
+func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string, audit *skygate.AuditEvent) error {
 	o := outcome{op: "delete application", notFound: applicationNotFound}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(qDeleteApplication), accountID, applicationID)
 		if err != nil {
 			return err
 		}
-		return s.checkAffected(o, res)
+		if err := s.checkAffected(o, res); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	return s.interpret(o, err)
 }
 
 // SetApplicationSecret implements skygate.ApplicationStore.
-func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
+func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *skygate.AuditEvent) (*skygate.Application, error) {
+	return s.updateApplication(ctx, "set application secret", audit, s.q(qSetSecret), nonNil(hash), s.time(now), accountID, applicationID)
+}
+
+// updateApplication runs an UPDATE … RETURNING applicationColumns and the audit
+// record in one transaction and returns the application as written.
+func (s *Store) updateApplication(ctx context.Context, op string, audit *skygate.AuditEvent, query string, args ...any) (*skygate.Application, error) {
 	var app *skygate.Application
 	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qSetSecret), nonNil(hash), s.time(now), accountID, applicationID))
-		return err
+		if app, err = scanApplication(tx.QueryRowContext(ctx, query, args...)); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	if err != nil {
-		return nil, s.interpret(outcome{op: "set application secret", notFound: applicationNotFound}, err)
+		return nil, s.interpret(outcome{op: op, notFound: applicationNotFound}, err)
 	}
 	return app, nil
 }
@@ -157,28 +225,12 @@ var qSetCertificate = newStmt(`UPDATE applications SET client_cert_sha256 = ?, u
 	WHERE account_id = ? AND id = ? RETURNING ` + applicationColumns)
 
 // SetApplicationCertificate implements skygate.ApplicationStore.
-func (s *Store) SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time) (*skygate.Application, error) {
-	var app *skygate.Application
-	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qSetCertificate), thumbprint, s.time(now), accountID, applicationID))
-		return err
-	})
-	if err != nil {
-		return nil, s.interpret(outcome{op: "set application certificate", notFound: applicationNotFound}, err)
-	}
-	return app, nil
+func (s *Store) SetApplicationCertificate(ctx context.Context, accountID, applicationID, thumbprint string, now time.Time, audit *skygate.AuditEvent) (*skygate.Application, error) {
+	return s.updateApplication(ctx, "set application certificate", audit, s.q(qSetCertificate), thumbprint, s.time(now), accountID, applicationID)
 }
 
 // SetApplicationSecretRevokingTokens implements skygate.ApplicationStore in one
 // statement (qRevokeTokens).
-func (s *Store) SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
-	var app *skygate.Application
-	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		app, err = scanApplication(tx.QueryRowContext(ctx, s.q(qRevokeTokens), nonNil(hash), s.time(now), s.time(now), accountID, applicationID))
-		return err
-	})
-	if err != nil {
-		return nil, s.interpret(outcome{op: "revoke application tokens", notFound: applicationNotFound}, err)
-	}
-	return app, nil
+func (s *Store) SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *skygate.AuditEvent) (*skygate.Application, error) {
+	return s.updateApplication(ctx, "revoke application tokens", audit, s.q(qRevokeTokens), nonNil(hash), s.time(now), s.time(now), accountID, applicationID)
 }

@@ -22,13 +22,13 @@ var (
 	qApplicationByID = newStmt(`SELECT ` + applicationColumns + ` FROM applications WHERE id = ?`)
 )
 
-// AppendAudit implements skygate.AuditStore.
-func (s *Store) AppendAudit(ctx context.Context, e *skygate.AuditEvent) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return s.appendAudit(ctx, tx, e) })
-}
-
-// appendAudit inserts e inside tx.
+// appendAudit inserts e inside tx, the transaction of the write it describes; a nil e
+// is no record. Every audited write calls it last, so that the record is committed
+// with the write or not at all (skygate.AuditStore).
 func (s *Store) appendAudit(ctx context.Context, tx *sql.Tx, e *skygate.AuditEvent) error {
+	if e == nil {
+		return nil
+	}
 	e.At = utc(e.At)
 	details := string(e.Details)
 	if details == "" {

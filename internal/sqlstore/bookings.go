@@ -190,23 +190,24 @@ func (s *Store) ListBookings(ctx context.Context, accountID string, status skyga
 
 // TransitionBooking implements skygate.BookingStore.
 func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking", t, now, apply, func(tx *sql.Tx) *sql.Row {
+	return s.transitionOne(ctx, "transition booking", t, now, apply, nil, func(tx *sql.Tx) *sql.Row {
 		return tx.QueryRowContext(ctx, s.q(qBooking), accountID, bookingID)
 	})
 }
 
 // TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
 // account.
-func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, func(tx *sql.Tx) *sql.Row {
+func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
+	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, audit, func(tx *sql.Tx) *sql.Row {
 		return tx.QueryRowContext(ctx, s.q(qBookingAdmin), bookingID)
 	})
 }
 
 // transitionOne reads a booking with read and applies t to it in one transaction,
 // re-reading after a concurrent change (possible on PostgreSQL, where the read takes
-// no lock; SQLite's writer transaction already excludes other writers).
-func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, read func(tx *sql.Tx) *sql.Row) (*skygate.Booking, error) {
+// no lock; SQLite's writer transaction already excludes other writers). The audit
+// record, if any, is committed with the transition.
+func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent, read func(tx *sql.Tx) *sql.Row) (*skygate.Booking, error) {
 	var out *skygate.Booking
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for range maxTransitionAttempts {
@@ -220,7 +221,10 @@ func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger,
 			}
 			if written {
 				out = after
-				return s.insertEvents(ctx, tx, events)
+				if err := s.insertEvents(ctx, tx, events); err != nil {
+					return err
+				}
+				return s.appendAudit(ctx, tx, audit)
 			}
 		}
 		return errors.New("the booking kept changing; giving up")

@@ -99,7 +99,7 @@ func (s *Store) insertLedger(ctx context.Context, tx *sql.Tx, e *skygate.LedgerE
 }
 
 // CreditBalance implements skygate.ESIMStore.
-func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry) error {
+func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry, audit *skygate.AuditEvent) error {
 	if e.Amount.Amount <= 0 {
 		return skygate.ValidationError(skygate.FieldError{Field: "amount.amount", Message: "must be positive"})
 	}
@@ -113,7 +113,10 @@ func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry) error
 		if err != nil {
 			return err
 		}
-		return s.insertLedger(ctx, tx, e)
+		if err := s.insertLedger(ctx, tx, e); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	return s.interpret(outcome{
 		op:       "credit balance",

@@ -68,7 +68,7 @@ func scanESIMPackage(row scanner) (*skygate.ESIMPackage, error) {
 }
 
 // SetESIMPackages implements skygate.ESIMStore.
-func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage, now time.Time) (*skygate.ESIMCatalog, error) {
+func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage, now time.Time, audit *skygate.AuditEvent) (*skygate.ESIMCatalog, error) {
 	now = utc(now)
 	var cat *skygate.ESIMCatalog
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -105,8 +105,10 @@ func (s *Store) SetESIMPackages(ctx context.Context, accountID string, pkgs []*s
 			}
 		}
 		var err error
-		cat, err = s.readESIMCatalog(ctx, tx, accountID)
-		return err
+		if cat, err = s.readESIMCatalog(ctx, tx, accountID); err != nil {
+			return err
+		}
+		return s.appendAudit(ctx, tx, audit)
 	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "set eSIM packages", notFound: accountNotFound}, err)

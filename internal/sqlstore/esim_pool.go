@@ -44,7 +44,7 @@ const poolImportBatch = 200
 // CONFLICT DO NOTHING RETURNING iccid: the rows it does not return are duplicates of a
 // profile in some pool (on PostgreSQL after waiting for a concurrent import of the same
 // ICCID to commit), and any duplicate rolls the whole import back.
-func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profiles []*skygate.PoolProfile) error {
+func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profiles []*skygate.PoolProfile, audit *skygate.AuditEvent) error {
 	var problems []skygate.FieldError
 	first := make(map[string]int, len(profiles))
 	for i, p := range profiles {
@@ -78,7 +78,7 @@ func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profil
 		if len(problems) > 0 {
 			return skygate.ValidationError(problems...)
 		}
-		return nil
+		return s.appendAudit(ctx, tx, audit)
 	})
 	return s.interpret(outcome{op: "import pool profiles", notFound: accountNotFound}, err)
 }

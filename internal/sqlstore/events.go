@@ -243,7 +243,7 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 func (s *Store) positionEvents(ctx context.Context) error {
 	for {
 		var n int64
-		err := s.runTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, s.q(qPositionLock)); err != nil {
 				return err
 			}

@@ -74,7 +74,7 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		return nil, s.interpret(outcome{op: "create booking"}, err)
 	}
 	var replay *skygate.IdempotencyRecord
-	if s.d.WritableCTE && len(events) <= maxEventsAtOnce && skygate.PendingAuditFrom(ctx) == nil {
+	if s.d.WritableCTE && len(events) <= maxEventsAtOnce {
 		replay, err = s.createBookingAtOnce(ctx, rec, recRow, row, events)
 	} else {
 		err = s.inTx(ctx, func(tx *sql.Tx) error {

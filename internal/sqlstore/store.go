@@ -161,33 +161,7 @@ func (s *Store) time(t time.Time) any { return s.d.EncodeTime(utc(t)) }
 // inTx runs fn in a transaction on the write pool and commits when fn returns nil.
 // fn must do all its work through tx: on SQLite the writer pool has one connection,
 // so touching the pool again from inside fn would wait forever.
-//
-// When ctx carries a pending audit record (skygate.WithAudit) that no transaction has
-// taken yet, inTx appends it in this transaction after fn succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	p := skygate.PendingAuditFrom(ctx)
-	if p == nil {
-		return s.runTx(ctx, fn)
-	}
-	took := false
-	err := s.runTx(ctx, func(tx *sql.Tx) error {
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if e := p.Take(); e != nil {
-			took = true
-			return s.appendAudit(ctx, tx, e)
-		}
-		return nil
-	})
-	if err != nil && took {
-		p.Release()
-	}
-	return err
-}
-
-// runTx is inTx without the audit record.
-func (s *Store) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.group != nil {
 		return s.group.do(ctx, fn)
 	}

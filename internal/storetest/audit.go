@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -13,17 +14,38 @@ var auditTests = []test{
 	{"Filters", testAuditFilters},
 	{"ApplicationAdmin", testApplicationAdmin},
 	{"WithWrite", testAuditWithWrite},
+	{"EveryWrite", testAuditEveryWrite},
 }
 
-// mustAppendAudit stores an audit event at T0+d.
+// NewAuditEvent returns a record of the account's target by actor at T0, with a new
+// ID and request id; the write it is given to stores it.
+func NewAuditEvent(actor, action, accountID, target string) *skygate.AuditEvent {
+	return &skygate.AuditEvent{
+		ID: NewID(), Actor: actor, Action: action, TargetType: "account", TargetID: target,
+		AccountID: accountID, RequestID: "req-" + NewID(), At: T0, Details: json.RawMessage(`{"status":"suspended"}`),
+	}
+}
+
+// mustAppendAudit stores an audit event at T0+d with a write of its own: a new account
+// (a record is only ever stored with its write).
 func mustAppendAudit(tb testing.TB, s skygate.Store, actor, action, accountID, target string, d time.Duration) *skygate.AuditEvent {
 	tb.Helper()
-	e := &skygate.AuditEvent{
-		ID: NewID(), Actor: actor, Action: action, TargetType: "account", TargetID: target,
-		AccountID: accountID, RequestID: "req-" + NewID(), At: At(d), Details: json.RawMessage(`{"status":"suspended"}`),
-	}
-	MustNoError(tb, s.AppendAudit(tb.Context(), e), "AppendAudit")
+	e := NewAuditEvent(actor, action, accountID, target)
+	e.At = At(d)
+	a := &skygate.Account{ID: NewID(), Name: "account " + NewID(), Status: skygate.AccountActive, CreatedAt: T0, UpdatedAt: T0}
+	MustNoError(tb, s.CreateAccount(tb.Context(), a, e), "CreateAccount with an audit record")
 	return e
+}
+
+// mustAuditEvents lists every stored record, newest first.
+func mustAuditEvents(tb testing.TB, s skygate.Store) []*skygate.AuditEvent {
+	tb.Helper()
+	got, total, err := s.ListAuditEvents(tb.Context(), skygate.AuditFilter{}, skygate.Page{})
+	MustNoError(tb, err, "ListAuditEvents")
+	if total != len(got) {
+		tb.Fatalf("ListAuditEvents: %d events, total %d", len(got), total)
+	}
+	return got
 }
 
 func testAuditAppendAndList(t *testing.T, s skygate.Store) {
@@ -82,9 +104,9 @@ func testApplicationAdmin(t *testing.T, s skygate.Store) {
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
-// testAuditWithWrite: a record attached with skygate.WithAudit is committed in the
-// write's transaction: with a write that succeeds, once, however many writes follow;
-// with one that fails, not at all, and it stays for the next write of the request.
+// testAuditWithWrite: a record given to a write is committed in the write's
+// transaction: with a write that succeeds, once; with one that fails, not at all;
+// writes without a record add none.
 func testAuditWithWrite(t *testing.T, s skygate.Store) {
 	ctx := t.Context()
 	a := &skygate.Account{ID: NewID(), Name: "audited", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}
@@ -92,27 +114,222 @@ func testAuditWithWrite(t *testing.T, s skygate.Store) {
 		TargetID: a.ID, AccountID: a.ID, RequestID: "req-1", At: At(0)}
 
 	// A failing write (the name is taken) commits neither the write nor the record.
-	MustNoError(t, s.CreateAccount(ctx, &skygate.Account{ID: NewID(), Name: "taken", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}), "CreateAccount")
-	wctx, pending := skygate.WithAudit(ctx, e)
+	MustNoError(t, s.CreateAccount(ctx, &skygate.Account{ID: NewID(), Name: "taken", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}, nil), "CreateAccount")
 	dup := &skygate.Account{ID: a.ID, Name: "taken", Status: skygate.AccountActive, CreatedAt: At(0), UpdatedAt: At(0)}
-	WantCode(t, s.CreateAccount(wctx, dup), skygate.CodeConflict)
-	if pending.Taken() {
-		t.Fatal("a failed write kept the audit record")
-	}
-	if _, total, err := s.ListAuditEvents(ctx, skygate.AuditFilter{}, skygate.Page{Limit: 10}); err != nil || total != 0 {
-		t.Fatalf("audit after a failed write: %d, %v", total, err)
+	WantCode(t, s.CreateAccount(ctx, dup, e), skygate.CodeConflict)
+	if got := mustAuditEvents(t, s); len(got) != 0 {
+		t.Fatalf("audit after a failed write: %+v", got)
 	}
 
-	// The next write of the request commits it; later writes do not repeat it.
-	MustNoError(t, s.CreateAccount(wctx, a), "CreateAccount")
-	if !pending.Taken() {
-		t.Fatal("the committed write did not take the audit record")
-	}
-	_, err := s.SetAccountStatus(wctx, a.ID, skygate.AccountSuspended, At(time.Second))
+	// The write that succeeds commits it; a later write without a record adds none.
+	MustNoError(t, s.CreateAccount(ctx, a, e), "CreateAccount")
+	_, err := s.SetAccountStatus(ctx, a.ID, skygate.AccountSuspended, At(time.Second), nil)
 	MustNoError(t, err, "SetAccountStatus")
-	got, total, err := s.ListAuditEvents(ctx, skygate.AuditFilter{}, skygate.Page{Limit: 10})
-	MustNoError(t, err, "ListAuditEvents")
-	if total != 1 || got[0].ID != e.ID || got[0].Actor != "alice" || got[0].RequestID != "req-1" {
-		t.Fatalf("audit = %d %+v, want the one record", total, got)
+	got := mustAuditEvents(t, s)
+	if len(got) != 1 || got[0].ID != e.ID || got[0].Actor != "alice" || got[0].RequestID != "req-1" {
+		t.Fatalf("audit = %+v, want the one record", got)
+	}
+}
+
+// writeFunc makes one audited write with e as its record.
+type writeFunc func(ctx context.Context, e *skygate.AuditEvent) error
+
+// auditedWrite is one audited write of the store. setup makes what the write needs and
+// returns its calls: fail is the write refused (an unknown or taken target), write the
+// write that succeeds, and done reports whether write's change is in the store.
+type auditedWrite struct {
+	name  string
+	setup func(t *testing.T, s skygate.Store) (fail, write writeFunc, done func() bool)
+}
+
+var auditedWrites = []auditedWrite{
+	{"CreateAccount", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		create := func(name string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				return s.CreateAccount(ctx, &skygate.Account{ID: NewID(), Name: name, Status: skygate.AccountActive, CreatedAt: T0, UpdatedAt: T0}, e)
+			}
+		}
+		name := "account " + NewID()
+		return create(MustCreateAccount(t, s).Name), create(name),
+			func() bool { _, err := s.AccountByName(t.Context(), name); return err == nil }
+	}},
+	{"SetAccountStatus", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		set := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.SetAccountStatus(ctx, id, skygate.AccountSuspended, At(time.Second), e)
+				return err
+			}
+		}
+		return set(NewID()), set(acc.ID), func() bool { return MustAccount(t, s, acc.ID).Status == skygate.AccountSuspended }
+	}},
+	{"CreateApplication", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := newApplication(acc.ID)
+		create := func(app *skygate.Application) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error { return s.CreateApplication(ctx, app, e) }
+		}
+		return create(newApplication(NewID())), create(app),
+			func() bool { _, err := s.Application(t.Context(), acc.ID, app.ID); return err == nil }
+	}},
+	{"CreateFirstApplication", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := newApplication(acc.ID)
+		first := func(app *skygate.Application) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, _, err := s.CreateFirstApplication(ctx, app, e)
+				return err
+			}
+		}
+		return first(newApplication(NewID())), first(app),
+			func() bool { _, err := s.Application(t.Context(), acc.ID, app.ID); return err == nil }
+	}},
+	{"DeleteApplication", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := MustCreateApplication(t, s, acc.ID)
+		del := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error { return s.DeleteApplication(ctx, acc.ID, id, e) }
+		}
+		return del(NewID()), del(app.ID),
+			func() bool {
+				_, err := s.Application(t.Context(), acc.ID, app.ID)
+				return skygate.IsCode(err, skygate.CodeNotFound)
+			}
+	}},
+	{"SetApplicationSecret", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := MustCreateApplication(t, s, acc.ID)
+		set := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.SetApplicationSecret(ctx, acc.ID, id, []byte("new"), At(time.Second), e)
+				return err
+			}
+		}
+		return set(NewID()), set(app.ID), func() bool { return string(MustApplication(t, s, acc.ID, app.ID).SecretHash) == "new" }
+	}},
+	{"SetApplicationSecretRevokingTokens", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := MustCreateApplication(t, s, acc.ID)
+		set := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.SetApplicationSecretRevokingTokens(ctx, acc.ID, id, []byte("new"), At(time.Second), e)
+				return err
+			}
+		}
+		return set(NewID()), set(app.ID), func() bool { return MustApplication(t, s, acc.ID, app.ID).TokenGeneration == 1 }
+	}},
+	{"SetApplicationCertificate", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		app := MustCreateApplication(t, s, acc.ID)
+		const thumb = "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"
+		set := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.SetApplicationCertificate(ctx, acc.ID, id, thumb, At(time.Second), e)
+				return err
+			}
+		}
+		return set(NewID()), set(app.ID), func() bool { return MustApplication(t, s, acc.ID, app.ID).ClientCertSHA256 == thumb }
+	}},
+	{"TransitionBookingAdmin", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		b := MustTransition(t, s, MustCreateBooking(t, s, acc.ID), At(time.Minute), PathTo(skygate.BookingConfirmed)...)
+		use := func(id string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.TransitionBookingAdmin(ctx, id, skygate.TriggerUse, At(time.Hour), ApplyLikeService, e)
+				return err
+			}
+		}
+		return use(NewID()), use(b.ID), func() bool { return MustBooking(t, s, acc.ID, b.ID).Status == skygate.BookingCompleted }
+	}},
+	{"SetESIMPackages", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		pkg := NewESIMPackage()
+		set := func(accountID string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				_, err := s.SetESIMPackages(ctx, accountID, []*skygate.ESIMPackage{pkg}, T0, e)
+				return err
+			}
+		}
+		return set(NewID()), set(acc.ID), func() bool { _, err := s.ESIMPackage(t.Context(), acc.ID, pkg.ID); return err == nil }
+	}},
+	{"ImportPoolProfiles", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		imp := func(accountID string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				return s.ImportPoolProfiles(ctx, accountID, NewPoolProfiles(2, T0), e)
+			}
+		}
+		return imp(NewID()), imp(acc.ID), func() bool { available, _ := MustPoolCounts(t, s, acc.ID); return available == 2 }
+	}},
+	{"CreditBalance", func(t *testing.T, s skygate.Store) (writeFunc, writeFunc, func() bool) {
+		acc := MustCreateAccount(t, s)
+		credit := func(accountID string) writeFunc {
+			return func(ctx context.Context, e *skygate.AuditEvent) error {
+				return s.CreditBalance(ctx, &skygate.LedgerEntry{
+					ID: skygate.NewID(), AccountID: accountID, Kind: skygate.LedgerCredit,
+					Amount: skygate.Money{Amount: 500, Currency: "USD"}, CreatedAt: T0,
+				}, e)
+			}
+		}
+		return credit(NewID()), credit(acc.ID), func() bool { return MustBalances(t, s, acc.ID)["USD"] == 500 }
+	}},
+}
+
+// newApplication returns an application of the account with random ids, not stored.
+func newApplication(accountID string) *skygate.Application {
+	return &skygate.Application{
+		ID: NewID(), AccountID: accountID, Name: "application " + NewID(), ClientID: "client-" + NewID(),
+		SecretHash: []byte("hash"), AllowedScopes: []string{skygate.ScopeBookingRead}, CreatedAt: T0, UpdatedAt: T0,
+	}
+}
+
+// testAuditEveryWrite: every audited write commits its record with it or not at all.
+// A refused write stores no record; a write whose record cannot be stored (its ID is
+// taken) is rolled back and leaves the store as it was; a write that succeeds stores
+// its record once.
+func testAuditEveryWrite(t *testing.T, s skygate.Store) {
+	// records returns the records of target.
+	records := func(t *testing.T, target string) []*skygate.AuditEvent {
+		t.Helper()
+		got, _, err := s.ListAuditEvents(t.Context(), skygate.AuditFilter{TargetID: target}, skygate.Page{})
+		MustNoError(t, err, "ListAuditEvents")
+		return got
+	}
+	for _, w := range auditedWrites {
+		t.Run(w.name, func(t *testing.T) {
+			fail, write, done := w.setup(t, s)
+			ctx := t.Context()
+
+			refused := NewAuditEvent("alice", "refused", "", "refused-"+NewID())
+			if err := fail(ctx, refused); err == nil {
+				t.Fatal("the refused write succeeded")
+			}
+			if got := records(t, refused.TargetID); len(got) != 0 {
+				t.Fatalf("a refused write left a record: %+v", got)
+			}
+
+			// A record that cannot be stored takes its write with it.
+			taken := mustAppendAudit(t, s, "alice", "taken", "", "taken-"+NewID(), 0)
+			clash := NewAuditEvent("alice", "clash", "", "clash-"+NewID())
+			clash.ID = taken.ID
+			if err := write(ctx, clash); err == nil {
+				t.Fatal("a write whose record could not be stored succeeded")
+			}
+			if done() {
+				t.Fatal("a write whose record could not be stored was committed")
+			}
+			if got := records(t, clash.TargetID); len(got) != 0 {
+				t.Fatalf("a write that failed left a record: %+v", got)
+			}
+
+			e := NewAuditEvent("alice", "done", "", "done-"+NewID())
+			MustNoError(t, write(ctx, e), "the audited write")
+			if !done() {
+				t.Fatal("the audited write did not change the store")
+			}
+			if got := records(t, e.TargetID); len(got) != 1 || got[0].ID != e.ID || got[0].Action != "done" {
+				t.Fatalf("records of the write: %+v, want its one record", got)
+			}
+		})
 	}
 }

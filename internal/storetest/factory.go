@@ -21,7 +21,7 @@ func MustCreateAccount(tb testing.TB, s skygate.Store, opts ...func(*skygate.Acc
 	for _, o := range opts {
 		o(a)
 	}
-	MustNoError(tb, s.CreateAccount(tb.Context(), a), "CreateAccount")
+	MustNoError(tb, s.CreateAccount(tb.Context(), a, nil), "CreateAccount")
 	return a
 }
 
@@ -43,7 +43,7 @@ func MustCreateApplication(tb testing.TB, s skygate.Store, accountID string, opt
 	for _, o := range opts {
 		o(app)
 	}
-	MustNoError(tb, s.CreateApplication(tb.Context(), app), "CreateApplication")
+	MustNoError(tb, s.CreateApplication(tb.Context(), app, nil), "CreateApplication")
 	return app
 }
 

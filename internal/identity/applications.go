@@ -1,0 +1,148 @@
+package identity
+
+import (
+	"context"
+	"strings"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
+)
+
+// NewApplication creates an application of an account. Its JSON form is the admin
+// API's request body and the audit record's details.
+type NewApplication struct {
+	AccountID string `json:"-"`
+	// Name is the application's display name; it is trimmed.
+	Name string `json:"name"`
+	// AllowedScopes are B2B scopes, at least one; repeats are dropped.
+	AllowedScopes []string `json:"allowed_scopes"`
+	Sandbox       bool     `json:"sandbox"`
+	// ClientCertSHA256 optionally binds the application to one client certificate
+	// (x5t#S256).
+	ClientCertSHA256 string `json:"client_cert_sha256"`
+}
+
+// validate checks c, naming the fields by their JSON names.
+func (c NewApplication) validate() error {
+	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes), checkThumbprint("client_cert_sha256", c.ClientCertSHA256))
+}
+
+// WithSecret is an application with its client secret in clear: the answer of a
+// creation or a rotation, the only time the secret is known.
+type WithSecret struct {
+	*skygate.Application
+	ClientSecret string `json:"client_secret"`
+}
+
+// CreateApplication creates an application with a new secret. Invalid input is
+// CodeValidation, an unknown account CodeNotFound.
+func (s *Service) CreateApplication(ctx context.Context, by skygate.Actor, c NewApplication) (*WithSecret, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	app, secret, audit, err := s.newApplication(by, c, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateApplication(ctx, app, audit); err != nil {
+		return nil, err
+	}
+	return &WithSecret{app, secret}, nil
+}
+
+// newApplication returns the application of a valid command, with secret (a new one
+// when secret is empty) and the record of its creation.
+func (s *Service) newApplication(by skygate.Actor, c NewApplication, secret string) (*skygate.Application, string, *skygate.AuditEvent, error) {
+	if secret == "" {
+		var err error
+		if secret, err = oauth.NewClientSecret(); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	now := s.now().UTC()
+	c.Name = strings.TrimSpace(c.Name)
+	c.AllowedScopes = skygate.ParseScopes(strings.Join(c.AllowedScopes, " "))
+	app := &skygate.Application{
+		ID: skygate.NewID(), AccountID: c.AccountID, Name: c.Name,
+		ClientID: skygate.NewClientID(), SecretHash: s.secrets.Hash(secret),
+		AllowedScopes: c.AllowedScopes, Sandbox: c.Sandbox,
+		ClientCertSHA256: c.ClientCertSHA256, CreatedAt: now, UpdatedAt: now,
+	}
+	audit, err := by.Audit(now, "application.create", applicationType, app.ID, app.AccountID, c)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return app, secret, audit, nil
+}
+
+// Application returns any account's application by id (employees address them by id
+// alone), or CodeNotFound.
+func (s *Service) Application(ctx context.Context, applicationID string) (*skygate.Application, error) {
+	return s.store.ApplicationAdmin(ctx, applicationID)
+}
+
+// Applications returns a page of the account's applications and the total; an unknown
+// account is CodeNotFound.
+func (s *Service) Applications(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.Application, int, error) {
+	if _, err := s.store.Account(ctx, accountID); err != nil {
+		return nil, 0, err
+	}
+	return s.store.ListApplications(ctx, accountID, p)
+}
+
+// DeleteApplication deletes any account's application and returns it as it was; its
+// client gets no more tokens. An unknown application is CodeNotFound.
+func (s *Service) DeleteApplication(ctx context.Context, by skygate.Actor, applicationID string) (*skygate.Application, error) {
+	app, err := s.store.ApplicationAdmin(ctx, applicationID)
+	if err != nil {
+		return nil, err
+	}
+	audit, err := by.Audit(s.now(), "application.delete", applicationType, app.ID, app.AccountID, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.DeleteApplication(ctx, app.AccountID, app.ID, audit); err != nil {
+		return nil, err
+	}
+	return app, nil
+}
+
+// SecretRotation gives an application a new secret. Its JSON form is the admin API's
+// request body and the audit record's details.
+type SecretRotation struct {
+	ApplicationID string `json:"-"`
+	// RevokeTokens also revokes every token the application was issued so far
+	// (skygate.ApplicationStore.SetApplicationSecretRevokingTokens). Without it they
+	// live until they expire.
+	RevokeTokens bool `json:"revoke_tokens"`
+}
+
+// RotateSecret replaces any account's application's secret with a new one at once:
+// the old one gets no more tokens. An unknown application is CodeNotFound.
+func (s *Service) RotateSecret(ctx context.Context, by skygate.Actor, c SecretRotation) (*WithSecret, error) {
+	app, err := s.store.ApplicationAdmin(ctx, c.ApplicationID)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := oauth.NewClientSecret()
+	if err != nil {
+		return nil, err
+	}
+	if app, err = s.setSecret(ctx, by, app, secret, c); err != nil {
+		return nil, err
+	}
+	return &WithSecret{app, secret}, nil
+}
+
+// setSecret gives app secret, audited, and returns the application as written.
+func (s *Service) setSecret(ctx context.Context, by skygate.Actor, app *skygate.Application, secret string, c SecretRotation) (*skygate.Application, error) {
+	now, hash := s.now(), s.secrets.Hash(secret)
+	audit, err := by.Audit(now, "application.rotate_secret", applicationType, app.ID, app.AccountID, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.RevokeTokens {
+		return s.store.SetApplicationSecretRevokingTokens(ctx, app.AccountID, app.ID, hash, now, audit)
+	}
+	return s.store.SetApplicationSecret(ctx, app.AccountID, app.ID, hash, now, audit)
+}
