@@ -11,7 +11,9 @@
 // HTTP), a plain SQLite single-insert loop with synchronous=FULL on the same disk, and,
 // when given its binary, Ory Hydra's client_credentials token endpoint.
 //
-// See docs/performance.md for how to read and reproduce the figures.
+// It is a module of its own (tools/bench) so that its load generators stay out of the
+// service's dependencies; it builds the server from the service module's tree (-repo).
+// See docs/performance.md for how to run it and read its figures.
 package main
 
 import (

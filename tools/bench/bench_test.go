@@ -27,35 +27,45 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestHarnessSmoke runs the baseline, the reference loops and the catalog scenario
+// TestHarnessSmoke runs the baseline, the reference loops and the catalog scenarios
 // with tiny loads, once per load generator, and checks only that figures come out:
-// timing belongs in the harness's output, never in a test's verdict.
+// timing belongs in the harness's output, never in a test's verdict. The server is
+// built once, as the harness builds it, without the race detector; the two runs share
+// the machine, which only their figures notice.
 func TestHarnessSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the server")
 	}
+	repo, err := serviceRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(t.TempDir(), "skygate")
+	var log bytes.Buffer
+	if err := buildServer(t.Context(), repo, defaultBuildPkg, nil, server, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
 	for _, gen := range []string{genVegeta, genWrk} {
 		t.Run(gen, func(t *testing.T) {
+			t.Parallel()
 			if _, err := exec.LookPath("wrk"); err != nil && gen == genWrk {
 				t.Skip("wrk is not on PATH (apt-get install wrk): the wrk generator is not tested")
 			}
-			smoke(t, gen)
+			smoke(t, gen, server)
 		})
 	}
 }
 
-func smoke(t *testing.T, gen string) {
+func smoke(t *testing.T, gen, server string) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, stderr bytes.Buffer
 	// The vegeta run takes two rounds: every round must start from fresh servers.
 	rounds := map[string]string{genVegeta: "2", genWrk: "1"}[gen]
-	args := []string{"skygate-bench", "-duration", "500ms", "-latency-duration", "250ms", "-warmup", "0", "-workers", "4",
+	// Phases as short as each generator allows (wrk counts whole seconds).
+	args := []string{"skygate-bench", "-duration", "200ms", "-latency-duration", "100ms", "-warmup", "0", "-workers", "4",
 		"-scenarios", "baseline,es256-loop,insert-loop,hydra-token,baseline-req,baseline-304,catalog-200,catalog-304", "-engines", "sqlite", "-pin=false",
 		"-paired-slices", "2",
-		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out,
-		// Built with -race, the server shares the compile `go test -race` does anyway
-		// instead of compiling every package once more on a cold build cache.
-		"-build-flags", "-race"}
+		"-generator", gen, "-rounds", rounds, "-work-dir", t.TempDir(), "-json", out, "-server-bin", server}
 	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -160,6 +170,26 @@ func TestOptions(t *testing.T) {
 		if (err != nil) != tt.wantErr {
 			t.Errorf("%v: err = %v, want error %v", tt.args, err, tt.wantErr)
 		}
+	}
+}
+
+// TestServiceRoot: the harness finds the service module it builds from its own tree
+// (tools/bench's replace directive), and -repo must name a module's root.
+func TestServiceRoot(t *testing.T) {
+	t.Parallel()
+	root, err := serviceRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !bytes.HasPrefix(b, []byte("module "+serviceModule+"\n")) {
+		t.Errorf("serviceRoot() = %s, whose go.mod starts %.40q (%v)", root, b, err)
+	}
+	if got, err := serviceRoot("../.."); err != nil || got != root {
+		t.Errorf("serviceRoot(../..) = %q, %v; want %q", got, err, root)
+	}
+	if _, err := serviceRoot(t.TempDir()); err == nil {
+		t.Error("serviceRoot accepted a directory without go.mod")
 	}
 }
 

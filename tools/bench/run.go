@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -48,7 +49,8 @@ type options struct {
 	clientCPUs   string
 	jsonPath     string
 	serverBin    string
-	buildPkg     string
+	repo         string // -repo: the service module's root directory, where the server is built
+	buildPkg     string // -build: the server's package, relative to repo
 	buildFlags   string // -build-flags: more go build flags, space-separated
 	workDir      string
 	keep         bool
@@ -138,9 +140,10 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&o.serverCPU, "server-cpu", "0", "CPU list of the server and the reference subprocesses")
 	f.fs.StringVar(&o.clientCPUs, "client-cpus", "1", "CPU list of the load generator (this process)")
 	f.fs.StringVar(&o.jsonPath, "json", "", `also write the results as JSON to this file ("-" for stdout)`)
-	f.fs.StringVar(&o.serverBin, "server-bin", "", "a built skygate binary (default: go build "+defaultBuildPkg+")")
-	f.fs.StringVar(&o.buildPkg, "build", defaultBuildPkg, "package to build the server from")
-	f.fs.StringVar(&o.buildFlags, "build-flags", "", `more go build flags for the server, space-separated (the harness's own test passes "-race": its server then shares the race-detector build the other tests compile, and its figures mean nothing)`)
+	f.fs.StringVar(&o.serverBin, "server-bin", "", "a built skygate binary (default: go build -build in -repo)")
+	f.fs.StringVar(&o.repo, "repo", "", "root of the skygate module the server is built in (default: the one the go command resolves from the current directory: ../.. from tools/bench)")
+	f.fs.StringVar(&o.buildPkg, "build", defaultBuildPkg, "package to build the server from, relative to -repo")
+	f.fs.StringVar(&o.buildFlags, "build-flags", "", `more go build flags for the server, space-separated (with "-race" the figures mean nothing)`)
 	f.fs.StringVar(&o.workDir, "work-dir", "", "parent of the temporary data directories (default: the system temp dir); it decides the disk SQLite writes to")
 	f.fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, databases)")
 	f.fs.IntVar(&o.nice, "nice", 0, "niceness of the server, the references and the load generator; negative (root) keeps other work on a shared machine from skewing the figures")
@@ -154,7 +157,10 @@ func newFlags(out io.Writer) *flags {
 	return f
 }
 
-const defaultBuildPkg = "github.com/skygate/skygate/cmd/skygate"
+const defaultBuildPkg = "./cmd/skygate"
+
+// serviceModule is the module path of the service the harness builds and measures.
+const serviceModule = "github.com/skygate/skygate"
 
 func (f *flags) options(getenv func(string) string) (options, error) {
 	o := f.o
@@ -217,12 +223,61 @@ func (f *flags) options(getenv func(string) string) (options, error) {
 	if o.hydraBin == "" {
 		o.hydraBin = getenv("SKYGATE_BENCH_HYDRA_BIN")
 	}
+	if o.serverBin == "" {
+		var err error
+		if o.repo, err = serviceRoot(o.repo); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if o.hydraBin != "" && slices.Contains(o.scenarios, scHydraToken) {
 		if _, err := os.Stat(o.hydraBin); err != nil {
 			errs = append(errs, fmt.Errorf("-hydra-bin: %w", err))
 		}
 	}
 	return o, errors.Join(errs...)
+}
+
+// serviceRoot returns the absolute root directory of the skygate module: dir when given,
+// else the one the go command resolves from the current directory (tools/bench's
+// replace directive names it; in the service's own tree it is the main module).
+func serviceRoot(dir string) (string, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
+			return "", fmt.Errorf("-repo: %w", err)
+		}
+		return abs, nil
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", serviceModule).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
+		}
+		return "", fmt.Errorf("finding %s (give -repo or -server-bin): %w", serviceModule, err)
+	}
+	return string(bytes.TrimSpace(out)), nil
+}
+
+// buildServer runs go build of pkg in the module at repo, writing the binary to out and
+// the compiler's output to log.
+func buildServer(ctx context.Context, repo, pkg string, flags []string, out string, log io.Writer) error {
+	// out may be relative (-work-dir), and the build runs in repo.
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = repo
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w", pkg, repo, err)
+	}
+	return nil
 }
 
 func splitList(s string) []string {
@@ -272,12 +327,9 @@ func newHarness(ctx context.Context, opts options, log io.Writer) (_ *harness, e
 	h.server = opts.serverBin
 	if h.server == "" {
 		h.server = filepath.Join(h.dir, "skygate")
-		h.logf("building %s", opts.buildPkg)
-		args := append(append([]string{"build"}, strings.Fields(opts.buildFlags)...), "-o", h.server, opts.buildPkg)
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go build %s: %w", opts.buildPkg, err)
+		h.logf("building %s in %s", opts.buildPkg, opts.repo)
+		if err := buildServer(ctx, opts.repo, opts.buildPkg, strings.Fields(opts.buildFlags), h.server, log); err != nil {
+			return nil, err
 		}
 	}
 	if opts.nice != 0 {

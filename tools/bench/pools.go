@@ -13,7 +13,7 @@ import (
 // idleClosedMetric counts, per database pool of the server, the connections that
 // database/sql closed because its idle limit was reached. It rising during a scenario
 // means the pool reconnects whenever its load dips and rises, which puts new backends
-// on the requests (docs/performance.md, "the pool's idle limit").
+// on the requests.
 const idleClosedMetric = "go_sql_max_idle_closed_total"
 
 // idleClosed returns idleClosedMetric summed over the server's pools, from the

@@ -24,9 +24,7 @@ import (
 // harness's group at −15: about 1/29 of a core's share while the server or the
 // generator can run. A backend holding a row lock (an account's balance, the eSIM
 // pool) then waits for a CPU while the requests behind its lock wait for it, a
-// priority inversion that no deployment with its database on its own host has. On
-// the thirteenth VM the eSIM order's p99 at 70 % load was 209–295 ms with PostgreSQL
-// at 0 and 18–23 ms at the harness's niceness (docs/performance.md).
+// priority inversion that no deployment with its database on its own host has.
 //
 // New backends start at 0 (a new session's autogroup starts at 0), so the nicer looks
 // for them every dbNiceEvery.
