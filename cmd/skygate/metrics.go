@@ -28,8 +28,7 @@ func webhookCollectors(d *webhook.Dispatcher) []prometheus.Collector {
 // poolCollectors export each database pool's statistics as database/sql keeps them
 // (go_sql_*, labelled db_name): open, in-use and idle connections, waits for a free
 // one, and the connections each limit closed. go_sql_max_idle_closed_total rising
-// under a steady load means the pool reconnects as its load varies
-// (docs/performance.md, "the pool's idle limit").
+// under a steady load means the pool reconnects as its load varies.
 func poolCollectors(db database) []prometheus.Collector {
 	var cs []prometheus.Collector
 	for name, pool := range db.Pools() {

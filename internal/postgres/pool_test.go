@@ -14,8 +14,7 @@ import (
 // database/sql pool closes a connection given back while MaxIdleConns are idle, so a
 // pool that may open more connections than it keeps idle reconnects whenever its load
 // falls and rises again, and each request that meets a new connection waits for a new
-// backend, its statements parsed and its catalog caches loaded again (booking p99 at
-// 70 % load went from 7 to 30–80 ms; docs/performance.md, "the pool's idle limit").
+// backend, its statements parsed and its catalog caches loaded again.
 func TestPoolKeepsItsConnections(t *testing.T) {
 	t.Parallel()
 	s, err := postgres.Open(t.Context(), storetest.MustPostgresDSN(t), 0, storetest.NewSealer(t))

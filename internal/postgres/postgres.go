@@ -73,12 +73,9 @@ func classify(err error) sqlstore.Violation {
 
 // DefaultMaxConns is the connections one replica's pool may open when Open is not told:
 // four, or one a CPU where there are more (pgxpool's rule). It bounds how many
-// statements of the replica PostgreSQL runs at once, and past about twice the
-// database's cores more of them only wait inside PostgreSQL, on each other's page and
-// WAL locks, where a wait costs a sleep and a wakeup of a backend; in the pool's queue
-// it costs a channel receive. On two vCPUs shared with the server, 25 connections
-// gave creating a booking a p99 of 70–87 ms at 70 % load and 4 gave 16–21 ms at the
-// same rate (docs/performance.md, "From 05:49 on 2026-11-26").
+// statements of the replica PostgreSQL runs at once: past about twice the database's
+// cores, more of them only wait on each other's locks inside PostgreSQL, where waiting
+// costs more than in the pool's queue.
 func DefaultMaxConns() int { return max(4, runtime.NumCPU()) }
 
 // Open connects to the database named by dsn (a postgres:// URL or key=value string;
