@@ -22,6 +22,16 @@ var (
 	qListESIMOrders = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = ? ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountESIMOrders = newStmt(`SELECT COUNT(*) FROM esim_orders WHERE account_id = ?`)
+	// The eSIMs of one order, and of the orders on a page of qListESIMOrders (same
+	// arguments). The page's account reaches the eSIMs through the join, so that the
+	// planner walks the page's orders and not every eSIM of the account.
+	qOrderESIMs = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + `
+		WHERE e.account_id = ? AND e.order_id = ? ORDER BY e.order_id, e.iccid`)
+	qPageESIMs = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + `
+		JOIN (SELECT id, account_id FROM esim_orders WHERE account_id = ?
+			ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?) o
+			ON o.id = e.order_id AND o.account_id = e.account_id
+		ORDER BY e.order_id, e.iccid`)
 )
 
 // esimOrderNotFound is the public message of a missing order, including one of
@@ -131,7 +141,7 @@ func (s *Store) ESIMOrder(ctx context.Context, accountID, orderID string) (*skyg
 		if o, err = scanESIMOrder(tx.QueryRowContext(ctx, s.q(qESIMOrder), accountID, orderID)); err != nil {
 			return err
 		}
-		return s.attachESIMs(ctx, tx, accountID, []*skygate.ESIMOrder{o})
+		return s.attachESIMs(ctx, tx, []*skygate.ESIMOrder{o}, s.q(qOrderESIMs), accountID, orderID)
 	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get eSIM order", notFound: esimOrderNotFound}, err)
@@ -162,7 +172,8 @@ func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if err := s.attachESIMs(ctx, tx, accountID, orders); err != nil {
+		err = s.attachESIMs(ctx, tx, orders, s.q(qPageESIMs), accountID, limit, offset)
+		if err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, s.q(qCountESIMOrders), accountID).Scan(&total)
@@ -173,21 +184,17 @@ func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.
 	return orders, total, nil
 }
 
-// attachESIMs reads the eSIMs of orders inside tx, in one query, and sets their ESIMs
-// ordered by ICCID.
-func (s *Store) attachESIMs(ctx context.Context, tx *sql.Tx, accountID string, orders []*skygate.ESIMOrder) error {
+// attachESIMs runs query inside tx, which reads the eSIMs of orders (and maybe of
+// others, which it skips) ordered by order and ICCID, and sets their ESIMs.
+func (s *Store) attachESIMs(ctx context.Context, tx *sql.Tx, orders []*skygate.ESIMOrder, query string, args ...any) error {
 	if len(orders) == 0 {
 		return nil
 	}
 	byID := make(map[string]*skygate.ESIMOrder, len(orders))
-	args := []any{accountID}
 	for _, o := range orders {
 		byID[o.ID] = o
-		args = append(args, o.ID)
 	}
-	rows, err := tx.QueryContext(ctx, s.dynamic(`SELECT `+esimColumns+` FROM `+esimFrom+`
-		WHERE e.account_id = ? AND e.order_id IN (`+placeholders(len(orders))+`)
-		ORDER BY e.order_id, e.iccid`), args...)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

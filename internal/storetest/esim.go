@@ -21,6 +21,7 @@ var esimTests = []test{
 	{"OrderIdempotency", testESIMOrderIdempotency},
 	{"OrderFailuresLeaveNothing", testESIMOrderFailures},
 	{"OrderOtherAccount", testESIMOrderOtherAccount},
+	{"OrderListPages", testESIMOrderListPages},
 	{"OrderRaceForPool", testESIMOrderRaceForPool},
 	{"OrderRaceForFunds", testESIMOrderRaceForFunds},
 	{"OrderRaceForFundsNearPool", testESIMOrderRaceForFundsNearPool},
