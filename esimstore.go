@@ -12,9 +12,9 @@ type ESIMFilter struct {
 }
 
 // ESIMOrderApply is called by the store inside an order's transaction once the profiles
-// are allocated and the balance is debited: o.ESIMs holds the new eSIMs (ICCID, status
-// Assigned, usage, sealed matching ID). It returns the events to insert in the same
-// transaction. An error from it aborts the order and is returned as is.
+// are allocated, before the balance is debited: o.ESIMs holds the new eSIMs (ICCID,
+// status Assigned, usage, sealed matching ID). It returns the events to insert in the
+// same transaction. An error from it aborts the order and is returned as is.
 type ESIMOrderApply func(o *ESIMOrder) ([]*Event, error)
 
 // ESIMApply is called by the store inside the transaction of an eSIM change. before is
@@ -66,18 +66,27 @@ type ESIMStore interface {
 	//     record for the operation and key (written earlier or by a concurrent call,
 	//     whose commit it waits for), nothing is written and the stored record is
 	//     returned for the caller to compare fingerprints; an expired one is replaced;
-	//  2. debits o.Total from the account's balance in its currency only if the balance
-	//     covers it, else CodeInsufficientFunds (a zero total debits nothing);
+	//  2. reads the account's balance in o.Total's currency: one that does not cover
+	//     o.Total is CodeInsufficientFunds (a zero total needs none);
 	//  3. takes o.Quantity Available profiles of the account's pool, oldest import
-	//     first, else CodePoolExhausted; on PostgreSQL with SELECT … FOR UPDATE SKIP
-	//     LOCKED, so concurrent orders never get one profile twice;
+	//     first among those no concurrent order holds, else CodePoolExhausted; on
+	//     PostgreSQL with FOR UPDATE SKIP LOCKED, so concurrent orders never get one
+	//     profile twice, and an order that finds the pool short waits for the orders
+	//     holding profiles to end before it answers CodePoolExhausted;
 	//  4. marks them Assigned, inserts the order and its eSIMs (status Assigned, usage
-	//     from the package, ValidityDays from the package), a charge on the ledger
-	//     referencing the order, and the events apply returns.
+	//     from the package, ValidityDays from the package) and the events apply returns;
+	//  5. last, debits o.Total only if the balance still covers it, else
+	//     CodeInsufficientFunds (a concurrent order spent it since step 2), and appends
+	//     a charge referencing the order to the ledger.
 	//
-	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs by ICCID. A package that
-	// is not the account's is CodeNotFound. Funds are checked before the pool, so an
-	// order that fails both is CodeInsufficientFunds.
+	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs by ICCID. A
+	// package that is not the account's is CodeNotFound. Funds are checked before the
+	// pool, so an order that fails both is CodeInsufficientFunds unless a concurrent
+	// order changes the balance meanwhile. Because the debit comes last, an order that
+	// fails there gives back profiles that concurrent younger orders may have passed
+	// over: the pool is oldest-first for orders one after the other, not strictly so
+	// between concurrent ones. Concurrent orders never oversell the pool nor take the
+	// balance below zero, and each is all or nothing.
 	CreateESIMOrder(ctx context.Context, rec *IdempotencyRecord, o *ESIMOrder, apply ESIMOrderApply) (replay *IdempotencyRecord, err error)
 	// ESIMOrder returns the account's order with its eSIMs (by ICCID), or CodeNotFound.
 	ESIMOrder(ctx context.Context, accountID, orderID string) (*ESIMOrder, error)
@@ -103,10 +112,11 @@ type ESIMStore interface {
 	ExpireESIMs(ctx context.Context, now time.Time, limit int, apply ESIMApply) (int, error)
 	// TopUpESIM applies t (ID, ICCID, PackageID, Price, CreatedAt set by the caller) in
 	// one transaction: it claims rec's key as CreateESIMOrder does, reads the account's
-	// eSIM t.ICCID (CodeNotFound), debits t.Price (CodeInsufficientFunds), calls apply,
-	// writes the eSIM, the top-up, a charge on the ledger referencing the top-up, and
-	// the events. It returns (nil, nil) when it wrote; then t.ESIM is the eSIM after the
-	// top-up.
+	// eSIM t.ICCID (CodeNotFound), checks that the balance covers t.Price
+	// (CodeInsufficientFunds), calls apply, writes the eSIM, the top-up and the events,
+	// and last debits t.Price (CodeInsufficientFunds when a concurrent charge spent the
+	// balance meanwhile) with a charge on the ledger referencing the top-up. It returns
+	// (nil, nil) when it wrote; then t.ESIM is the eSIM after the top-up.
 	TopUpESIM(ctx context.Context, rec *IdempotencyRecord, t *TopUp, apply ESIMApply) (replay *IdempotencyRecord, err error)
 	// TopUp returns the account's top-up (with its eSIM as it is now) or CodeNotFound.
 	TopUp(ctx context.Context, accountID, topUpID string) (*TopUp, error)

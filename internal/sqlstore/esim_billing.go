@@ -20,7 +20,8 @@ var (
 	// qChargeAtOnce is the debit and its ledger entry as one statement, on an engine
 	// with writable CTEs: the row lock the debit takes is held until the commit, and
 	// one round trip less while holding it is one less that the account's next order
-	// waits for. The entry is written only when the debit was. Arguments: the debit's
+	// waits for (the callers debit last for the same reason). The entry is written
+	// only when the debit was. Arguments: the debit's
 	// (qDebitBalance's), then the entry's id, kind, amount, reference and description.
 	// PostgreSQL types the arguments of an INSERT … SELECT by the columns they fill.
 	qChargeAtOnce = newStmt(`WITH d AS (UPDATE esim_balances SET amount = amount - ?, updated_at = ?
@@ -84,10 +85,16 @@ func (s *Store) charge(ctx context.Context, tx *sql.Tx, accountID string, price 
 // that does not cover it (CodeInsufficientFunds).
 func debited(err error, price skygate.Money) error {
 	if errors.Is(err, sql.ErrNoRows) {
-		return skygate.Errorf(skygate.CodeInsufficientFunds,
-			"the %s balance does not cover %d minor units", price.Currency, price.Amount)
+		return insufficientFunds(price)
 	}
 	return err
+}
+
+// insufficientFunds is the CodeInsufficientFunds error of a balance that does not
+// cover price.
+func insufficientFunds(price skygate.Money) error {
+	return skygate.Errorf(skygate.CodeInsufficientFunds,
+		"the %s balance does not cover %d minor units", price.Currency, price.Amount)
 }
 
 // insertLedger appends e to the ledger inside tx.

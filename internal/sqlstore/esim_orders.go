@@ -22,6 +22,16 @@ var (
 	qListESIMOrders = newStmt(`SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = ? ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?`)
 	qCountESIMOrders = newStmt(`SELECT COUNT(*) FROM esim_orders WHERE account_id = ?`)
+	// The eSIMs of one order, and of the orders on a page of qListESIMOrders (same
+	// arguments). The page's account reaches the eSIMs through the join, so that the
+	// planner walks the page's orders and not every eSIM of the account.
+	qOrderESIMs = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + `
+		WHERE e.account_id = ? AND e.order_id = ? ORDER BY e.order_id, e.iccid`)
+	qPageESIMs = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + `
+		JOIN (SELECT id, account_id FROM esim_orders WHERE account_id = ?
+			ORDER BY created_at DESC, id DESC ` + limitArg + ` OFFSET ?) o
+			ON o.id = e.order_id AND o.account_id = e.account_id
+		ORDER BY e.order_id, e.iccid`)
 )
 
 // esimOrderNotFound is the public message of a missing order, including one of
@@ -45,15 +55,14 @@ func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
 	return &o, nil
 }
 
-// CreateESIMOrder implements skygate.ESIMStore. The balance row is locked by the
-// debit before the pool is read, so concurrent paid orders of one account in one
-// currency run their allocation one after the other and each sees the profiles the
-// previous one took. What needs no lock (the key, the package, the order's row) comes
-// before the debit, and on PostgreSQL the debit with its ledger entry, and everything
-// written after the pick (writeOrderAtOnce), are a statement each, so that the orders in
-// line wait for as few round trips as possible. Free orders and orders in other
-// currencies pick side by side (see pickProfiles); one that finds the pool short that
-// way starts again in line.
+// CreateESIMOrder implements skygate.ESIMStore. The debit is the order's last
+// statement: the account's balance row, which every paid order of the account in that
+// currency updates, is then locked only from the debit to the commit, and orders take
+// their profiles side by side before it (see allocateProfiles). An order whose debit
+// then fails gives its profiles back, so the pool hands out the oldest profiles first
+// only among the orders that commit. The balance is read beforehand, without a lock, so
+// that an order it cannot cover fails before it takes profiles that others might wait
+// for; the debit's condition is what keeps the balance from going below zero.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
 	o.CreatedAt = utc(o.CreatedAt)
 	o.Status = skygate.ESIMOrderCompleted
@@ -83,17 +92,16 @@ func (s *Store) createESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 		if err != nil {
 			return err
 		}
+		if pkg.balance < o.Total.Amount {
+			return insufficientFunds(o.Total)
+		}
 		_, err = tx.ExecContext(ctx, s.q(qInsertESIMOrder), o.ID, o.AccountID, o.ClientID, o.PackageID,
 			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
 			o.Total.Currency, s.time(o.CreatedAt))
 		if err != nil {
 			return err
 		}
-		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
-		if err := s.charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt); err != nil {
-			return err
-		}
-		profiles, err := s.pickProfiles(ctx, tx, o.AccountID, o.Quantity, inLine)
+		profiles, err := s.allocateProfiles(ctx, tx, o.AccountID, o.ID, o.Quantity, inLine)
 		if err != nil {
 			return err
 		}
@@ -106,83 +114,23 @@ func (s *Store) createESIMOrder(ctx context.Context, rec *skygate.IdempotencyRec
 				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
 				SMDPAddress: p.smdp, MatchingIDSealed: p.sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
 			}
+			if err := s.insertESIM(ctx, tx, o.ESIMs[i]); err != nil {
+				return err
+			}
 		}
-		var events []*skygate.Event
 		if apply != nil {
-			if events, err = apply(o); err != nil {
+			events, err := apply(o)
+			if err != nil {
+				return err
+			}
+			if err := s.insertEvents(ctx, tx, events); err != nil {
 				return err
 			}
 		}
-		if s.d.WritableCTE && len(events) <= 1 {
-			return s.writeOrderAtOnce(ctx, tx, o, profiles, events)
-		}
-		if err := s.assignProfiles(ctx, tx, o.AccountID, o.ID, profiles); err != nil {
-			return err
-		}
-		for _, e := range o.ESIMs {
-			if err := s.insertESIM(ctx, tx, e); err != nil {
-				return err
-			}
-		}
-		return s.insertEvents(ctx, tx, events)
+		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
+		return s.charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt)
 	})
 	return replay, err
-}
-
-// writeOrderAtOnce writes what an order does after its pick on an engine with writable
-// CTEs: the profiles' assignment, the eSIMs, and its event (at most one) with its
-// delivery, with one statement (orderWritesSQL) instead of three or more. The paid
-// orders of the account wait behind the balance row this transaction locked, so every
-// round trip saved here is one they do not wait for.
-func (s *Store) writeOrderAtOnce(ctx context.Context, tx *sql.Tx, o *skygate.ESIMOrder, profiles []allocatedProfile, events []*skygate.Event) error {
-	args := assignArgs(nil, o.AccountID, o.ID, profiles)
-	var err error
-	for _, e := range o.ESIMs {
-		if args, err = s.esimArgs(args, e); err != nil {
-			return err
-		}
-	}
-	for _, e := range events {
-		if args, err = s.eventAtOnceArgs(args, e); err != nil {
-			return err
-		}
-	}
-	var (
-		assigned  int64
-		delivered int
-	)
-	query := s.orderWritesFor(len(profiles), len(events) > 0)
-	if err := tx.QueryRowContext(ctx, query, args...).Scan(&assigned, &delivered); err != nil {
-		return err
-	}
-	if err := assignedAll(assigned, len(profiles)); err != nil {
-		return err
-	}
-	if delivered > 0 {
-		s.markDeliveries(tx)
-	}
-	return nil
-}
-
-// orderWritesFor returns writeOrderAtOnce's statement for n eSIMs: built in New for
-// every quantity the service accepts, here for a larger one.
-func (s *Store) orderWritesFor(n int, withEvent bool) string {
-	if n >= len(s.orderWrites) {
-		return s.dynamic(orderWritesSQL(n, withEvent))
-	}
-	if withEvent {
-		return s.orderWrites[n][1]
-	}
-	return s.orderWrites[n][0]
-}
-
-// orderWritesSQL is the "?" form of writeOrderAtOnce's statement for n profiles,
-// withEvent or not: assignSQL's arguments, esimRow's for each eSIM, then eventCTEs'.
-// It returns the number of profiles assigned and of deliveries written.
-func orderWritesSQL(n int, withEvent bool) string {
-	q := `WITH u AS (` + assignSQL(n) + ` RETURNING 1),
-	es AS (` + insertESIMs + ` VALUES ` + commaList(esimRow, n) + `)`
-	return withEventThenCount(q, "u", "", withEvent)
 }
 
 // ESIMOrder implements skygate.ESIMStore.
@@ -193,7 +141,7 @@ func (s *Store) ESIMOrder(ctx context.Context, accountID, orderID string) (*skyg
 		if o, err = scanESIMOrder(tx.QueryRowContext(ctx, s.q(qESIMOrder), accountID, orderID)); err != nil {
 			return err
 		}
-		return s.attachESIMs(ctx, tx, accountID, []*skygate.ESIMOrder{o})
+		return s.attachESIMs(ctx, tx, []*skygate.ESIMOrder{o}, s.q(qOrderESIMs), accountID, orderID)
 	})
 	if err != nil {
 		return nil, s.interpret(outcome{op: "get eSIM order", notFound: esimOrderNotFound}, err)
@@ -224,7 +172,8 @@ func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if err := s.attachESIMs(ctx, tx, accountID, orders); err != nil {
+		err = s.attachESIMs(ctx, tx, orders, s.q(qPageESIMs), accountID, limit, offset)
+		if err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, s.q(qCountESIMOrders), accountID).Scan(&total)
@@ -235,21 +184,17 @@ func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.
 	return orders, total, nil
 }
 
-// attachESIMs reads the eSIMs of orders inside tx, in one query, and sets their ESIMs
-// ordered by ICCID.
-func (s *Store) attachESIMs(ctx context.Context, tx *sql.Tx, accountID string, orders []*skygate.ESIMOrder) error {
+// attachESIMs runs query inside tx, which reads the eSIMs of orders (and maybe of
+// others, which it skips) ordered by order and ICCID, and sets their ESIMs.
+func (s *Store) attachESIMs(ctx context.Context, tx *sql.Tx, orders []*skygate.ESIMOrder, query string, args ...any) error {
 	if len(orders) == 0 {
 		return nil
 	}
 	byID := make(map[string]*skygate.ESIMOrder, len(orders))
-	args := []any{accountID}
 	for _, o := range orders {
 		byID[o.ID] = o
-		args = append(args, o.ID)
 	}
-	rows, err := tx.QueryContext(ctx, s.dynamic(`SELECT `+esimColumns+` FROM `+esimFrom+`
-		WHERE e.account_id = ? AND e.order_id IN (`+placeholders(len(orders))+`)
-		ORDER BY e.order_id, e.iccid`), args...)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

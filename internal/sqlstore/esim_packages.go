@@ -39,9 +39,13 @@ var (
 		WHERE account_id = ? AND id = ?`)
 	// qPricedPackage reads what an order or a top-up takes from its package inside
 	// the write transaction, and no more: decoding the countries and timestamps there
-	// would hold the one SQLite writer.
-	qPricedPackage = newStmt(`SELECT name, data_mb, validity_days, price_amount, price_currency, active
-		FROM esim_packages WHERE account_id = ? AND id = ?`)
+	// would hold the one SQLite writer. With it comes the account's balance in the
+	// package's currency (zero without one), read without a lock.
+	qPricedPackage = newStmt(`SELECT p.name, p.data_mb, p.validity_days, p.price_amount, p.price_currency,
+			p.active, COALESCE(b.amount, 0)
+		FROM esim_packages p LEFT JOIN esim_balances b
+			ON b.account_id = p.account_id AND b.currency = p.price_currency
+		WHERE p.account_id = ? AND p.id = ?`)
 )
 
 // esimPackageNotFound is the public message of a missing package, including one of
@@ -165,11 +169,14 @@ func (s *Store) ESIMPackage(ctx context.Context, accountID, packageID string) (*
 }
 
 // packageTerms is what an order or a top-up takes from its package: the name its
-// ledger line shows and what each eSIM gets.
+// ledger line shows and what each eSIM gets; and the account's balance in the
+// package's currency when it was read, for a check before the debit (which alone
+// decides).
 type packageTerms struct {
 	nameEN       string
 	dataMB       *int
 	validityDays int
+	balance      int64
 }
 
 // pricedPackage reads the terms of the account's package inside tx and checks that it
@@ -184,7 +191,7 @@ func (s *Store) pricedPackage(ctx context.Context, tx *sql.Tx, accountID, packag
 		active bool
 	)
 	err := tx.QueryRowContext(ctx, s.q(qPricedPackage), accountID, packageID).Scan(jsonCol{&name}, &data,
-		&t.validityDays, &cost.Amount, &cost.Currency, &active)
+		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.balance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return t, notFound(esimPackageNotFound)

@@ -13,26 +13,28 @@ import (
 var (
 	qPoolCounts = newStmt(`SELECT status, COUNT(*) FROM esim_pool_profiles
 		WHERE account_id = ? GROUP BY status`)
-	// Allocation takes the oldest Available profiles. The locked form skips rows that a
+	// Allocation marks the oldest Available profiles of the account Assigned to the
+	// order and returns them, in one statement. The locked form skips rows that a
 	// concurrent order holds, so two orders never wait for, or get, the same profile;
-	// the waiting form waits for those orders to end. (One statement that also assigns
-	// them, a CTE of the locked pick joined to an UPDATE, made concurrent orders of one
-	// account 25–50 % slower than the pick and the UPDATE apart.)
-	allocateProfiles = `SELECT iccid, smdp_address, matching_id_enc FROM esim_pool_profiles
-		WHERE account_id = ? AND status = ? ORDER BY imported_at, iccid ` + limitArg
-	qAllocateProfiles       = newStmt(allocateProfiles)
-	qAllocateProfilesLocked = newStmt(allocateProfiles + ` FOR UPDATE SKIP LOCKED`)
-	qAllocateProfilesWait   = newStmt(allocateProfiles + ` FOR UPDATE`)
+	// the waiting form waits for those orders to end. The pick is a MATERIALIZED CTE so
+	// that PostgreSQL runs it once: as a subquery of the UPDATE it could be run again
+	// for rows that changed meanwhile and pick more profiles than asked for.
+	pickProfiles = `SELECT iccid FROM esim_pool_profiles
+		WHERE account_id = ? AND status = '` + string(skygate.PoolAvailable) + `'
+		ORDER BY imported_at, iccid ` + limitArg
+	assignPicked = `UPDATE esim_pool_profiles SET status = '` + string(skygate.PoolAssigned) + `', order_id = ?
+		WHERE iccid IN (SELECT iccid FROM picked)
+		RETURNING iccid, smdp_address, matching_id_enc`
+	qAllocateProfiles       = newStmt(`WITH picked AS MATERIALIZED (` + pickProfiles + `) ` + assignPicked)
+	qAllocateProfilesLocked = newStmt(`WITH picked AS MATERIALIZED (` + pickProfiles + ` FOR UPDATE SKIP LOCKED) ` + assignPicked)
+	qAllocateProfilesWait   = newStmt(`WITH picked AS MATERIALIZED (` + pickProfiles + ` FOR UPDATE) ` + assignPicked)
 	// qAllocationLock puts the allocations of one account that take it in line, to the
 	// end of their transactions (PostgreSQL): those of orders that found the pool short
-	// without it and start again (errAllocateInLine). Without it, such orders waited for
-	// the profiles of others in the wait query, and the waiters, each holding the
-	// profiles it had locked on its way, could wait for each other: PostgreSQL broke the
-	// cycle with a deadlock error, which the order answered as Internal (one free order
-	// in about 45 runs of the shared race test under load). An order in line locks it
-	// before any profile, and an order not in line never waits for a profile, so no
-	// cycle is left. (Paid orders in one currency are in line anyway, behind the
-	// balance row their debit locks first.)
+	// without it and start again (errAllocateInLine). Without it, such orders would
+	// wait for the profiles of others in the wait query, and the waiters, each holding
+	// the profiles it had taken on its way, could wait for each other: PostgreSQL would
+	// break the cycle with a deadlock error. An order in line locks it before any
+	// profile, and an order not in line never waits for a profile, so no cycle is left.
 	qAllocationLock = newStmt(`SELECT pg_advisory_xact_lock(1397180226, hashtext(?))`)
 )
 
@@ -148,9 +150,10 @@ type allocatedProfile struct {
 	sealed      []byte
 }
 
-// selectProfiles runs an allocation query for n Available profiles of the account.
-func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID string, n int) ([]allocatedProfile, error) {
-	rows, err := tx.QueryContext(ctx, query, accountID, string(skygate.PoolAvailable), n)
+// assignProfiles runs an allocation query inside tx: it marks up to n Available
+// profiles of the account Assigned to orderID and returns them.
+func (s *Store) assignProfiles(ctx context.Context, tx *sql.Tx, query, accountID, orderID string, n int) ([]allocatedProfile, error) {
+	rows, err := tx.QueryContext(ctx, query, accountID, n, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -166,19 +169,19 @@ func (s *Store) selectProfiles(ctx context.Context, tx *sql.Tx, query, accountID
 	return out, rows.Err()
 }
 
-// errAllocateInLine is pickProfiles' answer, on PostgreSQL, when an order that is not
-// in line finds fewer than n free profiles: profiles that concurrent orders hold may yet
-// come back, and waiting for them while holding others could deadlock. The caller rolls
-// the order back and runs it again in line.
+// errAllocateInLine is allocateProfiles' answer, on PostgreSQL, when an order that is
+// not in line finds fewer than n free profiles: profiles that concurrent orders hold
+// may yet come back, and waiting for them while holding others could deadlock. The
+// caller rolls the order back and runs it again in line.
 var errAllocateInLine = errors.New("sqlstore: the pool is short outside the allocation line; run the order in line")
 
-// pickProfiles reads, and on PostgreSQL locks, n Available profiles of the account for
-// an order inside tx, oldest import first, or returns CodePoolExhausted when fewer than
-// n are free; assignProfiles (or the order's statement) then marks them Assigned. On
-// PostgreSQL an order takes the profiles no other order holds (SKIP LOCKED) and waits
-// for nobody; only when that leaves it short does it wait, inLine (errAllocateInLine
-// when not): behind the account's allocation lock, for the orders holding profiles.
-func (s *Store) pickProfiles(ctx context.Context, tx *sql.Tx, accountID string, n int, inLine bool) ([]allocatedProfile, error) {
+// allocateProfiles marks n Available profiles of the account Assigned to orderID
+// inside tx, oldest import first among those no concurrent order holds, and returns
+// them, or returns CodePoolExhausted when fewer than n are free. On PostgreSQL an order
+// takes the profiles no other order holds (SKIP LOCKED) and waits for nobody; only
+// when that leaves it short does it wait, inLine (errAllocateInLine when not): behind
+// the account's allocation lock, for the orders holding profiles.
+func (s *Store) allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int, inLine bool) ([]allocatedProfile, error) {
 	query := s.q(qAllocateProfiles)
 	if s.concurrentWriters() {
 		if inLine {
@@ -188,7 +191,7 @@ func (s *Store) pickProfiles(ctx context.Context, tx *sql.Tx, accountID string, 
 		}
 		query = s.q(qAllocateProfilesLocked)
 	}
-	out, err := s.selectProfiles(ctx, tx, query, accountID, n)
+	out, err := s.assignProfiles(ctx, tx, query, accountID, orderID, n)
 	if err != nil {
 		return nil, err
 	}
@@ -197,55 +200,18 @@ func (s *Store) pickProfiles(ctx context.Context, tx *sql.Tx, accountID string, 
 			return nil, errAllocateInLine
 		}
 		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
-		// give back (it can still fail). Before answering PoolExhausted, wait for those
-		// orders to end and look again: committed allocations no longer match, rolled
-		// back ones do.
-		if out, err = s.selectProfiles(ctx, tx, s.q(qAllocateProfilesWait), accountID, n); err != nil {
+		// give back (it can still fail, for one when its debit finds the balance
+		// spent). Before answering PoolExhausted, wait for those orders to end and
+		// look again: committed allocations no longer match, rolled back ones do.
+		more, err := s.assignProfiles(ctx, tx, s.q(qAllocateProfilesWait), accountID, orderID, n-len(out))
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, more...)
 	}
 	if len(out) < n {
 		return nil, skygate.Errorf(skygate.CodePoolExhausted,
 			"the account's eSIM pool cannot supply %d more eSIMs", n)
 	}
 	return out, nil
-}
-
-// assignSQL is the "?" form of the statement that marks n picked profiles Assigned:
-// the order, the account, the status Available, then the ICCIDs (assignArgs). The
-// status condition is a second guard: a profile that is no longer Available makes the
-// count differ and the order fail instead of sharing it.
-func assignSQL(n int) string {
-	return `UPDATE esim_pool_profiles SET status = '` + string(skygate.PoolAssigned) + `', order_id = ?
-		WHERE account_id = ? AND status = ? AND iccid IN (` + placeholders(n) + `)`
-}
-
-// assignArgs appends the arguments of assignSQL for profiles to args.
-func assignArgs(args []any, accountID, orderID string, profiles []allocatedProfile) []any {
-	args = append(args, orderID, accountID, string(skygate.PoolAvailable))
-	for _, p := range profiles {
-		args = append(args, p.iccid)
-	}
-	return args
-}
-
-// assignProfiles marks the picked profiles Assigned to orderID inside tx.
-func (s *Store) assignProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, profiles []allocatedProfile) error {
-	res, err := tx.ExecContext(ctx, s.dynamic(assignSQL(len(profiles))), assignArgs(nil, accountID, orderID, profiles)...)
-	if err != nil {
-		return err
-	}
-	got, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	return assignedAll(got, len(profiles))
-}
-
-// assignedAll is the error of an assignment that marked got of n picked profiles.
-func assignedAll(got int64, n int) error {
-	if got != int64(n) {
-		return fmt.Errorf("assigned %d of %d allocated profiles", got, n)
-	}
-	return nil
 }

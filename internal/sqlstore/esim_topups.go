@@ -37,7 +37,9 @@ func scanTopUp(row scanner) (*skygate.TopUp, error) {
 
 // TopUpESIM implements skygate.ESIMStore. The eSIM row is locked before the balance,
 // the order of locks every top-up takes; orders never lock eSIM rows, so the two cannot
-// deadlock.
+// deadlock. As in CreateESIMOrder, the debit is the last statement, so that the
+// balance row is locked only from there to the commit, and the balance is read
+// beforehand so that a top-up it cannot cover fails before apply.
 func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t *skygate.TopUp, apply skygate.ESIMApply) (*skygate.IdempotencyRecord, error) {
 	t.CreatedAt = utc(t.CreatedAt)
 	var replay *skygate.IdempotencyRecord
@@ -54,18 +56,20 @@ func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t
 		if err != nil {
 			return err
 		}
-		t.DataMB, t.ValidityDays = pkg.dataMB, pkg.validityDays
-		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.nameEN)
-		if err := s.charge(ctx, tx, t.AccountID, t.Price, t.ID, desc, t.CreatedAt); err != nil {
-			return err
+		if pkg.balance < t.Price.Amount {
+			return insufficientFunds(t.Price)
 		}
+		t.DataMB, t.ValidityDays = pkg.dataMB, pkg.validityDays
 		_, err = tx.ExecContext(ctx, s.q(qInsertTopUp), t.ID, t.AccountID, t.ClientID, t.ICCID, t.PackageID,
 			intArg(t.DataMB), t.ValidityDays, t.Price.Amount, t.Price.Currency, s.time(t.CreatedAt))
 		if err != nil {
 			return err
 		}
-		t.ESIM, err = s.applyESIM(ctx, tx, before, t.CreatedAt, apply)
-		return err
+		if t.ESIM, err = s.applyESIM(ctx, tx, before, t.CreatedAt, apply); err != nil {
+			return err
+		}
+		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.nameEN)
+		return s.charge(ctx, tx, t.AccountID, t.Price, t.ID, desc, t.CreatedAt)
 	})
 	if err != nil {
 		return nil, s.interpret(outcome{

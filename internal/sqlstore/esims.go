@@ -19,7 +19,9 @@ const (
 )
 
 var (
-	qInsertESIM = newStmt(insertESIMs + ` VALUES ` + esimRow)
+	qInsertESIM = newStmt(`INSERT INTO esims (iccid, account_id, order_id, package_id, status, total_mb,
+		used_mb, validity_days, notified_thresholds, installed_at, activated_at, expires_at, created_at,
+		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	qESIM       = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + ` WHERE e.account_id = ? AND e.iccid = ?`)
 	qESIMLocked = newStmt(`SELECT ` + esimColumns + ` FROM ` + esimFrom + ` WHERE e.account_id = ? AND e.iccid = ?
 		FOR UPDATE OF e`)
@@ -81,35 +83,18 @@ func normaliseESIM(e *skygate.ESIM) {
 	}
 }
 
-// insertESIMs and esimRow write eSIMs: esimRow is one row of esimArgs' arguments.
-const (
-	insertESIMs = `INSERT INTO esims (iccid, account_id, order_id, package_id, status, total_mb,
-		used_mb, validity_days, notified_thresholds, installed_at, activated_at, expires_at, created_at,
-		updated_at)`
-	esimRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-)
-
-// insertESIM inserts e inside tx.
+// insertESIM inserts e inside tx, after normalising it.
 func (s *Store) insertESIM(ctx context.Context, tx *sql.Tx, e *skygate.ESIM) error {
-	args, err := s.esimArgs(nil, e)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, s.q(qInsertESIM), args...)
-	return err
-}
-
-// esimArgs appends the arguments of esimRow for e to args, after normalising e.
-func (s *Store) esimArgs(args []any, e *skygate.ESIM) ([]any, error) {
 	normaliseESIM(e)
 	notified, err := jsonText(e.NotifiedThresholds)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return append(args, e.ICCID, e.AccountID, e.OrderID, e.PackageID,
+	_, err = tx.ExecContext(ctx, s.q(qInsertESIM), e.ICCID, e.AccountID, e.OrderID, e.PackageID,
 		string(e.Status), intArg(e.Usage.TotalMB), e.Usage.UsedMB, e.ValidityDays, notified,
 		s.nullTime(e.InstalledAt), s.nullTime(e.ActivatedAt), s.nullTime(e.ExpiresAt),
-		s.time(e.CreatedAt), s.time(e.UpdatedAt)), nil
+		s.time(e.CreatedAt), s.time(e.UpdatedAt))
+	return err
 }
 
 // ESIM implements skygate.ESIMStore.

@@ -10,5 +10,6 @@ var DueBookingClaims = map[string]string{
 // Rebind is rebind, for the engines' query-plan tests.
 var Rebind = rebind
 
-// PoolAllocation is the statement that takes an order's profiles from the pool.
-var PoolAllocation = allocateProfiles
+// PoolAllocation is the statement that takes an order's profiles from the pool
+// ("?" placeholders, no locking clause).
+var PoolAllocation = registry[qAllocateProfiles]

@@ -47,13 +47,16 @@ func TestClaimsUsePartialIndexes(t *testing.T) {
 // TestPoolAllocationPlan checks that SQLite takes an order's profiles in index order
 // with its LIMIT behind a CAST (limitArg): the planner does not see the count, and
 // must still read the oldest Available profiles off esim_pool_available without
-// sorting the pool.
+// sorting the pool, then mark them by their primary key, not by a scan of the
+// account's pool.
 func TestPoolAllocationPlan(t *testing.T) {
 	t.Parallel()
 	s := storetest.MustSQLite(t)
 	db := mustOpen(t, "sqlite", "file:"+s.Path()+"?mode=ro")
-	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlstore.PoolAllocation, "acc", "Available", 1)
-	if !strings.Contains(plan, "USING INDEX esim_pool_available") || strings.Contains(plan, "TEMP B-TREE") {
+	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlstore.PoolAllocation, "acc", 1, "order")
+	if !strings.Contains(plan, "INDEX esim_pool_available (account_id=? AND status=?)") ||
+		!strings.Contains(plan, "INDEX sqlite_autoindex_esim_pool_profiles_1 (iccid=?)") ||
+		strings.Contains(plan, "TEMP B-TREE") {
 		t.Errorf("plan of the pool allocation:\n%s", plan)
 	}
 }

@@ -31,11 +31,9 @@ type Store struct {
 	// createAtOnce[n] is createBookingAtOnce's statement for n events (0 or 1); empty
 	// unless the dialect has WritableCTE.
 	createAtOnce [maxEventsAtOnce + 1]string
-	// eventAtOnce is insertEventAtOnce's statement, and orderWrites[n][1] (with an
-	// event) or [0] writeOrderAtOnce's for an order of n eSIMs; empty unless the
-	// dialect has WritableCTE.
+	// eventAtOnce is insertEventAtOnce's statement; empty unless the dialect has
+	// WritableCTE.
 	eventAtOnce string
-	orderWrites [skygate.MaxESIMOrderQuantity + 1][2]string
 	group       *committer // nil unless the dialect asks for group commit
 	// concurrent says whether the engine runs writers concurrently (see
 	// concurrentWriters), derived from the dialect once.
@@ -92,11 +90,6 @@ func New(d Dialect, write, read *sql.DB, sealer skygate.Sealer) *Store {
 			s.createAtOnce[n] = rebind(d.Placeholder, createBookingSQL(n > 0))
 		}
 		s.eventAtOnce = rebind(d.Placeholder, eventAtOnceSQL())
-		for n := 1; n < len(s.orderWrites); n++ {
-			for e := range 2 {
-				s.orderWrites[n][e] = rebind(d.Placeholder, orderWritesSQL(n, e == 1))
-			}
-		}
 	}
 	if d.GroupCommit {
 		s.group = newCommitter(s)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,39 @@ func testESIMOrderDeliversItsEvent(t *testing.T, s skygate.Store) {
 		if !strings.Contains(string(jobs[0].Body), iccid) {
 			t.Fatalf("the delivery's body %s lacks the order's eSIM %s", jobs[0].Body, iccid)
 		}
+	}
+}
+
+// testESIMOrderListPages: every page of orders carries exactly its orders' eSIMs, by
+// ICCID, as ESIMOrder reads them.
+func testESIMOrderListPages(t *testing.T, s skygate.Store) {
+	acc, other := MustCreateAccount(t, s), MustCreateAccount(t, s)
+	pkg := MustESIMPackage(t, s, acc.ID, WithPrice(0, "USD"))
+	otherPkg := MustESIMPackage(t, s, other.ID, WithPrice(0, "USD"))
+	MustImportPool(t, s, acc.ID, 6)
+	MustImportPool(t, s, other.ID, 2)
+	MustCreateESIMOrder(t, s, otherPkg, 2)
+	var orders []*skygate.ESIMOrder // newest first
+	for i, quantity := range []int{2, 1, 3} {
+		o := NewESIMOrder(pkg, quantity)
+		o.CreatedAt = At(time.Duration(i+1) * time.Hour)
+		_, err := CreateESIMOrder(t, s, o, "key-"+NewID())
+		MustNoError(t, err, "CreateESIMOrder")
+		orders = append([]*skygate.ESIMOrder{o}, orders...)
+	}
+	for _, o := range orders {
+		got, err := s.ESIMOrder(t.Context(), acc.ID, o.ID)
+		MustNoError(t, err, "ESIMOrder")
+		wantEqual(t, "order read back", got, o)
+	}
+	for _, p := range []skygate.Page{{Limit: 2}, {Limit: 2, Offset: 2}, {Limit: 1, Offset: 1}, {}} {
+		list, total, err := s.ListESIMOrders(t.Context(), acc.ID, p)
+		MustNoError(t, err, "ListESIMOrders")
+		wantEqual(t, "total", total, 3)
+		end := len(orders)
+		if p.Limit > 0 {
+			end = min(end, p.Offset+p.Limit)
+		}
+		wantEqual(t, fmt.Sprintf("page %+v", p), list, orders[p.Offset:end])
 	}
 }
