@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,19 +49,13 @@ func Negotiate(header string) string {
 	}
 
 	prefs := make([]preference, 0, MaxItems)
-	for elem := range strings.SplitSeq(header, ",") {
-		if len(prefs) == MaxItems {
-			break
+	for rest := header; rest != "" && len(prefs) < MaxItems; {
+		var elem string
+		elem, rest, _ = strings.Cut(rest, ",")
+		// Empty and invalid elements are skipped (RFC 9110 §5.6.1 asks it of empty ones).
+		if p, ok := parsePreference(elem); ok {
+			prefs = append(prefs, p)
 		}
-		elem = strings.Trim(elem, " \t")
-		if elem == "" {
-			continue // RFC 9110 §5.6.1: empty list elements are ignored
-		}
-		p, ok := parsePreference(elem)
-		if !ok {
-			continue
-		}
-		prefs = append(prefs, p)
 	}
 
 	best, bestWeight := "", 0.0
@@ -85,7 +80,7 @@ func Negotiate(header string) string {
 // the item.
 func parsePreference(elem string) (preference, bool) {
 	tag, params, _ := strings.Cut(elem, ";")
-	tag = strings.Trim(tag, " \t")
+	tag = textproto.TrimString(tag)
 	p := preference{lang: "*", weight: 1}
 	if tag != "*" {
 		if !isLanguageRange(tag) {
@@ -94,8 +89,10 @@ func parsePreference(elem string) (preference, bool) {
 		primary, _, _ := strings.Cut(tag, "-")
 		p.lang = primaryLanguages[strings.ToLower(primary)]
 	}
-	for param := range strings.SplitSeq(params, ";") {
-		name, value, ok := strings.Cut(strings.Trim(param, " \t"), "=")
+	for params != "" {
+		var param string
+		param, params, _ = strings.Cut(params, ";")
+		name, value, ok := strings.Cut(textproto.TrimString(param), "=")
 		if !ok || name != "q" && name != "Q" {
 			continue
 		}
@@ -137,11 +134,13 @@ func isSubtag(s string, digits bool) bool {
 	return true
 }
 
+func notDigit(r rune) bool { return r < '0' || r > '9' }
+
 // parseWeight parses an RFC 9110 §12.4.2 qvalue: "0" ["." 0*3DIGIT] or
 // "1" ["." 0*3"0"].
 func parseWeight(s string) (float64, bool) {
 	whole, frac, _ := strings.Cut(s, ".")
-	if whole != "0" && whole != "1" || len(frac) > 3 || strings.Trim(frac, "0123456789") != "" {
+	if whole != "0" && whole != "1" || len(frac) > 3 || strings.ContainsFunc(frac, notDigit) {
 		return 0, false
 	}
 	w, err := strconv.ParseFloat(s, 64)
