@@ -65,6 +65,8 @@ func TestNegotiate(t *testing.T) {
 		{"digits in primary", "r1, kk;q=0.1", "kk"},
 		{"empty subtag", "ru--RU, kk;q=0.1", "kk"},
 		{"trailing dash", "ru-, kk;q=0.1", "kk"},
+		{"trailing dash after a subtag", "ru-RU-, kk;q=0.1", "kk"},
+		{"q without a value", "ru;q, kk;q=0.1", "ru"},
 		{"underscore is invalid", "ru_RU, kk;q=0.1", "kk"},
 		{"non-ASCII", "рус, kk;q=0.1", "kk"},
 		{"tab separated", "\tkk\t;\tq=0.5", "kk"},
