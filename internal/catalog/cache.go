@@ -19,6 +19,7 @@ type pageKey struct {
 // with an empty cache. It holds at most maxCachedPages pages and maxCachedBytes of
 // bodies (or a single page larger than that): a page that would exceed either bound
 // empties the cache first. The zero pageCache is ready; it is safe for concurrent use.
+// See docs/decisions/0100-catalog-page-cache.md.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[pageKey]*Page
