@@ -8,84 +8,73 @@ import (
 
 func page(n int) *Page { return &Page{Body: make([]byte, n)} }
 
-func key(i int) []byte { return queryKey(nil, KindLounge, 0, &Query{Limit: 1, Offset: i}) }
+func key(i int) pageKey { return pageKey{listKey{KindLounge, "en"}, Query{Limit: 1, Offset: i}} }
 
-func TestPageCacheEvictsLeastRecentlyUsed(t *testing.T) {
+func TestPageCacheBoundsPages(t *testing.T) {
 	t.Parallel()
-	c := newPageCache(3, 1<<20)
-	for i := range 3 {
-		c.put(key(i), page(1))
+	var c pageCache
+	for i := range maxCachedPages {
+		c.add(key(i), page(1))
 	}
-	c.get(key(0)) // 1 is now the least recently used
-	c.put(key(3), page(1))
-	if _, ok := c.get(key(1)); ok {
-		t.Error("key 1 survived eviction")
+	if _, ok := c.get(key(0)); !ok || c.len() != maxCachedPages {
+		t.Fatalf("a full cache holds %d pages, first kept %v", c.len(), ok)
 	}
-	for _, i := range []int{0, 2, 3} {
-		if _, ok := c.get(key(i)); !ok {
-			t.Errorf("key %d was evicted", i)
-		}
-	}
-	if c.len() != 3 {
-		t.Errorf("len = %d", c.len())
+	c.add(key(maxCachedPages), page(1))
+	if _, ok := c.get(key(maxCachedPages)); !ok || c.len() > maxCachedPages {
+		t.Errorf("past the bound: %d pages, new page kept %v", c.len(), ok)
 	}
 }
 
-func TestPageCacheByteBudget(t *testing.T) {
+func TestPageCacheBoundsBytes(t *testing.T) {
 	t.Parallel()
-	c := newPageCache(100, 1000)
-	c.put(key(0), page(300))
-	c.put(key(1), page(200))
-	c.put(key(2), page(200))
-	c.put(key(3), page(200))
-	c.put(key(4), page(200)) // 1100 bytes: key 0 goes
+	var c pageCache
+	third := maxCachedBytes / 3
+	for i := range 4 {
+		c.add(key(i), page(third))
+		if c.bytes > maxCachedBytes {
+			t.Fatalf("after %d pages of %d bytes the cache holds %d bytes", i+1, third, c.bytes)
+		}
+	}
+	if _, ok := c.get(key(3)); !ok {
+		t.Error("the newest page was not kept")
+	}
 	if _, ok := c.get(key(0)); ok {
-		t.Error("oldest page kept beyond the byte budget")
-	}
-	if c.bytes > 1000 {
-		t.Errorf("bytes = %d", c.bytes)
-	}
-	c.put(key(9), page(251)) // over a quarter of the budget: not cached
-	if _, ok := c.get(key(9)); ok {
-		t.Error("oversized page cached")
+		t.Error("the oldest page was kept beyond the byte budget")
 	}
 }
 
 func TestPageCacheKeepsFirstPage(t *testing.T) {
 	t.Parallel()
-	c := newPageCache(10, 1000)
+	var c pageCache
 	a, b := page(1), page(1)
-	c.put(key(0), a)
-	c.put(key(0), b)
+	c.add(key(0), a)
+	c.add(key(0), b)
 	if got, _ := c.get(key(0)); got != a || c.bytes != 1 {
-		t.Errorf("second put replaced the page or counted bytes twice (%d)", c.bytes)
+		t.Errorf("second add replaced the page or counted bytes twice (%d)", c.bytes)
 	}
 }
 
 func TestPageCacheConcurrent(t *testing.T) {
 	t.Parallel()
-	c := newPageCache(16, 1<<20)
+	var c pageCache
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 500 {
 				k := key((g*7 + i) % 40)
 				if _, ok := c.get(k); !ok {
-					c.put(k, page(i%5+1))
+					c.add(k, page(i%5+1))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if n := c.len(); n > 16 {
-		t.Errorf("len = %d", n)
-	}
 	total := 0
-	for n := c.root.next; n != &c.root; n = n.next {
-		total += len(n.page.Body)
+	for _, p := range c.pages {
+		total += len(p.Body)
 	}
-	if total != c.bytes {
-		t.Errorf("bytes = %d, list holds %d", c.bytes, total)
+	if total != c.bytes || c.len() > 40 {
+		t.Errorf("bytes = %d, map holds %d in %d pages", c.bytes, total, c.len())
 	}
 }
 
@@ -96,12 +85,12 @@ func TestListCacheIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range defaultCacheEntries + 100 {
-		if _, err := c.Lounges("en", Query{Limit: 10, Name: fmt.Sprint(i)}); err != nil {
+	for i := range maxCachedPages + 100 {
+		if _, err := c.List(KindLounge, "en", Query{Limit: 10, Name: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n := c.cache.len(); n != defaultCacheEntries {
-		t.Errorf("cache holds %d pages, want %d", n, defaultCacheEntries)
+		if n := c.pages.len(); n > maxCachedPages {
+			t.Fatalf("cache holds %d pages, bound %d", n, maxCachedPages)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -25,7 +26,6 @@ type Kind uint8
 const (
 	KindLounge Kind = iota
 	KindFastTrack
-	numKinds
 )
 
 func (k Kind) String() string {
@@ -41,32 +41,41 @@ type Catalog struct {
 	version   int64
 	updatedAt time.Time
 	digest    [sha256.Size]byte
-	stats     Summary
+	summary   Summary
 
-	// views[lang][kind] lists the items in serving order.
-	views [numLangs][numKinds][]entry
-	// items[kind][id][lang] is the ready page of one item.
-	items [numKinds]map[string]*[numLangs]*Page
+	// lists holds the items of each kind and language, localized and in list order.
+	lists map[listKey][]entry
+	// items holds the page of each item in each language.
+	items map[itemKey]*Page
 	// fastTracks keeps the records for callers that need more than the JSON, such as
 	// booking validation.
 	fastTracks map[string]fastTrackRef
-
-	cache *pageCache
+	// pages holds rendered list pages.
+	pages pageCache
 }
 
-// entry is one item of a language view.
+type listKey struct {
+	kind Kind
+	lang string
+}
+
+type itemKey struct {
+	kind Kind
+	lang string
+	id   string
+}
+
+// entry is one item of a list.
 type entry struct {
-	id, iata, country string
-	terminal          string
-	name              string // Fold of the localized name
-	body              []byte // the item's JSON
+	id, iata, country, terminal string
+	name                        string // Fold of the localized name, for the name filter
+	value                       any    // the localized skygate.Lounge or skygate.FastTrack
 }
 
 type fastTrackRef struct {
 	rec *skygate.FastTrackRecord
 	hub *skygate.HubRecord
-	// zone is the hub's time zone, loaded when the catalog is built (nil if the name
-	// does not load): the booking worker asks for it for every booking it issues.
+	// zone is the hub's time zone, nil if its name does not load.
 	zone *time.Location
 }
 
@@ -83,6 +92,20 @@ type Summary struct {
 // modification time unknown (no Last-Modified); LoadDocument sets both. Malformed JSON
 // is CodeBadRequest, invalid content CodeValidation.
 func Load(data []byte) (*Catalog, error) {
+	return LoadDocument(&skygate.CatalogDocument{Data: data})
+}
+
+// LoadDocument is Load for a stored document, taking its version and UpdatedAt.
+func LoadDocument(doc *skygate.CatalogDocument) (*Catalog, error) {
+	d, err := decodeValid(doc.Data)
+	if err != nil {
+		return nil, err
+	}
+	return build(d, sha256.Sum256(doc.Data), doc.Version, doc.UpdatedAt)
+}
+
+// decodeValid decodes and validates a catalog document.
+func decodeValid(data []byte) (*skygate.CatalogData, error) {
 	d, err := Decode(data)
 	if err != nil {
 		return nil, err
@@ -90,31 +113,7 @@ func Load(data []byte) (*Catalog, error) {
 	if err := Validate(d); err != nil {
 		return nil, err
 	}
-	return build(d, sha256.Sum256(data), 0, time.Time{})
-}
-
-// LoadDocument is Load for a stored document, taking its version and UpdatedAt.
-func LoadDocument(doc *skygate.CatalogDocument) (*Catalog, error) {
-	c, err := Load(doc.Data)
-	if err != nil {
-		return nil, err
-	}
-	c.setDocument(doc.Version, doc.UpdatedAt)
-	return c, nil
-}
-
-// setDocument fixes version and time before the catalog is shared.
-func (c *Catalog) setDocument(version int64, updatedAt time.Time) {
-	c.version = version
-	c.updatedAt = updatedAt.UTC().Truncate(time.Second)
-	c.stats.Version, c.stats.UpdatedAt = c.version, c.updatedAt
-	for k := range c.items {
-		for _, pages := range c.items[k] {
-			for _, p := range pages {
-				p.LastModified = c.updatedAt
-			}
-		}
-	}
+	return d, nil
 }
 
 // Version returns the version of the stored document (0 for Load).
@@ -124,84 +123,88 @@ func (c *Catalog) Version() int64 { return c.version }
 func (c *Catalog) UpdatedAt() time.Time { return c.updatedAt }
 
 // Summary returns the version and item counts.
-func (c *Catalog) Summary() Summary { return c.stats }
+func (c *Catalog) Summary() Summary { return c.summary }
 
+// build prepares a validated document: every item localized in every language, the
+// lists sorted, and the page of every item encoded.
 func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, updatedAt time.Time) (*Catalog, error) {
 	c := &Catalog{
+		version:    version,
+		updatedAt:  updatedAt.UTC().Truncate(time.Second),
 		digest:     digest,
+		lists:      map[listKey][]entry{},
+		items:      map[itemKey]*Page{},
 		fastTracks: make(map[string]fastTrackRef, len(d.FastTracks)),
-		cache:      newPageCache(defaultCacheEntries, defaultCacheBytes),
-		stats:      Summary{Hubs: len(d.Hubs), Lounges: len(d.Lounges), FastTracks: len(d.FastTracks)},
+	}
+	c.summary = Summary{
+		Version: c.version, UpdatedAt: c.updatedAt,
+		Hubs: len(d.Hubs), Lounges: len(d.Lounges), FastTracks: len(d.FastTracks),
 	}
 	hubs := make(map[string]*skygate.HubRecord, len(d.Hubs))
-	zones := make(map[string]*time.Location, len(d.Hubs))
 	for i := range d.Hubs {
-		h := &d.Hubs[i]
-		hubs[h.ID] = h
-		zones[h.ID], _ = time.LoadLocation(h.Timezone) // validated; nil if it does not load
+		hubs[d.Hubs[i].ID] = &d.Hubs[i]
 	}
 	amenities := make(map[string]*skygate.AmenityRecord, len(d.Amenities))
 	for i := range d.Amenities {
 		amenities[d.Amenities[i].ID] = &d.Amenities[i]
 	}
-	for k := range c.items {
-		c.items[k] = map[string]*[numLangs]*Page{}
-	}
 	for i := range d.FastTracks {
 		f := &d.FastTracks[i]
-		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hubs[f.HubID], zone: zones[f.HubID]}
+		hub := hubs[f.HubID]
+		zone, _ := time.LoadLocation(hub.Timezone) // validated; nil if it does not load
+		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub, zone: zone}
 	}
-	for li, lang := range skygate.Languages {
+
+	for _, lang := range skygate.Languages {
+		var lounges, fastTracks []entry
 		for i := range d.Lounges {
 			l := &d.Lounges[i]
-			hub := hubs[l.HubID]
-			obj := localizeLounge(l, hub, amenities, lang)
-			if err := c.add(KindLounge, li, l.ID, obj.Name, l.Terminal, hub, obj); err != nil {
-				return nil, err
-			}
+			v := localizeLounge(l, hubs[l.HubID], amenities, lang)
+			lounges = append(lounges, newEntry(l.ID, v.Name, l.Terminal, hubs[l.HubID], v))
 		}
 		for i := range d.FastTracks {
 			f := &d.FastTracks[i]
-			hub := hubs[f.HubID]
-			obj := localizeFastTrack(f, hub, lang)
-			if err := c.add(KindFastTrack, li, f.ID, obj.Name, f.Terminal, hub, obj); err != nil {
-				return nil, err
-			}
+			v := localizeFastTrack(f, hubs[f.HubID], lang)
+			fastTracks = append(fastTracks, newEntry(f.ID, v.Name, f.Terminal, hubs[f.HubID], v))
 		}
-		for k := range c.views[li] {
-			slices.SortStableFunc(c.views[li][k], compareEntries)
+		if err := c.addList(KindLounge, lang, lounges); err != nil {
+			return nil, err
+		}
+		if err := c.addList(KindFastTrack, lang, fastTracks); err != nil {
+			return nil, err
 		}
 	}
-	c.setDocument(version, updatedAt)
 	return c, nil
 }
 
-// add encodes one localized item and appends it to the view of its language.
-func (c *Catalog) add(k Kind, lang int, id, name, terminal string, hub *skygate.HubRecord, obj any) error {
-	body, err := encode(obj)
-	if err != nil {
-		return err
-	}
-	c.views[lang][k] = append(c.views[lang][k], entry{
+func newEntry(id, name, terminal string, hub *skygate.HubRecord, value any) entry {
+	return entry{
 		id: id, iata: hub.Meta.IATA, country: hub.Location.Country, terminal: terminal,
-		name: Fold(name), body: body,
-	})
-	pages := c.items[k][id]
-	if pages == nil {
-		pages = new([numLangs]*Page)
-		c.items[k][id] = pages
+		name: Fold(name), value: value,
 	}
-	pages[lang] = &Page{
-		Body:     body,
-		ETag:     c.etag(k, lang, "id", id),
-		Language: skygate.Languages[lang],
-	}
-	return nil
 }
 
-func compareEntries(a, b entry) int {
-	return cmp.Or(cmp.Compare(a.iata, b.iata), cmp.Compare(a.terminal, b.terminal),
-		cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id))
+// addList sorts the entries of one kind and language into list order, keeps them, and
+// encodes the page of each.
+func (c *Catalog) addList(k Kind, lang string, entries []entry) error {
+	slices.SortStableFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.iata, b.iata), cmp.Compare(a.terminal, b.terminal),
+			cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id))
+	})
+	c.lists[listKey{k, lang}] = entries
+	for _, e := range entries {
+		body, err := encode(e.value)
+		if err != nil {
+			return err
+		}
+		c.items[itemKey{k, lang, e.id}] = &Page{
+			Body:         body,
+			ETag:         c.etag(fmt.Sprintf("item %d %q %q", k, lang, e.id)),
+			LastModified: c.updatedAt,
+			Language:     lang,
+		}
+	}
+	return nil
 }
 
 // encode marshals v compactly without HTML escaping, so that texts such as "à la carte"

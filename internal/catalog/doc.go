@@ -2,12 +2,12 @@
 // the localized and precomputed serving form, query parsing, and the Service that keeps
 // the current catalog in step with skygate.CatalogStore.
 //
-// Serving is built for the hot path. Load turns a document into one view per language in
-// which every lounge and fast-track is already localized, encoded as JSON and carries its
-// folded name for the name filter. A list request filters those views, pages them and
-// joins the pre-encoded items; the result is cached (bounded LRU) per kind, language and
-// normalized query, so a repeated request does no JSON encoding and no allocation. A
-// Catalog is immutable; a new document makes a new Catalog.
+// Load turns a document into a Catalog: every lounge and fast-track localized in every
+// language, each language's list sorted, and the page of every item encoded. A list
+// request filters and pages a list and encodes the page with encoding/json; the page
+// is kept in a bounded cache of the Catalog keyed by kind, language and normalized
+// query (docs/decisions/0100-catalog-page-cache.md says why). A Catalog is immutable; a
+// new document makes a new Catalog.
 //
 // Decisions the OpenAPI document repeats:
 //

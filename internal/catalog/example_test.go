@@ -23,7 +23,7 @@ func Example() {
 		if err != nil {
 			return http.StatusBadRequest, lang
 		}
-		page, err := c.Lounges(lang, q)
+		page, err := c.List(catalog.KindLounge, lang, q)
 		if err != nil {
 			return http.StatusInternalServerError, lang
 		}
@@ -40,7 +40,7 @@ func Example() {
 	r.Header.Set("Accept-Language", "uz-Cyrl-UZ, ru;q=0.8")
 	fmt.Println(serve(r))
 
-	page, _ := c.Lounges("uz", catalog.Query{Limit: 1, IATA: "TAS"})
+	page, _ := c.List(catalog.KindLounge, "uz", catalog.Query{Limit: 1, IATA: "TAS"})
 	r.Header.Set("If-None-Match", `W/"stale", `+page.ETag)
 	fmt.Println(serve(r))
 

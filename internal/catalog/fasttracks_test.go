@@ -1,22 +1,19 @@
 package catalog_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
-	"github.com/skygate/skygate/internal/storetest"
 )
 
 func TestServiceFastTrackInfo(t *testing.T) {
 	t.Parallel()
-	svc := catalog.NewService(storetest.MustSQLite(t), time.Now)
+	svc := setup(t).svc
 	if _, _, ok := svc.FastTrackInfo("x"); ok {
 		t.Fatal("info before Open")
 	}
-	if err := svc.Open(context.Background()); err != nil {
+	if err := svc.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	data, err := catalog.Decode(catalog.Seed())

@@ -3,7 +3,6 @@ package catalog
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -19,18 +18,7 @@ import (
 //   - en and em dashes fold to -, and a no-break space to a space;
 //   - final sigma folds to σ.
 func Fold(s string) string {
-	if isPlainLower(s) {
-		return s
-	}
-	s = norm.NFC.String(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if r = foldRune(r); r >= 0 {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return strings.Map(foldRune, norm.NFC.String(s))
 }
 
 // foldRune maps one rune; -1 drops it.
@@ -52,15 +40,4 @@ func foldRune(r rune) rune {
 		return ' '
 	}
 	return unicode.ToLower(r)
-}
-
-// isPlainLower reports whether s is ASCII without upper case or a backquote, which
-// Fold would return unchanged.
-func isPlainLower(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') || c == '`' {
-			return false
-		}
-	}
-	return true
 }

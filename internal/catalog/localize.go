@@ -7,22 +7,12 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// numLangs is len(skygate.Languages); views are indexed in that order.
-const numLangs = 4
-
-// langIndex returns the index of lang in skygate.Languages; an unsupported lang is
-// served in English, index 0.
-func langIndex(lang string) int {
-	switch lang {
-	case skygate.LangRU:
-		return 1
-	case skygate.LangUZ:
-		return 2
-	case skygate.LangKK:
-		return 3
-	default:
-		return 0
+// language returns lang when it is one of skygate.Languages, else en.
+func language(lang string) string {
+	if slices.Contains(skygate.Languages, lang) {
+		return lang
 	}
+	return skygate.LangEN
 }
 
 func localizeHub(h *skygate.HubRecord, lang string) skygate.Hub {
@@ -113,5 +103,5 @@ func (c *Catalog) LocalizedFastTrack(lang, id string) (skygate.FastTrack, error)
 	if !ok {
 		return skygate.FastTrack{}, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
 	}
-	return localizeFastTrack(ref.rec, ref.hub, skygate.Languages[langIndex(lang)]), nil
+	return localizeFastTrack(ref.rec, ref.hub, language(lang)), nil
 }

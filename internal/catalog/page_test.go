@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestETag(t *testing.T) {
 func TestLastModified(t *testing.T) {
 	t.Parallel()
 	c := MustLoad(t, catalog.Seed())
-	p, _ := c.Lounges("en", catalog.DefaultQuery)
+	p, _ := c.List(catalog.KindLounge, "en", catalog.DefaultQuery)
 	if !p.LastModified.IsZero() {
 		t.Errorf("Load: LastModified = %v, want zero", p.LastModified)
 	}
@@ -100,7 +101,7 @@ func TestLastModified(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fixedTime.Truncate(time.Second)
-	p, _ = c.FastTracks("kk", catalog.DefaultQuery)
+	p, _ = c.List(catalog.KindFastTrack, "kk", catalog.DefaultQuery)
 	if !p.LastModified.Equal(want) || p.LastModified.Location() != time.UTC {
 		t.Errorf("list LastModified = %v, want %v UTC", p.LastModified, want)
 	}
@@ -108,7 +109,7 @@ func TestLastModified(t *testing.T) {
 		t.Errorf("Version = %d", c.Version())
 	}
 	d := MustSeedData(t)
-	p, err = c.Lounge("ru", d.Lounges[0].ID)
+	p, err = c.Item(catalog.KindLounge, "ru", d.Lounges[0].ID)
 	if err != nil || !p.LastModified.Equal(want) {
 		t.Errorf("item LastModified = %v, %v", p.LastModified, err)
 	}
@@ -119,7 +120,7 @@ func TestItems(t *testing.T) {
 	c := MustLoad(t, catalog.Seed())
 	d := MustSeedData(t)
 	l := d.Lounges[0]
-	p, err := c.Lounge("uz", l.ID)
+	p, err := c.Item(catalog.KindLounge, "uz", l.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,22 +131,24 @@ func TestItems(t *testing.T) {
 	if got.ID != l.ID || got.Name != l.Name.UZ || p.Language != "uz" || got.Hub.ID != l.HubID {
 		t.Errorf("Lounge = %+v", got)
 	}
-	pe, _ := c.Lounge("en", l.ID)
+	pe, _ := c.Item(catalog.KindLounge, "en", l.ID)
 	if pe.ETag == p.ETag {
 		t.Errorf("item ETag does not depend on the language")
 	}
 	f := d.FastTracks[0]
-	if p, err := c.FastTrack("kk", f.ID); err != nil || p.Language != "kk" {
+	if p, err := c.Item(catalog.KindFastTrack, "kk", f.ID); err != nil || p.Language != "kk" {
 		t.Errorf("FastTrack: %v", err)
 	}
 	for _, tt := range []struct {
 		name string
 		get  func() (*catalog.Page, error)
 	}{
-		{"unknown lounge", func() (*catalog.Page, error) { return c.Lounge("en", "00000000-0000-0000-0000-000000000000") }},
-		{"fast-track id as lounge", func() (*catalog.Page, error) { return c.Lounge("en", f.ID) }},
-		{"lounge id as fast-track", func() (*catalog.Page, error) { return c.FastTrack("en", l.ID) }},
-		{"upper-case id", func() (*catalog.Page, error) { return c.FastTrack("en", "A"+f.ID[1:]) }},
+		{"unknown lounge", func() (*catalog.Page, error) {
+			return c.Item(catalog.KindLounge, "en", "00000000-0000-0000-0000-000000000000")
+		}},
+		{"fast-track id as lounge", func() (*catalog.Page, error) { return c.Item(catalog.KindLounge, "en", f.ID) }},
+		{"lounge id as fast-track", func() (*catalog.Page, error) { return c.Item(catalog.KindFastTrack, "en", l.ID) }},
+		{"upper-case id", func() (*catalog.Page, error) { return c.Item(catalog.KindFastTrack, "en", "A"+f.ID[1:]) }},
 	} {
 		if _, err := tt.get(); !skygate.IsCode(err, skygate.CodeNotFound) {
 			t.Errorf("%s: error %v, want NotFound", tt.name, err)
@@ -160,7 +163,7 @@ func TestItems(t *testing.T) {
 func TestListBodyShape(t *testing.T) {
 	t.Parallel()
 	c := MustLoad(t, catalog.Seed())
-	p, _ := c.FastTracks("en", query(func(q *catalog.Query) { q.Limit = 1 }))
+	p, _ := c.List(catalog.KindFastTrack, "en", query(func(q *catalog.Query) { q.Limit = 1 }))
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(p.Body, &raw); err != nil || len(raw) != 2 || raw["data"] == nil || raw["pagination"] == nil {
 		t.Fatalf("body %s: %v", p.Body, err)
@@ -174,11 +177,11 @@ func TestListBodyShape(t *testing.T) {
 			t.Errorf("fast-track lacks %q", f)
 		}
 	}
-	empty, _ := c.Lounges("en", query(func(q *catalog.Query) { q.IATA = "JFK" }))
+	empty, _ := c.List(catalog.KindLounge, "en", query(func(q *catalog.Query) { q.IATA = "JFK" }))
 	if string(empty.Body) != `{"data":[],"pagination":{"count":0,"offset":0,"total":0}}` {
 		t.Errorf("empty page body %s", empty.Body)
 	}
-	if _, err := c.Lounges("en", catalog.Query{}); !skygate.IsCode(err, skygate.CodeBadRequest) {
+	if _, err := c.List(catalog.KindLounge, "en", catalog.Query{}); !skygate.IsCode(err, skygate.CodeBadRequest) {
 		t.Errorf("zero Query: %v, want BadRequest", err)
 	}
 }
@@ -186,9 +189,9 @@ func TestListBodyShape(t *testing.T) {
 func TestCachedPagesDoNotAllocate(t *testing.T) {
 	c := MustLoad(t, catalog.Seed())
 	q := query(func(q *catalog.Query) { q.Name = "lounge"; q.Limit = 10 })
-	first, _ := c.Lounges("ru", q)
+	first, _ := c.List(catalog.KindLounge, "ru", q)
 	if n := testing.AllocsPerRun(100, func() {
-		p, _ := c.Lounges("ru", q)
+		p, _ := c.List(catalog.KindLounge, "ru", q)
 		if p != first {
 			t.Fatal("cached page differs")
 		}
@@ -196,43 +199,50 @@ func TestCachedPagesDoNotAllocate(t *testing.T) {
 		t.Errorf("cached page: %v allocations", n)
 	}
 	id := MustSeedData(t).Lounges[0].ID
-	if n := testing.AllocsPerRun(100, func() { _, _ = c.Lounge("kk", id) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.Item(catalog.KindLounge, "kk", id) }); n != 0 {
 		t.Errorf("item page: %v allocations", n)
 	}
 }
 
-// TestListRaw checks that a page found by its raw query string is the page ParseQuery
-// and List give, that the raw key keeps kind and language apart, and that a bad query
-// is refused every time rather than cached.
-func TestListRaw(t *testing.T) {
+// TestEquivalentQueriesSharePage checks that raw queries which mean the same thing
+// give the same page, that kind and language keep pages apart, and that a bad query is
+// refused every time.
+func TestEquivalentQueriesSharePage(t *testing.T) {
 	t.Parallel()
 	c := MustLoad(t, catalog.Seed())
-	long := "limit=2&iata=TAS&pad=" + strings.Repeat("x", 300) // past the raw keys' bound
-	for _, raw := range []string{"", "limit=2&iata=TAS", "iata=TAS&limit=2", "name=Pl%61za&limit=3", long} {
+	long := "limit=2&iata=TAS&pad=" + strings.Repeat("x", 300)
+	list := func(k catalog.Kind, lang, raw string) *catalog.Page {
+		t.Helper()
 		q, err := catalog.ParseQuery(raw)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("ParseQuery(%.30q): %v", raw, err)
 		}
-		for _, k := range []catalog.Kind{catalog.KindLounge, catalog.KindFastTrack} {
-			for _, lang := range []string{"en", "ru"} {
-				want, err := c.List(k, lang, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for range 2 { // a miss, then a hit
-					got, err := c.ListRaw(k, lang, raw)
-					if err != nil {
-						t.Fatalf("ListRaw(%v, %s, %.30q): %v", k, lang, raw, err)
-					}
+		p, err := c.List(k, lang, q)
+		if err != nil {
+			t.Fatalf("List(%v, %s, %.30q): %v", k, lang, raw, err)
+		}
+		return p
+	}
+	etags := map[string]string{}
+	for _, k := range []catalog.Kind{catalog.KindLounge, catalog.KindFastTrack} {
+		for _, lang := range []string{"en", "ru"} {
+			want := list(k, lang, "limit=2&iata=TAS")
+			for _, raw := range []string{"iata=TAS&limit=2", "iata=tas&limit=2&offset=", long} {
+				for range 2 { // rendered, then cached
+					got := list(k, lang, raw)
 					if got.ETag != want.ETag || !bytes.Equal(got.Body, want.Body) || got.Language != want.Language {
-						t.Errorf("ListRaw(%v, %s, %.30q) = %s, List = %s", k, lang, raw, got.ETag, want.ETag)
+						t.Errorf("List(%v, %s, %.30q) = %s, want %s", k, lang, raw, got.ETag, want.ETag)
 					}
 				}
 			}
+			if other, ok := etags[want.ETag]; ok {
+				t.Errorf("%v/%s shares ETag %s with %s", k, lang, want.ETag, other)
+			}
+			etags[want.ETag] = fmt.Sprint(k, "/", lang)
 		}
 	}
 	for range 2 {
-		if _, err := c.ListRaw(catalog.KindLounge, "en", "limit=0"); !skygate.IsCode(err, skygate.CodeBadRequest) {
+		if _, err := catalog.ParseQuery("limit=0"); !skygate.IsCode(err, skygate.CodeBadRequest) {
 			t.Errorf("limit=0: err = %v, want %s", err, skygate.CodeBadRequest)
 		}
 	}

@@ -3,7 +3,7 @@ package catalog
 import (
 	"fmt"
 	"net/url"
-	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,7 +11,7 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// Limits of the list query (CONTRACT §3).
+// Limits of the list query.
 const (
 	DefaultLimit = 100
 	MaxLimit     = 500
@@ -20,7 +20,7 @@ const (
 )
 
 // Query is a validated, normalized list query. Two requests that mean the same thing
-// have equal Queries, which therefore key the page cache and the ETag.
+// have equal Queries, and so share a page and its ETag.
 type Query struct {
 	Limit  int
 	Offset int
@@ -35,100 +35,41 @@ type Query struct {
 // DefaultQuery is the query of a request without parameters.
 var DefaultQuery = Query{Limit: DefaultLimit}
 
-// The parameters a list query reads, as indexes of queryParams and rawParams.
-const (
-	paramLimit = iota
-	paramOffset
-	paramName
-	paramIATA
-	paramCountry
-)
-
-var queryParams = [...]string{paramLimit: "limit", paramOffset: "offset", paramName: "name", paramIATA: "iata", paramCountry: "country"}
-
-// rawParams are the first value and the number of values of each of queryParams.
-type rawParams struct {
-	first [len(queryParams)]string
-	count [len(queryParams)]int
-}
-
 // ParseQuery reads limit, offset, name, iata and country from a raw query string (the
-// URL's RawQuery). An empty value counts as absent; other parameters are ignored, so
-// that partners may add their own (such as a cache buster). Every invalid parameter is
-// reported at once in a CodeBadRequest *skygate.Error, one FieldError per parameter.
-//
-// It means what url.ParseQuery means: pairs that hold a semicolon or an invalid
-// %-escape are skipped. It builds no map, as it runs on every catalog request, and
-// has no limit on the number of pairs (url.ParseQuery drops them all past 10,000),
-// as it keeps only the five it reads.
+// URL's RawQuery), as url.ParseQuery decodes it: pairs it cannot decode are left out.
+// An empty value counts as absent; other parameters are ignored, so that partners may
+// add their own (such as a cache buster). Every invalid parameter is reported at once
+// in a CodeBadRequest *skygate.Error, one FieldError per parameter.
 func ParseQuery(raw string) (Query, error) {
-	var p rawParams
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" || strings.Contains(pair, ";") {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err := queryUnescape(k)
-		if err != nil {
-			continue
-		}
-		i := slices.Index(queryParams[:], k)
-		if i < 0 {
-			continue
-		}
-		if v, err = queryUnescape(v); err != nil {
-			continue
-		}
-		if p.count[i] == 0 {
-			p.first[i] = v
-		}
-		p.count[i]++
-	}
-	return p.validate()
-}
-
-// queryUnescape is url.QueryUnescape that returns s itself when there is nothing to
-// unescape. (Two IndexByte scans: ContainsAny's general loop cost more than the rest of
-// parsing a catalog query.)
-func queryUnescape(s string) (string, error) {
-	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
-		return s, nil
-	}
-	return url.QueryUnescape(s)
-}
-
-// validate turns the parameters into a Query.
-func (p *rawParams) validate() (Query, error) {
+	values, _ := url.ParseQuery(raw) // the error names a pair that is left out
 	q := DefaultQuery
 	var problems []skygate.FieldError
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
 
-	// get returns parameter i's value when it was given once and is not empty.
-	get := func(i int) (string, bool) {
-		if p.count[i] > 1 {
-			bad(queryParams[i], "must be given at most once")
+	// get returns the parameter's value when it was given once and is not empty.
+	get := func(name string) (string, bool) {
+		switch v := values[name]; len(v) {
+		case 0:
+			return "", false
+		case 1:
+			return v[0], v[0] != ""
+		default:
+			bad(name, "must be given at most once")
 			return "", false
 		}
-		return p.first[i], p.first[i] != ""
 	}
 
-	if s, ok := get(paramLimit); ok {
-		n, ok := number(s, MaxLimit)
-		if !ok || n < 1 {
+	if s, ok := get("limit"); ok {
+		if q.Limit, ok = number(s, 1, MaxLimit); !ok {
 			bad("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
 		}
-		q.Limit = n
 	}
-	if s, ok := get(paramOffset); ok {
-		n, ok := number(s, MaxOffset)
-		if !ok {
+	if s, ok := get("offset"); ok {
+		if q.Offset, ok = number(s, 0, MaxOffset); !ok {
 			bad("offset", fmt.Sprintf("must be an integer from 0 to %d", MaxOffset))
 		}
-		q.Offset = n
 	}
-	if s, ok := get(paramName); ok {
+	if s, ok := get("name"); ok {
 		switch {
 		case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
 			bad("name", "must be text without control characters")
@@ -138,12 +79,12 @@ func (p *rawParams) validate() (Query, error) {
 			q.Name = Fold(strings.TrimSpace(s))
 		}
 	}
-	if s, ok := get(paramIATA); ok {
+	if s, ok := get("iata"); ok {
 		if q.IATA, ok = letters(s, 3); !ok {
 			bad("iata", "must be a three-letter IATA airport code")
 		}
 	}
-	if s, ok := get(paramCountry); ok {
+	if s, ok := get("country"); ok {
 		if q.Country, ok = letters(s, 2); !ok {
 			bad("country", "must be a two-letter ISO 3166-1 country code")
 		}
@@ -158,31 +99,21 @@ func (p *rawParams) validate() (Query, error) {
 	return q, nil
 }
 
-// number parses a decimal integer of digits only (no sign, no spaces) up to limit.
-func number(s string, limit int) (int, bool) {
-	if len(s) > 7 {
+// number parses s, decimal digits only (no sign, no spaces), as an integer from lo to
+// hi.
+func number(s string, lo, hi int) (int, bool) {
+	if strings.Trim(s, "0123456789") != "" {
 		return 0, false
 	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= limit
+	n, err := strconv.Atoi(s)
+	return n, err == nil && lo <= n && n <= hi
 }
 
 // letters upper-cases s when it is exactly n ASCII letters.
 func letters(s string, n int) (string, bool) {
-	if len(s) != n {
+	isLetter := func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
+	if len(s) != n || strings.ContainsFunc(s, func(r rune) bool { return !isLetter(r) }) {
 		return "", false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return "", false
-		}
 	}
 	return strings.ToUpper(s), true
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -93,7 +94,7 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 // it at once. Malformed JSON is CodeBadRequest, invalid content CodeValidation with the
 // fields; nothing is stored then. Other replicas pick the new version up on Refresh.
 func (s *Service) Import(ctx context.Context, data []byte) (Summary, error) {
-	c, err := Load(data)
+	d, err := decodeValid(data)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -103,7 +104,10 @@ func (s *Service) Import(ctx context.Context, data []byte) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("catalog: import: %w", err)
 	}
-	c.setDocument(doc.Version, doc.UpdatedAt)
+	c, err := build(d, sha256.Sum256(data), doc.Version, doc.UpdatedAt)
+	if err != nil {
+		return Summary{}, fmt.Errorf("catalog: import: %w", err)
+	}
 	s.cur.Store(c)
 	return c.Summary(), nil
 }
@@ -116,14 +120,6 @@ func (s *Service) catalog() (*Catalog, error) {
 	return nil, skygate.Errorf(skygate.CodeUnavailable, "the catalog is not loaded yet")
 }
 
-// Lounges is Catalog.Lounges on the current catalog.
-func (s *Service) Lounges(lang string, q Query) (*Page, error) { return s.List(KindLounge, lang, q) }
-
-// FastTracks is Catalog.FastTracks on the current catalog.
-func (s *Service) FastTracks(lang string, q Query) (*Page, error) {
-	return s.List(KindFastTrack, lang, q)
-}
-
 // List is Catalog.List on the current catalog.
 func (s *Service) List(k Kind, lang string, q Query) (*Page, error) {
 	c, err := s.catalog()
@@ -131,15 +127,6 @@ func (s *Service) List(k Kind, lang string, q Query) (*Page, error) {
 		return nil, err
 	}
 	return c.List(k, lang, q)
-}
-
-// ListRaw is Catalog.ListRaw on the current catalog.
-func (s *Service) ListRaw(k Kind, lang, rawQuery string) (*Page, error) {
-	c, err := s.catalog()
-	if err != nil {
-		return nil, err
-	}
-	return c.ListRaw(k, lang, rawQuery)
 }
 
 // Item is Catalog.Item on the current catalog.
@@ -150,9 +137,3 @@ func (s *Service) Item(k Kind, lang, id string) (*Page, error) {
 	}
 	return c.Item(k, lang, id)
 }
-
-// Lounge is Catalog.Lounge on the current catalog.
-func (s *Service) Lounge(lang, id string) (*Page, error) { return s.Item(KindLounge, lang, id) }
-
-// FastTrack is Catalog.FastTrack on the current catalog.
-func (s *Service) FastTrack(lang, id string) (*Page, error) { return s.Item(KindFastTrack, lang, id) }

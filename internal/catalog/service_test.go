@@ -86,7 +86,7 @@ func setup(t *testing.T) serviceBundle {
 func TestServiceSeedsEmptyStore(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if _, err := b.svc.Lounges("en", catalog.DefaultQuery); !skygate.IsCode(err, skygate.CodeUnavailable) {
+	if _, err := b.svc.List(catalog.KindLounge, "en", catalog.DefaultQuery); !skygate.IsCode(err, skygate.CodeUnavailable) {
 		t.Errorf("before Open: %v, want Unavailable", err)
 	}
 	if err := b.svc.Open(t.Context()); err != nil {
@@ -99,15 +99,15 @@ func TestServiceSeedsEmptyStore(t *testing.T) {
 	if c.Version() != 1 || !c.UpdatedAt().Equal(fixedTime.Truncate(time.Second)) {
 		t.Errorf("version %d at %v", c.Version(), c.UpdatedAt())
 	}
-	p, err := b.svc.Lounges("ru", catalog.DefaultQuery)
+	p, err := b.svc.List(catalog.KindLounge, "ru", catalog.DefaultQuery)
 	if err != nil || p.Language != "ru" || !p.LastModified.Equal(c.UpdatedAt()) {
 		t.Errorf("Lounges: %v", err)
 	}
 	d := MustSeedData(t)
-	if p, err := b.svc.FastTrack("kk", d.FastTracks[0].ID); err != nil || p.Language != "kk" {
+	if p, err := b.svc.Item(catalog.KindFastTrack, "kk", d.FastTracks[0].ID); err != nil || p.Language != "kk" {
 		t.Errorf("FastTrack: %v", err)
 	}
-	if _, err := b.svc.Lounge("kk", d.FastTracks[0].ID); !skygate.IsCode(err, skygate.CodeNotFound) {
+	if _, err := b.svc.Item(catalog.KindLounge, "kk", d.FastTracks[0].ID); !skygate.IsCode(err, skygate.CodeNotFound) {
 		t.Errorf("Lounge(fast-track id): %v", err)
 	}
 }
@@ -168,7 +168,7 @@ func TestServiceImportAndRefresh(t *testing.T) {
 	if err := other.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := other.Lounges("en", catalog.DefaultQuery)
+	before, _ := other.List(catalog.KindLounge, "en", catalog.DefaultQuery)
 
 	reads := b.store.reads
 	if changed, err := other.Refresh(t.Context()); err != nil || changed {
@@ -203,7 +203,7 @@ func TestServiceImportAndRefresh(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("Refresh = %v, %v", changed, err)
 	}
-	after, _ := other.Lounges("en", catalog.DefaultQuery)
+	after, _ := other.List(catalog.KindLounge, "en", catalog.DefaultQuery)
 	if after.ETag == before.ETag {
 		t.Error("ETag unchanged after import")
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -10,23 +11,23 @@ import (
 	"github.com/skygate/skygate/internal/conditional"
 )
 
-// CatalogSource serves precomputed catalog pages. catalog.Service implements it over
-// the current catalog version.
+// CatalogSource serves ready catalog pages. catalog.Service implements it over the
+// current catalog version.
 type CatalogSource interface {
-	// ListRaw serves a list for a request's raw query string (catalog.ParseQuery's
-	// errors for a bad one).
-	ListRaw(k catalog.Kind, lang, rawQuery string) (*catalog.Page, error)
+	List(k catalog.Kind, lang string, q catalog.Query) (*catalog.Page, error)
 	Item(k catalog.Kind, lang, id string) (*catalog.Page, error)
 	// LocalizedFastTrack returns one fast-track in lang, for booking passes.
 	LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error)
 }
 
-// catalogList serves a page of lounges or fast-tracks. Pages come precomputed (and
-// cached per raw query) from the catalog, so a request negotiates the language and
-// writes ready bytes.
+// catalogList serves a page of lounges or fast-tracks for the request's query.
 func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		page, err := s.deps.Catalog.ListRaw(k, s.requestLanguage(r), r.URL.RawQuery)
+		q, err := catalog.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
+		page, err := s.deps.Catalog.List(k, s.requestLanguage(r), q)
 		if err != nil {
 			return err
 		}
@@ -57,11 +58,10 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 // shared, never-modified values instead of h.Set, and the HTTP-date is formatted once
 // per catalog version.
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
-	etag, length := page.HeaderValues()
 	h := w.Header()
 	h["Vary"] = varyAcceptLanguage
 	h["Cache-Control"] = privateNoCache
-	h["Etag"] = etag
+	h.Set("Etag", page.ETag)
 	if conditional.NotModified(r, page.ETag, page.LastModified) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
@@ -71,7 +71,7 @@ func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error
 		h["Last-Modified"] = httpDate(page.LastModified)
 	}
 	h["Content-Type"] = applicationJSON
-	h["Content-Length"] = length
+	h.Set("Content-Length", strconv.Itoa(len(page.Body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body)
 	return nil

@@ -11,7 +11,6 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
-	"github.com/skygate/skygate/internal/i18n"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
@@ -111,8 +110,6 @@ type Server struct {
 	metrics  *metrics
 	access   *accessLog
 	accounts *accountGate
-	// languages negotiates Accept-Language, from memory for a repeated header.
-	languages i18n.Memo
 	// patterns lists the registered routes.
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.

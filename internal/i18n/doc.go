@@ -17,7 +17,5 @@
 //   - Items with an invalid range or a malformed weight are skipped. When nothing
 //     acceptable is left (empty, invalid or unsupported header, or everything excluded
 //     with q=0) the answer is en; the service never answers 406.
-//   - Only the first 1 KiB of the header and the first 32 items are read.
-//
-// Negotiate does not allocate; it runs on every catalog request.
+//   - Only the first 1 KiB of the header and the first 32 valid items are read.
 package i18n

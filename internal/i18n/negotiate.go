@@ -1,46 +1,43 @@
 package i18n
 
 import (
+	"net/textproto"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/skygate/skygate"
 )
 
-// Limits on what Negotiate reads of a header. Browsers send a few dozen bytes; anything
-// far longer is a client bug or an attack and must not cost more than this.
+// Limits on what Negotiate reads of a header, so that an absurd header costs no more
+// than a long ordinary one.
 const (
 	MaxHeaderBytes = 1024
 	MaxItems       = 32
 )
 
-// languages are indexed by the lang values below, in the order "*" tries them.
-var languages = [...]string{skygate.LangEN, skygate.LangRU, skygate.LangUZ, skygate.LangKK}
-
-const (
-	langNone int8 = -1 // a valid range of an unsupported language
-	langStar int8 = -2 // "*"
-)
-
-// item is one parsed element of the header; q is the weight in thousandths.
-type item struct {
-	lang int8
-	q    int16
-}
-
 // Default is the language of a response when negotiation finds nothing acceptable.
 const Default = skygate.LangEN
+
+// primaryLanguages maps the primary subtags of the supported languages, two-letter and
+// three-letter, in lower case, to the language.
+var primaryLanguages = map[string]string{
+	"en": skygate.LangEN, "eng": skygate.LangEN,
+	"ru": skygate.LangRU, "rus": skygate.LangRU,
+	"uz": skygate.LangUZ, "uzb": skygate.LangUZ, "uzn": skygate.LangUZ,
+	"kk": skygate.LangKK, "kaz": skygate.LangKK,
+}
+
+// preference is one acceptable item of the header: lang is a supported language, ""
+// for an unsupported one, or "*".
+type preference struct {
+	lang   string
+	weight float64
+}
 
 // Negotiate returns the response language for an Accept-Language header value: one of
 // skygate.Languages, never anything else. The rules are in the package documentation.
 func Negotiate(header string) string {
-	if header == "" {
-		return Default
-	}
-	for _, l := range languages {
-		if header == l {
-			return l // the commonest header: one supported language, nothing else
-		}
-	}
 	if len(header) > MaxHeaderBytes {
 		// Cut at the last comma inside the limit so that no item is read half.
 		header = header[:MaxHeaderBytes]
@@ -51,192 +48,112 @@ func Negotiate(header string) string {
 		header = header[:i]
 	}
 
-	var items [MaxItems]item
-	n := 0
-	var named uint8 // bit i: languages[i] is named by some item
-	for rest := header; rest != "" && n < MaxItems; {
+	prefs := make([]preference, 0, MaxItems)
+	for rest := header; rest != "" && len(prefs) < MaxItems; {
 		var elem string
 		elem, rest, _ = strings.Cut(rest, ",")
-		elem = trimOWS(elem)
-		if elem == "" {
-			continue // RFC 9110 §5.6.1: empty list elements are ignored
-		}
-		it, ok := parseItem(elem)
-		if !ok {
-			continue
-		}
-		if it.lang >= 0 {
-			named |= 1 << it.lang
-		}
-		items[n] = it
-		n++
-	}
-
-	starLang := langNone
-	for i := range languages {
-		if named&(1<<i) == 0 {
-			starLang = int8(i)
-			break
+		// Empty and invalid elements are skipped (RFC 9110 §5.6.1 asks it of empty ones).
+		if p, ok := parsePreference(elem); ok {
+			prefs = append(prefs, p)
 		}
 	}
 
-	best, bestQ := langNone, int16(0)
-	for _, it := range items[:n] {
-		lang := it.lang
-		if lang == langStar {
-			lang = starLang
+	best, bestWeight := "", 0.0
+	for _, p := range prefs {
+		lang := p.lang
+		if lang == "*" {
+			lang = starLanguage(prefs)
 		}
-		// Strictly greater keeps the first of equal weights; q=0 never wins.
-		if lang >= 0 && it.q > bestQ {
-			best, bestQ = lang, it.q
+		// Strictly greater keeps the first of equal weights; a weight of 0 never wins.
+		if lang != "" && p.weight > bestWeight {
+			best, bestWeight = lang, p.weight
 		}
 	}
-	if best < 0 {
+	if best == "" {
 		return Default
 	}
-	return languages[best]
+	return best
 }
 
-// parseItem parses `language-range *( OWS ";" OWS parameter )`. Only the q parameter
-// means something; other parameters are ignored, a malformed q rejects the item.
-func parseItem(elem string) (item, bool) {
+// parsePreference parses `language-range *( OWS ";" OWS parameter )`. Only the q
+// parameter means something; other parameters are ignored, and a malformed q rejects
+// the item.
+func parsePreference(elem string) (preference, bool) {
 	tag, params, _ := strings.Cut(elem, ";")
-	it := item{q: 1000}
-	var ok bool
-	if it.lang, ok = parseRange(trimOWS(tag)); !ok {
-		return item{}, false
+	tag = textproto.TrimString(tag)
+	p := preference{lang: "*", weight: 1}
+	if tag != "*" {
+		if !isLanguageRange(tag) {
+			return preference{}, false
+		}
+		primary, _, _ := strings.Cut(tag, "-")
+		p.lang = primaryLanguages[strings.ToLower(primary)]
 	}
 	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		p = trimOWS(p)
-		if len(p) < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=' {
+		var param string
+		param, params, _ = strings.Cut(params, ";")
+		name, value, ok := strings.Cut(textproto.TrimString(param), "=")
+		if !ok || name != "q" && name != "Q" {
 			continue
 		}
-		if it.q, ok = parseQ(p[2:]); !ok {
-			return item{}, false
+		if p.weight, ok = parseWeight(value); !ok {
+			return preference{}, false
 		}
 	}
-	return it, true
+	return p, true
 }
 
-// parseRange validates an RFC 4647 basic language range (`1*8ALPHA *("-" 1*8alphanum)`
-// or "*") and returns the supported language of its primary subtag, langNone, or
-// langStar.
-func parseRange(tag string) (int8, bool) {
-	if tag == "*" {
-		return langStar, true
+// isLanguageRange reports whether tag is an RFC 4647 basic language range other than
+// "*": 1*8ALPHA *("-" 1*8alphanum).
+func isLanguageRange(tag string) bool {
+	primary, rest, more := strings.Cut(tag, "-")
+	if !isSubtag(primary, false) {
+		return false
 	}
-	primary := tag
-	if i := strings.IndexByte(tag, '-'); i >= 0 {
-		primary = tag[:i]
-		for sub := tag[i+1:]; ; {
-			var s string
-			s, sub, _ = strings.Cut(sub, "-")
-			if len(s) == 0 || len(s) > 8 || !isAlnum(s) {
-				return 0, false
-			}
-			if sub == "" {
-				break
-			}
-		}
-	}
-	if len(primary) == 0 || len(primary) > 8 || !isAlpha(primary) {
-		return 0, false
-	}
-	return lookup(primary), true
-}
-
-// lookup maps a primary language subtag (any case) to a supported language.
-func lookup(p string) int8 {
-	switch len(p) {
-	case 2:
-		switch uint16(lower(p[0]))<<8 | uint16(lower(p[1])) {
-		case 'e'<<8 | 'n':
-			return 0
-		case 'r'<<8 | 'u':
-			return 1
-		case 'u'<<8 | 'z':
-			return 2
-		case 'k'<<8 | 'k':
-			return 3
-		}
-	case 3:
-		var b [3]byte
-		for i := range 3 {
-			b[i] = lower(p[i])
-		}
-		switch string(b[:]) { // no allocation: the compiler compares in place
-		case "eng":
-			return 0
-		case "rus":
-			return 1
-		case "uzb", "uzn":
-			return 2
-		case "kaz":
-			return 3
-		}
-	}
-	return langNone
-}
-
-// parseQ parses an RFC 9110 §12.4.2 qvalue: "0" ["." 0*3DIGIT] or "1" ["." 0*3"0"],
-// returning thousandths.
-func parseQ(s string) (int16, bool) {
-	if s == "" || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
-		return 0, false
-	}
-	q := int16(s[0]-'0') * 1000
-	if len(s) == 1 {
-		return q, true
-	}
-	if s[1] != '.' {
-		return 0, false
-	}
-	scale := int16(100)
-	for i := 2; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' || (q == 1000 && c != '0') {
-			return 0, false
-		}
-		q += int16(c-'0') * scale
-		scale /= 10
-	}
-	return q, true
-}
-
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		c += 'a' - 'A'
-	}
-	return c
-}
-
-func isAlpha(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+	for more {
+		var sub string
+		sub, rest, more = strings.Cut(rest, "-")
+		if !isSubtag(sub, true) {
 			return false
 		}
 	}
 	return true
 }
 
-func isAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9') && !('a' <= c|0x20 && c|0x20 <= 'z') {
+// isSubtag reports whether s is 1 to 8 ASCII letters, or letters and digits when
+// digits is set.
+func isSubtag(s string, digits bool) bool {
+	if len(s) < 1 || len(s) > 8 {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || digits && '0' <= r && r <= '9') {
 			return false
 		}
 	}
 	return true
+}
+
+func notDigit(r rune) bool { return r < '0' || r > '9' }
+
+// parseWeight parses an RFC 9110 §12.4.2 qvalue: "0" ["." 0*3DIGIT] or
+// "1" ["." 0*3"0"].
+func parseWeight(s string) (float64, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole != "0" && whole != "1" || len(frac) > 3 || strings.ContainsFunc(frac, notDigit) {
+		return 0, false
+	}
+	w, err := strconv.ParseFloat(s, 64)
+	return w, err == nil && w <= 1
+}
+
+// starLanguage returns what "*" stands for: the first of skygate.Languages that prefs
+// do not name, or "" when they name them all.
+func starLanguage(prefs []preference) string {
+	for _, lang := range skygate.Languages {
+		if !slices.ContainsFunc(prefs, func(p preference) bool { return p.lang == lang }) {
+			return lang
+		}
+	}
+	return ""
 }
