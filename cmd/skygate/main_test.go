@@ -150,12 +150,6 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 	return s
 }
 
-// listeningAddrs finds the listening line in the log.
-func listeningAddrs(log string) (string, string) {
-	l := listeningLineOf(log)
-	return l.HTTP, l.MTLS
-}
-
 // listeningLine is serve's listening line: the partner listeners' and the operator
 // listener's base URLs.
 type listeningLine struct {

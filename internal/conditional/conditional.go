@@ -81,10 +81,7 @@ func next(s string) (tag, rest string, ok bool) {
 	case s[0] == '*':
 		tag, end = "*", 1
 	default:
-		q := s
-		if strings.HasPrefix(q, "W/") {
-			q = q[2:]
-		}
+		q := strings.TrimPrefix(s, "W/")
 		if q == "" || q[0] != '"' {
 			return "", s, false
 		}

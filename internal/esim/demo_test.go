@@ -65,9 +65,8 @@ func TestDemoProfiles(t *testing.T) {
 		}
 		seen[p.ICCID] = true
 	}
-	if esim.DemoPackages("account-a")[0].ID != esim.DemoPackages("account-a")[0].ID ||
-		esim.DemoPackages("account-a")[0].ID == esim.DemoPackages("account-b")[0].ID ||
-		!skygate.IsID(esim.DemoPackages("account-a")[0].ID) {
+	first, again, other := esim.DemoPackages("account-a"), esim.DemoPackages("account-a"), esim.DemoPackages("account-b")
+	if first[0].ID != again[0].ID || first[0].ID == other[0].ID || !skygate.IsID(first[0].ID) {
 		t.Fatal("demo package ids are not stable per account and distinct across accounts")
 	}
 }

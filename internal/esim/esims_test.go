@@ -22,10 +22,10 @@ func TestSandboxLifecycle(t *testing.T) {
 		storetest.WantCode(t, err, skygate.CodeConflict) // not installed yet
 		_, err = b.svc.ReportUsage(ctx, b.acc.ID, iccid, "en", 10)
 		storetest.WantCode(t, err, skygate.CodeConflict) // not active yet
-		e, err := b.svc.Install(ctx, b.acc.ID, iccid, "en")
+		_, err = b.svc.Install(ctx, b.acc.ID, iccid, "en")
 		storetest.MustNoError(t, err, "Install")
 		b.clock.Advance(time.Hour)
-		e, err = b.svc.Activate(ctx, b.acc.ID, iccid, "en")
+		e, err := b.svc.Activate(ctx, b.acc.ID, iccid, "en")
 		storetest.MustNoError(t, err, "Activate")
 		wantExpiry := storetest.Stored(storetest.T0.Add(time.Hour).AddDate(0, 0, 7))
 		if e.Status != skygate.ESIMActive || e.ExpiresAt == nil || !e.ExpiresAt.Equal(wantExpiry) || e.ActivationCode == "" {

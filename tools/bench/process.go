@@ -129,21 +129,6 @@ func listeningAddrs(path string) (string, string, string) {
 	return "", "", ""
 }
 
-// logLine returns the first JSON log line whose msg is msg, decoded into v.
-func logLine(path, msg string, v any) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for line := range bytes.Lines(b) {
-		var l struct{ Msg string }
-		if json.Unmarshal(line, &l) == nil && l.Msg == msg {
-			return json.Unmarshal(line, v) == nil
-		}
-	}
-	return false
-}
-
 // tail returns the end of a log file for error messages.
 func tail(path string) string {
 	b, _ := os.ReadFile(path)
