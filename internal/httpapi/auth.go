@@ -19,15 +19,6 @@ type TokenVerifier interface {
 	VerifyAt(ctx context.Context, token string, at time.Time) (*oauth.Claims, error)
 }
 
-// principalOf returns the verified claims of the request that w answers, or nil before
-// authentication.
-func principalOf(w http.ResponseWriter) *oauth.Claims {
-	if rw, ok := w.(*responseWriter); ok {
-		return rw.claims
-	}
-	return nil
-}
-
 // authError is a 401/403 that also sets WWW-Authenticate (RFC 6750 §3).
 type authError struct {
 	err       *skygate.Error
@@ -60,7 +51,7 @@ func wrongAudience() error {
 
 // authenticate wraps next so that it runs only for a valid bearer token that holds
 // scope and, for B2B tokens, belongs to an active account. It puts the claims into the
-// request's responseWriter. Verification is offline and cached by the verifier until
+// request's state, where principalOf finds them. Verification is offline and cached by the verifier until
 // the token expires, so the hot path pays no signature check.
 func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
 	return s.authenticateAny([]string{scope}, next)
@@ -79,12 +70,12 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if err := s.limit(w, r, claims.Principal(), s.deps.Limits.Account); err != nil {
 			return err
 		}
-		rw, ok := w.(*responseWriter)
-		if !ok {
-			// Every route is reached through ServeHTTP, which makes the responseWriter.
+		st := stateOf(r.Context())
+		if st == nil {
+			// Every route is reached through ServeHTTP, which puts the state in.
 			return errors.New("httpapi: authenticated route outside Server.ServeHTTP")
 		}
-		rw.claims = claims
+		st.claims = claims
 		return next(w, r)
 	}
 }
@@ -110,7 +101,7 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 	if !ok || !(scheme == "Bearer" || strings.EqualFold(scheme, "Bearer")) || token == "" {
 		return nil, invalidToken("the Authorization header must be Bearer <token>")
 	}
-	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(w))
+	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(r.Context()))
 	if err != nil {
 		if errors.Is(err, oauth.ErrWrongAudience) {
 			return nil, wrongAudience()
@@ -136,12 +127,4 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 		return nil, err
 	}
 	return claims, nil
-}
-
-// accountID returns the tenant of the authenticated B2B request that w answers.
-func accountID(w http.ResponseWriter) string {
-	if c := principalOf(w); c != nil {
-		return c.AccountID
-	}
-	return ""
 }

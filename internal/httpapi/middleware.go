@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -11,17 +12,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/oauth"
 )
-
-// requestIDOf returns the request id that ServeHTTP put into w's X-Request-ID header,
-// or "" outside ServeHTTP.
-func requestIDOf(w http.ResponseWriter) string {
-	if v := w.Header()[headerRequestID]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
 
 // validRequestID accepts 1–128 characters of [A-Za-z0-9._-], as the contract says.
 func validRequestID(id string) bool {
@@ -80,23 +71,15 @@ func appendHex(b []byte, n uint64) []byte {
 	return append(b, d[i:]...)
 }
 
-// responseWriter records the status for logs and metrics, and replaces the plain-text
-// 404/405 answers of http.ServeMux with problem+json. It also carries what the
-// middleware learns of the request, so that handlers and the access log find it
-// through their ResponseWriter: its id (id[0], which is also the X-Request-Id header's
-// value, so that one allocation serves both) and, once authenticated, its claims. A
-// derived context would cost a copy of the whole http.Request (r.WithContext), an
-// eighth of a cached catalog page's handler time.
+// responseWriter records the status and size for logs and metrics, and replaces the
+// plain-text 404/405 answers of http.ServeMux with problem+json.
 type responseWriter struct {
 	http.ResponseWriter
 	s       *Server
 	r       *http.Request
-	start   time.Time // when ServeHTTP began
 	status  int
 	written int64
 	swallow bool
-	id      [1]string
-	claims  *oauth.Claims
 }
 
 func (w *responseWriter) WriteHeader(code int) {
@@ -154,22 +137,21 @@ const headerRequestID = "X-Request-Id"
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.now()
-	id := requestID(r.Header[headerRequestID])
-	rw := &responseWriter{ResponseWriter: w, s: s, start: start, id: [1]string{id}}
-	w.Header()[headerRequestID] = rw.id[:]
-	rw.r = r
+	st := &requestState{id: requestID(r.Header[headerRequestID]), start: s.now()}
+	r = r.WithContext(withState(r.Context(), st))
+	w.Header()[headerRequestID] = []string{st.id}
+	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", id)
+			s.log.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", st.id)
 			if rw.status == 0 {
 				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
-		s.observe(rw, r, start)
+		s.observe(rw, r, st)
 	}()
 	if route, ok := s.exact.lookup(r); ok {
 		r.Pattern = route.pattern
@@ -180,13 +162,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // observe updates the metrics and writes the access-log line of a request.
-func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
+func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) {
 	status := rw.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	end := s.now()
-	elapsed := end.Sub(start)
+	elapsed := end.Sub(st.start)
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"
@@ -196,15 +178,14 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 		return
 	}
 	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], source: s.source(r), claims: rw.claims})
+		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: s.source(r), claims: st.claims})
 }
 
-// arrival returns when the request that w answers arrived: the time ServeHTTP read,
-// so that checks against the clock (token expiry) need not read it again; the clock's
-// time outside ServeHTTP.
-func (s *Server) arrival(w http.ResponseWriter) time.Time {
-	if rw, ok := w.(*responseWriter); ok {
-		return rw.start
+// arrival returns when the request whose context ctx is arrived (when ServeHTTP
+// began), the time its token is verified at; the clock's time outside ServeHTTP.
+func (s *Server) arrival(ctx context.Context) time.Time {
+	if st := stateOf(ctx); st != nil {
+		return st.start
 	}
 	return s.now()
 }

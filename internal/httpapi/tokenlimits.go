@@ -67,5 +67,5 @@ func (h tokenHooks) AuthenticationFailed(w http.ResponseWriter, r *http.Request,
 		clientID = clientID[:maxLoggedClientID]
 	}
 	h.s.log.WarnContext(r.Context(), "client authentication failed", "client_id", clientID,
-		"source", addrText(h.s.source(r)), "request_id", requestIDOf(w))
+		"source", addrText(h.s.source(r)), "request_id", requestIDOf(r.Context()))
 }
