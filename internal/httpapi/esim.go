@@ -12,30 +12,6 @@ import (
 // eSIM routes: the account's own package catalog, orders, eSIMs, top-ups, billing,
 // sandbox drivers and the admin side (packages, pool, credits).
 
-// esimRoutes registers the eSIM routes.
-func (s *Server) esimRoutes() {
-	catalogRead, read, write, admin := skygate.ScopeCatalogESIMRead, skygate.ScopeESIMRead, skygate.ScopeESIMWrite, skygate.ScopeAdminAccounts
-	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
-	s.route("GET /v2/catalog/esim/packages", auth(catalogRead, s.esimPackages))
-	s.route("GET /v2/catalog/esim/packages/{packageID}", auth(catalogRead, s.esimPackage))
-	s.route("POST /v2/b2b/esim/orders", auth(write, s.createESIMOrder))
-	s.route("GET /v2/b2b/esim/orders", auth(read, s.listESIMOrders))
-	s.route("GET /v2/b2b/esim/orders/{orderID}", auth(read, s.getESIMOrder))
-	s.route("GET /v2/b2b/esims", auth(read, s.listESIMs))
-	s.route("GET /v2/b2b/esims/{iccid}", auth(read, s.getESIM))
-	s.route("GET /v2/b2b/esims/{iccid}/qr", auth(read, s.esimQR))
-	s.route("POST /v2/b2b/esims/{iccid}/topups", auth(write, s.createTopUp))
-	s.route("GET /v2/b2b/esim/billing", auth(read, s.esimBilling))
-	s.route("POST /v2/sandbox/esims/{iccid}/install", auth(write, s.sandboxESIM("install")))
-	s.route("POST /v2/sandbox/esims/{iccid}/activate", auth(write, s.sandboxESIM("activate")))
-	s.route("POST /v2/sandbox/esims/{iccid}/usage", auth(write, s.sandboxESIM("usage")))
-	s.route("GET /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminESIMPackages))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminSetESIMPackages))
-	s.route("GET /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminPoolCounts))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminImportPool))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", auth(admin, s.adminCredit))
-}
-
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	lang := s.requestLanguage(r)
 	q, err := catalog.ParseQuery(r.URL.RawQuery)

@@ -153,11 +153,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.observe(rw, r, st)
 	}()
-	if route, ok := s.exact.lookup(r); ok {
-		r.Pattern = route.pattern
-		route.h.ServeHTTP(rw, r)
-		return
-	}
 	s.mux.ServeHTTP(rw, r)
 }
 

@@ -104,7 +104,6 @@ type EmployeeLogin interface {
 type Server struct {
 	deps     Deps
 	mux      *http.ServeMux
-	exact    exactRoutes
 	log      *slog.Logger
 	now      skygate.Clock
 	metrics  *metrics
@@ -135,7 +134,6 @@ func NewServer(d Deps) *Server {
 	s := &Server{
 		deps:    d,
 		mux:     http.NewServeMux(),
-		exact:   exactRoutes{},
 		log:     d.Log,
 		now:     d.Now,
 		metrics: newMetrics(),

@@ -128,3 +128,25 @@ func TestValidRequestID(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutePattern checks that a request reports its route pattern in the access log
+// (and so in the metrics): a literal route, HEAD of a GET route, a wildcard route, and
+// no route at all.
+func TestRoutePattern(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	none := http.NotFoundHandler()
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: &log})
+	for _, tc := range []struct{ method, target, route string }{
+		{"GET", "/healthz", "GET /healthz"},
+		{"HEAD", "/healthz", "GET /healthz"},
+		{"GET", "/v2/catalog/lounges/x1", "GET /v2/catalog/lounges/{id}"},
+		{"GET", "/nope", "unmatched"},
+	} {
+		log.Reset()
+		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.target, nil))
+		if got := decodeLine(t, log.Bytes())["route"]; got != tc.route {
+			t.Errorf("%s %s: route %q, want %q", tc.method, tc.target, got, tc.route)
+		}
+	}
+}

@@ -12,20 +12,6 @@ import (
 
 const webhookPath = "/api/v1/b2b/webhooks"
 
-func (s *Server) webhookRoutes() {
-	read, write := skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite
-	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
-	s.route("POST /api/v1/b2b/webhooks", auth(write, s.createWebhook))
-	s.route("GET /api/v1/b2b/webhooks", auth(read, s.listWebhooks))
-	s.route("GET /api/v1/b2b/webhooks/{webhookID}", auth(read, s.getWebhook))
-	s.route("DELETE /api/v1/b2b/webhooks/{webhookID}", auth(write, s.deleteWebhook))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/rotate-secret", auth(write, s.rotateWebhookSecret))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/change-url", auth(write, s.changeWebhookURL))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/test", auth(write, s.testWebhook))
-	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", auth(read, s.listWebhookDeliveries))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", auth(write, s.retryWebhookDelivery))
-}
-
 // createWebhook answers 201 with the subscription (never the secret) and Location; a
 // second subscription of the account is 409 WebhookExists.
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
