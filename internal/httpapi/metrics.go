@@ -125,8 +125,7 @@ func methodLabel(method string) string {
 	return "other"
 }
 
-// standardMethod reports whether HTTP defines method (RFC 9110 §9, RFC 5789). Such a
-// method is plain ASCII letters, which the access log writes without escaping.
+// standardMethod reports whether HTTP defines method (RFC 9110 §9, RFC 5789).
 func standardMethod(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,

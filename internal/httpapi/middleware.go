@@ -172,7 +172,7 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 	if s.access == nil {
 		return
 	}
-	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
+	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
 		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: s.source(r), claims: st.claims})
 }
 

@@ -114,12 +114,10 @@ func (s *Server) route(pattern string, h http.Handler) {
 	s.patterns = append(s.patterns, pattern)
 }
 
-// handleMux registers h at pattern in ServeMux once plainPattern has accepted the
-// pattern. route calls it for API routes; the pages outside the API (console, docs,
-// development IdP) call it alone, so that neither Routes nor the route series of the
-// metrics list them.
+// handleMux registers h at pattern in ServeMux. route calls it for API routes; the
+// pages outside the API (console, docs, development IdP) call it alone, so that
+// neither Routes nor the route series of the metrics list them.
 func (s *Server) handleMux(pattern string, h http.Handler) {
-	plainPattern(pattern)
 	s.mux.Handle(pattern, h)
 }
 

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -71,9 +70,9 @@ type Deps struct {
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger
-	// AccessLog receives the access log, one JSON line per request (see accessLog);
-	// nil writes none. It must not keep the slices it is given.
-	AccessLog io.Writer
+	// AccessLog receives the access log, one info line per request (see accessLog);
+	// nil writes none.
+	AccessLog *slog.Logger
 	Now       skygate.Clock
 }
 

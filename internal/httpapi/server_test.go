@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -136,7 +137,8 @@ func TestRoutePattern(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: &log})
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
+		AccessLog: slog.New(slog.NewJSONHandler(&log, nil))})
 	for _, tc := range []struct{ method, target, route string }{
 		{"GET", "/healthz", "GET /healthz"},
 		{"HEAD", "/healthz", "GET /healthz"},

@@ -35,39 +35,5 @@ func (c *secondText) at(t time.Time) []string {
 	return f.text
 }
 
-var (
-	// stampSeconds are the date and time of day of access-log lines.
-	stampSeconds = secondText{layout: "2006-01-02T15:04:05"}
-	// dateSeconds are the Date header's values (RFC 9110 §6.6.1, the IMF-fixdate).
-	dateSeconds = secondText{layout: http.TimeFormat}
-)
-
-// appendTimestamp appends t in UTC as time.RFC3339Nano does (the fraction without its
-// trailing zeros, none for a whole second), formatting the date and time of day only
-// when the second changes.
-func appendTimestamp(b []byte, t time.Time) []byte {
-	b = append(b, stampSeconds.at(t)[0]...)
-	if ns := uint32(t.Nanosecond()); ns != 0 {
-		// Two digits a division, in 32 bits: a signed 64-bit division a digit cost about
-		// 16 instructions each.
-		var d [10]byte
-		d[0], d[1] = '.', byte('0'+ns/1e8)
-		ns %= 1e8
-		for i := 8; i > 0; i -= 2 {
-			p := ns % 100 * 2
-			ns /= 100
-			d[i], d[i+1] = digitPairs[p], digitPairs[p+1]
-		}
-		n := len(d)
-		for d[n-1] == '0' {
-			n--
-		}
-		b = append(b, d[:n]...)
-	}
-	return append(b, 'Z')
-}
-
-// digitPairs holds 00 to 99, two bytes each.
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
-	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+// dateSeconds are the Date header's values (RFC 9110 §6.6.1, the IMF-fixdate).
+var dateSeconds = secondText{layout: http.TimeFormat}
