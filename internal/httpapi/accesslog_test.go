@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +138,7 @@ func FuzzAccessLine(f *testing.F) {
 		f.Add("GET", s, "req-1")
 	}
 	f.Fuzz(func(t *testing.T, method, path, supplied string) {
-		id := requestID([]string{supplied}) // as ServeHTTP takes a client's X-Request-ID
+		id := requestID(supplied) // as ServeHTTP takes a client's X-Request-ID
 		e := accessEntry{at: time.Unix(0, 0), method: method, path: path, route: "unmatched", status: 404,
 			requestID: id, claims: &oauth.Claims{Subject: path}}
 		m := decodeLine(t, accessLine(&e))
@@ -216,29 +215,5 @@ func TestAccessLogLevel(t *testing.T) {
 	l.write(context.Background(), &accessEntry{at: time.Unix(0, 0), method: "GET", path: "/", route: "unmatched", status: 404})
 	if b.Len() != 0 {
 		t.Errorf("a warn-level logger wrote %q", b.Bytes())
-	}
-}
-
-// TestDecimal: the table of the RateLimit headers' numbers says what strconv says,
-// inside it and beyond its ends.
-func TestDecimal(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{-1, 0, 7, 200, 1023, 1024, 1_000_000_000} {
-		if got, want := decimal(n), strconv.Itoa(n); got != want {
-			t.Errorf("decimal(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-// TestAppendHex: request ids' counters in the hexadecimal strconv writes, at every
-// length.
-func TestAppendHex(t *testing.T) {
-	t.Parallel()
-	for _, n := range []uint64{0, 1, 9, 10, 15, 16, 255, 256, 0xabcdef, 1<<32 - 1, 1 << 32, 1<<64 - 1} {
-		for _, m := range []uint64{n, n >> 1, n ^ 0x5555555555555555} {
-			if got, want := string(appendHex([]byte("x-"), m)), "x-"+strconv.FormatUint(m, 16); got != want {
-				t.Errorf("appendHex(%d) = %q, want %q", m, got, want)
-			}
-		}
 	}
 }

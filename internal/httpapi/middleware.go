@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,8 +29,8 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// requestIDPrefix makes generated request ids unique across processes; the counter
-// makes them unique within one, without a random read per request.
+// requestIDPrefix makes generated request ids unique across processes, and
+// requestIDSeq within one.
 var (
 	requestIDPrefix = func() string {
 		var b [8]byte
@@ -39,36 +40,18 @@ var (
 	requestIDSeq atomic.Uint64
 )
 
-// requestID is the id of a request with these X-Request-ID values: the first when
+// requestID is the id of a request with this X-Request-ID value: the value when
 // validRequestID accepts it, else a new one.
-func requestID(supplied []string) string {
-	if len(supplied) > 0 && validRequestID(supplied[0]) {
-		return supplied[0]
+func requestID(supplied string) string {
+	if validRequestID(supplied) {
+		return supplied
 	}
 	return newRequestID()
 }
 
+// newRequestID returns an id no other request of any process has had.
 func newRequestID() string {
-	var buf [16 + 1 + 16]byte
-	b := append(buf[:0], requestIDPrefix...)
-	b = append(b, '-')
-	b = appendHex(b, requestIDSeq.Add(1))
-	return string(b)
-}
-
-// appendHex appends n in lower-case hexadecimal, as strconv.AppendUint(b, n, 16) does,
-// in a third of its instructions: strconv's loop serves every base.
-func appendHex(b []byte, n uint64) []byte {
-	var d [16]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = "0123456789abcdef"[n&0xf]
-		if n >>= 4; n == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
+	return requestIDPrefix + "-" + strconv.FormatUint(requestIDSeq.Add(1), 16)
 }
 
 // responseWriter records the status and size for logs and metrics, and replaces the
@@ -86,12 +69,7 @@ func (w *responseWriter) WriteHeader(code int) {
 	if w.status != 0 {
 		return
 	}
-	// The Date header from a per-second cache (see secondText), when the header map has
-	// room for it; else net/http formats Date itself, which costs less than the entry.
 	h := w.Header()
-	if len(h) < mapGroupSlots {
-		h["Date"] = dateSeconds.at(w.s.now())
-	}
 	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) &&
 		strings.HasPrefix(h.Get("Content-Type"), "text/plain") {
 		// Only ServeMux writes text/plain errors: our handlers return errors instead.
@@ -109,13 +87,6 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// mapGroupSlots is how many entries a Go map holds in its one group. The next makes it
-// a table: a directory and two groups, built here and again by the http.Header.Clone
-// that net/http makes at WriteHeader. A catalog page's eight header fields plus a
-// cached Date cost a page 8 % of its throughput against net/http formatting Date
-// (docs/performance.md, "A ninth header field").
-const mapGroupSlots = 8
-
 func (w *responseWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
@@ -130,16 +101,12 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// headerRequestID is X-Request-ID in the canonical form of http.Header keys, so the hot
-// path reads and sets it without canonicalising (and allocating) the key each time.
-const headerRequestID = "X-Request-Id"
-
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	st := &requestState{id: requestID(r.Header[headerRequestID]), start: s.now()}
+	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
 	r = r.WithContext(withState(r.Context(), st))
-	w.Header()[headerRequestID] = []string{st.id}
+	w.Header().Set("X-Request-ID", st.id)
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
 		if v := recover(); v != nil {

@@ -110,13 +110,12 @@ func (s *Server) routes() {
 // route registers h at pattern and remembers the pattern for Routes.
 func (s *Server) route(pattern string, h http.Handler) {
 	s.handleMux(pattern, h)
-	s.metrics.addRoute(pattern)
 	s.patterns = append(s.patterns, pattern)
 }
 
 // handleMux registers h at pattern in ServeMux. route calls it for API routes; the
 // pages outside the API (console, docs, development IdP) call it alone, so that
-// neither Routes nor the route series of the metrics list them.
+// Routes does not list them.
 func (s *Server) handleMux(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, h)
 }

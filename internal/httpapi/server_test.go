@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/storetest"
@@ -150,5 +151,41 @@ func TestRoutePattern(t *testing.T) {
 		if got := decodeLine(t, log.Bytes())["route"]; got != tc.route {
 			t.Errorf("%s %s: route %q, want %q", tc.method, tc.target, got, tc.route)
 		}
+	}
+}
+
+// TestDateHeader: every response, a problem+json from ServeMux included, carries
+// exactly one Date, an HTTP-date of when it was written.
+func TestDateHeader(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(newTestServer(t))
+	defer srv.Close()
+	for _, path := range []string{"/healthz", "/nope", "/v2/catalog/lounges"} {
+		before := time.Now().Truncate(time.Second)
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Values("Date")
+		if len(got) != 1 {
+			t.Fatalf("GET %s (%d): Date %q, want one", path, resp.StatusCode, got)
+		}
+		if date, err := http.ParseTime(got[0]); err != nil || date.Before(before) || date.After(time.Now()) {
+			t.Errorf("GET %s (%d): Date %q (%v), want about now", path, resp.StatusCode, got[0], err)
+		}
+	}
+}
+
+// TestNewRequestID: generated ids are valid by the contract's rule and never repeat.
+func TestNewRequestID(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newRequestID()
+		if !validRequestID(id) || seen[id] {
+			t.Fatalf("newRequestID() = %q: valid %v, seen before %v", id, validRequestID(id), seen[id])
+		}
+		seen[id] = true
 	}
 }

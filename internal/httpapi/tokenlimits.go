@@ -43,9 +43,9 @@ func (h tokenHooks) Authenticated(w http.ResponseWriter, r *http.Request, client
 		}
 	}
 	hdr := w.Header()
-	delete(hdr, "Ratelimit-Limit")
-	delete(hdr, "Ratelimit-Remaining")
-	delete(hdr, "Ratelimit-Reset")
+	hdr.Del("RateLimit-Limit")
+	hdr.Del("RateLimit-Remaining")
+	hdr.Del("RateLimit-Reset")
 	return s.limit(w, r, "client:"+clientID, limits.Token)
 }
 
