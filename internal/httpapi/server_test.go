@@ -62,6 +62,9 @@ func TestErrorResponses(t *testing.T) {
 		{"trailing garbage", "POST", "/test/json", "application/json", `{"name":"a"} x`, 400, skygate.CodeBadRequest},
 		{"empty", "POST", "/test/json", "application/json", ``, 400, skygate.CodeBadRequest},
 		{"raw NUL in a JSON string", "POST", "/test/json", "application/json", "{\"name\":\"a\x00b\"}", 400, skygate.CodeBadRequest},
+		{"a field twice", "POST", "/test/json", "application/json", `{"name":"a","name":"b"}`, 400, skygate.CodeBadRequest},
+		{"invalid UTF-8", "POST", "/test/json", "application/json", "{\"name\":\"a\xffb\"}", 400, skygate.CodeBadRequest},
+		{"a field in another case", "POST", "/test/json", "application/json", `{"Name":"a"}`, 400, skygate.CodeBadRequest},
 		{"escaped NUL", "POST", "/test/json", "application/json; charset=utf-8", `{"name":"a\u0000b"}`, 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
