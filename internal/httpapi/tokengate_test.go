@@ -196,7 +196,7 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 			{"{}", "application/json", "{}"},
 			{"revoke_tokens false", "application/json", `{"revoke_tokens":false}`},
 		} {
-			secret = newSecret(g.adminCall(http.MethodPost, rotate, tc.contentType, tc.body))
+			newSecret(g.adminCall(http.MethodPost, rotate, tc.contentType, tc.body))
 			if w := g.call(old, nil); w.Code != http.StatusOK {
 				t.Fatalf("%s: the token of before is refused: %d %s", tc.name, w.Code, w.Body)
 			}
