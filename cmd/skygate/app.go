@@ -55,7 +55,7 @@ type app struct {
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
 // and builds the HTTP handler. ca issues and checks the client certificates of
 // applications; nil refuses them.
-func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io.Writer, clientCerts httpapi.ClientCertConfig, ca *clientca.Authority) (_ *app, err error) {
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCerts httpapi.ClientCertConfig, ca *clientca.Authority) (_ *app, err error) {
 	a := &app{cfg: cfg, log: log}
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 			"signing_key": a.signingKeyReady,
 		},
 		Log:       log,
-		AccessLog: access,
+		AccessLog: log,
 		Now:       time.Now,
 	})
 	tokens.Hooks = a.server.TokenHooks()

@@ -52,16 +52,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(stderr, cfg.LogLevel)
 	switch cmd {
 	case "serve":
-		// One line per request: written in batches, off the requests' path.
-		bw := newBatchWriter(stderr)
-		defer bw.Close()
-		log := newLogger(bw, cfg.LogLevel)
 		log.Info("garbage collector", "gogc", tuneGC(getenv))
 		stopProfile, err := startCPUProfile(cfg.CPUProfile)
 		if err != nil {
 			return err
 		}
-		return errors.Join(serve(ctx, cfg, log, accessLogTo(log, bw), stdout), stopProfile())
+		return errors.Join(serve(ctx, cfg, log, stdout), stopProfile())
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "bootstrap":
@@ -80,15 +76,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-}
-
-// accessLogTo returns w when log writes info lines, the access log's level, else nil
-// (no access log).
-func accessLogTo(log *slog.Logger, w io.Writer) io.Writer {
-	if log.Enabled(context.Background(), slog.LevelInfo) {
-		return w
-	}
-	return nil
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

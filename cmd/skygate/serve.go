@@ -22,9 +22,10 @@ import (
 
 // serve runs the API on both listeners, the operator listener and the background
 // workers until ctx ends, then shuts down gracefully.
-// Its access log goes to access (nil: none); stdout receives what a person reads at the
-// terminal (the development demo client's credentials), never the log.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, stdout io.Writer) error {
+// log receives the access log too, when it writes info lines; stdout receives what a
+// person reads at the terminal (the development demo client's credentials), never the
+// log.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer) error {
 	warnConveniences(cfg, log)
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
@@ -34,7 +35,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, access, st
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, log, access, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority)
+	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority)
 	if err != nil {
 		return err
 	}

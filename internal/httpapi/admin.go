@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/skygate/skygate"
@@ -14,11 +15,11 @@ import (
 
 const adminPath = "/api/v1/admin"
 
-// actor is who makes an admin write: the employee of the request's token, in the
-// request.
-func actor(w http.ResponseWriter) skygate.Actor {
-	a := skygate.Actor{RequestID: requestIDOf(w)}
-	if c := principalOf(w); c != nil {
+// actor is who makes an admin write: the employee of the token of the request whose
+// context ctx is, in that request.
+func actor(ctx context.Context) skygate.Actor {
+	a := skygate.Actor{RequestID: requestIDOf(ctx)}
+	if c := principalOf(ctx); c != nil {
 		a.Subject = c.Subject
 	}
 	return a
@@ -27,8 +28,8 @@ func actor(w http.ResponseWriter) skygate.Actor {
 // audit returns the record of an admin write that a service other than identity
 // commits: the action on the target of the account, with the write's non-secret
 // parameters as details.
-func (s *Server) audit(w http.ResponseWriter, action, targetType, targetID, accountID string, details any) (*skygate.AuditEvent, error) {
-	return actor(w).Audit(s.now(), action, targetType, targetID, accountID, details)
+func (s *Server) audit(ctx context.Context, action, targetType, targetID, accountID string, details any) (*skygate.AuditEvent, error) {
+	return actor(ctx).Audit(s.now(), action, targetType, targetID, accountID, details)
 }
 
 func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
@@ -36,7 +37,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	a, err := s.deps.Identity.CreateAccount(r.Context(), actor(w), req)
+	a, err := s.deps.Identity.CreateAccount(r.Context(), actor(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func (s *Server) patchAccount(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	a, err := s.deps.Identity.SetAccountStatus(r.Context(), actor(w), req)
+	a, err := s.deps.Identity.SetAccountStatus(r.Context(), actor(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	app, err := s.deps.Identity.CreateApplication(r.Context(), actor(w), req)
+	app, err := s.deps.Identity.CreateApplication(r.Context(), actor(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error {
-	app, err := s.deps.Identity.DeleteApplication(r.Context(), actor(w), r.PathValue("applicationID"))
+	app, err := s.deps.Identity.DeleteApplication(r.Context(), actor(r.Context()), r.PathValue("applicationID"))
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request)
 	if err := decodeOptionalJSON(w, r, &req); err != nil {
 		return err
 	}
-	app, err := s.deps.Identity.RotateSecret(r.Context(), actor(w), req)
+	app, err := s.deps.Identity.RotateSecret(r.Context(), actor(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func (s *Server) createApplicationCertificate(w http.ResponseWriter, r *http.Req
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	cert, err := s.deps.Identity.AddCertificate(r.Context(), actor(w), req)
+	cert, err := s.deps.Identity.AddCertificate(r.Context(), actor(r.Context()), req)
 	if err != nil {
 		return err
 	}

@@ -19,15 +19,6 @@ type TokenVerifier interface {
 	VerifyAt(ctx context.Context, token string, at time.Time) (*oauth.Claims, error)
 }
 
-// principalOf returns the verified claims of the request that w answers, or nil before
-// authentication.
-func principalOf(w http.ResponseWriter) *oauth.Claims {
-	if rw, ok := w.(*responseWriter); ok {
-		return rw.claims
-	}
-	return nil
-}
-
 // authError is a 401/403 that also sets WWW-Authenticate (RFC 6750 §3).
 type authError struct {
 	err       *skygate.Error
@@ -60,8 +51,7 @@ func wrongAudience() error {
 
 // authenticate wraps next so that it runs only for a valid bearer token that holds
 // scope and, for B2B tokens, belongs to an active account. It puts the claims into the
-// request's responseWriter. Verification is offline and cached by the verifier until
-// the token expires, so the hot path pays no signature check.
+// request's state, where principalOf finds them.
 func (s *Server) authenticate(scope string, next handlerFunc) handlerFunc {
 	return s.authenticateAny([]string{scope}, next)
 }
@@ -79,12 +69,12 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if err := s.limit(w, r, claims.Principal(), s.deps.Limits.Account); err != nil {
 			return err
 		}
-		rw, ok := w.(*responseWriter)
-		if !ok {
-			// Every route is reached through ServeHTTP, which makes the responseWriter.
+		st := stateOf(r.Context())
+		if st == nil {
+			// Every route is reached through ServeHTTP, which puts the state in.
 			return errors.New("httpapi: authenticated route outside Server.ServeHTTP")
 		}
-		rw.claims = claims
+		st.claims = claims
 		return next(w, r)
 	}
 }
@@ -93,24 +83,20 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 // account status, the token's application (checkApplication) and its certificate
 // binding (checkCertificateBinding).
 func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claims, error) {
-	values := r.Header["Authorization"]
-	if len(values) > 1 {
+	if len(r.Header.Values("Authorization")) > 1 {
 		// Not a list header (RFC 9110 §11.6.2): which one would count is anyone's guess.
 		return nil, invalidToken("more than one Authorization header")
 	}
-	h := ""
-	if len(values) == 1 {
-		h = values[0]
-	}
-	scheme, token, ok := strings.Cut(h, " ")
+	h := r.Header.Get("Authorization")
 	if h == "" {
 		return nil, invalidToken("a bearer token is required")
 	}
-	// The scheme is case-insensitive (RFC 9110 §11.1); clients write it as the RFC does.
-	if !ok || !(scheme == "Bearer" || strings.EqualFold(scheme, "Bearer")) || token == "" {
+	// The scheme is case-insensitive (RFC 9110 §11.1).
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return nil, invalidToken("the Authorization header must be Bearer <token>")
 	}
-	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(w))
+	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(r.Context()))
 	if err != nil {
 		if errors.Is(err, oauth.ErrWrongAudience) {
 			return nil, wrongAudience()
@@ -136,12 +122,4 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 		return nil, err
 	}
 	return claims, nil
-}
-
-// accountID returns the tenant of the authenticated B2B request that w answers.
-func accountID(w http.ResponseWriter) string {
-	if c := principalOf(w); c != nil {
-		return c.AccountID
-	}
-	return ""
 }

@@ -32,7 +32,7 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	claims := principalOf(w)
+	claims := principalOf(r.Context())
 	var (
 		b        *skygate.Booking
 		replayed bool
@@ -78,7 +78,7 @@ func decodeBookingRequest(body []byte) (booking.Request, error) {
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountID(w), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 // listResponse is every paginated list: data and {count, offset, total}.
@@ -106,7 +106,7 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	status := r.URL.Query().Get("status")
-	items, total, err := s.deps.Bookings.List(r.Context(), accountID(w), status, p)
+	items, total, err := s.deps.Bookings.List(r.Context(), accountIDOf(r.Context()), status, p)
 	if err != nil {
 		return err
 	}
@@ -114,11 +114,11 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountID(w), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountID(w), r.PathValue("bookingID")))
+	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 // writeBooking answers 200 with the booking, or the error (409 InvalidBookingStatus
@@ -139,9 +139,9 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if wantPNG {
-		return writePNG(w)(s.deps.Bookings.PassPNG(r.Context(), accountID(w), r.PathValue("bookingID")))
+		return writePNG(w)(s.deps.Bookings.PassPNG(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 	}
-	b, err := s.deps.Bookings.Get(r.Context(), accountID(w), r.PathValue("bookingID"))
+	b, err := s.deps.Bookings.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID"))
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ type simulateRequest struct {
 // simulateBooking triggers, for sandbox applications (or in a sandbox deployment),
 // the transitions that time or the airport would trigger.
 func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
-	sandbox, err := s.isSandbox(w, r)
+	sandbox, err := s.isSandbox(r)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountID(w), r.PathValue("bookingID"), req.Event))
+	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID"), req.Event))
 }
 
 // adminGetBooking reads any account's booking (employees).
@@ -229,7 +229,7 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	audit, err := s.audit(w, "booking.complete", "booking", b.ID, b.AccountID, nil)
+	audit, err := s.audit(r.Context(), "booking.complete", "booking", b.ID, b.AccountID, nil)
 	if err != nil {
 		return err
 	}

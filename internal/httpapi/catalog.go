@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"sync/atomic"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
@@ -51,69 +49,23 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 // conditional headers match (RFC 9110 §13.2.2 precedence). A 304 carries ETag, Vary and
 // Cache-Control, the fields RFC 9110 §15.4.5 asks of it, and not the representation
 // metadata (Content-Language, Last-Modified) that the section says a 304 should not
-// generate when it has an ETag; that also keeps its header map within the eight
-// entries a Go map holds without growing, which net/http clones at WriteHeader.
-//
-// This is the hot path of the catalog: headers are assigned with canonical keys and
-// shared, never-modified values instead of h.Set, and the HTTP-date is formatted once
-// per catalog version.
+// generate when it has an ETag.
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
 	h := w.Header()
-	h["Vary"] = varyAcceptLanguage
-	h["Cache-Control"] = privateNoCache
-	h.Set("Etag", page.ETag)
+	h.Set("Vary", "Accept-Language")
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("ETag", page.ETag)
 	if conditional.NotModified(r, page.ETag, page.LastModified) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h["Content-Language"] = languageValue(page.Language)
+	h.Set("Content-Language", page.Language)
 	if !page.LastModified.IsZero() {
-		h["Last-Modified"] = httpDate(page.LastModified)
+		h.Set("Last-Modified", page.LastModified.UTC().Format(http.TimeFormat))
 	}
-	h["Content-Type"] = applicationJSON
+	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(page.Body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body)
 	return nil
-}
-
-// Shared header values of writePage. net/http never modifies them.
-var (
-	varyAcceptLanguage = []string{"Accept-Language"}
-	privateNoCache     = []string{"private, no-cache"}
-	applicationJSON    = []string{"application/json"}
-	languageValues     = map[string][]string{}
-)
-
-func init() {
-	for _, l := range skygate.Languages {
-		languageValues[l] = []string{l}
-	}
-}
-
-func languageValue(lang string) []string {
-	if v, ok := languageValues[lang]; ok {
-		return v
-	}
-	return []string{lang}
-}
-
-// lastHTTPDate caches the formatting of the one Last-Modified every page of the current
-// catalog shares.
-var lastHTTPDate atomic.Pointer[struct {
-	unix  int64
-	value []string
-}]
-
-func httpDate(t time.Time) []string {
-	u := t.Unix()
-	if c := lastHTTPDate.Load(); c != nil && c.unix == u {
-		return c.value
-	}
-	v := []string{t.UTC().Format(http.TimeFormat)}
-	lastHTTPDate.Store(&struct {
-		unix  int64
-		value []string
-	}{u, v})
-	return v
 }

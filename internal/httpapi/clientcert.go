@@ -110,11 +110,11 @@ func (s *Server) application(r *http.Request, clientID string) (*skygate.Applica
 
 // isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,
 // or a sandbox application.
-func (s *Server) isSandbox(w http.ResponseWriter, r *http.Request) (bool, error) {
+func (s *Server) isSandbox(r *http.Request) (bool, error) {
 	if s.deps.Sandbox {
 		return true, nil
 	}
-	claims := principalOf(w)
+	claims := principalOf(r.Context())
 	if claims == nil || claims.ClientID == "" {
 		return false, nil
 	}

@@ -12,37 +12,13 @@ import (
 // eSIM routes: the account's own package catalog, orders, eSIMs, top-ups, billing,
 // sandbox drivers and the admin side (packages, pool, credits).
 
-// esimRoutes registers the eSIM routes.
-func (s *Server) esimRoutes() {
-	catalogRead, read, write, admin := skygate.ScopeCatalogESIMRead, skygate.ScopeESIMRead, skygate.ScopeESIMWrite, skygate.ScopeAdminAccounts
-	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
-	s.route("GET /v2/catalog/esim/packages", auth(catalogRead, s.esimPackages))
-	s.route("GET /v2/catalog/esim/packages/{packageID}", auth(catalogRead, s.esimPackage))
-	s.route("POST /v2/b2b/esim/orders", auth(write, s.createESIMOrder))
-	s.route("GET /v2/b2b/esim/orders", auth(read, s.listESIMOrders))
-	s.route("GET /v2/b2b/esim/orders/{orderID}", auth(read, s.getESIMOrder))
-	s.route("GET /v2/b2b/esims", auth(read, s.listESIMs))
-	s.route("GET /v2/b2b/esims/{iccid}", auth(read, s.getESIM))
-	s.route("GET /v2/b2b/esims/{iccid}/qr", auth(read, s.esimQR))
-	s.route("POST /v2/b2b/esims/{iccid}/topups", auth(write, s.createTopUp))
-	s.route("GET /v2/b2b/esim/billing", auth(read, s.esimBilling))
-	s.route("POST /v2/sandbox/esims/{iccid}/install", auth(write, s.sandboxESIM("install")))
-	s.route("POST /v2/sandbox/esims/{iccid}/activate", auth(write, s.sandboxESIM("activate")))
-	s.route("POST /v2/sandbox/esims/{iccid}/usage", auth(write, s.sandboxESIM("usage")))
-	s.route("GET /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminESIMPackages))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/packages", auth(admin, s.adminSetESIMPackages))
-	s.route("GET /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminPoolCounts))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", auth(admin, s.adminImportPool))
-	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", auth(admin, s.adminCredit))
-}
-
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	lang := s.requestLanguage(r)
 	q, err := catalog.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
-	page, err := s.deps.ESIM.Packages(r.Context(), accountID(w), lang, q)
+	page, err := s.deps.ESIM.Packages(r.Context(), accountIDOf(r.Context()), lang, q)
 	if err != nil {
 		return err
 	}
@@ -51,7 +27,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
 	lang := s.requestLanguage(r)
-	page, err := s.deps.ESIM.Package(r.Context(), accountID(w), lang, r.PathValue("packageID"))
+	page, err := s.deps.ESIM.Package(r.Context(), accountIDOf(r.Context()), lang, r.PathValue("packageID"))
 	if err != nil {
 		return err
 	}
@@ -70,7 +46,7 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	c := principalOf(w)
+	c := principalOf(r.Context())
 	o, replayed, err := s.deps.ESIM.Order(r.Context(), esim.OrderCommand{AccountID: c.AccountID, ClientID: c.ClientID,
 		IdempotencyKey: key, Lang: s.contentLanguage(w, r), OrderRequest: req})
 	if err != nil {
@@ -86,7 +62,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.deps.ESIM.ListOrders(r.Context(), accountID(w), s.contentLanguage(w, r), p)
+	list, err := s.deps.ESIM.ListOrders(r.Context(), accountIDOf(r.Context()), s.contentLanguage(w, r), p)
 	if err != nil {
 		return err
 	}
@@ -95,7 +71,7 @@ func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := s.deps.ESIM.GetOrder(r.Context(), accountID(w), r.PathValue("orderID"), s.contentLanguage(w, r))
+	o, err := s.deps.ESIM.GetOrder(r.Context(), accountIDOf(r.Context()), r.PathValue("orderID"), s.contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -110,7 +86,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
-	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountID(w), s.contentLanguage(w, r), f, p)
+	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountIDOf(r.Context()), s.contentLanguage(w, r), f, p)
 	if err != nil {
 		return err
 	}
@@ -119,7 +95,7 @@ func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.deps.ESIM.ESIM(r.Context(), accountID(w), r.PathValue("iccid"), s.contentLanguage(w, r))
+	e, err := s.deps.ESIM.ESIM(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"), s.contentLanguage(w, r))
 	if err != nil {
 		return err
 	}
@@ -129,7 +105,7 @@ func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
 
 // esimQR answers the activation code as a QR code PNG.
 func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
-	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountID(w), r.PathValue("iccid")))
+	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid")))
 }
 
 // createTopUp adds a top-up package to an eSIM under an Idempotency-Key: 201 with the
@@ -143,7 +119,7 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	c := principalOf(w)
+	c := principalOf(r.Context())
 	t, replayed, err := s.deps.ESIM.TopUp(r.Context(), esim.TopUpCommand{AccountID: c.AccountID, ClientID: c.ClientID,
 		IdempotencyKey: key, ICCID: r.PathValue("iccid"), Lang: s.contentLanguage(w, r), TopUpRequest: req})
 	if err != nil {
@@ -158,7 +134,7 @@ func (s *Server) esimBilling(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.deps.ESIM.Billing(r.Context(), accountID(w), p)
+	b, err := s.deps.ESIM.Billing(r.Context(), accountIDOf(r.Context()), p)
 	if err != nil {
 		return err
 	}
@@ -174,14 +150,14 @@ type usageRequest struct {
 // applications: install, activate, or report cumulative usage.
 func (s *Server) sandboxESIM(action string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sandbox, err := s.isSandbox(w, r)
+		sandbox, err := s.isSandbox(r)
 		if err != nil {
 			return err
 		}
 		if !sandbox {
 			return skygate.Errorf(skygate.CodeForbidden, "sandbox routes are for sandbox applications only")
 		}
-		acc, iccid, lang := accountID(w), r.PathValue("iccid"), s.contentLanguage(w, r)
+		acc, iccid, lang := accountIDOf(r.Context()), r.PathValue("iccid"), s.contentLanguage(w, r)
 		var e *skygate.ESIM
 		switch action {
 		case "install":
@@ -228,7 +204,7 @@ func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) er
 			ids[i] = p.ID
 		}
 	}
-	audit, err := s.audit(w, "esim.packages.set", "account", acc, acc, map[string]any{"package_ids": ids})
+	audit, err := s.audit(r.Context(), "esim.packages.set", "account", acc, acc, map[string]any{"package_ids": ids})
 	if err != nil {
 		return err
 	}
@@ -260,7 +236,7 @@ func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
 	}
 	acc := r.PathValue("accountID")
 	// All or nothing: a committed import imported every profile.
-	audit, err := s.audit(w, "esim.pool.import", "account", acc, acc, map[string]int{"imported": len(in)})
+	audit, err := s.audit(r.Context(), "esim.pool.import", "account", acc, acc, map[string]int{"imported": len(in)})
 	if err != nil {
 		return err
 	}
@@ -277,7 +253,7 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	acc := r.PathValue("accountID")
-	audit, err := s.audit(w, "esim.credit", "account", acc, acc, req)
+	audit, err := s.audit(r.Context(), "esim.credit", "account", acc, acc, req)
 	if err != nil {
 		return err
 	}

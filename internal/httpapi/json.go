@@ -3,11 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/json/jsontext"
+	jsonv2 "encoding/json/v2"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/skygate/skygate"
@@ -64,63 +68,87 @@ func decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return unmarshalStrict(body, v)
 }
 
-// unmarshalStrict decodes exactly one JSON value with no unknown fields.
+// unmarshalStrict decodes exactly one JSON value into v with encoding/json/v2, which
+// refuses what a lenient parser would guess at: unknown fields, a field named twice,
+// invalid UTF-8, field names in another case than the contract's, and anything after
+// the value. Every refusal is a 400 that names the field when there is one.
 func unmarshalStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return skygate.Errorf(skygate.CodeBadRequest, "the body is empty; a JSON object is required")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := jsonv2.Unmarshal(body, v, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return badJSON(err)
-	}
-	if dec.More() {
-		return skygate.Errorf(skygate.CodeBadRequest, "the body holds more than one JSON value")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return skygate.Errorf(skygate.CodeBadRequest, "the body holds data after the JSON value")
 	}
 	return nil
 }
 
-// badJSON explains a decoding error without echoing Go type names.
+// badJSON explains a decoding error of encoding/json/v2 or encoding/json (which the
+// booking request's shape check uses) without echoing Go type names.
 func badJSON(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	var syn1 *json.SyntaxError
+	var typ1 *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &syn):
-		return skygate.Errorf(skygate.CodeBadRequest, "malformed JSON at byte %d", syn.Offset)
-	case errors.As(err, &typ):
+	case errors.As(err, &syn1):
+		return skygate.Errorf(skygate.CodeBadRequest, "malformed JSON at byte %d", syn1.Offset)
+	case errors.As(err, &typ1):
 		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "a field has the wrong JSON type",
-			Fields: []skygate.FieldError{{Field: typ.Field, Message: "must be a JSON " + jsonKind(typ.Type.Kind().String())}}}
+			Fields: []skygate.FieldError{{Field: typ1.Field, Message: "must be a JSON " + jsonKind(typ1.Type.Kind())}}}
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &syn):
+		field := fieldName(syn.JSONPointer)
+		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "the body names a field twice",
+			Fields: []skygate.FieldError{{Field: field, Message: "appears more than once"}}}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return skygate.Errorf(skygate.CodeBadRequest, "the JSON body ends early")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+	case errors.As(err, &syn):
+		return skygate.Errorf(skygate.CodeBadRequest, "malformed JSON at byte %d", syn.ByteOffset)
+	case errors.Is(err, jsonv2.ErrUnknownName) && errors.As(err, &sem):
 		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "the body has an unknown field",
-			Fields: []skygate.FieldError{{Field: field, Message: "unknown field"}}}
+			Fields: []skygate.FieldError{{Field: fieldName(sem.JSONPointer), Message: "unknown field"}}}
+	case errors.As(err, &sem) && sem.GoType != nil:
+		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "a field has the wrong JSON type",
+			Fields: []skygate.FieldError{{Field: fieldName(sem.JSONPointer), Message: "must be a JSON " + jsonKind(sem.GoType.Kind())}}}
 	default:
 		return skygate.Errorf(skygate.CodeBadRequest, "the body is not valid JSON")
 	}
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
+// fieldName writes a JSON Pointer ("/passengers/0/name") as field errors name fields
+// elsewhere ("passengers[0].name").
+func fieldName(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.ParseUint(tok, 10, 64); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
 		return "string"
-	case "bool":
+	case reflect.Bool:
 		return "boolean"
-	case "slice", "array":
+	case reflect.Slice, reflect.Array:
 		return "array"
-	case "map", "struct", "ptr":
+	case reflect.Map, reflect.Struct, reflect.Pointer, reflect.Interface:
 		return "object"
 	default:
 		return "number"
 	}
 }
 
-// writeJSON writes v with the status. Encoding happens before the header is sent, so an
-// encoding failure is still a clean 500.
+// writeJSON writes v with the status, encoded by encoding/json, whose representation
+// of the domain types the contract documents. Encoding happens before the header is
+// sent, so an encoding failure is still a clean 500.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -1,27 +1,19 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/oauth"
 )
-
-// requestIDOf returns the request id that ServeHTTP put into w's X-Request-ID header,
-// or "" outside ServeHTTP.
-func requestIDOf(w http.ResponseWriter) string {
-	if v := w.Header()[headerRequestID]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
 
 // validRequestID accepts 1–128 characters of [A-Za-z0-9._-], as the contract says.
 func validRequestID(id string) bool {
@@ -37,8 +29,8 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// requestIDPrefix makes generated request ids unique across processes; the counter
-// makes them unique within one, without a random read per request.
+// requestIDPrefix makes generated request ids unique across processes, and
+// requestIDSeq within one.
 var (
 	requestIDPrefix = func() string {
 		var b [8]byte
@@ -48,67 +40,36 @@ var (
 	requestIDSeq atomic.Uint64
 )
 
-// requestID is the id of a request with these X-Request-ID values: the first when
+// requestID is the id of a request with this X-Request-ID value: the value when
 // validRequestID accepts it, else a new one.
-func requestID(supplied []string) string {
-	if len(supplied) > 0 && validRequestID(supplied[0]) {
-		return supplied[0]
+func requestID(supplied string) string {
+	if validRequestID(supplied) {
+		return supplied
 	}
 	return newRequestID()
 }
 
+// newRequestID returns an id no other request of any process has had.
 func newRequestID() string {
-	var buf [16 + 1 + 16]byte
-	b := append(buf[:0], requestIDPrefix...)
-	b = append(b, '-')
-	b = appendHex(b, requestIDSeq.Add(1))
-	return string(b)
+	return requestIDPrefix + "-" + strconv.FormatUint(requestIDSeq.Add(1), 16)
 }
 
-// appendHex appends n in lower-case hexadecimal, as strconv.AppendUint(b, n, 16) does,
-// in a third of its instructions: strconv's loop serves every base.
-func appendHex(b []byte, n uint64) []byte {
-	var d [16]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = "0123456789abcdef"[n&0xf]
-		if n >>= 4; n == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
-}
-
-// responseWriter records the status for logs and metrics, and replaces the plain-text
-// 404/405 answers of http.ServeMux with problem+json. It also carries what the
-// middleware learns of the request, so that handlers and the access log find it
-// through their ResponseWriter: its id (id[0], which is also the X-Request-Id header's
-// value, so that one allocation serves both) and, once authenticated, its claims. A
-// derived context would cost a copy of the whole http.Request (r.WithContext), an
-// eighth of a cached catalog page's handler time.
+// responseWriter records the status and size for logs and metrics, and replaces the
+// plain-text 404/405 answers of http.ServeMux with problem+json.
 type responseWriter struct {
 	http.ResponseWriter
 	s       *Server
 	r       *http.Request
-	start   time.Time // when ServeHTTP began
 	status  int
 	written int64
 	swallow bool
-	id      [1]string
-	claims  *oauth.Claims
 }
 
 func (w *responseWriter) WriteHeader(code int) {
 	if w.status != 0 {
 		return
 	}
-	// The Date header from a per-second cache (see secondText), when the header map has
-	// room for it; else net/http formats Date itself, which costs less than the entry.
 	h := w.Header()
-	if len(h) < mapGroupSlots {
-		h["Date"] = dateSeconds.at(w.s.now())
-	}
 	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) &&
 		strings.HasPrefix(h.Get("Content-Type"), "text/plain") {
 		// Only ServeMux writes text/plain errors: our handlers return errors instead.
@@ -126,13 +87,6 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// mapGroupSlots is how many entries a Go map holds in its one group. The next makes it
-// a table: a directory and two groups, built here and again by the http.Header.Clone
-// that net/http makes at WriteHeader. A catalog page's eight header fields plus a
-// cached Date cost a page 8 % of its throughput against net/http formatting Date
-// (docs/performance.md, "A ninth header field").
-const mapGroupSlots = 8
-
 func (w *responseWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
@@ -147,46 +101,36 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// headerRequestID is X-Request-ID in the canonical form of http.Header keys, so the hot
-// path reads and sets it without canonicalising (and allocating) the key each time.
-const headerRequestID = "X-Request-Id"
-
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.now()
-	id := requestID(r.Header[headerRequestID])
-	rw := &responseWriter{ResponseWriter: w, s: s, start: start, id: [1]string{id}}
-	w.Header()[headerRequestID] = rw.id[:]
-	rw.r = r
+	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
+	r = r.WithContext(withState(r.Context(), st))
+	w.Header().Set("X-Request-ID", st.id)
+	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", id)
+			s.log.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", st.id)
 			if rw.status == 0 {
 				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
-		s.observe(rw, r, start)
+		s.observe(rw, r, st)
 	}()
-	if route, ok := s.exact.lookup(r); ok {
-		r.Pattern = route.pattern
-		route.h.ServeHTTP(rw, r)
-		return
-	}
 	s.mux.ServeHTTP(rw, r)
 }
 
 // observe updates the metrics and writes the access-log line of a request.
-func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
+func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) {
 	status := rw.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	end := s.now()
-	elapsed := end.Sub(start)
+	elapsed := end.Sub(st.start)
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"
@@ -195,16 +139,15 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, start time.Time) {
 	if s.access == nil {
 		return
 	}
-	s.access.write(&accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: rw.id[0], source: s.source(r), claims: rw.claims})
+	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
+		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: s.source(r), claims: st.claims})
 }
 
-// arrival returns when the request that w answers arrived: the time ServeHTTP read,
-// so that checks against the clock (token expiry) need not read it again; the clock's
-// time outside ServeHTTP.
-func (s *Server) arrival(w http.ResponseWriter) time.Time {
-	if rw, ok := w.(*responseWriter); ok {
-		return rw.start
+// arrival returns when the request whose context ctx is arrived (when ServeHTTP
+// began), the time its token is verified at; the clock's time outside ServeHTTP.
+func (s *Server) arrival(ctx context.Context) time.Time {
+	if st := stateOf(ctx); st != nil {
+		return st.start
 	}
 	return s.now()
 }

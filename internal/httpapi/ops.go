@@ -17,7 +17,7 @@ func (s *Server) Ops() *Server { return s.ops }
 // newOps builds the operator server, sharing s's metrics, access log and readiness
 // checks.
 func (s *Server) newOps() *Server {
-	o := &Server{deps: s.deps, mux: http.NewServeMux(), exact: exactRoutes{}, log: s.log, now: s.now,
+	o := &Server{deps: s.deps, mux: http.NewServeMux(), log: s.log, now: s.now,
 		metrics: s.metrics, access: s.access}
 	o.route("GET /metrics", o.metrics.handler())
 	o.route("GET /healthz", o.handle(o.healthz))

@@ -39,5 +39,3 @@ func parsePage(r *http.Request) (skygate.Page, error) {
 	}
 	return p, nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -57,7 +57,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == skygate.CodeInternal && s.deps.Transient != nil && s.deps.Transient(err) {
 		// The database is restarting or unreachable: a retry will do.
 		w.Header().Set("Retry-After", "1")
-		s.log.WarnContext(r.Context(), "database unavailable", "err", err, "request_id", requestIDOf(w))
+		s.log.WarnContext(r.Context(), "database unavailable", "err", err, "request_id", requestIDOf(r.Context()))
 		err = &skygate.Error{Code: skygate.CodeUnavailable, Message: "the service is temporarily unavailable; retry shortly", Err: err}
 		code = skygate.CodeUnavailable
 	}
@@ -71,7 +71,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Status:    status,
 		Detail:    skygate.ErrorMessage(err),
 		Code:      code,
-		RequestID: requestIDOf(w),
+		RequestID: requestIDOf(r.Context()),
 	}
 	var e *skygate.Error
 	if errors.As(err, &e) {

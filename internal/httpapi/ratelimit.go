@@ -44,11 +44,9 @@ func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 // half of its burst or more, sets the RateLimit headers (IETF
 // draft-ietf-httpapi-ratelimit-headers): limit, remaining and seconds until reset. A
 // caller well within its allowance gets none: the draft lets servers send them "only
-// when a given quota is going to expire" (its performance considerations), and three
-// more header fields take a response's header map past Go's eight-entry single group,
-// which cost a catalog page about a tenth of its instructions in net/http
-// (docs/performance.md, "RateLimit fields when they matter"). A limiter that fails lets
-// the request through: limits protect, they must not take the service down with Redis.
+// when a given quota is going to expire" (its performance considerations). A limiter
+// that fails lets the request through: limits protect, they must not take the service
+// down with Redis.
 func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate ratelimit.Rate) error {
 	l := s.deps.Limits.Limiter
 	if l == nil || !rate.Enabled() {
@@ -62,12 +60,10 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 	if d.Allowed && !quotaLow(d) {
 		return nil
 	}
-	// The keys are in http.Header's canonical form, so that no Set canonicalizes (and
-	// allocates) them, and the three values share one backing array.
-	v := make([]string, 3)
-	v[0], v[1], v[2] = decimal(d.Limit), decimal(d.Remaining), decimal(ceilSeconds(d.Reset))
 	h := w.Header()
-	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
+	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
 	if d.Allowed {
 		return nil
 	}
@@ -80,21 +76,3 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 // quotaLow says whether the caller has used half of its burst or more: from then on
 // every answer carries the RateLimit headers.
 func quotaLow(d ratelimit.Decision) bool { return d.Remaining*2 <= d.Limit }
-
-// decimals holds the decimal form of the numbers the RateLimit headers usually carry
-// (bursts, remaining requests and seconds below 1024), made once instead of on every
-// request.
-var decimals = func() (d [1024]string) {
-	for i := range d {
-		d[i] = strconv.Itoa(i)
-	}
-	return d
-}()
-
-// decimal is strconv.Itoa without an allocation for 0–1023.
-func decimal(n int) string {
-	if 0 <= n && n < len(decimals) {
-		return decimals[n]
-	}
-	return strconv.Itoa(n)
-}

@@ -39,10 +39,10 @@ func (s *Server) routes() {
 	}
 
 	// Catalog: bearer token only, on both listeners.
-	s.route("GET /v2/catalog/lounges", s.handle(s.authenticate(skygate.ScopeCatalogLoungesRead, s.catalogList(catalog.KindLounge))))
-	s.route("GET /v2/catalog/lounges/{id}", s.handle(s.authenticate(skygate.ScopeCatalogLoungesRead, s.catalogItem(catalog.KindLounge))))
-	s.route("GET /v2/catalog/fast-tracks", s.handle(s.authenticate(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack))))
-	s.route("GET /v2/catalog/fast-tracks/{id}", s.handle(s.authenticate(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack))))
+	s.route("GET /v2/catalog/lounges", s.auth(skygate.ScopeCatalogLoungesRead, s.catalogList(catalog.KindLounge)))
+	s.route("GET /v2/catalog/lounges/{id}", s.auth(skygate.ScopeCatalogLoungesRead, s.catalogItem(catalog.KindLounge)))
+	s.route("GET /v2/catalog/fast-tracks", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack)))
+	s.route("GET /v2/catalog/fast-tracks/{id}", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack)))
 
 	// Fast-track booking: bearer token and a client certificate (mTLS listener).
 	write, read := skygate.ScopeBookingWrite, skygate.ScopeBookingRead
@@ -54,42 +54,69 @@ func (s *Server) routes() {
 	s.route("GET /v2/b2b/booking/fast-tracks/{bookingID}/pass", s.booking(read, s.getPass))
 	s.route("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
 
-	s.esimRoutes()
-	s.webhookRoutes()
+	// eSIM: the account's package catalog, orders, eSIMs, top-ups, billing and sandbox
+	// drivers; bearer token only.
+	catalogESIM, esimRead, esimWrite := skygate.ScopeCatalogESIMRead, skygate.ScopeESIMRead, skygate.ScopeESIMWrite
+	s.route("GET /v2/catalog/esim/packages", s.auth(catalogESIM, s.esimPackages))
+	s.route("GET /v2/catalog/esim/packages/{packageID}", s.auth(catalogESIM, s.esimPackage))
+	s.route("POST /v2/b2b/esim/orders", s.auth(esimWrite, s.createESIMOrder))
+	s.route("GET /v2/b2b/esim/orders", s.auth(esimRead, s.listESIMOrders))
+	s.route("GET /v2/b2b/esim/orders/{orderID}", s.auth(esimRead, s.getESIMOrder))
+	s.route("GET /v2/b2b/esims", s.auth(esimRead, s.listESIMs))
+	s.route("GET /v2/b2b/esims/{iccid}", s.auth(esimRead, s.getESIM))
+	s.route("GET /v2/b2b/esims/{iccid}/qr", s.auth(esimRead, s.esimQR))
+	s.route("POST /v2/b2b/esims/{iccid}/topups", s.auth(esimWrite, s.createTopUp))
+	s.route("GET /v2/b2b/esim/billing", s.auth(esimRead, s.esimBilling))
+	s.route("POST /v2/sandbox/esims/{iccid}/install", s.auth(esimWrite, s.sandboxESIM("install")))
+	s.route("POST /v2/sandbox/esims/{iccid}/activate", s.auth(esimWrite, s.sandboxESIM("activate")))
+	s.route("POST /v2/sandbox/esims/{iccid}/usage", s.auth(esimWrite, s.sandboxESIM("usage")))
+
+	// Webhooks: one subscription per account, signed deliveries with a log of every
+	// attempt.
+	hooksRead, hooksWrite := skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite
+	s.route("POST /api/v1/b2b/webhooks", s.auth(hooksWrite, s.createWebhook))
+	s.route("GET /api/v1/b2b/webhooks", s.auth(hooksRead, s.listWebhooks))
+	s.route("GET /api/v1/b2b/webhooks/{webhookID}", s.auth(hooksRead, s.getWebhook))
+	s.route("DELETE /api/v1/b2b/webhooks/{webhookID}", s.auth(hooksWrite, s.deleteWebhook))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/rotate-secret", s.auth(hooksWrite, s.rotateWebhookSecret))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/change-url", s.auth(hooksWrite, s.changeWebhookURL))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/test", s.auth(hooksWrite, s.testWebhook))
+	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", s.auth(hooksRead, s.listWebhookDeliveries))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", s.auth(hooksWrite, s.retryWebhookDelivery))
 
 	// Admin (employees). Every write is audited.
 	accounts, apps := skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications
-	s.route("POST /api/v1/admin/accounts", s.handle(s.authenticate(accounts, s.createAccount)))
-	s.route("GET /api/v1/admin/accounts", s.handle(s.authenticate(accounts, s.listAccounts)))
-	s.route("GET /api/v1/admin/accounts/{accountID}", s.handle(s.authenticate(accounts, s.getAccount)))
-	s.route("PATCH /api/v1/admin/accounts/{accountID}", s.handle(s.authenticate(accounts, s.patchAccount)))
-	s.route("POST /api/v1/admin/accounts/{accountID}/applications", s.handle(s.authenticate(apps, s.createApplication)))
-	s.route("GET /api/v1/admin/accounts/{accountID}/applications", s.handle(s.authenticate(apps, s.listApplications)))
-	s.route("GET /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.getApplication)))
-	s.route("DELETE /api/v1/admin/applications/{applicationID}", s.handle(s.authenticate(apps, s.deleteApplication)))
-	s.route("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.handle(s.authenticate(apps, s.rotateApplicationSecret)))
-	s.route("POST /api/v1/admin/applications/{applicationID}/certificates", s.handle(s.authenticate(apps, s.createApplicationCertificate)))
+	s.route("POST /api/v1/admin/accounts", s.auth(accounts, s.createAccount))
+	s.route("GET /api/v1/admin/accounts", s.auth(accounts, s.listAccounts))
+	s.route("GET /api/v1/admin/accounts/{accountID}", s.auth(accounts, s.getAccount))
+	s.route("PATCH /api/v1/admin/accounts/{accountID}", s.auth(accounts, s.patchAccount))
+	s.route("POST /api/v1/admin/accounts/{accountID}/applications", s.auth(apps, s.createApplication))
+	s.route("GET /api/v1/admin/accounts/{accountID}/applications", s.auth(apps, s.listApplications))
+	s.route("GET /api/v1/admin/applications/{applicationID}", s.auth(apps, s.getApplication))
+	s.route("DELETE /api/v1/admin/applications/{applicationID}", s.auth(apps, s.deleteApplication))
+	s.route("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.auth(apps, s.rotateApplicationSecret))
+	s.route("POST /api/v1/admin/applications/{applicationID}/certificates", s.auth(apps, s.createApplicationCertificate))
 	s.route("GET /api/v1/admin/audit-events", s.handle(s.authenticateAny([]string{accounts, apps, skygate.ScopeAuditRead}, s.listAuditEvents)))
-	s.route("GET /api/v1/admin/accounts/{accountID}/bookings", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminListBookings)))
-	s.route("GET /api/v1/admin/bookings/{bookingID}", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminGetBooking)))
-	s.route("POST /api/v1/admin/bookings/{bookingID}/complete", s.handle(s.authenticate(skygate.ScopeAdminAccounts, s.adminCompleteBooking)))
+	s.route("GET /api/v1/admin/accounts/{accountID}/bookings", s.auth(skygate.ScopeAdminAccounts, s.adminListBookings))
+	s.route("GET /api/v1/admin/bookings/{bookingID}", s.auth(skygate.ScopeAdminAccounts, s.adminGetBooking))
+	s.route("POST /api/v1/admin/bookings/{bookingID}/complete", s.auth(skygate.ScopeAdminAccounts, s.adminCompleteBooking))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/packages", s.auth(accounts, s.adminESIMPackages))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/packages", s.auth(accounts, s.adminSetESIMPackages))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/pool", s.auth(accounts, s.adminPoolCounts))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", s.auth(accounts, s.adminImportPool))
+	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", s.auth(accounts, s.adminCredit))
 }
 
-// route registers h at pattern and remembers the pattern for Routes. Literal paths are
-// also looked up in s.exact before ServeMux.
+// route registers h at pattern and remembers the pattern for Routes.
 func (s *Server) route(pattern string, h http.Handler) {
 	s.handleMux(pattern, h)
-	s.exact.add(pattern, h)
-	s.metrics.addRoute(pattern)
 	s.patterns = append(s.patterns, pattern)
 }
 
-// handleMux registers h at pattern in ServeMux once plainPattern has accepted the
-// pattern. route calls it for API routes; the pages outside the API (console, docs,
-// development IdP) call it alone, so that neither Routes nor the route series of the
-// metrics list them.
+// handleMux registers h at pattern in ServeMux. route calls it for API routes; the
+// pages outside the API (console, docs, development IdP) call it alone, so that
+// Routes does not list them.
 func (s *Server) handleMux(pattern string, h http.Handler) {
-	plainPattern(pattern)
 	s.mux.Handle(pattern, h)
 }
 
@@ -97,7 +124,12 @@ func (s *Server) handleMux(pattern string, h http.Handler) {
 // order. Tests generate their route matrices (tenant isolation, hostile input) from it.
 func (s *Server) Routes() []string { return slices.Clone(s.patterns) }
 
+// auth guards a route with a bearer token that holds scope.
+func (s *Server) auth(scope string, h handlerFunc) http.Handler {
+	return s.handle(s.authenticate(scope, h))
+}
+
 // booking guards a booking route: the scope, then the client certificate.
 func (s *Server) booking(scope string, h handlerFunc) http.Handler {
-	return s.handle(s.authenticate(scope, s.requireClientCert(h)))
+	return s.auth(scope, s.requireClientCert(h))
 }

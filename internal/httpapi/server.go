@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -71,9 +70,9 @@ type Deps struct {
 	// Ready are the readiness checks of /readyz by name.
 	Ready map[string]func(context.Context) error
 	Log   *slog.Logger
-	// AccessLog receives the access log, one JSON line per request (see accessLog);
-	// nil writes none. It must not keep the slices it is given.
-	AccessLog io.Writer
+	// AccessLog receives the access log, one info line per request (see accessLog);
+	// nil writes none.
+	AccessLog *slog.Logger
 	Now       skygate.Clock
 }
 
@@ -104,7 +103,6 @@ type EmployeeLogin interface {
 type Server struct {
 	deps     Deps
 	mux      *http.ServeMux
-	exact    exactRoutes
 	log      *slog.Logger
 	now      skygate.Clock
 	metrics  *metrics
@@ -135,7 +133,6 @@ func NewServer(d Deps) *Server {
 	s := &Server{
 		deps:    d,
 		mux:     http.NewServeMux(),
-		exact:   exactRoutes{},
 		log:     d.Log,
 		now:     d.Now,
 		metrics: newMetrics(),

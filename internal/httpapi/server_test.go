@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/storetest"
@@ -60,6 +62,9 @@ func TestErrorResponses(t *testing.T) {
 		{"trailing garbage", "POST", "/test/json", "application/json", `{"name":"a"} x`, 400, skygate.CodeBadRequest},
 		{"empty", "POST", "/test/json", "application/json", ``, 400, skygate.CodeBadRequest},
 		{"raw NUL in a JSON string", "POST", "/test/json", "application/json", "{\"name\":\"a\x00b\"}", 400, skygate.CodeBadRequest},
+		{"a field twice", "POST", "/test/json", "application/json", `{"name":"a","name":"b"}`, 400, skygate.CodeBadRequest},
+		{"invalid UTF-8", "POST", "/test/json", "application/json", "{\"name\":\"a\xffb\"}", 400, skygate.CodeBadRequest},
+		{"a field in another case", "POST", "/test/json", "application/json", `{"Name":"a"}`, 400, skygate.CodeBadRequest},
 		{"escaped NUL", "POST", "/test/json", "application/json; charset=utf-8", `{"name":"a\u0000b"}`, 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,5 +131,64 @@ func TestValidRequestID(t *testing.T) {
 		if validRequestID(id) != ok {
 			t.Errorf("validRequestID(%q) != %v", id, ok)
 		}
+	}
+}
+
+// TestRoutePattern checks that a request reports its route pattern in the access log
+// (and so in the metrics): a literal route, HEAD of a GET route, a wildcard route, and
+// no route at all.
+func TestRoutePattern(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	none := http.NotFoundHandler()
+	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
+		AccessLog: slog.New(slog.NewJSONHandler(&log, nil))})
+	for _, tc := range []struct{ method, target, route string }{
+		{"GET", "/healthz", "GET /healthz"},
+		{"HEAD", "/healthz", "GET /healthz"},
+		{"GET", "/v2/catalog/lounges/x1", "GET /v2/catalog/lounges/{id}"},
+		{"GET", "/nope", "unmatched"},
+	} {
+		log.Reset()
+		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.target, nil))
+		if got := decodeLine(t, log.Bytes())["route"]; got != tc.route {
+			t.Errorf("%s %s: route %q, want %q", tc.method, tc.target, got, tc.route)
+		}
+	}
+}
+
+// TestDateHeader: every response, a problem+json from ServeMux included, carries
+// exactly one Date, an HTTP-date of when it was written.
+func TestDateHeader(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(newTestServer(t))
+	defer srv.Close()
+	for _, path := range []string{"/healthz", "/nope", "/v2/catalog/lounges"} {
+		before := time.Now().Truncate(time.Second)
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Values("Date")
+		if len(got) != 1 {
+			t.Fatalf("GET %s (%d): Date %q, want one", path, resp.StatusCode, got)
+		}
+		if date, err := http.ParseTime(got[0]); err != nil || date.Before(before) || date.After(time.Now()) {
+			t.Errorf("GET %s (%d): Date %q (%v), want about now", path, resp.StatusCode, got[0], err)
+		}
+	}
+}
+
+// TestNewRequestID: generated ids are valid by the contract's rule and never repeat.
+func TestNewRequestID(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newRequestID()
+		if !validRequestID(id) || seen[id] {
+			t.Fatalf("newRequestID() = %q: valid %v, seen before %v", id, validRequestID(id), seen[id])
+		}
+		seen[id] = true
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"strings"
 )
 
-// headerForwardedFor is X-Forwarded-For in the canonical form of http.Header keys.
-const headerForwardedFor = "X-Forwarded-For"
-
 // source returns the address a request comes from, which the access log reports and
 // the token endpoint's per-source limit counts: the TCP peer, or, when the peer is one
 // of Deps.Proxies (a reverse proxy), the address that the proxies saw, taken
@@ -29,7 +26,7 @@ func (s *Server) source(r *http.Request) netip.Addr {
 		return peer
 	}
 	src := peer
-	fields := r.Header[headerForwardedFor]
+	fields := r.Header.Values("X-Forwarded-For")
 	for i := len(fields) - 1; i >= 0; i-- {
 		list := fields[i]
 		for list != "" {

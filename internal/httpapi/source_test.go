@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -99,7 +100,7 @@ func TestAccessLogSource(t *testing.T) {
 	t.Parallel()
 	var access lockedBuffer
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: &access,
+	s := NewServer(Deps{TokenEndpoint: none, JWKS: none, Discovery: none, AccessLog: slog.New(slog.NewJSONHandler(&access, nil)),
 		Proxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	for _, tc := range []struct{ peer, xff, want string }{
 		{"192.0.2.7:4711", "", "192.0.2.7"},

@@ -73,7 +73,7 @@ func newGate(t *testing.T, store skygate.Store) *gate {
 		TokenEndpoint: oauth.NewTokenHandler(nil, oauth.NewClientCredentialsGrant(oauth.NewClientAuthenticator(apps, hasher), issuer)),
 	})
 	s.mux.Handle("GET /test/b2b", s.handle(s.authenticate(skygate.ScopeCatalogLoungesRead, func(w http.ResponseWriter, r *http.Request) error {
-		return writeJSON(w, http.StatusOK, map[string]string{"client_id": principalOf(w).ClientID})
+		return writeJSON(w, http.StatusOK, map[string]string{"client_id": principalOf(r.Context()).ClientID})
 	})))
 	admin, _, err := issuer.Issue(oauth.Claims{Subject: "employee-1", ClientID: "console", Roles: []string{"admin"},
 		Scopes: []string{skygate.ScopeAdminApplications}})
@@ -196,7 +196,7 @@ func TestRotateSecretRevokingTokens(t *testing.T) {
 			{"{}", "application/json", "{}"},
 			{"revoke_tokens false", "application/json", `{"revoke_tokens":false}`},
 		} {
-			secret = newSecret(g.adminCall(http.MethodPost, rotate, tc.contentType, tc.body))
+			newSecret(g.adminCall(http.MethodPost, rotate, tc.contentType, tc.body))
 			if w := g.call(old, nil); w.Code != http.StatusOK {
 				t.Fatalf("%s: the token of before is refused: %d %s", tc.name, w.Code, w.Body)
 			}

@@ -43,9 +43,9 @@ func (h tokenHooks) Authenticated(w http.ResponseWriter, r *http.Request, client
 		}
 	}
 	hdr := w.Header()
-	delete(hdr, "Ratelimit-Limit")
-	delete(hdr, "Ratelimit-Remaining")
-	delete(hdr, "Ratelimit-Reset")
+	hdr.Del("RateLimit-Limit")
+	hdr.Del("RateLimit-Remaining")
+	hdr.Del("RateLimit-Reset")
 	return s.limit(w, r, "client:"+clientID, limits.Token)
 }
 
@@ -67,5 +67,5 @@ func (h tokenHooks) AuthenticationFailed(w http.ResponseWriter, r *http.Request,
 		clientID = clientID[:maxLoggedClientID]
 	}
 	h.s.log.WarnContext(r.Context(), "client authentication failed", "client_id", clientID,
-		"source", addrText(h.s.source(r)), "request_id", requestIDOf(w))
+		"source", addrText(h.s.source(r)), "request_id", requestIDOf(r.Context()))
 }

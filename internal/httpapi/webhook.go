@@ -12,20 +12,6 @@ import (
 
 const webhookPath = "/api/v1/b2b/webhooks"
 
-func (s *Server) webhookRoutes() {
-	read, write := skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite
-	auth := func(scope string, h handlerFunc) http.Handler { return s.handle(s.authenticate(scope, h)) }
-	s.route("POST /api/v1/b2b/webhooks", auth(write, s.createWebhook))
-	s.route("GET /api/v1/b2b/webhooks", auth(read, s.listWebhooks))
-	s.route("GET /api/v1/b2b/webhooks/{webhookID}", auth(read, s.getWebhook))
-	s.route("DELETE /api/v1/b2b/webhooks/{webhookID}", auth(write, s.deleteWebhook))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/rotate-secret", auth(write, s.rotateWebhookSecret))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/change-url", auth(write, s.changeWebhookURL))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/test", auth(write, s.testWebhook))
-	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", auth(read, s.listWebhookDeliveries))
-	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", auth(write, s.retryWebhookDelivery))
-}
-
 // createWebhook answers 201 with the subscription (never the secret) and Location; a
 // second subscription of the account is 409 WebhookExists.
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -33,7 +19,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.Create(r.Context(), accountID(w), req)
+	sub, err := s.deps.Webhooks.Create(r.Context(), accountIDOf(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -42,7 +28,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	subs, err := s.deps.Webhooks.List(r.Context(), accountID(w))
+	subs, err := s.deps.Webhooks.List(r.Context(), accountIDOf(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -50,7 +36,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	sub, err := s.deps.Webhooks.Get(r.Context(), accountID(w), r.PathValue("webhookID"))
+	sub, err := s.deps.Webhooks.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"))
 	if err != nil {
 		return err
 	}
@@ -58,7 +44,7 @@ func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	if err := s.deps.Webhooks.Delete(r.Context(), accountID(w), r.PathValue("webhookID")); err != nil {
+	if err := s.deps.Webhooks.Delete(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -76,7 +62,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) err
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountID(w), r.PathValue("webhookID"), req.Secret)
+	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.Secret)
 	if err != nil {
 		return err
 	}
@@ -92,7 +78,7 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountID(w), r.PathValue("webhookID"), req.URL)
+	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.URL)
 	if err != nil {
 		return err
 	}
@@ -103,7 +89,7 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 // Each subscription may send Limits.WebhookTest of them (429 beyond), counted once the
 // subscription is found, so that another account's id stays a 404.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	acct, id := accountID(w), r.PathValue("webhookID")
+	acct, id := accountIDOf(r.Context()), r.PathValue("webhookID")
 	if _, err := s.deps.Webhooks.Get(r.Context(), acct, id); err != nil {
 		return err
 	}
@@ -122,7 +108,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountID(w), r.PathValue("webhookID"), p)
+	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), p)
 	if err != nil {
 		return err
 	}
@@ -131,7 +117,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 
 // retryWebhookDelivery makes a failed or pending delivery due now: 202.
 func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.deps.Webhooks.Retry(r.Context(), accountID(w), r.PathValue("webhookID"), r.PathValue("deliveryID"))
+	d, err := s.deps.Webhooks.Retry(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), r.PathValue("deliveryID"))
 	if err != nil {
 		return err
 	}

@@ -46,22 +46,6 @@ func (c *Claims) Principal() string {
 	return "employee:" + c.Subject
 }
 
-// PrintableIDs reports whether AccountID and Subject are both printable ASCII (0x20–0x7e)
-// other than '"' and '\\': characters that JSON strings, quoted strings in HTTP fields
-// and log lines all carry as they are, so that a writer may skip escaping them.
-func (c *Claims) PrintableIDs() bool {
-	return printable(c.AccountID) && printable(c.Subject)
-}
-
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
 // HasScope reports whether the token grants scope.
 func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, scope) }
 
