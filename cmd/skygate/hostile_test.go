@@ -413,13 +413,13 @@ func TestHostileRequests(t *testing.T) {
 			{name: "booking with NUL in first_name", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "nul-2"), body: withNUL("first_name")},
 			{name: "booking with NUL in flight number", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "nul-3"), body: withNUL("number")},
 			{name: "booking with NUL in fast_track_id", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "nul-4"), body: withNUL("fast_track_id")},
-			// Go's decoder reads invalid UTF-8 as U+FFFD, and a repeated member as its last
-			// value: both are stored as decoded, never half-read.
-			{name: "booking with invalid UTF-8", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "utf"), body: strings.Replace(valid, "Aziza", "Az\xff\xfeza", 1), want: 202},
+			// Invalid UTF-8 and a repeated member are refused, as on every route: which of
+			// two values was meant is a guess.
+			{name: "booking with invalid UTF-8", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "utf"), body: strings.Replace(valid, "Aziza", "Az\xff\xfeza", 1), want: 400},
 			{name: "booking with 10k passengers", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "many"),
 				body: strings.Replace(valid, `"passengers":[`, `"passengers":[`+strings.Repeat(`{"first_name":"A","last_name":"B"},`, 10_000), 1)},
 			{name: "booking with a number 1e999", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "num"), body: strings.Replace(valid, `"HY601"`, `1e999`, 1)},
-			{name: "booking with a duplicate key", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "dup"), body: strings.Replace(valid, `{"fast_track_id"`, `{"fast_track_id":"x","fast_track_id"`, 1), want: 202},
+			{name: "booking with a duplicate key", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "dup"), body: strings.Replace(valid, `{"fast_track_id"`, `{"fast_track_id":"x","fast_track_id"`, 1), want: 400},
 			{name: "booking with the service date 9999-12-31", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "date"), body: strings.Replace(valid, time.Now().UTC().AddDate(0, 0, 7).Format(time.DateOnly), "9999-12-31", 1)},
 			{name: "eSIM order with NUL in partner_reference", method: "POST", path: order, header: jsonH("Idempotency-Key", "o-nul"), body: `{"package_id":"` + pkg + `","quantity":1,"partner_reference":"a\u0000b"}`},
 			{name: "eSIM order with NUL in package_id", method: "POST", path: order, header: jsonH("Idempotency-Key", "o-nul2"), body: `{"package_id":"` + pkg + `\u0000","quantity":1}`},
