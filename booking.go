@@ -274,8 +274,9 @@ const OperationCreateBooking = "booking.create"
 // Fingerprint identifies the request (a hash of its canonical form); ResourceID is the
 // id of what the request created and Body the stored answer, that resource's JSON form
 // as it was created. StatusCode is the HTTP status that earlier releases stored beside
-// their answer; new records leave it zero, since the route knows its status. A record
-// stops counting at ExpiresAt: after it the key may be reused.
+// their answer and replay; this release writes it for them and never reads it, since
+// the route knows its status. A record stops counting at ExpiresAt: after it the key
+// may be reused.
 type IdempotencyRecord struct {
 	AccountID   string
 	Operation   string

@@ -85,6 +85,16 @@ type Request struct {
 	Fingerprint []byte
 }
 
+// statusOfEarlierReleases is the HTTP status that releases before this package stored
+// beside each answer and replay as they find it. A replica of such a release, running
+// beside this one during a rollout, may replay a record written here, so records keep
+// carrying it until no such release can run; this release never reads it.
+var statusOfEarlierReleases = map[string]int{
+	skygate.OperationCreateBooking: 202,
+	skygate.OperationESIMOrder:     201,
+	skygate.OperationESIMTopUp:     201,
+}
+
 // Record returns the record that remembers r's answer from now for Lifetime: the id
 // of the resource it created and answer, that resource as it was created, in its JSON
 // form (Answer reads it back).
@@ -98,6 +108,7 @@ func (r Request) Record(resourceID string, answer any, now time.Time) (*skygate.
 		Operation:   r.Operation,
 		Key:         r.Key,
 		Fingerprint: r.Fingerprint,
+		StatusCode:  statusOfEarlierReleases[r.Operation],
 		ResourceID:  resourceID,
 		Body:        body,
 		CreatedAt:   now,

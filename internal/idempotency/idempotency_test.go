@@ -205,3 +205,22 @@ func BenchmarkFingerprint(b *testing.B) {
 		}
 	}
 }
+
+// TestRecordKeepsEarlierReleasesStatus: a record carries the status that releases
+// before this package replay from it, so that a replica of such a release, running
+// beside this one during a rollout, answers a retry as the first answer did.
+func TestRecordKeepsEarlierReleasesStatus(t *testing.T) {
+	t.Parallel()
+	for op, want := range map[string]int{
+		skygate.OperationCreateBooking: 202,
+		skygate.OperationESIMOrder:     201,
+		skygate.OperationESIMTopUp:     201,
+	} {
+		req := idempotency.Request{AccountID: "a", Operation: op, Key: "k", Fingerprint: []byte{1}}
+		rec, err := req.Record("r", map[string]string{"id": "r"}, time.Now())
+		storetest.MustNoError(t, err, "Record")
+		if rec.StatusCode != want {
+			t.Errorf("%s: StatusCode = %d, want %d", op, rec.StatusCode, want)
+		}
+	}
+}
