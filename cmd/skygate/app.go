@@ -227,7 +227,7 @@ func (a *app) ensureDemo(ctx context.Context, stdout io.Writer) error {
 			"account_id", accountID, "client_id", clientID)
 	}
 	// eSIM packages, a pool and a balance, so the sandbox works at once.
-	if err := a.esim.SeedDemo(ctx, accountID); err != nil {
+	if err := a.esim.SeedDemo(ctx, accountID, system); err != nil {
 		return fmt.Errorf("demo eSIM data: %w", err)
 	}
 	if !dev {

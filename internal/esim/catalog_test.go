@@ -30,7 +30,7 @@ func TestPackages(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s store) {
 		b := setup(t, s, 0, 0)
 		acc := storetest.MustCreateAccount(t, s).ID
-		storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), acc), "SeedDemo")
+		storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), acc, demoActor), "SeedDemo")
 		retired := MustSetPackages(t, b.svc, acc, storetest.NewESIMPackage(func(p *skygate.ESIMPackage) { p.Active = false }))[0]
 		tests := []struct {
 			name, lang, query string

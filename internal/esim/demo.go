@@ -59,14 +59,24 @@ var demoPackages = []demoPackage{
 // of its kind (no packages, an empty pool, an empty ledger), so calling it on every
 // start adds nothing twice and does not undo an admin's later changes; replicas seeding
 // at the same moment end with one set too. The ids and ICCIDs are derived from the
-// account id, so two demo accounts never collide.
-func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
+// account id, so two demo accounts never collide. Each part is audited as a write by
+// by, with the admin API's action names, in its own transaction.
+func (s *Service) SeedDemo(ctx context.Context, accountID string, by skygate.Actor) error {
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
 		return err
 	}
 	if len(cat.Packages) == 0 {
-		if _, err := s.SetPackages(ctx, accountID, DemoPackages(accountID), nil); err != nil {
+		pkgs := DemoPackages(accountID)
+		ids := make([]string, len(pkgs))
+		for i, p := range pkgs {
+			ids[i] = p.ID
+		}
+		audit, err := by.Audit(s.now(), "esim.packages.set", "account", accountID, accountID, map[string]any{"package_ids": ids})
+		if err != nil {
+			return err
+		}
+		if _, err := s.SetPackages(ctx, accountID, pkgs, audit); err != nil {
 			return fmt.Errorf("esim: demo packages: %w", err)
 		}
 	}
@@ -75,7 +85,12 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 		return err
 	}
 	if pool.Total == 0 {
-		_, err := s.ImportPool(ctx, accountID, DemoProfiles(accountID), nil)
+		profiles := DemoProfiles(accountID)
+		audit, err := by.Audit(s.now(), "esim.pool.import", "account", accountID, accountID, map[string]int{"imported": len(profiles)})
+		if err != nil {
+			return err
+		}
+		_, err = s.ImportPool(ctx, accountID, profiles, audit)
 		// A replica starting at the same moment may have imported the same ICCIDs.
 		if err != nil && !skygate.IsCode(err, skygate.CodeValidation) {
 			return fmt.Errorf("esim: demo pool: %w", err)
@@ -87,11 +102,16 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string) error {
 	}
 	if entries == 0 {
 		// The entry's id is derived from the account, so a concurrent seed's credit
-		// collides with this one and only one of them is booked.
-		err := s.store.CreditBalance(ctx, &skygate.LedgerEntry{
-			ID: derivedID(accountID, "demo-credit"), AccountID: accountID, Kind: skygate.LedgerCredit,
-			Amount: DemoCredit, Reference: "demo", Description: "Demo balance", CreatedAt: s.now(),
-		}, nil)
+		// collides with this one and only one of them is booked, with its record.
+		credit := CreditRequest{Amount: DemoCredit, Kind: skygate.LedgerCredit, Reference: "demo", Description: "Demo balance"}
+		audit, err := by.Audit(s.now(), "esim.credit", "account", accountID, accountID, credit)
+		if err != nil {
+			return err
+		}
+		err = s.store.CreditBalance(ctx, &skygate.LedgerEntry{
+			ID: derivedID(accountID, "demo-credit"), AccountID: accountID, Kind: credit.Kind,
+			Amount: credit.Amount, Reference: credit.Reference, Description: credit.Description, CreatedAt: s.now(),
+		}, audit)
 		if err != nil && !skygate.IsCode(err, skygate.CodeConflict) {
 			return fmt.Errorf("esim: demo credit: %w", err)
 		}

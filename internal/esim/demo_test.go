@@ -8,6 +8,9 @@ import (
 	"github.com/skygate/skygate/internal/storetest"
 )
 
+// demoActor is who seeds the demo data, as serve does.
+var demoActor = skygate.Actor{Subject: skygate.ActorSystem}
+
 func TestSeedDemo(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, s store) {
@@ -15,9 +18,9 @@ func TestSeedDemo(t *testing.T) {
 		demo := storetest.MustCreateAccount(t, s).ID
 		second := storetest.MustCreateAccount(t, s).ID
 		for range 3 { // idempotent: nothing is added twice
-			storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), demo), "SeedDemo")
+			storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), demo, demoActor), "SeedDemo")
 		}
-		storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), second), "SeedDemo of a second account")
+		storetest.MustNoError(t, b.svc.SeedDemo(t.Context(), second, demoActor), "SeedDemo of a second account")
 
 		cat, err := b.svc.AdminCatalog(t.Context(), demo)
 		storetest.MustNoError(t, err, "AdminCatalog")
@@ -28,6 +31,14 @@ func TestSeedDemo(t *testing.T) {
 		if len(cat.Packages) != 4 || cat.Version != 1 || counts.Total != esim.DemoPoolSize ||
 			billing.Ledger.Pagination.Total != 1 || billing.Balances[0] != esim.DemoCredit {
 			t.Fatalf("demo data: %d packages (v%d), pool %+v, billing %+v", len(cat.Packages), cat.Version, counts, billing)
+		}
+		// Each part is audited once, as the system's write, however often seeding runs.
+		for _, action := range []string{"esim.packages.set", "esim.pool.import", "esim.credit"} {
+			got, total, err := s.ListAuditEvents(t.Context(), skygate.AuditFilter{Action: action, AccountID: demo}, skygate.Page{})
+			storetest.MustNoError(t, err, "ListAuditEvents")
+			if total != 1 || got[0].Actor != skygate.ActorSystem || got[0].TargetID != demo {
+				t.Fatalf("%s: %d audit records %+v, want one by %s", action, total, got, skygate.ActorSystem)
+			}
 		}
 		for _, p := range cat.Packages {
 			for _, lang := range skygate.Languages {
@@ -80,7 +91,7 @@ func TestSeedDemoConcurrently(t *testing.T) {
 		demo := storetest.MustCreateAccount(t, s).ID
 		errs := make(chan error, 4)
 		for range 4 {
-			go func() { errs <- b.svc.SeedDemo(t.Context(), demo) }()
+			go func() { errs <- b.svc.SeedDemo(t.Context(), demo, demoActor) }()
 		}
 		for range 4 {
 			storetest.MustNoError(t, <-errs, "SeedDemo")

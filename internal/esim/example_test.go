@@ -32,7 +32,7 @@ func Example() {
 	now := time.Now()
 	acc := &skygate.Account{ID: skygate.NewID(), Name: "demo", Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
 	_ = db.CreateAccount(ctx, acc, nil)
-	_ = svc.SeedDemo(ctx, acc.ID)
+	_ = svc.SeedDemo(ctx, acc.ID, skygate.Actor{Subject: skygate.ActorSystem})
 	uzbekistan := esim.DemoPackages(acc.ID)[0]
 
 	req := esim.OrderRequest{PackageID: uzbekistan.ID, Quantity: 1, PartnerReference: "trip-1"}
