@@ -18,7 +18,9 @@ type pageKey struct {
 // pageCache holds the rendered list pages of one Catalog; a new catalog version starts
 // with an empty cache. It holds at most maxCachedPages pages and maxCachedBytes of
 // bodies (or a single page larger than that): a page that would exceed either bound
-// empties the cache first. The zero pageCache is ready; it is safe for concurrent use.
+// first evicts pages chosen at random (Go's map order) until it fits, so a client
+// sending many distinct filters costs the hot pages a re-render now and then, never
+// all of them at once. The zero pageCache is ready; it is safe for concurrent use.
 // See docs/decisions/0100-catalog-page-cache.md.
 type pageCache struct {
 	mu    sync.Mutex
@@ -41,9 +43,15 @@ func (c *pageCache) add(k pageKey, p *Page) {
 	if _, ok := c.pages[k]; ok {
 		return
 	}
-	if c.pages == nil || len(c.pages) >= maxCachedPages || c.bytes+len(p.Body) > maxCachedBytes {
+	if c.pages == nil {
 		c.pages = map[pageKey]*Page{}
-		c.bytes = 0
+	}
+	for old, q := range c.pages {
+		if len(c.pages) < maxCachedPages && c.bytes+len(p.Body) <= maxCachedBytes {
+			break
+		}
+		delete(c.pages, old)
+		c.bytes -= len(q.Body)
 	}
 	c.pages[k] = p
 	c.bytes += len(p.Body)
