@@ -49,8 +49,6 @@ func (c *Claims) Principal() string {
 // HasScope reports whether the token grants scope.
 func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, scope) }
 
-// HasAudience reports whether aud is one of the token's audiences.
-func (c *Claims) HasAudience(aud string) bool { return slices.Contains(c.Audience, aud) }
 
 // wireClaims is the JSON payload of a token: Issue encodes it with encoding/json and
 // Verify decodes it with encoding/json/v2, which refuses duplicate member names and
