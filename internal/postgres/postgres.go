@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -28,7 +29,12 @@ var migrations embed.FS
 // Store is skygate.Store on a PostgreSQL database.
 type Store struct {
 	*sqlstore.Store
-	db *sql.DB // for migrations
+	db *sql.DB
+	// sealer seals passengers' personal data and idempotency records.
+	sealer skygate.Sealer
+	// onDeliveries is called after the commit of a transaction that enqueued webhook
+	// deliveries.
+	onDeliveries atomic.Pointer[func()]
 }
 
 // SQLSTATE codes the store interprets.
@@ -110,7 +116,7 @@ func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) 
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	// One pool serves reads and writes: PostgreSQL has no single-writer limit.
-	return &Store{Store: sqlstore.New(dialect, db, db, sealer), db: db}, nil
+	return &Store{Store: sqlstore.New(dialect, db, db, sealer), db: db, sealer: sealer}, nil
 }
 
 // Migrate brings the schema up to date. Replicas may call it at the same time: a

@@ -122,3 +122,16 @@ func Interpret(engine string, classify func(error) Violation, o Outcome, err err
 	}
 	return fmt.Errorf("%s: %s: %w", engine, o.Op, err)
 }
+
+// NormaliseBooking brings b's times to the stored precision and its lists to non-nil,
+// so that what the caller holds equals what a later read returns.
+func NormaliseBooking(b *skygate.Booking) { normaliseBooking(b) }
+
+// HistoryText is the status_history column of h.
+func HistoryText(h []skygate.StatusChange) (string, error) { return historyText(h) }
+
+// PassengersCol scans a bookings.passengers column into *p.
+func PassengersCol(p *[]skygate.Passenger) sql.Scanner { return passengersCol{p} }
+
+// ErrNoSealer is the error of a store opened without a sealer.
+var ErrNoSealer = errNoSealer
