@@ -135,3 +135,22 @@ func PassengersCol(p *[]skygate.Passenger) sql.Scanner { return passengersCol{p}
 
 // ErrNoSealer is the error of a store opened without a sealer.
 var ErrNoSealer = errNoSealer
+
+// ScanWebhook reads id, account_id, url, active, secret, previous_secret,
+// previous_valid_until, failing_since, created_at, updated_at.
+func ScanWebhook(row Scanner) (*skygate.WebhookSubscription, error) { return scanWebhook(row) }
+
+// ScanDelivery reads id, subscription_id, account_id, event_id, event_type, status,
+// attempts, next_attempt_at, leased_until, last_status_code, last_error, created_at,
+// updated_at of a webhook delivery, then extra destinations of the same row. The
+// lease is internal to the store and returned apart.
+func ScanDelivery(row Scanner, extra ...any) (d *skygate.WebhookDelivery, leasedUntil *time.Time, err error) {
+	var r deliveryRow
+	if err := row.Scan(append(r.dest(), extra...)...); err != nil {
+		return nil, nil, err
+	}
+	return r.delivery(), r.leasedUntil, nil
+}
+
+// ScanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.
+func ScanAttempt(row Scanner) (*skygate.WebhookAttempt, error) { return scanAttempt(row) }
