@@ -154,3 +154,28 @@ func ScanDelivery(row Scanner, extra ...any) (d *skygate.WebhookDelivery, leased
 
 // ScanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.
 func ScanAttempt(row Scanner) (*skygate.WebhookAttempt, error) { return scanAttempt(row) }
+
+// ScanESIMPackage reads id, account_id, seq, name, countries, data_mb, validity_days,
+// price_amount, price_currency, top_up, active, created_at, updated_at.
+func ScanESIMPackage(row Scanner) (*skygate.ESIMPackage, error) { return scanESIMPackage(row) }
+
+// ScanESIM reads iccid, account_id, order_id, package_id, status, total_mb, used_mb,
+// validity_days, notified_thresholds, installed_at, activated_at, expires_at,
+// created_at, updated_at of the eSIM, then smdp_address, matching_id_enc of its pool
+// profile.
+func ScanESIM(row Scanner) (*skygate.ESIM, error) { return scanESIM(row) }
+
+// NormaliseESIM brings e's times to the stored precision and its list to non-nil.
+func NormaliseESIM(e *skygate.ESIM) { normaliseESIM(e) }
+
+// ScanESIMOrder reads id, account_id, client_id, package_id, quantity,
+// partner_reference, status, unit_amount, total_amount, currency, created_at.
+func ScanESIMOrder(row Scanner) (*skygate.ESIMOrder, error) { return scanESIMOrder(row) }
+
+// ScanTopUp reads id, account_id, client_id, iccid, package_id, data_mb, validity_days,
+// price_amount, price_currency, created_at.
+func ScanTopUp(row Scanner) (*skygate.TopUp, error) { return scanTopUp(row) }
+
+// ScanLedger reads id, account_id, kind, amount, currency, balance_after, reference,
+// description, created_at.
+func ScanLedger(row Scanner) (*skygate.LedgerEntry, error) { return scanLedger(row) }
