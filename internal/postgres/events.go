@@ -67,10 +67,10 @@ const positionBatch = 1000
 
 // OnDeliveries sets f to be called after every commit of a transaction that enqueued
 // webhook deliveries, so that a dispatcher in this process can send them at once
-// (other processes find them when they poll). f must not block.
+// (other processes find them when they poll). Events of an account without an active
+// subscription enqueue none and call nothing. f must not block.
 func (s *Store) OnDeliveries(f func()) {
 	s.onDeliveries.Store(&f)
-	s.Store.OnDeliveries(f)
 }
 
 // deliveriesCommitted calls the OnDeliveries function, if any, after a commit that
