@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,8 +28,12 @@ var migrations embed.FS
 
 // Store is skygate.Store on a PostgreSQL database.
 type Store struct {
-	*sqlstore.Store
-	db *sql.DB // for migrations
+	db *sql.DB
+	// sealer seals passengers' personal data and idempotency records.
+	sealer skygate.Sealer
+	// onDeliveries is called after the commit of a transaction that enqueued webhook
+	// deliveries.
+	onDeliveries atomic.Pointer[func()]
 }
 
 // SQLSTATE codes the store interprets.
@@ -36,24 +41,6 @@ const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
 )
-
-// dialect is what the shared store needs to know about PostgreSQL.
-var dialect = sqlstore.Dialect{
-	Name:        "postgres",
-	Placeholder: sqlstore.Dollar,
-	Classify:    classify,
-	EncodeTime:  func(t time.Time) any { return t },
-	TimeType:    "timestamptz",
-	// SHARE ROW EXCLUSIVE conflicts with itself and with inserts but not with reads, so
-	// read-then-insert sequences (the next catalog version) run one at a time while
-	// readers go on.
-	LockTable: func(table string) string {
-		return "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE"
-	},
-	// A page and its total must come from one snapshot.
-	ReadIsolation: sql.LevelRepeatableRead,
-	WritableCTE:   true,
-}
 
 // classify maps the SQLSTATE of a server error.
 func classify(err error) sqlstore.Violation {
@@ -110,8 +97,23 @@ func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) 
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	// One pool serves reads and writes: PostgreSQL has no single-writer limit.
-	return &Store{Store: sqlstore.New(dialect, db, db, sealer), db: db}, nil
+	return &Store{db: db, sealer: sealer}, nil
 }
+
+// Pools returns the store's connection pool, named postgres, for monitoring (its
+// Stats); callers must not run statements on it.
+func (s *Store) Pools() map[string]*sql.DB { return map[string]*sql.DB{"postgres": s.db} }
+
+// Ping checks that the pool reaches the database.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.db.Close() }
 
 // Migrate brings the schema up to date. Replicas may call it at the same time: a
 // session advisory lock lets one migrate while the others wait, then find nothing to

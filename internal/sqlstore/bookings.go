@@ -64,7 +64,13 @@ const bookingNotFound = "booking not found"
 const maxTransitionAttempts = 16
 
 // scanBooking reads one row of bookingColumns, its sealed passengers opened.
-func (s *Store) scanBooking(row scanner) (*skygate.Booking, error) {
+func (s *Store) scanBooking(row scanner) (*skygate.Booking, error) { return ScanBooking(s.sealer, row) }
+
+// ScanBooking reads id, account_id, client_id, status, fast_track_id, service_date,
+// flight, passengers, partner_reference, confirm_before, status_history, pass_code,
+// pass_payload, pass_valid_from, pass_valid_until, created_at, updated_at,
+// passenger_data, personal_data_removed_at, opening the sealed passengers with sealer.
+func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 	var (
 		b                    skygate.Booking
 		status               string
@@ -80,7 +86,7 @@ func (s *Store) scanBooking(row scanner) (*skygate.Booking, error) {
 		return nil, err
 	}
 	if passengerData != nil {
-		if err := s.openPassengers(&b, passengerData); err != nil {
+		if err := OpenPassengers(sealer, &b, passengerData); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +146,7 @@ func (s *Store) bookingRow(b *skygate.Booking) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	passengerData, err := s.sealPassengers(b)
+	passengerData, err := SealPassengers(s.sealer, b)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
-// Package sqlstore implements skygate.Store once over database/sql for every SQL engine.
+// Package sqlstore implements skygate.Store over database/sql for SQLite, and shares
+// with internal/postgres, which writes its own SQL, the scanning of rows, the sealing
+// of personal data and idempotency records, and the mapping of driver errors
+// (shared.go).
 //
 // It owns the queries, the transaction helpers and the translation of driver errors into
 // domain codes. What differs between engines lives in a Dialect that the engine package
-// (internal/sqlite, internal/postgres) supplies: the placeholder style, how a time is
-// written, how a driver error is classified, and how a table is locked for the rest of
-// a transaction. This package imports no driver.
+// (internal/sqlite) supplies: the placeholder style, how a time is written, how a
+// driver error is classified, and how a table is locked for the rest of a transaction.
+// This package imports no driver.
 //
 // Queries are written once with "?" placeholders and registered at package init with
 // newStmt; New rebinds them for the dialect, so no query is rewritten per call. A new

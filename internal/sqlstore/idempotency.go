@@ -44,6 +44,13 @@ const idempotencyNotFound = "idempotency key not found"
 
 // scanIdempotency reads one row of idempotencyColumns, its fingerprint and body opened.
 func (s *Store) scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error) {
+	return ScanIdempotency(s.sealer, row)
+}
+
+// ScanIdempotency reads account_id, operation, idem_key, fingerprint, status_code,
+// resource_id, body, created_at, expires_at, sealed, opening a sealed fingerprint and
+// body with sealer.
+func ScanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRecord, error) {
 	var (
 		r      skygate.IdempotencyRecord
 		sealed bool
@@ -54,7 +61,7 @@ func (s *Store) scanIdempotency(row scanner) (*skygate.IdempotencyRecord, error)
 		return nil, err
 	}
 	if sealed {
-		if err := s.openIdempotency(&r); err != nil {
+		if err := OpenIdempotency(sealer, &r); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +134,7 @@ func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, rec *skygate.Idempoten
 // rec, whose times it first makes UTC: its fingerprint and body sealed.
 func (s *Store) idempotencyRow(rec *skygate.IdempotencyRecord) ([]any, error) {
 	rec.CreatedAt, rec.ExpiresAt = utc(rec.CreatedAt), utc(rec.ExpiresAt)
-	fingerprint, body, err := s.sealIdempotency(rec)
+	fingerprint, body, err := SealIdempotency(s.sealer, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (s *Store) sealBookings(ctx context.Context, tx *sql.Tx, n int) (int, error
 		return 0, err
 	}
 	for _, b := range rows {
-		sealed, err := s.sealPassengers(b)
+		sealed, err := SealPassengers(s.sealer, b)
 		if err != nil {
 			return 0, err
 		}
@@ -135,7 +135,7 @@ func (s *Store) sealRecords(ctx context.Context, tx *sql.Tx, n int) (int, error)
 		return 0, err
 	}
 	for _, rec := range recs {
-		fingerprint, body, err := s.sealIdempotency(rec)
+		fingerprint, body, err := SealIdempotency(s.sealer, rec)
 		if err != nil {
 			return 0, err
 		}

@@ -11,9 +11,7 @@ import (
 )
 
 // scanner is the part of *sql.Row and *sql.Rows that reads one row.
-type scanner interface {
-	Scan(dest ...any) error
-}
+type scanner = Scanner
 
 // timeCol scans a time column stored either as int64 unix microseconds (SQLite) or as
 // a timestamp (PostgreSQL) into a UTC time.

@@ -33,25 +33,25 @@ func idempotencyAD(column string, rec *skygate.IdempotencyRecord) []byte {
 	return []byte("idempotency_records." + column + "\x00" + rec.AccountID + "\x00" + rec.Operation + "\x00" + rec.Key)
 }
 
-// sealPassengers returns the passenger_data column of b.
-func (s *Store) sealPassengers(b *skygate.Booking) ([]byte, error) {
-	if s.sealer == nil {
+// SealPassengers returns the passenger_data column of b.
+func SealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
+	if sealer == nil {
 		return nil, errNoSealer
 	}
 	plain, err := json.Marshal(b.Passengers)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: encode passengers: %w", err)
 	}
-	return s.sealer.Seal(plain, passengerDataAD(b.AccountID, b.ID)), nil
+	return sealer.Seal(plain, passengerDataAD(b.AccountID, b.ID)), nil
 }
 
-// openPassengers sets b's passengers from its passenger_data column. Its errors name
+// OpenPassengers sets b's passengers from its passenger_data column. Its errors name
 // the booking, never the data.
-func (s *Store) openPassengers(b *skygate.Booking, sealed []byte) error {
-	if s.sealer == nil {
+func OpenPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) error {
+	if sealer == nil {
 		return errNoSealer
 	}
-	plain, err := s.sealer.Open(sealed, passengerDataAD(b.AccountID, b.ID))
+	plain, err := sealer.Open(sealed, passengerDataAD(b.AccountID, b.ID))
 	if err != nil {
 		return fmt.Errorf("sqlstore: booking %s: passenger data: %w", b.ID, err)
 	}
@@ -63,25 +63,25 @@ func (s *Store) openPassengers(b *skygate.Booking, sealed []byte) error {
 	return nil
 }
 
-// sealIdempotency returns the stored fingerprint and body of rec.
-func (s *Store) sealIdempotency(rec *skygate.IdempotencyRecord) (fingerprint, body []byte, err error) {
-	if s.sealer == nil {
+// SealIdempotency returns the stored fingerprint and body of rec.
+func SealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fingerprint, body []byte, err error) {
+	if sealer == nil {
 		return nil, nil, errNoSealer
 	}
-	return s.sealer.Seal(rec.Fingerprint, idempotencyAD("fingerprint", rec)),
-		s.sealer.Seal(rec.Body, idempotencyAD("body", rec)), nil
+	return sealer.Seal(rec.Fingerprint, idempotencyAD("fingerprint", rec)),
+		sealer.Seal(rec.Body, idempotencyAD("body", rec)), nil
 }
 
-// openIdempotency replaces rec's sealed fingerprint and body with their plaintext.
-func (s *Store) openIdempotency(rec *skygate.IdempotencyRecord) error {
-	if s.sealer == nil {
+// OpenIdempotency replaces rec's sealed fingerprint and body with their plaintext.
+func OpenIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) error {
+	if sealer == nil {
 		return errNoSealer
 	}
-	fp, err := s.sealer.Open(rec.Fingerprint, idempotencyAD("fingerprint", rec))
+	fp, err := sealer.Open(rec.Fingerprint, idempotencyAD("fingerprint", rec))
 	if err != nil {
 		return fmt.Errorf("sqlstore: idempotency record of %s: fingerprint: %w", rec.Operation, err)
 	}
-	body, err := s.sealer.Open(rec.Body, idempotencyAD("body", rec))
+	body, err := sealer.Open(rec.Body, idempotencyAD("body", rec))
 	if err != nil {
 		return fmt.Errorf("sqlstore: idempotency record of %s: body: %w", rec.Operation, err)
 	}

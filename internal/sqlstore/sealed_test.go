@@ -26,7 +26,7 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 	s := New(Dialect{Name: "test"}, nil, nil, testSealer(t))
 	a := &skygate.Booking{ID: "booking-a", AccountID: "account", Passengers: []skygate.Passenger{
 		{FirstName: "Ada", LastName: "Lovelace", PassportNumber: "FA1234567", Email: "ada@example.com"}}}
-	sealed, err := s.sealPassengers(a)
+	sealed, err := SealPassengers(s.sealer, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,24 +34,24 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		t.Fatalf("sealed passengers hold them in clear: %q", sealed)
 	}
 	got := &skygate.Booking{ID: a.ID, AccountID: a.AccountID}
-	if err := s.openPassengers(got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
+	if err := OpenPassengers(s.sealer, got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
 		t.Fatalf("openPassengers = %+v, %v; want %+v", got.Passengers, err, a.Passengers)
 	}
 	for _, other := range []*skygate.Booking{{ID: "booking-b", AccountID: a.AccountID}, {ID: a.ID, AccountID: "other-account"}} {
-		if err := s.openPassengers(other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
+		if err := OpenPassengers(s.sealer, other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
 			t.Errorf("booking %s of %s opened another row's passengers (%v)", other.ID, other.AccountID, err)
 		}
 	}
 
 	rec := &skygate.IdempotencyRecord{AccountID: "account", Operation: skygate.OperationCreateBooking, Key: "k",
 		Fingerprint: []byte("fingerprint"), Body: []byte(`{"passport_number":"FA1234567"}`)}
-	fp, body, err := s.sealIdempotency(rec)
+	fp, body, err := SealIdempotency(s.sealer, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opened := *rec
 	opened.Fingerprint, opened.Body = fp, body
-	if err := s.openIdempotency(&opened); err != nil || !reflect.DeepEqual(&opened, rec) {
+	if err := OpenIdempotency(s.sealer, &opened); err != nil || !reflect.DeepEqual(&opened, rec) {
 		t.Fatalf("openIdempotency = %+v, %v; want %+v", opened, err, rec)
 	}
 	for name, swap := range map[string]func(r *skygate.IdempotencyRecord){
@@ -62,7 +62,7 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		r := *rec
 		r.Fingerprint, r.Body = fp, body
 		swap(&r)
-		if err := s.openIdempotency(&r); err == nil {
+		if err := OpenIdempotency(s.sealer, &r); err == nil {
 			t.Errorf("%s: the record opened", name)
 		}
 	}

@@ -141,9 +141,7 @@ func (s *Store) Close() error {
 }
 
 // queryer is what *sql.DB and *sql.Tx share for reading rows.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+type queryer = Queryer
 
 // q returns the statement's text in the dialect's placeholder style.
 func (s *Store) q(st stmt) string { return s.stmts[st] }
@@ -220,42 +218,9 @@ type outcome struct {
 	notFound string
 }
 
-// interpret turns a driver error into a domain error; an error that already carries
-// a domain error (from Transition, apply, or the store's own rules) is returned as it
-// is, wrapped or not. sql.ErrNoRows is CodeNotFound,
-// a unique violation CodeConflict and a foreign key violation CodeNotFound, each only
-// where o gives it a message; text the engine cannot store (a NUL byte in PostgreSQL)
-// is CodeNotFound where o has that message, since no row can hold it, else
-// CodeBadRequest; anything else stays internal, wrapped with the operation.
+// interpret turns a driver error into a domain error (see Interpret).
 func (s *Store) interpret(o outcome, err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := errors.AsType[*skygate.Error](err); ok {
-		// Already a domain error (checkAffected's NotFound, a refusal of the
-		// transaction's own logic): it says more than the driver's error would.
-		return err
-	}
-	if errors.Is(err, sql.ErrNoRows) && o.notFound != "" {
-		return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound}
-	}
-	if sqlState(err) == stateUnstorableText {
-		if o.notFound != "" {
-			return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound, Err: err}
-		}
-		return &skygate.Error{Code: skygate.CodeBadRequest, Message: "the request holds text that cannot be stored, such as a NUL byte", Err: err}
-	}
-	switch s.d.Classify(err) {
-	case UniqueViolation:
-		if o.conflict != "" {
-			return &skygate.Error{Code: skygate.CodeConflict, Message: o.conflict, Err: err}
-		}
-	case ForeignKeyViolation:
-		if o.notFound != "" {
-			return &skygate.Error{Code: skygate.CodeNotFound, Message: o.notFound, Err: err}
-		}
-	}
-	return fmt.Errorf("%s: %s: %w", s.d.Name, o.op, err)
+	return Interpret(s.d.Name, s.d.Classify, Outcome{Op: o.op, Conflict: o.conflict, NotFound: o.notFound}, err)
 }
 
 // stateUnstorableText is SQLSTATE 22021, character_not_in_repertoire: PostgreSQL's

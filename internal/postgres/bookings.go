@@ -1,0 +1,404 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var _ skygate.BookingStore = (*Store)(nil)
+
+// bookingNotFound is the public message of a missing booking, including one of
+// another account.
+const bookingNotFound = "booking not found"
+
+// bookingColumns are the columns sqlstore.ScanBooking reads.
+const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
+	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
+	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
+	personal_data_removed_at`
+
+// Every tenant statement names the account.
+const (
+	// createBooking claims the idempotency key, inserts the booking, its events in
+	// feed order and their webhook deliveries in one statement, all or nothing. The key's
+	// INSERT … ON CONFLICT waits for a concurrent transaction holding the same key and
+	// then writes nothing; a record that has expired by the new one's creation is
+	// replaced. DO UPDATE, unlike DO NOTHING, locks the conflicting row even when its
+	// WHERE is false, so replays of one key queue behind each other. Every later part
+	// reads k, so nothing is written when a live record holds the key. The deliveries
+	// join the account's active subscription as insertEventsWithDeliveries does. It
+	// returns the keys claimed (0 or 1) and the deliveries written.
+	createBooking = `WITH k AS (
+			INSERT INTO idempotency_records (account_id, operation, idem_key, fingerprint,
+				status_code, resource_id, body, created_at, expires_at, sealed)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true)
+			ON CONFLICT (account_id, operation, idem_key) DO UPDATE SET
+				fingerprint = excluded.fingerprint, status_code = excluded.status_code,
+				resource_id = excluded.resource_id, body = excluded.body,
+				created_at = excluded.created_at, expires_at = excluded.expires_at,
+				sealed = excluded.sealed
+			WHERE idempotency_records.expires_at <= excluded.created_at
+			RETURNING 1
+		),
+		b AS (
+			INSERT INTO bookings (` + bookingColumns + `)
+			SELECT $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
+				$25, $26, $27, $28
+			FROM k
+		),
+		v AS (
+			SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[],
+				$33::timestamptz[], $34::text[], $35::text[])
+				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body, n)
+			WHERE EXISTS (SELECT FROM k)
+		),
+		e AS (
+			INSERT INTO events (id, account_id, type, data, created_at)
+			SELECT id, account_id, type, data, created_at FROM v ORDER BY n
+		),
+		d AS (
+			INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type,
+				body, status, attempts, next_attempt_at, last_status_code, last_error,
+				created_at, updated_at)
+			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
+				v.created_at, 0, '', v.created_at, v.created_at
+			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+			FOR KEY SHARE OF w
+			ON CONFLICT (subscription_id, event_id) DO NOTHING
+			RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM k), (SELECT count(*) FROM d)`
+
+	selectBooking      = `SELECT ` + bookingColumns + ` FROM bookings WHERE account_id = $1 AND id = $2`
+	selectBookingAdmin = `SELECT ` + bookingColumns + ` FROM bookings WHERE id = $1`
+	lockBooking        = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = $1 AND id = $2 FOR UPDATE`
+	lockBookingAdmin = `SELECT ` + bookingColumns + ` FROM bookings WHERE id = $1 FOR UPDATE`
+	listBookings     = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`
+	countBookings        = `SELECT count(*) FROM bookings WHERE account_id = $1`
+	listBookingsByStatus = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE account_id = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`
+	countBookingsByStatus = `SELECT count(*) FROM bookings WHERE account_id = $1 AND status = $2`
+
+	// The statuses are literals: the partial indexes bookings_pending_created and
+	// bookings_issued_confirm_before serve a query only when its condition names them.
+	claimPending = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE status = 'Pending' AND created_at <= $1 ORDER BY created_at, id LIMIT $2
+		FOR UPDATE SKIP LOCKED`
+	claimIssued = `SELECT ` + bookingColumns + ` FROM bookings
+		WHERE status = 'Issued' AND confirm_before < $1 ORDER BY confirm_before, id LIMIT $2
+		FOR UPDATE SKIP LOCKED`
+
+	// updateBookings writes the transitions of bookings given as arrays of their new
+	// columns, each joined to its row by account, id and the status read (a
+	// compare-and-swap).
+	updateBookings = `UPDATE bookings b SET status = v.status, confirm_before = v.confirm_before,
+			status_history = v.status_history, pass_code = v.pass_code,
+			pass_payload = v.pass_payload, pass_valid_from = v.pass_valid_from,
+			pass_valid_until = v.pass_valid_until, updated_at = v.updated_at
+		FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[],
+			$6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[],
+			$11::text[])
+			AS v (status, confirm_before, status_history, pass_code, pass_payload,
+				pass_valid_from, pass_valid_until, updated_at, account_id, id, old_status)
+		WHERE b.account_id = v.account_id AND b.id = v.id AND b.status = v.old_status`
+)
+
+// createRetries bounds how often CreateBooking runs again when the key was held by a
+// record that is gone by the time it reads it (purged as expired in between).
+const createRetries = 3
+
+// claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
+const claimsPerTx = 32
+
+// scanBooking reads one row of bookingColumns, its sealed passengers opened.
+func (s *Store) scanBooking(row sqlstore.Scanner) (*skygate.Booking, error) {
+	return sqlstore.ScanBooking(s.sealer, row)
+}
+
+// bookingArgs returns the arguments of bookingColumns for a normalised booking: the
+// passengers' names in clear and the passengers whole sealed.
+func (s *Store) bookingArgs(b *skygate.Booking) ([]any, error) {
+	history, err := sqlstore.HistoryText(b.StatusHistory)
+	if err != nil {
+		return nil, err
+	}
+	passengerData, err := sqlstore.SealPassengers(s.sealer, b)
+	if err != nil {
+		return nil, err
+	}
+	code, payload, from, until := passArgs(b.Pass)
+	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
+		string(b.Flight.AppendJSON(nil)), string(skygate.AppendPassengersJSON(nil, skygate.PassengerNames(b.Passengers))),
+		b.PartnerReference, b.ConfirmBefore, history, code, payload, from, until,
+		b.CreatedAt, b.UpdatedAt, passengerData, b.PersonalDataRemovedAt}, nil
+}
+
+// passArgs returns the pass columns of p: NULL for no pass.
+func passArgs(p *skygate.Pass) (code, payload *string, validFrom, validUntil *time.Time) {
+	if p == nil {
+		return nil, nil, nil, nil
+	}
+	from, until := sqlstore.UTC(p.ValidFrom), sqlstore.UTC(p.ValidUntil)
+	return &p.Code, &p.Payload, &from, &until
+}
+
+// CreateBooking implements skygate.BookingStore in one statement (createBooking).
+// rec.CreatedAt is the "now" against which an existing record of the key counts as
+// expired.
+func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
+	replay, err := s.createBooking(ctx, rec, b, events)
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{
+			Op:       "create booking",
+			Conflict: "a booking with this id already exists",
+			NotFound: accountNotFound,
+		}, err)
+	}
+	return replay, nil
+}
+
+func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
+	sqlstore.NormaliseBooking(b)
+	row, err := s.bookingArgs(b)
+	if err != nil {
+		return nil, err
+	}
+	recArgs, err := s.idempotencyArgs(rec)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := newEventArrays(events)
+	if err != nil {
+		return nil, err
+	}
+	args := append(append(recArgs, row...), ev.args()...)
+	for range createRetries {
+		var claimed, delivered int
+		if err := s.db.QueryRowContext(ctx, createBooking, args...).Scan(&claimed, &delivered); err != nil {
+			return nil, err
+		}
+		if claimed > 0 {
+			s.deliveriesCommitted(delivered)
+			return nil, nil
+		}
+		stored, err := s.scanIdempotency(s.db.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return stored, err
+		}
+	}
+	return nil, fmt.Errorf("idempotency key %q: held by a record that was gone when read, %d times", rec.Key, createRetries)
+}
+
+// idempotencyArgs returns the first nine columns of an idempotency record for rec,
+// whose times it first makes UTC, its fingerprint and body sealed.
+func (s *Store) idempotencyArgs(rec *skygate.IdempotencyRecord) ([]any, error) {
+	rec.CreatedAt, rec.ExpiresAt = sqlstore.UTC(rec.CreatedAt), sqlstore.UTC(rec.ExpiresAt)
+	fingerprint, body, err := sqlstore.SealIdempotency(s.sealer, rec)
+	if err != nil {
+		return nil, err
+	}
+	return []any{rec.AccountID, rec.Operation, rec.Key, fingerprint, rec.StatusCode, rec.ResourceID,
+		body, rec.CreatedAt, rec.ExpiresAt}, nil
+}
+
+// Booking implements skygate.BookingStore.
+func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
+	b, err := s.scanBooking(s.db.QueryRowContext(ctx, selectBooking, accountID, bookingID))
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "get booking", NotFound: bookingNotFound}, err)
+	}
+	return b, nil
+}
+
+// BookingAdmin implements skygate.BookingStore. Admin only: it ignores the account.
+func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Booking, error) {
+	b, err := s.scanBooking(s.db.QueryRowContext(ctx, selectBookingAdmin, bookingID))
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "get booking (admin)", NotFound: bookingNotFound}, err)
+	}
+	return b, nil
+}
+
+// ListBookings implements skygate.BookingStore. A Limit of zero or less returns every
+// booking after Offset.
+func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
+	if status != "" {
+		return listPage(ctx, s, "list bookings", s.scanBooking, listBookingsByStatus, countBookingsByStatus, p, accountID, string(status))
+	}
+	return listPage(ctx, s, "list bookings", s.scanBooking, listBookings, countBookings, p, accountID)
+}
+
+// TransitionBooking implements skygate.BookingStore.
+func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
+	return s.transitionOne(ctx, "transition booking", t, now, apply, nil, lockBooking, accountID, bookingID)
+}
+
+// TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
+// account.
+func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
+	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, audit, lockBookingAdmin, bookingID)
+}
+
+// transitionOne locks a booking with lock (and its arguments) and applies t to it in
+// one transaction, with its events and the audit record, if any.
+func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent, lock string, args ...any) (*skygate.Booking, error) {
+	var (
+		out       *skygate.Booking
+		delivered int
+	)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		before, err := s.scanBooking(tx.QueryRowContext(ctx, lock, args...))
+		if err != nil {
+			return err
+		}
+		var u bookingUpdates
+		after, events, err := u.add(before, t, now, apply)
+		if err != nil {
+			return err
+		}
+		if err := u.write(ctx, tx); err != nil {
+			return err
+		}
+		if delivered, err = insertEvents(ctx, tx, events); err != nil {
+			return err
+		}
+		out = after
+		return appendAudit(ctx, tx, audit)
+	})
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: op, NotFound: bookingNotFound}, err)
+	}
+	s.deliveriesCommitted(delivered)
+	return out, nil
+}
+
+// ClaimBookings implements skygate.BookingStore. Up to claimsPerTx bookings share a
+// transaction; claimers skip the rows others hold.
+func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
+	var query string
+	switch from {
+	case skygate.BookingPending:
+		query = claimPending
+	case skygate.BookingIssued:
+		query = claimIssued
+	default:
+		return 0, skygate.Errorf(skygate.CodeValidation, "bookings in status %s are never due", from)
+	}
+	n := 0
+	for limit <= 0 || n < limit {
+		perTx := claimsPerTx
+		if limit > 0 {
+			perTx = min(perTx, limit-n)
+		}
+		moved, delivered := 0, 0
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			moved, delivered = 0, 0
+			due, err := sqlstore.QueryAll(ctx, tx, s.scanBooking, query, sqlstore.UTC(now), perTx)
+			if err != nil {
+				return err
+			}
+			var (
+				u      bookingUpdates
+				events []*skygate.Event
+			)
+			for _, before := range due {
+				_, evs, err := u.add(before, t, now, apply)
+				if err != nil {
+					return err
+				}
+				events = append(events, evs...)
+			}
+			if err := u.write(ctx, tx); err != nil {
+				return err
+			}
+			moved = len(due)
+			delivered, err = insertEvents(ctx, tx, events)
+			return err
+		})
+		if err != nil {
+			return n, interpret(sqlstore.Outcome{Op: "claim bookings"}, err)
+		}
+		s.deliveriesCommitted(delivered)
+		n += moved
+		if moved < perTx {
+			break
+		}
+	}
+	return n, nil
+}
+
+// bookingUpdates holds the arguments of updateBookings, one element a booking.
+type bookingUpdates struct {
+	status, history               []string
+	confirmBefore                 []*time.Time
+	passCode, passPayload         []*string
+	passFrom, passUntil, updated  []*time.Time
+	accounts, ids, previousStatus []string
+}
+
+// add moves before by t at now (apply run on it) and adds its update; it returns the
+// booking after and the events of the transition.
+func (u *bookingUpdates) add(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, []*skygate.Event, error) {
+	next, err := skygate.Transition(before.Status, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	now = sqlstore.UTC(now)
+	after := before.Clone()
+	after.Status = next
+	after.UpdatedAt = now
+	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
+	var events []*skygate.Event
+	if apply != nil {
+		if events, err = apply(before, after); err != nil {
+			return nil, nil, err
+		}
+	}
+	sqlstore.NormaliseBooking(after)
+	history, err := sqlstore.HistoryText(after.StatusHistory)
+	if err != nil {
+		return nil, nil, err
+	}
+	code, payload, from, until := passArgs(after.Pass)
+	u.status = append(u.status, string(after.Status))
+	u.confirmBefore = append(u.confirmBefore, after.ConfirmBefore)
+	u.history = append(u.history, history)
+	u.passCode = append(u.passCode, code)
+	u.passPayload = append(u.passPayload, payload)
+	u.passFrom = append(u.passFrom, from)
+	u.passUntil = append(u.passUntil, until)
+	u.updated = append(u.updated, &after.UpdatedAt)
+	u.accounts = append(u.accounts, before.AccountID)
+	u.ids = append(u.ids, before.ID)
+	u.previousStatus = append(u.previousStatus, string(before.Status))
+	return after, events, nil
+}
+
+// write runs updateBookings inside tx. The caller holds the rows' locks, so each must
+// still be in the status it was read in.
+func (u *bookingUpdates) write(ctx context.Context, tx *sql.Tx) error {
+	if len(u.ids) == 0 {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, updateBookings, u.status, u.confirmBefore, u.history,
+		u.passCode, u.passPayload, u.passFrom, u.passUntil, u.updated, u.accounts, u.ids, u.previousStatus)
+	if err != nil {
+		return err
+	}
+	got, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if got != int64(len(u.ids)) {
+		return fmt.Errorf("%d of %d locked bookings changed under their lock", int64(len(u.ids))-got, len(u.ids))
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+// ledgerColumns are the columns sqlstore.ScanLedger reads.
+const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at`
+
+const (
+	// chargeBalance debits the balance and appends the charge to the ledger in one
+	// statement. The debit is a conditional update: the balance is checked and lowered
+	// under the row's lock, so concurrent charges can never take it below zero, and the
+	// entry is written only when the debit was. The row lock is held until the commit;
+	// one round trip less while holding it is one less that the account's next order
+	// waits for (the callers debit last for the same reason).
+	chargeBalance = `WITH d AS (
+			UPDATE esim_balances SET amount = amount - $1, updated_at = $2
+			WHERE account_id = $3 AND currency = $4 AND amount >= $1
+			RETURNING account_id, currency, amount, updated_at
+		)
+		INSERT INTO esim_ledger (` + ledgerColumns + `)
+		SELECT $5, d.account_id, $6, $7, d.currency, d.amount, $8, $9, d.updated_at FROM d
+		RETURNING balance_after`
+	creditBalance = `INSERT INTO esim_balances (account_id, currency, amount, updated_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, currency) DO UPDATE SET amount = esim_balances.amount + excluded.amount,
+			updated_at = excluded.updated_at
+		RETURNING amount`
+	selectBalances = `SELECT currency, amount FROM esim_balances WHERE account_id = $1 ORDER BY currency`
+	insertLedger   = `INSERT INTO esim_ledger (` + ledgerColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
+		WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`
+	countLedger = `SELECT count(*) FROM esim_ledger WHERE account_id = $1`
+)
+
+// charge debits price from the account's balance inside tx and appends the charge to
+// the ledger, or returns CodeInsufficientFunds. A zero price charges nothing and
+// writes no entry.
+func charge(ctx context.Context, tx *sql.Tx, accountID string, price skygate.Money, reference, description string, now time.Time) error {
+	if price.Amount == 0 {
+		return nil
+	}
+	var balanceAfter int64
+	err := tx.QueryRowContext(ctx, chargeBalance, price.Amount, sqlstore.UTC(now), accountID, price.Currency,
+		skygate.NewID(), string(skygate.LedgerCharge), -price.Amount, reference, description).Scan(&balanceAfter)
+	if errors.Is(err, sql.ErrNoRows) {
+		return insufficientFunds(price)
+	}
+	return err
+}
+
+// insufficientFunds is the CodeInsufficientFunds error of a balance that does not
+// cover price.
+func insufficientFunds(price skygate.Money) error {
+	return skygate.Errorf(skygate.CodeInsufficientFunds,
+		"the %s balance does not cover %d minor units", price.Currency, price.Amount)
+}
+
+// CreditBalance implements skygate.ESIMStore.
+func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry, audit *skygate.AuditEvent) error {
+	if e.Amount.Amount <= 0 {
+		return skygate.ValidationError(skygate.FieldError{Field: "amount.amount", Message: "must be positive"})
+	}
+	if e.Kind != skygate.LedgerCredit && e.Kind != skygate.LedgerRefund {
+		return skygate.ValidationError(skygate.FieldError{Field: "kind", Message: "must be credit or refund"})
+	}
+	e.CreatedAt = sqlstore.UTC(e.CreatedAt)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, creditBalance, e.AccountID, e.Amount.Currency, e.Amount.Amount,
+			e.CreatedAt).Scan(&e.BalanceAfter)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, insertLedger, e.ID, e.AccountID, string(e.Kind), e.Amount.Amount,
+			e.Amount.Currency, e.BalanceAfter, e.Reference, e.Description, e.CreatedAt)
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, audit)
+	})
+	return interpret(sqlstore.Outcome{
+		Op:       "credit balance",
+		Conflict: "a ledger entry with this id already exists",
+		NotFound: accountNotFound,
+	}, err)
+}
+
+// ESIMBalances implements skygate.ESIMStore.
+func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.Money, error) {
+	out, err := sqlstore.QueryAll(ctx, s.db, func(row sqlstore.Scanner) (m skygate.Money, err error) {
+		return m, row.Scan(&m.Currency, &m.Amount)
+	}, selectBalances, accountID)
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "get balances"}, err)
+	}
+	return out, nil
+}
+
+// ListLedger implements skygate.ESIMStore. A Limit of zero or less returns every entry
+// after Offset.
+func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.LedgerEntry, int, error) {
+	return listPage(ctx, s, "list ledger", sqlstore.ScanLedger, listLedger, countLedger, p, accountID)
+}

@@ -1,0 +1,202 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+const eventNotFound = "event not found"
+
+// An event's position in the feed (Event.Seq) is its pos, given after its commit by
+// positionEvents: seq, assigned at insert, can become visible out of order when
+// writers commit concurrently, and writers need not commit one at a time.
+const (
+	selectEvent = `SELECT pos, id, account_id, type, data, created_at FROM events
+		WHERE account_id = $1 AND id = $2`
+	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at FROM events
+		WHERE pos > $1 ORDER BY pos LIMIT $2`
+
+	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
+	// columns in feed order, each with a pending delivery to its account's active
+	// subscription, if any, due at the event's creation. FOR KEY SHARE keeps the
+	// subscription from being deleted until the transaction ends, so the delivery's
+	// foreign key cannot fail under a concurrent delete (which waits, or wins first and
+	// is then skipped). It returns the number of deliveries written.
+	insertEventsWithDeliveries = `WITH v AS (
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+				$5::timestamptz[], $6::text[], $7::text[])
+				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body, n)
+		),
+		e AS (
+			INSERT INTO events (id, account_id, type, data, created_at)
+			SELECT id, account_id, type, data, created_at FROM v ORDER BY n
+		),
+		d AS (
+			INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type,
+				body, status, attempts, next_attempt_at, last_status_code, last_error,
+				created_at, updated_at)
+			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
+				v.created_at, 0, '', v.created_at, v.created_at
+			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+			FOR KEY SHARE OF w
+			ON CONFLICT (subscription_id, event_id) DO NOTHING
+			RETURNING 1
+		)
+		SELECT count(*) FROM d`
+
+	// lockPositions makes the transactions of positionEvents run one at a time, across
+	// replicas too. Its keys are a constant of Skygate's and the events table's oid,
+	// so that schemas sharing a database (tests) do not wait for each other.
+	lockPositions = `SELECT pg_advisory_xact_lock(1397180225, 'events'::regclass::oid::int)`
+	// positionEvents gives the oldest events without a position the next positions,
+	// in the order of their seq.
+	positionEvents = `UPDATE events e SET pos = o.pos
+		FROM (SELECT seq, nextval('events_pos_seq') AS pos
+			FROM (SELECT seq FROM events WHERE pos IS NULL ORDER BY seq LIMIT $1) AS due) AS o
+		WHERE e.seq = o.seq AND e.pos IS NULL`
+)
+
+// positionBatch bounds the events one transaction of positionEvents positions.
+const positionBatch = 1000
+
+// OnDeliveries sets f to be called after every commit of a transaction that enqueued
+// webhook deliveries, so that a dispatcher in this process can send them at once
+// (other processes find them when they poll). Events of an account without an active
+// subscription enqueue none and call nothing. f must not block.
+func (s *Store) OnDeliveries(f func()) {
+	s.onDeliveries.Store(&f)
+}
+
+// deliveriesCommitted calls the OnDeliveries function, if any, after a commit that
+// wrote n deliveries.
+func (s *Store) deliveriesCommitted(n int) {
+	if f := s.onDeliveries.Load(); f != nil && n > 0 {
+		(*f)()
+	}
+}
+
+// scanEvent reads pos, id, account_id, type, data, created_at.
+func scanEvent(row sqlstore.Scanner) (*skygate.Event, error) {
+	var (
+		e    skygate.Event
+		pos  sql.NullInt64 // an event without a position yet has none
+		data []byte
+	)
+	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, sqlstore.TimeCol(&e.CreatedAt)); err != nil {
+		return nil, err
+	}
+	e.Seq, e.Data = pos.Int64, data
+	return &e, nil
+}
+
+// eventArrays holds the arguments of insertEventsWithDeliveries.
+type eventArrays struct {
+	ids, accounts, types, data []string
+	created                    []time.Time
+	deliveries, bodies         []string
+}
+
+// newEventArrays returns the arguments of insertEventsWithDeliveries for events, after
+// making their times UTC and giving empty data to those without.
+func newEventArrays(events []*skygate.Event) (*eventArrays, error) {
+	a := &eventArrays{}
+	for _, e := range events {
+		e.CreatedAt = sqlstore.UTC(e.CreatedAt)
+		if e.Data == nil {
+			e.Data = []byte("{}")
+		}
+		// The delivery keeps the event's envelope, encoded once, as the body of
+		// every attempt.
+		body, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
+		}
+		a.ids = append(a.ids, e.ID)
+		a.accounts = append(a.accounts, e.AccountID)
+		a.types = append(a.types, e.Type)
+		a.data = append(a.data, string(e.Data))
+		a.created = append(a.created, e.CreatedAt)
+		a.deliveries = append(a.deliveries, skygate.NewID())
+		a.bodies = append(a.bodies, string(body))
+	}
+	return a, nil
+}
+
+func (a *eventArrays) args() []any {
+	return []any{a.ids, a.accounts, a.types, a.data, a.created, a.deliveries, a.bodies}
+}
+
+// insertEvents appends events to the outbox inside tx, the transaction of the change
+// they describe, with their webhook deliveries, so that an event and its delivery
+// commit together or not at all. It returns the deliveries written: the caller calls
+// deliveriesCommitted with them after its commit.
+func insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.Event) (int, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	a, err := newEventArrays(events)
+	if err != nil {
+		return 0, err
+	}
+	var delivered int
+	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, a.args()...).Scan(&delivered); err != nil {
+		return 0, fmt.Errorf("postgres: insert events: %w", err)
+	}
+	return delivered, nil
+}
+
+// Event implements skygate.BookingStore.
+func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
+	e, err := scanEvent(s.db.QueryRowContext(ctx, selectEvent, accountID, eventID))
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "get event", NotFound: eventNotFound}, err)
+	}
+	return e, nil
+}
+
+// EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
+// later event.
+func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
+	if err := s.positionEvents(ctx); err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "position events"}, err)
+	}
+	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
+	events, err := sqlstore.QueryAll(ctx, s.db, scanEvent, selectEventsAfter, afterSeq, n)
+	if err != nil {
+		return nil, interpret(sqlstore.Outcome{Op: "list events"}, err)
+	}
+	return events, nil
+}
+
+// positionEvents gives every committed event that has no position yet the next
+// positions, positionBatch per transaction. The transactions hold lockPositions, so
+// they run one at a time, each after the last committed, and each takes positions
+// above all earlier ones: positions become visible in increasing order, and a reader
+// that read up to position p never finds a smaller one later. An event that commits
+// while a transaction runs is not visible to it and gets a larger position from the
+// next. A failed transaction leaves a gap in the positions, never a reuse.
+func (s *Store) positionEvents(ctx context.Context) error {
+	for {
+		var n int64
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, lockPositions); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, positionEvents, positionBatch)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil || n < positionBatch {
+			return err
+		}
+	}
+}
