@@ -85,6 +85,12 @@ type Config struct {
 	// are refused in production.
 	EnableDevIdP bool
 	EnableDevPKI bool
+	// WebhookTimeout bounds one webhook delivery attempt (SKYGATE_WEBHOOK_TIMEOUT;
+	// webhook.Timeout, the contract's bound, by default).
+	WebhookTimeout time.Duration
+	// CatalogRefresh is how often a server looks for a catalog version that another
+	// process stored, such as skygate catalog import (SKYGATE_CATALOG_REFRESH).
+	CatalogRefresh time.Duration
 }
 
 // Production reports whether the service runs in production.
@@ -137,6 +143,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		AccountBurst:    l.integer("SKYGATE_RATE_BURST", 200),
 		TokenRate:       l.float("SKYGATE_TOKEN_RATE_LIMIT", 10),
 		TokenBurst:      l.integer("SKYGATE_TOKEN_RATE_BURST", 20),
+		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
+		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
 	}
 	switch c.Env {
 	case EnvDevelopment, EnvSandbox, EnvProduction:
@@ -174,7 +182,8 @@ func Load(getenv func(string) string) (*Config, error) {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow}} {
+	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow},
+		{"SKYGATE_WEBHOOK_TIMEOUT", c.WebhookTimeout}, {"SKYGATE_CATALOG_REFRESH", c.CatalogRefresh}} {
 		if d.v <= 0 {
 			l.fail(d.name, "must be positive")
 		}
