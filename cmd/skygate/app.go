@@ -102,7 +102,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, access io
 		return nil, err
 	}
 	a.dispatch = webhook.NewDispatcher(webhook.DispatcherConfig{
-		Store: a.db, Box: webhookSecrets, Logger: log,
+		Store: a.db, Box: webhookSecrets, Logger: log, Lease: cfg.WebhookLease,
 		Client:    webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookPrivate, Timeout: cfg.WebhookTimeout}),
 		UserAgent: "Skygate-Webhooks/1 (+" + cfg.PublicURL + ")",
 	})

@@ -88,6 +88,10 @@ type Config struct {
 	// WebhookTimeout bounds one webhook delivery attempt (SKYGATE_WEBHOOK_TIMEOUT;
 	// webhook.Timeout, the contract's bound, by default).
 	WebhookTimeout time.Duration
+	// WebhookLease is how long a claimed delivery stays reserved for the dispatcher
+	// that claimed it: the wait before another one retries the deliveries of a replica
+	// that died (SKYGATE_WEBHOOK_LEASE; at least twice WebhookTimeout).
+	WebhookLease time.Duration
 	// CatalogRefresh is how often a server looks for a catalog version that another
 	// process stored, such as skygate catalog import (SKYGATE_CATALOG_REFRESH).
 	CatalogRefresh time.Duration
@@ -144,6 +148,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		TokenRate:       l.float("SKYGATE_TOKEN_RATE_LIMIT", 10),
 		TokenBurst:      l.integer("SKYGATE_TOKEN_RATE_BURST", 20),
 		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
+		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
 		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
 	}
 	switch c.Env {
@@ -183,7 +188,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		name string
 		v    time.Duration
 	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow},
-		{"SKYGATE_WEBHOOK_TIMEOUT", c.WebhookTimeout}, {"SKYGATE_CATALOG_REFRESH", c.CatalogRefresh}} {
+		{"SKYGATE_WEBHOOK_TIMEOUT", c.WebhookTimeout}, {"SKYGATE_WEBHOOK_LEASE", c.WebhookLease},
+		{"SKYGATE_CATALOG_REFRESH", c.CatalogRefresh}} {
 		if d.v <= 0 {
 			l.fail(d.name, "must be positive")
 		}
