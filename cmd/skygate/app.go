@@ -102,7 +102,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, err
 	}
 	a.dispatch = webhook.NewDispatcher(webhook.DispatcherConfig{
-		Store: a.db, Box: webhookSecrets, AllowPrivate: cfg.WebhookPrivate, Logger: log,
+		Store: a.db, Box: webhookSecrets, Logger: log, Lease: cfg.WebhookLease,
+		Client:    webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookPrivate, Timeout: cfg.WebhookTimeout}),
 		UserAgent: "Skygate-Webhooks/1 (+" + cfg.PublicURL + ")",
 	})
 	a.webhooks = webhook.NewService(webhook.Config{
@@ -178,7 +179,7 @@ func (a *app) background() []lifecycle.Service {
 			_, err := a.esim.ExpireDue(ctx, 1000)
 			return err
 		}),
-		lifecycle.Every("catalog refresh", 5*time.Second, a.log, func(ctx context.Context) error {
+		lifecycle.Every("catalog refresh", a.cfg.CatalogRefresh, a.log, func(ctx context.Context) error {
 			changed, err := a.catalog.Refresh(ctx)
 			if err == nil && changed {
 				a.log.InfoContext(ctx, "catalog reloaded", "version", a.catalog.Current().Version())

@@ -16,10 +16,10 @@ import (
 // TestCatalogImportCommand runs `skygate catalog import` next to a running server: a
 // valid document becomes the catalog the server answers with (new name, new ETag)
 // within its refresh interval; an invalid one is refused with the fields at fault and
-// changes nothing.
+// changes nothing. The server's refresh interval is shortened to keep the wait short.
 func TestCatalogImportCommand(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testEnv(t, nil))
+	s := startServer(t, testEnv(t, map[string]string{"SKYGATE_CATALOG_REFRESH": "100ms"}))
 	tok := s.mustToken(s.mustBootstrap("importer", catalogScopes), "")
 	first := mustPage(t, mustGet200(t, s, "/v2/catalog/lounges?iata=TAS&limit=1", tok, nil))
 	if len(first.Data) != 1 {

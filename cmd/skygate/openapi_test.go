@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -42,6 +43,11 @@ func newOpsValidatingTransport(tb testing.TB, base http.RoundTripper, ops string
 	return validatingTransportOf(tb, base, nil, ops)
 }
 
+// openAPIDoc is the document, loaded and validated once per test binary: loading it
+// took most of the work of starting a test server. It is only read; each transport
+// routes by a copy of its top level and path items, with its own servers.
+var openAPIDoc = sync.OnceValues(func() (*openapi3.T, error) { return api.Load(context.Background()) })
+
 // validatingTransportOf routes by the document with its servers replaced by the test
 // server's: the document's servers (the partner listeners) by urls, and a path's own
 // server that is not one of them (the operator listener) by ops. With ops "" such a
@@ -49,9 +55,15 @@ func newOpsValidatingTransport(tb testing.TB, base http.RoundTripper, ops string
 // only the operator listener's paths are routed.
 func validatingTransportOf(tb testing.TB, base http.RoundTripper, urls []string, ops string) http.RoundTripper {
 	tb.Helper()
-	doc, err := api.Load(context.Background())
+	shared, err := openAPIDoc()
 	if err != nil {
 		tb.Fatal(err)
+	}
+	doc := *shared
+	doc.Paths = openapi3.NewPaths()
+	for path, item := range shared.Paths.Map() {
+		own := *item
+		doc.Paths.Set(path, &own)
 	}
 	partner := map[string]bool{}
 	for _, sv := range doc.Servers {
@@ -91,7 +103,7 @@ func validatingTransportOf(tb testing.TB, base http.RoundTripper, urls []string,
 		}
 		item.Servers = test(own)
 	}
-	r, err := gorillamux.NewRouter(doc)
+	r, err := gorillamux.NewRouter(&doc)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -45,7 +45,9 @@ func TestCrashConsistency(t *testing.T) {
 		if n, err := strconv.Atoi(os.Getenv("SKYGATE_TEST_CRASH_KILLS")); err == nil && n > 0 {
 			kills = n
 		}
-		env := hostileEnv(t, e, nil) // no rate limits: the load is the point
+		// No rate limits: the load is the point. A short attempt timeout and lease make
+		// the deliveries a killed server had claimed due again soon after the restart.
+		env := hostileEnv(t, e, map[string]string{"SKYGATE_WEBHOOK_TIMEOUT": "2s", "SKYGATE_WEBHOOK_LEASE": "4s"})
 		s := startChild(t, env)
 		const secret = "crash-test-webhook-secret-01"
 		hooks := newHookLog(t, secret)

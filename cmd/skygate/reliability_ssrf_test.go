@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,10 +148,12 @@ func TestWebhookSSRFForms(t *testing.T) {
 }
 
 // TestWebhookHostileReceivers runs deliveries to receivers that redirect, never answer,
-// or answer without end, on a development server (receivers are on loopback).
+// or answer without end, on a development server (receivers are on loopback). The
+// server's attempt timeout is shortened so that the tarpit's attempt ends soon.
 func TestWebhookHostileReceivers(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testEnv(t, nil))
+	const timeout = 2 * time.Second
+	s := startServer(t, testEnv(t, map[string]string{"SKYGATE_WEBHOOK_TIMEOUT": timeout.String()}))
 
 	var followed atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
@@ -169,7 +172,7 @@ func TestWebhookHostileReceivers(t *testing.T) {
 		}
 	}))
 	t.Cleanup(endless.Close)
-	tarpit := newTarpit(t)
+	tarpit, held := newTarpit(t)
 
 	type sub struct {
 		name, url, tok, id string
@@ -195,7 +198,11 @@ func TestWebhookHostileReceivers(t *testing.T) {
 	}
 
 	// While the tarpit holds a request, the service answers at once.
-	time.Sleep(2 * time.Second)
+	select {
+	case <-held:
+	case <-time.After(timeout + 20*time.Second):
+		t.Fatal("no attempt reached the tarpit")
+	}
 	for range 5 {
 		start := time.Now()
 		resp, _ := s.get("/readyz", "", nil)
@@ -204,7 +211,7 @@ func TestWebhookHostileReceivers(t *testing.T) {
 		}
 	}
 
-	deadline := time.Now().Add(webhook.Timeout + 20*time.Second)
+	deadline := time.Now().Add(timeout + 20*time.Second)
 	for _, sb := range subs {
 		for {
 			_, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/webhooks/"+sb.id+"/deliveries", sb.tok, "", nil)
@@ -244,8 +251,9 @@ func TestWebhookHostileReceivers(t *testing.T) {
 }
 
 // newTarpit listens on loopback, accepts connections, reads what comes and never
-// answers, until the test ends.
-func newTarpit(t *testing.T) string {
+// answers, until the test ends. The channel is closed when the first connection is
+// accepted.
+func newTarpit(t *testing.T) (addr string, held <-chan struct{}) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -253,12 +261,15 @@ func newTarpit(t *testing.T) string {
 	}
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done); ln.Close() })
+	accepted := make(chan struct{})
+	first := sync.OnceFunc(func() { close(accepted) })
 	go func() {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
+			first()
 			go func() {
 				defer conn.Close()
 				go func() { _, _ = io.Copy(io.Discard, conn) }()
@@ -266,5 +277,5 @@ func newTarpit(t *testing.T) string {
 			}()
 		}
 	}()
-	return ln.Addr().String()
+	return ln.Addr().String(), accepted
 }

@@ -85,6 +85,16 @@ type Config struct {
 	// are refused in production.
 	EnableDevIdP bool
 	EnableDevPKI bool
+	// WebhookTimeout bounds one webhook delivery attempt (SKYGATE_WEBHOOK_TIMEOUT;
+	// webhook.Timeout, the contract's bound, by default).
+	WebhookTimeout time.Duration
+	// WebhookLease is how long a claimed delivery stays reserved for the dispatcher
+	// that claimed it: the wait before another one retries the deliveries of a replica
+	// that died (SKYGATE_WEBHOOK_LEASE; at least twice WebhookTimeout).
+	WebhookLease time.Duration
+	// CatalogRefresh is how often a server looks for a catalog version that another
+	// process stored, such as skygate catalog import (SKYGATE_CATALOG_REFRESH).
+	CatalogRefresh time.Duration
 }
 
 // Production reports whether the service runs in production.
@@ -137,6 +147,9 @@ func Load(getenv func(string) string) (*Config, error) {
 		AccountBurst:    l.integer("SKYGATE_RATE_BURST", 200),
 		TokenRate:       l.float("SKYGATE_TOKEN_RATE_LIMIT", 10),
 		TokenBurst:      l.integer("SKYGATE_TOKEN_RATE_BURST", 20),
+		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
+		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
+		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
 	}
 	switch c.Env {
 	case EnvDevelopment, EnvSandbox, EnvProduction:
@@ -174,7 +187,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow}} {
+	}{{"SKYGATE_TOKEN_TTL", c.TokenTTL}, {"SKYGATE_CONFIRM_WINDOW", c.ConfirmWindow},
+		{"SKYGATE_WEBHOOK_TIMEOUT", c.WebhookTimeout}, {"SKYGATE_WEBHOOK_LEASE", c.WebhookLease},
+		{"SKYGATE_CATALOG_REFRESH", c.CatalogRefresh}} {
 		if d.v <= 0 {
 			l.fail(d.name, "must be positive")
 		}

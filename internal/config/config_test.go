@@ -27,6 +27,9 @@ func TestLoadDefaults(t *testing.T) {
 	if c.TokenTTL != time.Hour || c.ConfirmWindow != 30*time.Minute || c.WebhookGrace != 24*time.Hour || c.KeyPrepublish != 10*time.Minute {
 		t.Errorf("durations: %+v", c)
 	}
+	if c.WebhookTimeout != 10*time.Second || c.WebhookLease != 30*time.Second || c.CatalogRefresh != 5*time.Second {
+		t.Errorf("WebhookTimeout = %v, WebhookLease = %v, CatalogRefresh = %v", c.WebhookTimeout, c.WebhookLease, c.CatalogRefresh)
+	}
 	if !c.WebhookPrivate || !c.DevPKI() || !c.DevIdP() || !c.Migrate {
 		t.Errorf("development conveniences off: %+v", c)
 	}
@@ -77,6 +80,26 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+// TestLoadIntervalsMustBePositive: an interval of zero or less is refused, naming the
+// variable; a positive one is taken as given.
+func TestLoadIntervalsMustBePositive(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"SKYGATE_WEBHOOK_TIMEOUT", "SKYGATE_WEBHOOK_LEASE", "SKYGATE_CATALOG_REFRESH"} {
+		for _, v := range []string{"0s", "-1s"} {
+			if _, err := config.Load(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: %v, want an error naming it", name, v, err)
+			}
+		}
+	}
+	c, err := config.Load(env(map[string]string{"SKYGATE_WEBHOOK_TIMEOUT": "2s", "SKYGATE_WEBHOOK_LEASE": "4s", "SKYGATE_CATALOG_REFRESH": "100ms"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WebhookTimeout != 2*time.Second || c.WebhookLease != 4*time.Second || c.CatalogRefresh != 100*time.Millisecond {
+		t.Errorf("WebhookTimeout = %v, WebhookLease = %v, CatalogRefresh = %v", c.WebhookTimeout, c.WebhookLease, c.CatalogRefresh)
 	}
 }
 

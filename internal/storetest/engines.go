@@ -3,10 +3,12 @@ package storetest
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,19 +25,58 @@ import (
 const EnvPostgresDSN = "SKYGATE_TEST_DATABASE_URL"
 
 // MustSQLite returns a migrated store on a new file in a temporary directory; the
-// store is closed when the test ends.
+// store is closed when the test ends. The file is a copy of one database migrated once
+// per test binary (sqliteTemplate), so each test pays for a file copy instead of every
+// migration.
 func MustSQLite(tb testing.TB) *sqlite.Store {
 	tb.Helper()
-	s, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "skygate.db"), NewSealer(tb))
+	template, err := sqliteTemplate()
+	if err != nil {
+		tb.Fatalf("sqlite template: %v", err)
+	}
+	path := filepath.Join(tb.TempDir(), "skygate.db")
+	if err := os.WriteFile(path, template, 0o600); err != nil {
+		tb.Fatalf("copy the sqlite template: %v", err)
+	}
+	s, err := sqlite.Open(tb.Context(), path, NewSealer(tb))
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
 	tb.Cleanup(func() { s.Close() })
-	if err := s.Migrate(tb.Context()); err != nil {
-		tb.Fatalf("sqlite Migrate: %v", err)
-	}
 	return s
 }
+
+// sqliteTemplate returns the content of an empty SQLite database with every migration
+// applied, made on the first call. The migrations write no sealed data, so the copy
+// serves stores of any sealer. Closing the store checkpoints its WAL into the main
+// file, which alone then holds the whole database.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "skygate-storetest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	sealer, err := newSealer()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "skygate.db")
+	s, err := sqlite.Open(context.Background(), path, sealer)
+	if err != nil {
+		return nil, err
+	}
+	err = s.Migrate(context.Background())
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		return nil, fmt.Errorf("the WAL of the migrated database holds %d bytes after Close", fi.Size())
+	}
+	return os.ReadFile(path)
+})
 
 // MustPostgres returns a migrated store in a new schema of the database named by
 // SKYGATE_TEST_DATABASE_URL, or skips the test when the variable is unset. The schema
@@ -64,15 +105,19 @@ func MustPostgresAt(tb testing.TB, dsn string) *postgres.Store {
 // key, as the server derives it (seal.PurposeStoreRecords).
 func NewSealer(tb testing.TB) skygate.Sealer {
 	tb.Helper()
-	box, err := seal.New(seal.NewMasterKey())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sealer, err := seal.New(box.DeriveKey(seal.PurposeStoreRecords))
+	sealer, err := newSealer()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return sealer
+}
+
+func newSealer() (skygate.Sealer, error) {
+	box, err := seal.New(seal.NewMasterKey())
+	if err != nil {
+		return nil, err
+	}
+	return seal.New(box.DeriveKey(seal.PurposeStoreRecords))
 }
 
 // MustPostgresDSN creates an empty schema with a random name and returns a DSN whose

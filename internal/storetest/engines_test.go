@@ -30,6 +30,20 @@ func TestMustSQLiteIsIsolated(t *testing.T) {
 	}
 }
 
+// TestMustSQLiteIsMigrated checks that a store from MustSQLite, a copy of the
+// template, has every migration of this binary applied.
+func TestMustSQLiteIsMigrated(t *testing.T) {
+	t.Parallel()
+	s := MustSQLite(t)
+	pending, err := s.Pending(t.Context())
+	if err != nil {
+		t.Fatalf("Pending: %v", err)
+	}
+	if pending {
+		t.Fatal("a store from MustSQLite has pending migrations")
+	}
+}
+
 // TestMustPostgresIsIsolated checks that two stores from MustPostgres share nothing.
 func TestMustPostgresIsIsolated(t *testing.T) {
 	t.Parallel()
