@@ -30,7 +30,8 @@ var migrations embed.FS
 // Store is skygate.Store on one SQLite file.
 type Store struct {
 	*sqlstore.Store
-	write *sql.DB // for migrations
+	write *sql.DB // the single writer connection; migrations too
+	read  *sql.DB // readers, query_only
 	path  string
 	ckpt  *checkpointer
 }
@@ -115,7 +116,7 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 	ckpt.start(ckptDB)
 	d := dialect
 	d.AfterCommit = ckpt.afterCommit
-	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, path: abs, ckpt: ckpt}, nil
+	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, read: read, path: abs, ckpt: ckpt}, nil
 }
 
 // Close stops the checkpointer and closes the pools.

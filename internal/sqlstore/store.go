@@ -267,3 +267,7 @@ func pageArgs(p skygate.Page) (limit, offset int64) {
 	}
 	return limit, offset
 }
+
+// InTx runs fn in a write transaction of the store (group commit included), for an
+// engine that writes some of its SQL itself while it still embeds this store.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return s.inTx(ctx, fn) }
