@@ -32,6 +32,8 @@ type Store struct {
 	*sqlstore.Store
 	write *sql.DB // the single writer connection; migrations too
 	read  *sql.DB // readers, query_only
+	// sealer seals passengers' personal data and idempotency records at rest.
+	sealer skygate.Sealer
 	path  string
 	ckpt  *checkpointer
 }
@@ -116,7 +118,7 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 	ckpt.start(ckptDB)
 	d := dialect
 	d.AfterCommit = ckpt.afterCommit
-	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, read: read, path: abs, ckpt: ckpt}, nil
+	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, read: read, sealer: sealer, path: abs, ckpt: ckpt}, nil
 }
 
 // Close stops the checkpointer and closes the pools.

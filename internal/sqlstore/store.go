@@ -271,3 +271,7 @@ func pageArgs(p skygate.Page) (limit, offset int64) {
 // InTx runs fn in a write transaction of the store (group commit included), for an
 // engine that writes some of its SQL itself while it still embeds this store.
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return s.inTx(ctx, fn) }
+
+// MarkDeliveries records that tx, a transaction of InTx, enqueued webhook deliveries,
+// so that the OnDeliveries function runs after its commit.
+func (s *Store) MarkDeliveries(tx *sql.Tx) { s.markDeliveries(tx) }
