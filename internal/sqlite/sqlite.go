@@ -34,8 +34,8 @@ type Store struct {
 	read  *sql.DB // readers, query_only
 	// sealer seals passengers' personal data and idempotency records at rest.
 	sealer skygate.Sealer
-	path  string
-	ckpt  *checkpointer
+	path   string
+	ckpt   *checkpointer
 }
 
 // dialect is what the shared store needs to know about SQLite.
