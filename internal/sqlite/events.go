@@ -37,7 +37,7 @@ const (
 // webhook deliveries, so that a dispatcher in this process can send them at once.
 // Events of an account without an active subscription enqueue none and call nothing.
 // f must not block.
-func (s *Store) OnDeliveries(f func()) { s.Store.OnDeliveries(f) }
+func (s *Store) OnDeliveries(f func()) { s.group.onDeliveries.Store(&f) }
 
 // scanEvent reads seq, id, account_id, type, data, created_at.
 func scanEvent(row sqlstore.Scanner) (*skygate.Event, error) {
@@ -85,7 +85,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.
 		}
 	}
 	if enqueued {
-		s.Store.MarkDeliveries(tx)
+		s.group.markDeliveries(tx)
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
@@ -29,29 +28,14 @@ var migrations embed.FS
 
 // Store is skygate.Store on one SQLite file.
 type Store struct {
-	*sqlstore.Store
 	write *sql.DB // the single writer connection; migrations too
 	read  *sql.DB // readers, query_only
 	// sealer seals passengers' personal data and idempotency records at rest.
 	sealer skygate.Sealer
 	path   string
 	ckpt   *checkpointer
-}
-
-// dialect is what the shared store needs to know about SQLite.
-var dialect = sqlstore.Dialect{
-	Name:        "sqlite",
-	Placeholder: sqlstore.Question,
-	Classify:    classify,
-	// INTEGER microseconds sort and compare as numbers, need no parsing, and keep the
-	// precision PostgreSQL keeps.
-	EncodeTime: func(t time.Time) any { return t.UnixMicro() },
-	TimeType:   "INTEGER",
-	// The single writer connection already serialises every write transaction.
-	LockTable:     nil,
-	ReadIsolation: sql.LevelDefault,
-	// Transactions waiting for the single writer share its next commit (one fsync).
-	GroupCommit: true,
+	// group runs every write transaction on write (commit.go).
+	group *committer
 }
 
 // classify maps SQLite's extended result codes; the driver enables them on every
@@ -100,7 +84,7 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
 	ckpt := newCheckpointer(restartFrames)
-	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: dialect.GroupCommit, onCommit: ckpt.committed})
+	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true, onCommit: ckpt.committed})
 	if err != nil {
 		return nil, err
 	}
@@ -116,14 +100,32 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 		return nil, err
 	}
 	ckpt.start(ckptDB)
-	d := dialect
-	d.AfterCommit = ckpt.afterCommit
-	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, read: read, sealer: sealer, path: abs, ckpt: ckpt}, nil
+	return &Store{write: write, read: read, sealer: sealer, path: abs, ckpt: ckpt,
+		group: newCommitter(write, ckpt.afterCommit)}, nil
 }
 
-// Close stops the checkpointer and closes the pools.
+// Close stops the committer after its batch in progress and the checkpointer, and
+// closes the pools.
 func (s *Store) Close() error {
-	return errors.Join(s.Store.Close(), s.ckpt.close())
+	s.group.close()
+	return errors.Join(s.write.Close(), s.read.Close(), s.ckpt.close())
+}
+
+// Ping checks that both pools reach the database.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping reader: %w", err)
+	}
+	return nil
+}
+
+// Pools returns the store's connection pools by name, for monitoring (their Stats);
+// callers must not run statements on them.
+func (s *Store) Pools() map[string]*sql.DB {
+	return map[string]*sql.DB{"sqlite_write": s.write, "sqlite_read": s.read}
 }
 
 // Path returns the absolute path of the database file.
@@ -177,7 +179,7 @@ func commonParams() url.Values {
 		"synchronous(FULL)",
 		"foreign_keys(ON)",
 		// Savepoints (group commit puts every transaction in one) keep their undo
-		// pages in a sub-journal; in memory it costs no file writes.
+		// pages in a sub-journal, kept in memory rather than in a file.
 		"temp_store(MEMORY)",
 	}}
 }

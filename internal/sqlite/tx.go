@@ -10,11 +10,12 @@ import (
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
-// inTx runs fn in a write transaction and commits when fn returns nil. fn must do all
-// its work through tx: the writer pool has one connection, so touching it again from
-// inside fn would wait forever.
+// inTx runs fn in a write transaction and returns once it committed, or fn's error
+// when fn failed, and then nothing fn did is kept. fn must do all its work through tx:
+// the writer pool has one connection, so touching it again from inside fn would wait
+// forever. fn may share its commit with other transactions (commit.go).
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.Store.InTx(ctx, fn)
+	return s.group.do(ctx, fn)
 }
 
 // interpret turns a driver error into a domain error (sqlstore.Interpret).
