@@ -34,15 +34,12 @@ type txJob struct {
 }
 
 // committer runs the write transactions of the single writer connection (write) in
-// batches. afterCommit, when set, runs on the committer's goroutine after each commit,
-// once the batch's callers have their outcomes and before the next batch begins: the
-// writer is idle then and nothing can commit until it returns. It must be quick.
+// batches.
 type committer struct {
-	write       *sql.DB
-	afterCommit func(ctx context.Context, write *sql.DB)
-	jobs        chan *txJob
-	stop        chan struct{}
-	stopped     chan struct{}
+	write   *sql.DB
+	jobs    chan *txJob
+	stop    chan struct{}
+	stopped chan struct{}
 
 	// onDeliveries is called after a commit of a batch that enqueued webhook
 	// deliveries; deliveryTxs holds the open transactions that did.
@@ -50,8 +47,8 @@ type committer struct {
 	deliveryTxs  sync.Map // *sql.Tx → struct{}
 }
 
-func newCommitter(write *sql.DB, afterCommit func(ctx context.Context, write *sql.DB)) *committer {
-	c := &committer{write: write, afterCommit: afterCommit, jobs: make(chan *txJob),
+func newCommitter(write *sql.DB) *committer {
+	c := &committer{write: write, jobs: make(chan *txJob),
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.loop()
 	return c
@@ -172,9 +169,6 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 	c.ended(tx, true) // before the callers learn of the commit, as without group commit
 	for _, j := range batch {
 		j.done <- j.err
-	}
-	if c.afterCommit != nil {
-		c.afterCommit(ctx, c.write)
 	}
 	return rest
 }

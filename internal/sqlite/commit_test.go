@@ -24,7 +24,7 @@ func mustCommitter(tb testing.TB, closed bool) *committer {
 	if _, err := db.Exec(`CREATE TABLE t (n INTEGER PRIMARY KEY)`); err != nil {
 		tb.Fatal(err)
 	}
-	c := newCommitter(db, nil)
+	c := newCommitter(db)
 	if !closed {
 		tb.Cleanup(c.close)
 	}

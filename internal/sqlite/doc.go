@@ -12,8 +12,8 @@
 // transaction need no locks; reads use a pool of query-only connections that WAL lets
 // run beside the writer. The file is in WAL mode with synchronous=FULL and a busy
 // timeout: a write is answered only once it is durable. Concurrent write transactions
-// share one commit (commit.go), the WAL is checkpointed beside the writer
-// (checkpoint.go) and each connection keeps its prepared statements (stmtcache.go).
+// share one commit (commit.go), and each connection keeps its prepared statements
+// (stmtcache.go); SQLite's automatic checkpoint keeps the WAL short.
 //
 // It uses the pure-Go modernc.org/sqlite driver. Times are stored as INTEGER unix
 // microseconds in UTC. An event's position in the outbox's feed is its seq, assigned

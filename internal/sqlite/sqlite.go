@@ -33,7 +33,6 @@ type Store struct {
 	// sealer seals passengers' personal data and idempotency records at rest.
 	sealer skygate.Sealer
 	path   string
-	ckpt   *checkpointer
 	// group runs every write transaction on write (commit.go).
 	group *committer
 }
@@ -61,12 +60,6 @@ func classify(err error) sqlstore.Violation {
 // (required) seals passengers' personal data and idempotency records at rest: a
 // *seal.Box of seal.PurposeStoreRecords.
 func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, error) {
-	return open(ctx, path, sealer, walRestartFrames)
-}
-
-// open is Open with the WAL length from which the writer helps to start it over
-// (checkpoint.go).
-func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames int) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
 	}
@@ -83,8 +76,7 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	ckpt := newCheckpointer(restartFrames)
-	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true, onCommit: ckpt.committed})
+	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true})
 	if err != nil {
 		return nil, err
 	}
@@ -93,22 +85,13 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 		write.Close()
 		return nil, err
 	}
-	ckptDB, err := openPool(ctx, abs, commonParams(), 1, cachingDriver{})
-	if err != nil {
-		write.Close()
-		read.Close()
-		return nil, err
-	}
-	ckpt.start(ckptDB)
-	return &Store{write: write, read: read, sealer: sealer, path: abs, ckpt: ckpt,
-		group: newCommitter(write, ckpt.afterCommit)}, nil
+	return &Store{write: write, read: read, sealer: sealer, path: abs, group: newCommitter(write)}, nil
 }
 
-// Close stops the committer after its batch in progress and the checkpointer, and
-// closes the pools.
+// Close stops the committer after its batch in progress and closes the pools.
 func (s *Store) Close() error {
 	s.group.close()
-	return errors.Join(s.write.Close(), s.read.Close(), s.ckpt.close())
+	return errors.Join(s.write.Close(), s.read.Close())
 }
 
 // Ping checks that both pools reach the database.
@@ -185,12 +168,12 @@ func commonParams() url.Values {
 }
 
 // writerParams start write transactions with BEGIN IMMEDIATE, so a transaction that
-// reads before it writes cannot fail to upgrade its lock, and leave checkpoints to the
-// checkpointer (checkpoint.go).
+// reads before it writes cannot fail to upgrade its lock. SQLite's automatic
+// checkpoint copies the WAL into the database file from the commit that crosses its
+// threshold.
 func writerParams() url.Values {
 	v := commonParams()
 	v.Set("_txlock", "immediate")
-	v.Add("_pragma", "wal_autocheckpoint(0)")
 	return v
 }
 
@@ -212,7 +195,7 @@ func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d
 func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
 // openPool opens a pool of at most conns connections to the file through d (its base
-// driver set here; detach and onCommit: see cachingDriver) and checks that one
+// driver set here; detach: see cachingDriver) and checks that one
 // connection can be made.
 func openPool(ctx context.Context, abs string, params url.Values, conns int, d cachingDriver) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.
