@@ -18,6 +18,7 @@ import (
 // function fails is rolled back to its savepoint alone, the others commit, and every
 // caller learns its outcome only after the shared COMMIT is durable. Nobody waits for
 // a batch to fill: an idle store commits a lone transaction at once.
+// Why it is kept: docs/decisions/0200-sqlite-group-commit.md.
 
 // maxBatch bounds the transactions that share one commit, and maxBatchTime the time a
 // batch spends running them before it commits.

@@ -14,6 +14,7 @@ import (
 // makes database/sql prepare, run and close a statement for every call, and answer the
 // prepare from a per-connection cache with a Close that only returns the statement to
 // the cache. The store's statements are a fixed set, so the cache stays small.
+// Why it is kept: docs/decisions/0201-sqlite-statement-cache.md.
 
 // maxCachedStmts bounds the statements kept per connection.
 const maxCachedStmts = 512
