@@ -12,7 +12,7 @@ import (
 
 // Store is what the service keeps its data in: the ESIMStore, the idempotency records
 // that create-booking uses too, and accounts (admin calls answer 404 for an unknown
-// account). internal/sqlstore implements it.
+// account). internal/sqlite and internal/postgres implement it.
 type Store interface {
 	skygate.ESIMStore
 	idempotency.Records

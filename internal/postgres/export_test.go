@@ -21,3 +21,21 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) error {
 
 // DB returns the pool, for tests that read and write rows as they are stored.
 func (s *Store) DB() *sql.DB { return s.db }
+
+// DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes)
+// to the worker's claim statement it must serve.
+var DueBookingClaims = map[string]string{
+	"bookings_pending_created":       claimPending,
+	"bookings_issued_confirm_before": claimIssued,
+}
+
+// PassengerDataScans maps each partial index of migration 00011 (passenger_data) to
+// the worker's statement it must serve and that statement's arguments.
+var PassengerDataScans = map[string]struct {
+	Query string
+	Args  []any
+}{
+	"bookings_passenger_data_due":  {erasePassengerData, []any{"2026-01-01T00:00:00Z", "2025-01-01", 1}},
+	"bookings_passengers_unsealed": {selectUnsealedBookings, []any{1}},
+	"idempotency_records_unsealed": {selectUnsealedRecords, []any{1}},
+}

@@ -35,3 +35,24 @@ func testSealer(tb testing.TB) skygate.Sealer {
 	}
 	return box
 }
+
+// DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes)
+// to the worker's claim statement it must serve.
+var DueBookingClaims = map[string]string{
+	"bookings_pending_created":       claimPending,
+	"bookings_issued_confirm_before": claimIssued,
+}
+
+// PoolAllocation is the statement that takes an order's profiles from the pool.
+const PoolAllocation = assignProfiles
+
+// PassengerDataScans maps each partial index of migration 00010 (passenger_data) to
+// the worker's statement it must serve and that statement's arguments.
+var PassengerDataScans = map[string]struct {
+	Query string
+	Args  []any
+}{
+	"bookings_passenger_data_due":  {erasePassengerData, []any{0, "2025-01-01", 1}},
+	"bookings_passengers_unsealed": {selectUnsealedBookings, []any{1}},
+	"idempotency_records_unsealed": {selectUnsealedRecords, []any{1}},
+}

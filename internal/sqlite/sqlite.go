@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
@@ -29,26 +28,13 @@ var migrations embed.FS
 
 // Store is skygate.Store on one SQLite file.
 type Store struct {
-	*sqlstore.Store
-	write *sql.DB // for migrations
-	path  string
-	ckpt  *checkpointer
-}
-
-// dialect is what the shared store needs to know about SQLite.
-var dialect = sqlstore.Dialect{
-	Name:        "sqlite",
-	Placeholder: sqlstore.Question,
-	Classify:    classify,
-	// INTEGER microseconds sort and compare as numbers, need no parsing, and keep the
-	// precision PostgreSQL keeps.
-	EncodeTime: func(t time.Time) any { return t.UnixMicro() },
-	TimeType:   "INTEGER",
-	// The single writer connection already serialises every write transaction.
-	LockTable:     nil,
-	ReadIsolation: sql.LevelDefault,
-	// Transactions waiting for the single writer share its next commit (one fsync).
-	GroupCommit: true,
+	write *sql.DB // the single writer connection; migrations too
+	read  *sql.DB // readers, query_only
+	// sealer seals passengers' personal data and idempotency records at rest.
+	sealer skygate.Sealer
+	path   string
+	// group runs every write transaction on write (commit.go).
+	group *committer
 }
 
 // classify maps SQLite's extended result codes; the driver enables them on every
@@ -74,12 +60,6 @@ func classify(err error) sqlstore.Violation {
 // (required) seals passengers' personal data and idempotency records at rest: a
 // *seal.Box of seal.PurposeStoreRecords.
 func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, error) {
-	return open(ctx, path, sealer, walRestartFrames)
-}
-
-// open is Open with the WAL length from which the writer helps to start it over
-// (checkpoint.go).
-func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames int) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
 	}
@@ -96,8 +76,7 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	ckpt := newCheckpointer(restartFrames)
-	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: dialect.GroupCommit, onCommit: ckpt.committed})
+	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true})
 	if err != nil {
 		return nil, err
 	}
@@ -106,21 +85,30 @@ func open(ctx context.Context, path string, sealer skygate.Sealer, restartFrames
 		write.Close()
 		return nil, err
 	}
-	ckptDB, err := openPool(ctx, abs, commonParams(), 1, cachingDriver{})
-	if err != nil {
-		write.Close()
-		read.Close()
-		return nil, err
-	}
-	ckpt.start(ckptDB)
-	d := dialect
-	d.AfterCommit = ckpt.afterCommit
-	return &Store{Store: sqlstore.New(d, write, read, sealer), write: write, path: abs, ckpt: ckpt}, nil
+	return &Store{write: write, read: read, sealer: sealer, path: abs, group: newCommitter(write)}, nil
 }
 
-// Close stops the checkpointer and closes the pools.
+// Close stops the committer after its batch in progress and closes the pools.
 func (s *Store) Close() error {
-	return errors.Join(s.Store.Close(), s.ckpt.close())
+	s.group.close()
+	return errors.Join(s.write.Close(), s.read.Close())
+}
+
+// Ping checks that both pools reach the database.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping reader: %w", err)
+	}
+	return nil
+}
+
+// Pools returns the store's connection pools by name, for monitoring (their Stats);
+// callers must not run statements on them.
+func (s *Store) Pools() map[string]*sql.DB {
+	return map[string]*sql.DB{"sqlite_write": s.write, "sqlite_read": s.read}
 }
 
 // Path returns the absolute path of the database file.
@@ -174,18 +162,18 @@ func commonParams() url.Values {
 		"synchronous(FULL)",
 		"foreign_keys(ON)",
 		// Savepoints (group commit puts every transaction in one) keep their undo
-		// pages in a sub-journal; in memory it costs no file writes.
+		// pages in a sub-journal, kept in memory rather than in a file.
 		"temp_store(MEMORY)",
 	}}
 }
 
 // writerParams start write transactions with BEGIN IMMEDIATE, so a transaction that
-// reads before it writes cannot fail to upgrade its lock, and leave checkpoints to the
-// checkpointer (checkpoint.go).
+// reads before it writes cannot fail to upgrade its lock. SQLite's automatic
+// checkpoint copies the WAL into the database file from the commit that crosses its
+// threshold.
 func writerParams() url.Values {
 	v := commonParams()
 	v.Set("_txlock", "immediate")
-	v.Add("_pragma", "wal_autocheckpoint(0)")
 	return v
 }
 
@@ -207,7 +195,7 @@ func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d
 func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
 // openPool opens a pool of at most conns connections to the file through d (its base
-// driver set here; detach and onCommit: see cachingDriver) and checks that one
+// driver set here; detach: see cachingDriver) and checks that one
 // connection can be made.
 func openPool(ctx context.Context, abs string, params url.Values, conns int, d cachingDriver) (*sql.DB, error) {
 	// A file: URI percent-encodes the path, so names containing '?' or '#' survive.

@@ -14,6 +14,7 @@ import (
 // makes database/sql prepare, run and close a statement for every call, and answer the
 // prepare from a per-connection cache with a Close that only returns the statement to
 // the cache. The store's statements are a fixed set, so the cache stays small.
+// Why it is kept: docs/decisions/0201-sqlite-statement-cache.md.
 
 // maxCachedStmts bounds the statements kept per connection.
 const maxCachedStmts = 512
@@ -27,14 +28,9 @@ const maxCachedStmts = 512
 // requests; one client hanging up would fail them all. A request that gave up before
 // its turn is skipped by the committer instead, and database/sql refuses a statement
 // whose context has already ended before it reaches the driver.
-//
-// onCommit, when set, is called by SQLite on every commit of a connection's write
-// transaction, before the commit returns (a commit hook); it must not block or touch
-// the database.
 type cachingDriver struct {
-	base     *sqlite.Driver
-	detach   bool
-	onCommit func()
+	base   *sqlite.Driver
+	detach bool
 }
 
 func (d cachingDriver) Open(name string) (driver.Conn, error) {
@@ -47,15 +43,6 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 		c.Close()
 		return nil, errors.New("sqlite: driver connection lacks context methods")
 	}
-	if d.onCommit != nil {
-		h, ok := c.(commitHooker)
-		if !ok {
-			c.Close()
-			return nil, errors.New("sqlite: driver connection lacks a commit hook")
-		}
-		f := d.onCommit
-		h.RegisterCommitHook(func() int32 { f(); return 0 }) // 0: let the commit proceed
-	}
 	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}, detach: d.detach}, nil
 }
 
@@ -67,11 +54,6 @@ type baseConn interface {
 	driver.Pinger
 	driver.SessionResetter
 	driver.Validator
-}
-
-// commitHooker is the driver connection's sqlite3_commit_hook.
-type commitHooker interface {
-	RegisterCommitHook(sqlite.CommitHookFn)
 }
 
 // cachingConn is used by one goroutine at a time (database/sql guarantees it), so the

@@ -2,12 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/skygate/skygate"
 )
 
 // scanner is the part of *sql.Row and *sql.Rows that reads one row.
@@ -52,15 +49,6 @@ func jsonText(v any) (string, error) {
 	return string(b), nil
 }
 
-// scopesText encodes a scope list; a nil list is stored as [] so that reads always
-// return a non-nil slice and JSON responses show an empty array.
-func scopesText(scopes []string) (string, error) {
-	if scopes == nil {
-		scopes = []string{}
-	}
-	return jsonText(scopes)
-}
-
 // nonNil returns b, or an empty slice for nil, because NOT NULL blob columns reject
 // the NULL that drivers send for a nil slice.
 func nonNil(b []byte) []byte {
@@ -72,7 +60,7 @@ func nonNil(b []byte) []byte {
 
 // queryAll runs query on db and scans every row with scan. The result is never nil, so
 // an empty list encodes as [].
-func queryAll[T any](ctx context.Context, db queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db Queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -87,25 +75,4 @@ func queryAll[T any](ctx context.Context, db queryer, scan func(scanner) (T, err
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// listPage returns a page of list and the total of count, both with the filter
-// arguments, from one read snapshot. list takes the filter, then LIMIT and OFFSET.
-func listPage[T any](ctx context.Context, s *Store, op string, scan func(scanner) (T, error), list, count string, p skygate.Page, filter ...any) ([]T, int, error) {
-	limit, offset := pageArgs(p)
-	var (
-		items []T
-		total int
-	)
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if items, err = queryAll(ctx, tx, scan, list, append(filter[:len(filter):len(filter)], limit, offset)...); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, count, filter...).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, s.interpret(outcome{op: op}, err)
-	}
-	return items, total, nil
 }

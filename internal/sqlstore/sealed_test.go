@@ -23,10 +23,10 @@ func testSealer(tb testing.TB) skygate.Sealer {
 // so that rows cannot be swapped in the database; an opened value is what was sealed.
 func TestSealedValuesStayInTheirRow(t *testing.T) {
 	t.Parallel()
-	s := New(Dialect{Name: "test"}, nil, nil, testSealer(t))
+	sealer := testSealer(t)
 	a := &skygate.Booking{ID: "booking-a", AccountID: "account", Passengers: []skygate.Passenger{
 		{FirstName: "Ada", LastName: "Lovelace", PassportNumber: "FA1234567", Email: "ada@example.com"}}}
-	sealed, err := SealPassengers(s.sealer, a)
+	sealed, err := SealPassengers(sealer, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,24 +34,24 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		t.Fatalf("sealed passengers hold them in clear: %q", sealed)
 	}
 	got := &skygate.Booking{ID: a.ID, AccountID: a.AccountID}
-	if err := OpenPassengers(s.sealer, got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
+	if err := OpenPassengers(sealer, got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
 		t.Fatalf("openPassengers = %+v, %v; want %+v", got.Passengers, err, a.Passengers)
 	}
 	for _, other := range []*skygate.Booking{{ID: "booking-b", AccountID: a.AccountID}, {ID: a.ID, AccountID: "other-account"}} {
-		if err := OpenPassengers(s.sealer, other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
+		if err := OpenPassengers(sealer, other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
 			t.Errorf("booking %s of %s opened another row's passengers (%v)", other.ID, other.AccountID, err)
 		}
 	}
 
 	rec := &skygate.IdempotencyRecord{AccountID: "account", Operation: skygate.OperationCreateBooking, Key: "k",
 		Fingerprint: []byte("fingerprint"), Body: []byte(`{"passport_number":"FA1234567"}`)}
-	fp, body, err := SealIdempotency(s.sealer, rec)
+	fp, body, err := SealIdempotency(sealer, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opened := *rec
 	opened.Fingerprint, opened.Body = fp, body
-	if err := OpenIdempotency(s.sealer, &opened); err != nil || !reflect.DeepEqual(&opened, rec) {
+	if err := OpenIdempotency(sealer, &opened); err != nil || !reflect.DeepEqual(&opened, rec) {
 		t.Fatalf("openIdempotency = %+v, %v; want %+v", opened, err, rec)
 	}
 	for name, swap := range map[string]func(r *skygate.IdempotencyRecord){
@@ -62,7 +62,7 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		r := *rec
 		r.Fingerprint, r.Body = fp, body
 		swap(&r)
-		if err := OpenIdempotency(s.sealer, &r); err == nil {
+		if err := OpenIdempotency(sealer, &r); err == nil {
 			t.Errorf("%s: the record opened", name)
 		}
 	}

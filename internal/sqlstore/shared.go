@@ -10,9 +10,8 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// This file is what an engine package that writes its own SQL shares with this one:
-// the scanning of rows into domain types, the column scanners, and the mapping of
-// driver errors to domain codes. It holds no SQL.
+// This file is what the engines use: the scanning of rows into domain types, the
+// column scanners, and the mapping of driver errors to domain codes.
 
 // Scanner is the part of *sql.Row and *sql.Rows that reads one row.
 type Scanner interface {

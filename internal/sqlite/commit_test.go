@@ -1,4 +1,4 @@
-package sqlstore
+package sqlite
 
 import (
 	"context"
@@ -9,25 +9,26 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	_ "modernc.org/sqlite"
 )
 
-// mustGroupStore returns a store with group commit over one SQLite connection and a
-// table t(n INTEGER PRIMARY KEY).
-func mustGroupStore(tb testing.TB) *Store {
+// mustCommitter returns a committer over one SQLite connection with a table
+// t(n INTEGER PRIMARY KEY), closed when the test ends unless closed is set.
+func mustCommitter(tb testing.TB, closed bool) *committer {
 	tb.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(tb.TempDir(), "g.db")+"?_pragma=journal_mode(WAL)&_txlock=immediate")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
+	tb.Cleanup(func() { db.Close() })
 	if _, err := db.Exec(`CREATE TABLE t (n INTEGER PRIMARY KEY)`); err != nil {
 		tb.Fatal(err)
 	}
-	s := New(Dialect{Name: "sqlite", Placeholder: Question, GroupCommit: true}, db, db, nil)
-	tb.Cleanup(func() { s.Close() })
-	return s
+	c := newCommitter(db)
+	if !closed {
+		tb.Cleanup(c.close)
+	}
+	return c
 }
 
 func insert(n int) func(tx *sql.Tx) error {
@@ -37,9 +38,9 @@ func insert(n int) func(tx *sql.Tx) error {
 	}
 }
 
-func mustRows(tb testing.TB, s *Store) []int {
+func mustRows(tb testing.TB, c *committer) []int {
 	tb.Helper()
-	rows, err := s.write.Query(`SELECT n FROM t ORDER BY n`)
+	rows, err := c.write.Query(`SELECT n FROM t ORDER BY n`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func mustRows(tb testing.TB, s *Store) []int {
 // alone; the others commit together and each caller learns its own outcome.
 func TestGroupCommitBatch(t *testing.T) {
 	t.Parallel()
-	s := mustGroupStore(t)
+	c := mustCommitter(t, false)
 	boom := errors.New("boom")
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -95,7 +96,7 @@ func TestGroupCommitBatch(t *testing.T) {
 		j.done = make(chan error, 1)
 	}
 	// As the loop does: what a batch did not reach in its time goes on in the next.
-	for rest := s.group.run(jobs); len(rest) > 0; rest = s.group.run(rest) {
+	for rest := c.run(jobs); len(rest) > 0; rest = c.run(rest) {
 	}
 
 	var errs []error
@@ -114,7 +115,7 @@ func TestGroupCommitBatch(t *testing.T) {
 	if !errors.Is(errs[4], context.Canceled) {
 		t.Errorf("abandoned job: %v", errs[4])
 	}
-	if got := fmt.Sprint(mustRows(t, s)); got != "[1 6]" {
+	if got := fmt.Sprint(mustRows(t, c)); got != "[1 6]" {
 		t.Errorf("rows %s, want [1 6]", got)
 	}
 }
@@ -123,7 +124,7 @@ func TestGroupCommitBatch(t *testing.T) {
 // and duplicates are refused by the constraint, not lost or doubled.
 func TestGroupCommitConcurrent(t *testing.T) {
 	t.Parallel()
-	s := mustGroupStore(t)
+	c := mustCommitter(t, false)
 	const n = 200
 	var (
 		wg     sync.WaitGroup
@@ -134,7 +135,7 @@ func TestGroupCommitConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.inTx(context.Background(), insert(i%n)); err != nil {
+			if err := c.do(context.Background(), insert(i%n)); err != nil {
 				mu.Lock()
 				failed++
 				mu.Unlock()
@@ -142,7 +143,7 @@ func TestGroupCommitConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rows := mustRows(t, s)
+	rows := mustRows(t, c)
 	if len(rows) != n || failed != n {
 		t.Errorf("%d rows and %d refused duplicates, want %d and %d", len(rows), failed, n, n)
 	}
@@ -151,19 +152,18 @@ func TestGroupCommitConcurrent(t *testing.T) {
 // TestGroupCommitClosed: after Close a transaction is refused, not left waiting.
 func TestGroupCommitClosed(t *testing.T) {
 	t.Parallel()
-	s := mustGroupStore(t)
-	s.group.close()
-	if err := s.group.do(context.Background(), insert(1)); err == nil {
+	c := mustCommitter(t, true)
+	c.close()
+	if err := c.do(context.Background(), insert(1)); err == nil {
 		t.Fatal("a closed committer accepted a transaction")
 	}
-	s.group = nil // Close must not close it twice
 }
 
 // TestGroupCommitTimeBound: a batch whose transactions take longer than maxBatchTime
 // commits what it ran and hands the rest back; every job runs once and commits.
 func TestGroupCommitTimeBound(t *testing.T) {
 	t.Parallel()
-	s := mustGroupStore(t)
+	c := mustCommitter(t, false)
 	var jobs []*txJob
 	for n := range 5 {
 		jobs = append(jobs, &txJob{ctx: context.Background(), done: make(chan error, 1), fn: func(tx *sql.Tx) error {
@@ -171,19 +171,19 @@ func TestGroupCommitTimeBound(t *testing.T) {
 			return insert(n)(tx)
 		}})
 	}
-	rest := s.group.run(jobs)
+	rest := c.run(jobs)
 	if len(rest) == 0 || len(rest) == len(jobs) {
 		t.Fatalf("first batch left %d of %d jobs", len(rest), len(jobs))
 	}
 	for len(rest) > 0 {
-		rest = s.group.run(rest)
+		rest = c.run(rest)
 	}
 	for i, j := range jobs {
 		if err := <-j.done; err != nil {
 			t.Errorf("job %d: %v", i, err)
 		}
 	}
-	if got := fmt.Sprint(mustRows(t, s)); got != "[0 1 2 3 4]" {
+	if got := fmt.Sprint(mustRows(t, c)); got != "[0 1 2 3 4]" {
 		t.Errorf("rows %s", got)
 	}
 }
@@ -194,7 +194,7 @@ func TestGroupCommitTimeBound(t *testing.T) {
 // breaking job comes first: the time bound never splits a batch before its first job.)
 func TestGroupCommitSavepointFailure(t *testing.T) {
 	t.Parallel()
-	s := mustGroupStore(t)
+	c := mustCommitter(t, false)
 	ctx := context.Background()
 	jobs := []*txJob{
 		{ctx: ctx, fn: func(tx *sql.Tx) error {
@@ -206,7 +206,7 @@ func TestGroupCommitSavepointFailure(t *testing.T) {
 	for _, j := range jobs {
 		j.done = make(chan error, 1)
 	}
-	rest := s.group.run(jobs)
+	rest := c.run(jobs)
 	if len(rest) != 1 || rest[0] != jobs[1] {
 		t.Fatalf("handed back %d jobs, want the one not started", len(rest))
 	}
@@ -214,12 +214,12 @@ func TestGroupCommitSavepointFailure(t *testing.T) {
 		t.Error("the job that broke the batch succeeded")
 	}
 	for len(rest) > 0 {
-		rest = s.group.run(rest)
+		rest = c.run(rest)
 	}
 	if err := <-jobs[1].done; err != nil {
 		t.Errorf("the job carried over: %v", err)
 	}
-	if got := fmt.Sprint(mustRows(t, s)); got != "[2]" {
+	if got := fmt.Sprint(mustRows(t, c)); got != "[2]" {
 		t.Errorf("rows %s, want [2]", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// fakeDriverError stands for a driver error; the fake dialect classifies it by its
+// fakeDriverError stands for a driver error; fakeClassify classifies it by its
 // kind, the way engines classify by driver codes.
 type fakeDriverError struct{ kind Violation }
 
@@ -34,12 +34,11 @@ func (e *stateError) SQLState() string { return e.state }
 
 func TestInterpret(t *testing.T) {
 	t.Parallel()
-	s := &Store{d: Dialect{Name: "fake", Classify: fakeClassify}}
-	full := outcome{op: "create thing", conflict: "thing exists", notFound: "owner not found"}
-	bare := outcome{op: "list things"}
+	full := Outcome{Op: "create thing", Conflict: "thing exists", NotFound: "owner not found"}
+	bare := Outcome{Op: "list things"}
 	tests := []struct {
 		name    string
-		o       outcome
+		o       Outcome
 		err     error
 		code    string
 		message string
@@ -59,7 +58,7 @@ func TestInterpret(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := s.interpret(tt.o, tt.err)
+			err := Interpret("fake", fakeClassify, tt.o, tt.err)
 			if got := skygate.ErrorCode(err); got != tt.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, tt.code)
 			}
@@ -69,7 +68,7 @@ func TestInterpret(t *testing.T) {
 			if tt.err != nil && !errors.Is(err, tt.err) && tt.code != skygate.CodeNotFound {
 				t.Errorf("the driver error is not kept as the cause of %v", err)
 			}
-			if tt.code == skygate.CodeInternal && !strings.Contains(err.Error(), tt.o.op) {
+			if tt.code == skygate.CodeInternal && !strings.Contains(err.Error(), tt.o.Op) {
 				t.Errorf("internal error %q does not name the operation", err)
 			}
 		})

@@ -1,10 +1,13 @@
-package sqlstore
+package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +18,7 @@ import (
 // function fails is rolled back to its savepoint alone, the others commit, and every
 // caller learns its outcome only after the shared COMMIT is durable. Nobody waits for
 // a batch to fill: an idle store commits a lone transaction at once.
+// Why it is kept: docs/decisions/0200-sqlite-group-commit.md.
 
 // maxBatch bounds the transactions that share one commit, and maxBatchTime the time a
 // batch spends running them before it commits.
@@ -30,17 +34,45 @@ type txJob struct {
 	done chan error
 }
 
+// committer runs the write transactions of the single writer connection (write) in
+// batches.
 type committer struct {
-	s       *Store
+	write   *sql.DB
 	jobs    chan *txJob
 	stop    chan struct{}
 	stopped chan struct{}
+
+	// onDeliveries is called after a commit of a batch that enqueued webhook
+	// deliveries; deliveryTxs holds the open transactions that did.
+	onDeliveries atomic.Pointer[func()]
+	deliveryTxs  sync.Map // *sql.Tx → struct{}
 }
 
-func newCommitter(s *Store) *committer {
-	c := &committer{s: s, jobs: make(chan *txJob), stop: make(chan struct{}), stopped: make(chan struct{})}
+func newCommitter(write *sql.DB) *committer {
+	c := &committer{write: write, jobs: make(chan *txJob),
+		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.loop()
 	return c
+}
+
+// errClosed is the error of a transaction handed in after close.
+var errClosed = errors.New("sqlite: store closed")
+
+// markDeliveries records that tx enqueued deliveries, so that the OnDeliveries
+// function runs after its commit.
+func (c *committer) markDeliveries(tx *sql.Tx) {
+	if c.onDeliveries.Load() != nil {
+		c.deliveryTxs.Store(tx, struct{}{})
+	}
+}
+
+// ended forgets tx and, when it committed deliveries, calls the OnDeliveries function.
+func (c *committer) ended(tx *sql.Tx, committed bool) {
+	if _, had := c.deliveryTxs.LoadAndDelete(tx); had && committed {
+		if f := c.onDeliveries.Load(); f != nil {
+			(*f)()
+		}
+	}
 }
 
 // do runs fn in the next batch and returns its outcome once the batch committed.
@@ -51,7 +83,7 @@ func (c *committer) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.stop:
-		return fmt.Errorf("%s: store closed", c.s.d.Name)
+		return errClosed
 	}
 	return <-j.done
 }
@@ -92,22 +124,22 @@ func (c *committer) loop() {
 func (c *committer) run(batch []*txJob) (rest []*txJob) {
 	start := time.Now()
 	ctx := context.Background()
-	tx, err := c.s.write.BeginTx(ctx, nil)
+	tx, err := c.write.BeginTx(ctx, nil)
 	if err != nil {
-		finish(batch, fmt.Errorf("%s: begin: %w", c.s.d.Name, err))
+		finish(batch, fmt.Errorf("sqlite: begin: %w", err))
 		return nil
 	}
 	committed := false
 	defer func() {
 		if !committed {
-			c.s.ended(tx, false)
+			c.ended(tx, false)
 		}
 	}()
 	// abort rolls the transaction back after the savepoint statement of job i failed:
 	// jobs 0..i fail with err, the ones not started go on in the next batch.
 	abort := func(i int, what string, err error) []*txJob {
 		tx.Rollback()
-		finish(batch[:i+1], fmt.Errorf("%s: %s: %w", c.s.d.Name, what, err))
+		finish(batch[:i+1], fmt.Errorf("sqlite: %s: %w", what, err))
 		return batch[i+1:]
 	}
 	for i, j := range batch {
@@ -131,16 +163,13 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		finish(batch, fmt.Errorf("%s: commit: %w", c.s.d.Name, err))
+		finish(batch, fmt.Errorf("sqlite: commit: %w", err))
 		return rest
 	}
 	committed = true
-	c.s.ended(tx, true) // before the callers learn of the commit, as without group commit
+	c.ended(tx, true) // before the callers learn of the commit, as without group commit
 	for _, j := range batch {
 		j.done <- j.err
-	}
-	if f := c.s.d.AfterCommit; f != nil {
-		f(ctx, c.s.write)
 	}
 	return rest
 }

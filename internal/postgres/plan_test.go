@@ -1,0 +1,91 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// TestClaimsUsePartialIndexes checks that the worker's claims are planned on the
+// partial index made for them. The index only serves a query whose condition implies
+// the index's, so a claim that took its status as a parameter would scan the table.
+func TestClaimsUsePartialIndexes(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	for index, query := range postgres.DueBookingClaims {
+		plan := mustPlan(t, db, "EXPLAIN "+query, "2026-01-01T00:00:00Z", 1)
+		if !strings.Contains(plan, " using "+index+" ") {
+			t.Errorf("plan of the claim for %s:\n%s", index, plan)
+		}
+	}
+}
+
+// TestPassengerDataScansUsePartialIndexes checks that the worker's removal of personal
+// data and its search for rows written in clear are planned on the partial index made
+// for them: run every second, neither may scan the table.
+func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	for index, st := range postgres.PassengerDataScans {
+		plan := mustPlan(t, db, "EXPLAIN "+st.Query, st.Args...)
+		if !strings.Contains(plan, " using "+index+" ") {
+			t.Errorf("plan of the statement for %s:\n%s", index, plan)
+		}
+	}
+}
+
+// mustPlanDB returns one session on a migrated schema that avoids sequential scans
+// wherever an index can serve.
+func mustPlanDB(tb testing.TB) *sql.DB {
+	tb.Helper()
+	dsn := storetest.MustPostgresDSN(tb)
+	storetest.MustPostgresAt(tb, dsn) // the migrated schema
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1) // the SET below holds for this one session
+	if _, err := db.ExecContext(tb.Context(), "SET enable_seqscan = off"); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// mustPlan returns the rows of an EXPLAIN statement, one line each, with every column
+// joined by spaces.
+func mustPlan(tb testing.TB, db *sql.DB, query string, args ...any) string {
+	tb.Helper()
+	rows, err := db.QueryContext(tb.Context(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(&b, "%v ", v)
+		}
+		b.WriteString("\n")
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}

@@ -1,0 +1,100 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate/internal/sqlite"
+	"github.com/skygate/skygate/internal/storetest"
+)
+
+// TestClaimsUsePartialIndexes checks that the worker's claims are planned on the
+// partial index made for them. The index only serves a query whose condition implies
+// the index's, so a claim that took its status as a parameter would scan the table.
+func TestClaimsUsePartialIndexes(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustSQLite(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	for index, query := range sqlite.DueBookingClaims {
+		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+query, 0, 1)
+		if !strings.Contains(plan, "USING INDEX "+index) {
+			t.Errorf("plan of the claim for %s:\n%s", index, plan)
+		}
+	}
+}
+
+// TestPoolAllocationPlan checks that an order's profiles are read in index order off
+// esim_pool_available, without sorting the pool, then marked by their primary key,
+// not by a scan of the account's pool.
+func TestPoolAllocationPlan(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustSQLite(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlite.PoolAllocation, "order", "acc", 1)
+	if !strings.Contains(plan, "INDEX esim_pool_available (account_id=? AND status=?)") ||
+		!strings.Contains(plan, "INDEX sqlite_autoindex_esim_pool_profiles_1 (iccid=?)") ||
+		strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("plan of the pool allocation:\n%s", plan)
+	}
+}
+
+// TestPassengerDataScansUsePartialIndexes checks that the worker's removal of personal
+// data and its search for rows written in clear are planned on the partial index made
+// for them: run every second, neither may scan the table.
+func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustSQLite(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	for index, st := range sqlite.PassengerDataScans {
+		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+st.Query, st.Args...)
+		if !strings.Contains(plan, "USING INDEX "+index) {
+			t.Errorf("plan of the statement for %s:\n%s", index, plan)
+		}
+	}
+}
+
+func mustOpen(tb testing.TB, dsn string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// mustPlan returns the rows of an EXPLAIN statement, one line each, with every column
+// joined by spaces.
+func mustPlan(tb testing.TB, db *sql.DB, query string, args ...any) string {
+	tb.Helper()
+	rows, err := db.QueryContext(tb.Context(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(&b, "%v ", v)
+		}
+		b.WriteString("\n")
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
