@@ -6,11 +6,9 @@ import (
 )
 
 // defaultGCPercent is serve's garbage-collection target (GOGC) when the operator sets
-// none. The service's live heap is small (4–6 MB: caches, compiled schemas, connection
-// buffers), so Go's default of 100 collects every ~60 ms under load and marking costs
-// about a tenth of a catalog request's instructions; at 400 the heap may grow to five
-// times the live data (~25 MB) and collections are a quarter as frequent. See
-// docs/performance.md, "From 20:00".
+// none: the live heap is small, so collecting less often than Go's default costs little
+// memory. It is a special case for speed whose record is still open (see "Open
+// questions" in docs/performance.md).
 const defaultGCPercent = 400
 
 // gcPercent is the GOGC serve runs with: the operator's GOGC when set (the runtime
