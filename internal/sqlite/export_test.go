@@ -4,10 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"testing"
-
-	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/seal"
 )
 
 // MigrateTo applies the migrations up to and including version, for tests of what a
@@ -25,16 +21,6 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) error {
 
 // DB returns the writer pool, for tests that read and write rows as they are stored.
 func (s *Store) DB() *sql.DB { return s.write }
-
-// testSealer returns a sealer under a new random master key.
-func testSealer(tb testing.TB) skygate.Sealer {
-	tb.Helper()
-	box, err := seal.New(seal.NewMasterKey())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return box
-}
 
 // DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes)
 // to the worker's claim statement it must serve.
