@@ -7,8 +7,7 @@ import (
 
 // defaultGCPercent is serve's garbage-collection target (GOGC) when the operator sets
 // none: the live heap is small, so collecting less often than Go's default costs little
-// memory. It is a special case for speed whose record is still open (see "Open
-// questions" in docs/performance.md).
+// memory (docs/decisions/0300-serve-gogc-400.md).
 const defaultGCPercent = 400
 
 // gcPercent is the GOGC serve runs with: the operator's GOGC when set (the runtime
