@@ -49,7 +49,6 @@ func (c *Claims) Principal() string {
 // HasScope reports whether the token grants scope.
 func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, scope) }
 
-
 // wireClaims is the JSON payload of a token: Issue encodes it with encoding/json and
 // Verify decodes it with encoding/json/v2, which refuses duplicate member names and
 // invalid UTF-8. The times are NumericDate values: whole seconds when issued here;
