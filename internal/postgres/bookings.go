@@ -126,7 +126,15 @@ func (s *Store) scanBooking(row sqlstore.Scanner) (*skygate.Booking, error) {
 // bookingArgs returns the arguments of bookingColumns for a normalised booking: the
 // passengers' names in clear and the passengers whole sealed.
 func (s *Store) bookingArgs(b *skygate.Booking) ([]any, error) {
-	history, err := sqlstore.HistoryText(b.StatusHistory)
+	history, err := sqlstore.JSONText(b.StatusHistory)
+	if err != nil {
+		return nil, err
+	}
+	flight, err := sqlstore.JSONText(b.Flight)
+	if err != nil {
+		return nil, err
+	}
+	names, err := sqlstore.JSONText(skygate.PassengerNames(b.Passengers))
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +144,7 @@ func (s *Store) bookingArgs(b *skygate.Booking) ([]any, error) {
 	}
 	code, payload, from, until := passArgs(b.Pass)
 	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
-		string(b.Flight.AppendJSON(nil)), string(skygate.AppendPassengersJSON(nil, skygate.PassengerNames(b.Passengers))),
+		flight, names,
 		b.PartnerReference, b.ConfirmBefore, history, code, payload, from, until,
 		b.CreatedAt, b.UpdatedAt, passengerData, b.PersonalDataRemovedAt}, nil
 }
@@ -363,7 +371,7 @@ func (u *bookingUpdates) add(before *skygate.Booking, t skygate.Trigger, now tim
 		}
 	}
 	sqlstore.NormaliseBooking(after)
-	history, err := sqlstore.HistoryText(after.StatusHistory)
+	history, err := sqlstore.JSONText(after.StatusHistory)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -105,7 +105,10 @@ func (s *Store) sealBookings(ctx context.Context, tx *sql.Tx, n int) (int, error
 		if err != nil {
 			return 0, err
 		}
-		names := string(skygate.AppendPassengersJSON(nil, skygate.PassengerNames(b.Passengers)))
+		names, err := sqlstore.JSONText(skygate.PassengerNames(b.Passengers))
+		if err != nil {
+			return 0, err
+		}
 		if _, err := tx.ExecContext(ctx, sealBooking, names, sealed, b.AccountID, b.ID); err != nil {
 			return 0, err
 		}

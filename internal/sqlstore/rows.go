@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"database/sql"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -127,16 +126,6 @@ func normaliseBooking(b *skygate.Booking) {
 	if b.Pass != nil {
 		b.Pass.ValidFrom, b.Pass.ValidUntil = utc(b.Pass.ValidFrom), utc(b.Pass.ValidUntil)
 	}
-}
-
-// historyText is the status_history column of h: what jsonText writes, without
-// reflection.
-func historyText(h []skygate.StatusChange) (string, error) {
-	b, err := skygate.AppendStatusHistoryJSON(nil, h)
-	if err != nil {
-		return "", fmt.Errorf("sqlstore: encode JSON: %w", err)
-	}
-	return string(b), nil
 }
 
 // nullTimeCol scans a nullable time column into a *time.Time, nil for NULL.

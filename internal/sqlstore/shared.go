@@ -126,9 +126,6 @@ func Interpret(engine string, classify func(error) Violation, o Outcome, err err
 // so that what the caller holds equals what a later read returns.
 func NormaliseBooking(b *skygate.Booking) { normaliseBooking(b) }
 
-// HistoryText is the status_history column of h.
-func HistoryText(h []skygate.StatusChange) (string, error) { return historyText(h) }
-
 // PassengersCol scans a bookings.passengers column into *p.
 func PassengersCol(p *[]skygate.Passenger) sql.Scanner { return passengersCol{p} }
 

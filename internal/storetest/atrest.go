@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -23,8 +24,8 @@ func MustWriteBookingLife(tb testing.TB, s skygate.Store) *skygate.Booking {
 	acc := MustCreateAccount(tb, s)
 	MustCreateWebhook(tb, s, acc.ID)
 	b := NewBooking(acc.ID, WithAllPersonalData, WithServiceDate("2025-03-21"))
-	body, err := b.AppendJSON(nil)
-	MustNoError(tb, err, "AppendJSON")
+	body, err := json.Marshal(b)
+	MustNoError(tb, err, "Marshal")
 	rec := NewRecord(b, "key-"+NewID(), "fp")
 	rec.Body = body
 	events, err := skygate.BookingEvents(nil, b, b.CreatedAt)
