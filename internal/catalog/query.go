@@ -36,15 +36,18 @@ type Query struct {
 var DefaultQuery = Query{Limit: DefaultLimit}
 
 // ParseQuery reads limit, offset, name, iata and country from a raw query string (the
-// URL's RawQuery), as url.ParseQuery decodes it: pairs it cannot decode are left out.
-// An empty value counts as absent; other parameters are ignored, so that partners may
+// URL's RawQuery), as url.ParseQuery decodes it; a query it cannot decode (a bad
+// percent-escape, a semicolon) is invalid as a whole. An empty value counts as absent; other parameters are ignored, so that partners may
 // add their own (such as a cache buster). Every invalid parameter is reported at once
 // in a CodeBadRequest *skygate.Error, one FieldError per parameter.
 func ParseQuery(raw string) (Query, error) {
-	values, _ := url.ParseQuery(raw) // the error names a pair that is left out
 	q := DefaultQuery
 	var problems []skygate.FieldError
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		bad("query", malformedQuery)
+	}
 
 	// get returns the parameter's value when it was given once and is not empty.
 	get := func(name string) (string, bool) {
@@ -98,6 +101,9 @@ func ParseQuery(raw string) (Query, error) {
 	}
 	return q, nil
 }
+
+// malformedQuery is the message for a query string url.ParseQuery cannot decode.
+const malformedQuery = "must be a well-formed query string (percent-encoded, pairs separated by &)"
 
 // number parses s, decimal digits only (no sign, no spaces), as an integer from lo to
 // hi.

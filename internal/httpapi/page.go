@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/skygate/skygate"
@@ -16,10 +17,16 @@ const (
 )
 
 // parsePage reads limit (1–500, default 100) and offset (0–1,000,000, default 0);
-// anything else is 400 naming the parameter.
+// anything else is 400 naming the parameter. A query string that url.ParseQuery
+// cannot decode is 400 as a whole, rather than read without the pairs it drops.
 func parsePage(r *http.Request) (skygate.Page, error) {
-	q := r.URL.Query()
 	p := skygate.Page{Limit: defaultLimit}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		msg := "must be a well-formed query string (percent-encoded, pairs separated by &)"
+		return p, &skygate.Error{Code: skygate.CodeBadRequest, Message: "query " + msg,
+			Fields: []skygate.FieldError{{Field: "query", Message: msg}}}
+	}
 	for _, f := range []struct {
 		name     string
 		dst      *int
