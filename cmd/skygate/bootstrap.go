@@ -24,30 +24,32 @@ type credentials struct {
 	ClientSecret string `json:"client_secret,omitempty"`
 }
 
-// bootstrap creates an account and one application, idempotent by account name,
-// through the identity service: the admin API's validation, and audit records with
-// the actor skygate.ActorBootstrap.
-func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// defineBootstrap declares bootstrap's flags. The command creates an account and one
+// application, idempotent by account name, through the identity service: the admin
+// API's validation, and audit records with the actor skygate.ActorBootstrap.
+func defineBootstrap(fs *flag.FlagSet) func(context.Context, *invocation) error {
 	name := fs.String("account", "", "account name (required)")
-	scopes := fs.String("scopes", "", "space-separated allowed scopes (required)")
+	scopes := fs.String("scopes", "", "space-separated allowed scopes (required), such as \"catalog:lounges:read booking:write\"")
 	sandbox := fs.Bool("sandbox", false, "sandbox application")
 	certSHA := fs.String("client-cert-sha256", "", "bind the application to a client certificate (x5t#S256)")
 	rotate := fs.Bool("rotate-secret", false, "when the account exists, issue a new secret for its application")
 	revoke := fs.Bool("revoke-tokens", false, "with --rotate-secret: also revoke every token the application was issued")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
+	return func(ctx context.Context, in *invocation) error {
+		c := identity.Bootstrap{Account: *name, Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox, ClientCertSHA256: *certSHA}
+		switch {
+		case *revoke && !*rotate:
+			return errors.New("bootstrap: --revoke-tokens revokes with the new secret of --rotate-secret: give both")
+		case *revoke:
+			c.Rotation = identity.NewSecretRevokingTokens
+		case *rotate:
+			c.Rotation = identity.NewSecret
+		}
+		return bootstrap(ctx, in.cfg, in.log, c, in.stdout)
 	}
-	c := identity.Bootstrap{Account: *name, Scopes: skygate.ParseScopes(*scopes), Sandbox: *sandbox, ClientCertSHA256: *certSHA}
-	switch {
-	case *revoke && !*rotate:
-		return errors.New("bootstrap: --revoke-tokens revokes with the new secret of --rotate-secret: give both")
-	case *revoke:
-		c.Rotation = identity.NewSecretRevokingTokens
-	case *rotate:
-		c.Rotation = identity.NewSecret
-	}
+}
+
+// bootstrap runs the bootstrap command's request c.
+func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, c identity.Bootstrap, stdout io.Writer) error {
 	box, err := openBox(cfg, log)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"slices"
 
 	"github.com/skygate/skygate/internal/config"
@@ -83,4 +84,28 @@ func refuseDevCA(cert tls.Certificate, caPEM []byte) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// warnPublicURL logs a SKYGATE_PUBLIC_URL that names this machine (a loopback host) at
+// another port than the plain listener's: discovery, the token issuer and the
+// console's sign-in then point where the service does not answer.
+func warnPublicURL(cfg *config.Config, log *slog.Logger) {
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil {
+		return
+	}
+	_, port, err := net.SplitHostPort(cfg.HTTPAddr)
+	if err != nil {
+		return
+	}
+	public := u.Port()
+	if public == "" {
+		public = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	ip, ipErr := netip.ParseAddr(u.Hostname())
+	if (u.Hostname() == "localhost" || ipErr == nil && ip.IsLoopback()) && public != port {
+		log.Warn("SKYGATE_PUBLIC_URL names this machine at another port than SKYGATE_HTTP_ADDR", "variable", "SKYGATE_PUBLIC_URL",
+			"public_url", cfg.PublicURL, "http_addr", cfg.HTTPAddr,
+			"risk", "token issuer, discovery and the console's sign-in point where the service does not listen; unset SKYGATE_PUBLIC_URL to follow SKYGATE_HTTP_ADDR")
+	}
 }

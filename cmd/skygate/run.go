@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/skygate/skygate/internal/config"
 )
@@ -15,67 +18,162 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-const usage = `usage: skygate <command>
+// command is one of skygate's commands. define declares its flags on fs and returns
+// the function that runs it once fs parsed the arguments, with fs.Args() as the
+// positional arguments (exactly as many as args names).
+type command struct {
+	name, args, summary string
+	nargs               int
+	define              func(fs *flag.FlagSet) func(ctx context.Context, c *invocation) error
+}
 
-commands:
-  serve                                   run the API and the background workers
-  migrate                                 apply database migrations and exit
-  bootstrap --account NAME --scopes "a b" [--sandbox] [--client-cert-sha256 X]
-                                          create an account and an application (idempotent
-                                          by account name) and print its credentials as JSON
-  catalog import FILE                     validate and store a catalog JSON document
-  keys rotate                             create a new signing key (pre-published)
-  version                                 print version and build info
+// invocation is what a command runs with: the loaded configuration and the process's
+// outputs.
+type invocation struct {
+	cfg    *config.Config
+	log    *slog.Logger
+	getenv func(string) string
+	args   []string
+	stdout io.Writer
+}
 
-configuration: SKYGATE_* environment variables (see README.md)
-`
+// commands is every command, in the order the usage lists them.
+var commands = []command{
+	{name: "serve", summary: "run the API, the employee console and the background workers",
+		define: func(*flag.FlagSet) func(context.Context, *invocation) error { return runServe }},
+	{name: "migrate", summary: "apply database migrations and exit",
+		define: func(*flag.FlagSet) func(context.Context, *invocation) error {
+			return func(ctx context.Context, c *invocation) error { return migrate(ctx, c.cfg, c.log) }
+		}},
+	{name: "bootstrap", summary: "create an account and its first application (idempotent by account name)\nand print the credentials as JSON",
+		define: defineBootstrap},
+	{name: "catalog import", args: "FILE", nargs: 1, summary: "validate a catalog JSON document and store it as the current catalog",
+		define: func(*flag.FlagSet) func(context.Context, *invocation) error {
+			return func(ctx context.Context, c *invocation) error {
+				return importCatalog(ctx, c.cfg, c.log, c.args[0], c.stdout)
+			}
+		}},
+	{name: "keys rotate", summary: "create a new signing key: published at once, signing after SKYGATE_KEY_PREPUBLISH",
+		define: func(*flag.FlagSet) func(context.Context, *invocation) error {
+			return func(ctx context.Context, c *invocation) error { return rotateKeys(ctx, c.cfg, c.log, c.stdout) }
+		}},
+}
 
 // run is the whole program; main only wires the process to it so tests can run the
-// real thing in-process.
+// real thing in-process. Help (-h, --help, help [COMMAND]) and version touch neither
+// the configuration's files nor the database nor any port.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) < 2 {
-		fmt.Fprint(stderr, usage)
+		printUsage(stderr)
 		return errors.New("a command is required")
 	}
-	cmd, rest := args[1], args[2:]
-	if cmd == "version" {
+	switch args[1] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 2 {
+			if c, _, ok := findCommand(args[2:]); ok {
+				return printCommandUsage(stdout, c)
+			}
+			printUsage(stderr)
+			return fmt.Errorf("unknown command %q", strings.Join(args[2:], " "))
+		}
+		printUsage(stdout)
+		return nil
+	case "version", "-version", "--version":
+		if len(args) > 2 {
+			return fmt.Errorf("version takes no arguments, got %q", args[2:])
+		}
 		return printVersion(stdout)
 	}
-	if cmd == "help" || cmd == "-h" || cmd == "--help" {
-		fmt.Fprint(stdout, usage)
-		return nil
+	c, rest, ok := findCommand(args[1:])
+	if !ok {
+		printUsage(stderr)
+		return fmt.Errorf("unknown command %q", strings.Join(args[1:], " "))
+	}
+	fs := flag.NewFlagSet("skygate "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	exec := c.define(fs)
+	switch err := fs.Parse(rest); {
+	case errors.Is(err, flag.ErrHelp):
+		return printCommandUsage(stdout, c)
+	case err != nil:
+		return fmt.Errorf("%s: %w (skygate %s --help lists its flags)", c.name, err, c.name)
+	case fs.NArg() != c.nargs:
+		if c.nargs == 0 {
+			return fmt.Errorf("%s takes no arguments, got %q (skygate %s --help)", c.name, fs.Args(), c.name)
+		}
+		return fmt.Errorf("%s takes %s, got %q (skygate %s --help)", c.name, c.args, fs.Args(), c.name)
 	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
-	switch cmd {
-	case "serve":
-		log.Info("garbage collector", "gogc", tuneGC(getenv))
-		stopProfile, err := startCPUProfile(cfg.CPUProfile)
-		if err != nil {
-			return err
-		}
-		return errors.Join(serve(ctx, cfg, log, stdout), stopProfile())
-	case "migrate":
-		return migrate(ctx, cfg, log)
-	case "bootstrap":
-		return bootstrap(ctx, cfg, log, rest, stdout)
-	case "keys":
-		if len(rest) != 1 || rest[0] != "rotate" {
-			return errors.New(`usage: skygate keys rotate`)
-		}
-		return rotateKeys(ctx, cfg, log, stdout)
-	case "catalog":
-		if len(rest) != 2 || rest[0] != "import" {
-			return errors.New(`usage: skygate catalog import FILE`)
-		}
-		return importCatalog(ctx, cfg, log, rest[1], stdout)
-	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+	if err := checkDatabase(ctx, cfg); err != nil {
+		return err
 	}
+	return exec(ctx, &invocation{cfg: cfg, log: newLogger(stderr, cfg.LogLevel), getenv: getenv, args: fs.Args(), stdout: stdout})
+}
+
+// findCommand returns the command args start with, and the arguments after its name.
+func findCommand(args []string) (command, []string, bool) {
+	for _, c := range commands {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && slices.Equal(args[:len(words)], words) {
+			return c, args[len(words):], true
+		}
+	}
+	return command{}, nil, false
+}
+
+// runServe is the serve command.
+func runServe(ctx context.Context, c *invocation) error {
+	c.log.Info("garbage collector", "gogc", tuneGC(c.getenv))
+	stopProfile, err := startCPUProfile(c.cfg.CPUProfile)
+	if err != nil {
+		return err
+	}
+	return errors.Join(serve(ctx, c.cfg, c.log, c.stdout), stopProfile())
+}
+
+// printUsage writes the program's usage: the commands and the configuration.
+func printUsage(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "usage: skygate COMMAND [flags] [arguments]\n\ncommands:\n")
+	for _, c := range commands {
+		summary, _, _ := strings.Cut(c.summary, "\n")
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name+" "+c.args), summary)
+	}
+	fmt.Fprintf(tw, "  %s\t%s\n", "version", "print the version and build information")
+	fmt.Fprintf(tw, "  %s\t%s\n", "help [COMMAND]", "print this, or a command's flags")
+	tw.Flush()
+	fmt.Fprint(w, "\nEvery command but version and help reads its configuration from these environment\nvariables (default in the middle column; README.md has the details):\n\n")
+	config.PrintVariables(w)
+}
+
+// printCommandUsage writes c's usage, flags and the configuration variables.
+func printCommandUsage(w io.Writer, c command) error {
+	fs := flag.NewFlagSet("skygate "+c.name, flag.ContinueOnError)
+	c.define(fs)
+	fmt.Fprintf(w, "usage: skygate %s", c.name)
+	if hasFlags(fs) {
+		fmt.Fprint(w, " [flags]")
+	}
+	if c.args != "" {
+		fmt.Fprint(w, " "+c.args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n", c.summary)
+	if hasFlags(fs) {
+		fmt.Fprint(w, "\nflags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	fmt.Fprint(w, "\nconfiguration (environment variables):\n\n")
+	return config.PrintVariables(w)
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -24,9 +24,17 @@ import (
 // workers until ctx ends, then shuts down gracefully.
 // log receives the access log too, when it writes info lines; stdout receives what a
 // person reads at the terminal (the development demo client's credentials), never the
-// log.
+// log. The listeners are bound before anything is created or migrated.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer) error {
 	warnConveniences(cfg, log)
+	warnPublicURL(cfg, log)
+	plainLn, mtlsLn, opsLn, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	defer plainLn.Close()
+	defer mtlsLn.Close()
+	defer opsLn.Close()
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
 		return err
@@ -49,21 +57,6 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 		}
 	}
 
-	plainLn, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return err
-	}
-	mtlsLn, err := net.Listen("tcp", cfg.MTLSAddr)
-	if err != nil {
-		plainLn.Close()
-		return err
-	}
-	opsLn, err := net.Listen("tcp", cfg.OpsAddr)
-	if err != nil {
-		plainLn.Close()
-		mtlsLn.Close()
-		return fmt.Errorf("operator listener (SKYGATE_OPS_ADDR): %w", err)
-	}
 	warnBeyondLoopback(cfg, log, map[string]net.Listener{"SKYGATE_HTTP_ADDR": plainLn, "SKYGATE_MTLS_ADDR": mtlsLn, "SKYGATE_OPS_ADDR": opsLn})
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	newServer := func(h http.Handler, tc *tls.Config) *http.Server {
@@ -125,9 +118,11 @@ func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPo
 		if err != nil {
 			return nil, nil, err
 		}
+		msg := "development PKI: partners' mTLS client files"
 		if f.GeneratedNow {
-			log.Info("created the development PKI", "dir", f.Dir, "ca", f.CA, "client_cert", f.ClientCert, "client_key", f.ClientKey)
+			msg = "created the development PKI: partners' mTLS client files"
 		}
+		log.Info(msg, "dir", f.Dir, "ca", f.CA, "client_cert", f.ClientCert, "client_key", f.ClientKey)
 		certFile, keyFile, caFile = f.ServerCert, f.ServerKey, f.CA
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -154,6 +149,23 @@ func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPo
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}, pool, nil
+}
+
+// listen binds the three listeners, naming the variable of an address it cannot bind.
+func listen(cfg *config.Config) (plain, mtls, ops net.Listener, err error) {
+	var lns []net.Listener
+	for _, a := range []struct{ name, addr string }{
+		{"SKYGATE_HTTP_ADDR", cfg.HTTPAddr}, {"SKYGATE_MTLS_ADDR", cfg.MTLSAddr}, {"SKYGATE_OPS_ADDR", cfg.OpsAddr}} {
+		ln, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, nil, nil, fmt.Errorf("%s: %w", a.name, err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns[0], lns[1], lns[2], nil
 }
 
 // migrate applies the migrations and exits.

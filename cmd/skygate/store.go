@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/config"
@@ -70,6 +71,34 @@ func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box
 		return nil, err
 	}
 	return db, nil
+}
+
+// checkDatabase reports, before a command creates or migrates anything, a database
+// that SKYGATE_DATABASE_URL names but that cannot be used: a PostgreSQL server that
+// does not answer, or a SQLite path under a file that is not a directory.
+func checkDatabase(ctx context.Context, cfg *config.Config) error {
+	if path, ok := cfg.SQLitePath(); ok {
+		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+			fi, err := os.Stat(dir)
+			if err == nil && !fi.IsDir() {
+				return fmt.Errorf("SKYGATE_DATABASE_URL: %s is not a directory", dir)
+			}
+			if err == nil || dir == filepath.Dir(dir) {
+				return nil
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	db, err := sql.Open("pgx", cfg.DatabaseURL)
+	if err == nil {
+		err = db.PingContext(ctx)
+		db.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("SKYGATE_DATABASE_URL: cannot reach the database: %w", err)
+	}
+	return nil
 }
 
 // transient returns the engine's classifier of retryable errors.

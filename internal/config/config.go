@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"path/filepath"
@@ -125,7 +126,6 @@ func Load(getenv func(string) string) (*Config, error) {
 		MTLSAddr:        l.str("SKYGATE_MTLS_ADDR", "127.0.0.1:8443"),
 		OpsAddr:         l.str("SKYGATE_OPS_ADDR", "127.0.0.1:9090"),
 		DataDir:         l.str("SKYGATE_DATA_DIR", "./data"),
-		PublicURL:       strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://127.0.0.1:8080"), "/"),
 		Migrate:         l.boolean("SKYGATE_MIGRATE", true),
 		TokenTTL:        l.duration("SKYGATE_TOKEN_TTL", time.Hour),
 		KeyPrepublish:   l.duration("SKYGATE_KEY_PREPUBLISH", 10*time.Minute),
@@ -150,6 +150,20 @@ func Load(getenv func(string) string) (*Config, error) {
 		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
 		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
 		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
+	}
+	for _, a := range []struct{ name, addr string }{
+		{"SKYGATE_HTTP_ADDR", c.HTTPAddr}, {"SKYGATE_MTLS_ADDR", c.MTLSAddr}, {"SKYGATE_OPS_ADDR", c.OpsAddr}} {
+		if !validListenAddr(a.addr) {
+			l.fail(a.name, "must be HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080 or :8080, got %q", a.addr)
+		}
+	}
+	// Unset, the public URL is the plain listener's, so that changing the port keeps
+	// discovery and the console's sign-in working.
+	c.PublicURL = strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://"+reachable(c.HTTPAddr)), "/")
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		l.fail("SKYGATE_LOG_LEVEL", "must be debug, info, warn or error, got %q", c.LogLevel)
 	}
 	switch c.Env {
 	case EnvDevelopment, EnvSandbox, EnvProduction:
@@ -225,6 +239,30 @@ func Load(getenv func(string) string) (*Config, error) {
 // minPassengerDataRetention is the shortest SKYGATE_PASSENGER_DATA_RETENTION: the
 // lifetime of an Idempotency-Key (CONTRACT §4).
 const minPassengerDataRetention = 72 * time.Hour
+
+// validListenAddr reports whether addr is HOST:PORT (HOST may be empty) with a decimal
+// port net.Listen accepts.
+func validListenAddr(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && strconv.FormatUint(n, 10) == port
+}
+
+// reachable returns the listen address addr as an address to connect to: a host that
+// means every interface (empty, 0.0.0.0, ::) becomes 127.0.0.1.
+func reachable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
 
 func btoi(b bool) int {
 	if b {

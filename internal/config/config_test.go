@@ -173,6 +173,10 @@ func TestLoadRefusesMalformedSettings(t *testing.T) {
 		{"redirect URI with a fragment", map[string]string{"SKYGATE_ADMIN_REDIRECT_URIS": "https://console.example/cb#x"}, "or fragment"},
 		{"the client CA alone", map[string]string{"SKYGATE_CLIENT_CA": "/etc/skygate/ca.pem"}, "set all three or none"},
 		{"certificate and key without the client CA", map[string]string{"SKYGATE_TLS_CERT": "/etc/s.pem", "SKYGATE_TLS_KEY": "/etc/k.pem"}, "set all three or none"},
+		{"unknown log level", map[string]string{"SKYGATE_LOG_LEVEL": "verbose"}, `SKYGATE_LOG_LEVEL must be debug, info, warn or error, got "verbose"`},
+		{"listen address without a port", map[string]string{"SKYGATE_HTTP_ADDR": "127.0.0.1"}, `SKYGATE_HTTP_ADDR must be HOST:PORT`},
+		{"listen port out of range", map[string]string{"SKYGATE_MTLS_ADDR": ":65536"}, `SKYGATE_MTLS_ADDR must be HOST:PORT`},
+		{"listen port by name", map[string]string{"SKYGATE_OPS_ADDR": "localhost:http"}, `SKYGATE_OPS_ADDR must be HOST:PORT`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -181,5 +185,31 @@ func TestLoadRefusesMalformedSettings(t *testing.T) {
 				t.Fatalf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPublicURLFollowsTheHTTPListener checks that an unset SKYGATE_PUBLIC_URL is the
+// plain listener's URL, so that a port change keeps discovery and sign-in working.
+func TestPublicURLFollowsTheHTTPListener(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ addr, want string }{
+		{"127.0.0.1:9000", "http://127.0.0.1:9000"},
+		{":9000", "http://127.0.0.1:9000"},
+		{"0.0.0.0:9000", "http://127.0.0.1:9000"},
+		{"[::]:9000", "http://127.0.0.1:9000"},
+		{"[::1]:9000", "http://[::1]:9000"},
+		{"localhost:9000", "http://localhost:9000"},
+	} {
+		c, err := config.Load(env(map[string]string{"SKYGATE_HTTP_ADDR": tc.addr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PublicURL != tc.want || c.AdminRedirects[0] != tc.want+"/admin/callback" {
+			t.Errorf("SKYGATE_HTTP_ADDR=%s: PublicURL = %q, AdminRedirects = %v, want %q", tc.addr, c.PublicURL, c.AdminRedirects, tc.want)
+		}
+	}
+	c, err := config.Load(env(map[string]string{"SKYGATE_HTTP_ADDR": ":9000", "SKYGATE_PUBLIC_URL": "http://skygate.test/"}))
+	if err != nil || c.PublicURL != "http://skygate.test" {
+		t.Errorf("a set SKYGATE_PUBLIC_URL: %v, %v", c, err)
 	}
 }
