@@ -4,15 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/postgres"
 	"github.com/skygate/skygate/internal/storetest"
 )
-
-func TestStore(t *testing.T) {
-	t.Parallel()
-	storetest.RunTests(t, func(t *testing.T) skygate.Store { return storetest.MustPostgres(t) })
-}
 
 // TestConcurrentMigrate starts several replicas on one empty schema at once; the
 // advisory lock must let each Migrate succeed and leave one schema.

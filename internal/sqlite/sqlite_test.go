@@ -10,11 +10,6 @@ import (
 	"github.com/skygate/skygate/internal/storetest"
 )
 
-func TestStore(t *testing.T) {
-	t.Parallel()
-	storetest.RunTests(t, func(t *testing.T) skygate.Store { return storetest.MustSQLite(t) })
-}
-
 func TestOpenCreatesDirectory(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a", "b c?#", "skygate.db")

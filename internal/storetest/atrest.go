@@ -104,3 +104,17 @@ func mustRawRows(tb testing.TB, db *sql.DB, table string) [][]byte {
 	MustNoError(tb, rows.Err(), "rows of "+table)
 	return out
 }
+
+// PersonalValues lists the personal data of the booking's passengers, for tests that
+// look for it where it must not be.
+func PersonalValues(b *skygate.Booking) []string {
+	var out []string
+	for _, p := range b.Passengers {
+		for _, v := range []string{p.DateOfBirth, p.PassportNumber, p.Email, p.Phone} {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

@@ -87,18 +87,6 @@ func MustTransition(tb testing.TB, s skygate.Store, b *skygate.Booking, now time
 	return b
 }
 
-// PathTo lists the triggers that lead a new booking to status s.
-func PathTo(s skygate.BookingStatus) []skygate.Trigger {
-	return map[skygate.BookingStatus][]skygate.Trigger{
-		skygate.BookingPending:   nil,
-		skygate.BookingIssued:    {skygate.TriggerIssue},
-		skygate.BookingConfirmed: {skygate.TriggerIssue, skygate.TriggerConfirm},
-		skygate.BookingCompleted: {skygate.TriggerIssue, skygate.TriggerConfirm, skygate.TriggerUse},
-		skygate.BookingExpired:   {skygate.TriggerIssue, skygate.TriggerExpire},
-		skygate.BookingCanceled:  {skygate.TriggerCancel},
-	}[s]
-}
-
 // ConfirmWindow is the confirmation deadline ApplyLikeService sets.
 const ConfirmWindow = 30 * time.Minute
 
@@ -131,4 +119,19 @@ func MustEventsAfter(tb testing.TB, s skygate.Store, seq int64) []*skygate.Event
 	events, err := s.EventsAfter(tb.Context(), seq, 0)
 	MustNoError(tb, err, "EventsAfter")
 	return events
+}
+
+// WithAllPersonalData gives the booking two passengers with every personal field.
+func WithAllPersonalData(b *skygate.Booking) {
+	b.Passengers = []skygate.Passenger{
+		{FirstName: "Aziza", LastName: "Karimova", DateOfBirth: "1990-04-01", PassportNumber: "FA1234567",
+			Nationality: "UZ", Email: "aziza@example.com", Phone: "+998901234567"},
+		{FirstName: "Ли", LastName: `O"Brien <&>`, DateOfBirth: "1985-12-31", PassportNumber: "AB7654321",
+			Nationality: "KZ", Email: "li.obrien@example.org", Phone: "+77011234567"},
+	}
+}
+
+// WithServiceDate sets the booking's service date.
+func WithServiceDate(date string) func(*skygate.Booking) {
+	return func(b *skygate.Booking) { b.ServiceDate = date }
 }

@@ -11,53 +11,6 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// RunTests runs the conformance suite. newStore must return a fresh, migrated, empty
-// store that is closed when its test ends; the subtests run in parallel, each with
-// its own store.
-func RunTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
-	groups := []struct {
-		name  string
-		tests []test
-	}{
-		{"Accounts", accountTests},
-		{"Applications", applicationTests},
-		{"SigningKeys", keyTests},
-		{"Catalog", catalogTests},
-		{"Audit", auditTests},
-		{"Bookings", bookingTests},
-		{"PassengerData", passengerDataTests},
-		{"Webhooks", webhookTests},
-		{"ESIM", esimTests},
-		{"LoginCodes", loginCodeTests},
-		{"Store", storeTests},
-	}
-	for _, g := range groups {
-		t.Run(g.name, func(t *testing.T) {
-			t.Parallel()
-			for _, tt := range g.tests {
-				t.Run(tt.name, func(t *testing.T) {
-					t.Parallel()
-					tt.run(t, newStore(t))
-				})
-			}
-		})
-	}
-}
-
-// test is one case of the suite; it gets its own empty store.
-type test struct {
-	name string
-	run  func(t *testing.T, s skygate.Store)
-}
-
-var storeTests = []test{
-	{"Ping", func(t *testing.T, s skygate.Store) {
-		if err := s.Ping(t.Context()); err != nil {
-			t.Fatalf("Ping: %v", err)
-		}
-	}},
-}
-
 // T0 is the suite's base time. It is not UTC and has nanoseconds, so comparing with
 // Stored shows that stores return UTC truncated to the microsecond.
 var T0 = time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("UTC+1", 3600))
@@ -104,18 +57,5 @@ func wantEqual[T any](tb testing.TB, what string, got, want T) {
 	tb.Helper()
 	if !reflect.DeepEqual(got, want) {
 		tb.Fatalf("%s:\n got  %+v\n want %+v", what, got, want)
-	}
-}
-
-// wantUTC fails the test unless every time is in UTC with at most microseconds.
-func wantUTC(tb testing.TB, what string, times ...time.Time) {
-	tb.Helper()
-	for i, t := range times {
-		if t.Location() != time.UTC {
-			tb.Errorf("%s: time %d is in %v, want UTC", what, i, t.Location())
-		}
-		if t.Nanosecond()%1000 != 0 {
-			tb.Errorf("%s: time %d = %v has sub-microsecond digits", what, i, t)
-		}
 	}
 }

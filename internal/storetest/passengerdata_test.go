@@ -17,35 +17,6 @@ var passengerDataTests = []test{
 	{"NothingLegacy", testPassengerDataNothingLegacy},
 }
 
-// WithAllPersonalData gives the booking two passengers with every personal field.
-func WithAllPersonalData(b *skygate.Booking) {
-	b.Passengers = []skygate.Passenger{
-		{FirstName: "Aziza", LastName: "Karimova", DateOfBirth: "1990-04-01", PassportNumber: "FA1234567",
-			Nationality: "UZ", Email: "aziza@example.com", Phone: "+998901234567"},
-		{FirstName: "Ли", LastName: `O"Brien <&>`, DateOfBirth: "1985-12-31", PassportNumber: "AB7654321",
-			Nationality: "KZ", Email: "li.obrien@example.org", Phone: "+77011234567"},
-	}
-}
-
-// WithServiceDate sets the booking's service date.
-func WithServiceDate(date string) func(*skygate.Booking) {
-	return func(b *skygate.Booking) { b.ServiceDate = date }
-}
-
-// PersonalValues lists the personal data of the booking's passengers, for tests that
-// look for it where it must not be.
-func PersonalValues(b *skygate.Booking) []string {
-	var out []string
-	for _, p := range b.Passengers {
-		for _, v := range []string{p.DateOfBirth, p.PassportNumber, p.Email, p.Phone} {
-			if v != "" {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
-
 // testPassengerDataReadBack: every way of reading a booking gives its passengers
 // whole, after the creation and after every transition (tenant, admin and claim).
 func testPassengerDataReadBack(t *testing.T, s skygate.Store) {

@@ -245,3 +245,15 @@ func testBookingAdmin(t *testing.T, s skygate.Store) {
 	_, err = s.TransitionBookingAdmin(t.Context(), b.ID, skygate.TriggerUse, At(time.Hour), nil, nil)
 	WantCode(t, err, skygate.CodeInvalidBookingStatus)
 }
+
+// PathTo lists the triggers that lead a new booking to status s.
+func PathTo(s skygate.BookingStatus) []skygate.Trigger {
+	return map[skygate.BookingStatus][]skygate.Trigger{
+		skygate.BookingPending:   nil,
+		skygate.BookingIssued:    {skygate.TriggerIssue},
+		skygate.BookingConfirmed: {skygate.TriggerIssue, skygate.TriggerConfirm},
+		skygate.BookingCompleted: {skygate.TriggerIssue, skygate.TriggerConfirm, skygate.TriggerUse},
+		skygate.BookingExpired:   {skygate.TriggerIssue, skygate.TriggerExpire},
+		skygate.BookingCanceled:  {skygate.TriggerCancel},
+	}[s]
+}
