@@ -82,7 +82,9 @@ func Transition(from BookingStatus, t Trigger) (BookingStatus, error) {
 	if to, ok := transitions[from][t]; ok {
 		return to, nil
 	}
-	return "", Errorf(CodeInvalidBookingStatus, "the booking is %s; %s is not allowed in that status", from, t)
+	e := Errorf(CodeInvalidBookingStatus, "the booking is %s; %s is not allowed in that status", from, t)
+	e.BookingStatus = from
+	return "", e
 }
 
 // PassStatus is the status of a booking's pass; it is derived from the booking.

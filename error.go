@@ -39,7 +39,11 @@ type Error struct {
 	Message string
 	// Fields lists per-field problems of a CodeValidation error.
 	Fields []FieldError
-	Err    error
+	// BookingStatus is, for CodeInvalidBookingStatus, the status the booking is in when
+	// known: a client that retried a confirm or cancel after a timeout learns from it
+	// that its first call took effect.
+	BookingStatus BookingStatus
+	Err           error
 }
 
 // FieldError names one invalid field of a request, by its JSON path.

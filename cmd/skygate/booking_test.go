@@ -188,7 +188,7 @@ func TestBookingLifecycle(t *testing.T) {
 			t.Fatalf("confirm: %d %s", resp.StatusCode, body)
 		}
 		resp, body2 := s.bookingCall(http.MethodPost, bookingPath+"/"+b.ID+"/confirm", tok)
-		if p := problemOf(t, resp, body2); resp.StatusCode != 409 || p["code"] != "InvalidBookingStatus" || !strings.Contains(p["detail"].(string), "Confirmed") {
+		if p := problemOf(t, resp, body2); resp.StatusCode != 409 || p["code"] != "InvalidBookingStatus" || !strings.Contains(p["detail"].(string), "Confirmed") || p["booking_status"] != "Confirmed" {
 			t.Errorf("second confirm: %d %v", resp.StatusCode, p)
 		}
 

@@ -179,8 +179,10 @@ func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error
 	// Past its deadline an Issued booking is expired in all but the worker's bookkeeping:
 	// a late confirm is refused even when the worker has not run yet.
 	if after.Status == skygate.BookingConfirmed && before.ConfirmBefore != nil && after.UpdatedAt.After(*before.ConfirmBefore) {
-		return nil, skygate.Errorf(skygate.CodeInvalidBookingStatus,
+		e := skygate.Errorf(skygate.CodeInvalidBookingStatus,
 			"the booking was to be confirmed by %s; it expires", before.ConfirmBefore.UTC().Format(time.RFC3339))
+		e.BookingStatus = skygate.BookingExpired
+		return nil, e
 	}
 	if before.Status == skygate.BookingPending && after.Status == skygate.BookingIssued {
 		pass, err := newPass(after.ID, after.ServiceDate, s.zone(after.FastTrackID))

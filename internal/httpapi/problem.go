@@ -18,6 +18,8 @@ type problem struct {
 	Code      string               `json:"code"`
 	RequestID string               `json:"request_id,omitempty"`
 	Errors    []skygate.FieldError `json:"errors,omitempty"`
+	// BookingStatus is the booking's status in an InvalidBookingStatus problem.
+	BookingStatus skygate.BookingStatus `json:"booking_status,omitempty"`
 }
 
 // statusOf maps each domain code to its one HTTP status.
@@ -75,7 +77,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var e *skygate.Error
 	if errors.As(err, &e) {
-		p.Errors = e.Fields
+		p.Errors, p.BookingStatus = e.Fields, e.BookingStatus
 	}
 	var ae *authError
 	if errors.As(err, &ae) {
