@@ -164,6 +164,14 @@ func TestBookingLifecycle(t *testing.T) {
 				t.Errorf("create %q: %d %v", tc.key, resp.StatusCode, p)
 			}
 		}
+		// Every seed fast-track asks for notice (policy.booking_before_hours), so the
+		// day that has begun at the hub cannot be booked any more.
+		today := strings.Replace(bookingBody(ft, "today"), time.Now().UTC().AddDate(0, 0, 7).Format(time.DateOnly),
+			time.Now().In(time.FixedZone("UTC+5", 5*3600)).Format(time.DateOnly), 1)
+		resp, pb = s.book(s.mtlsClient, tok, "key-today", today)
+		if p := problemOf(t, resp, pb); resp.StatusCode != 422 || !strings.Contains(string(pb), "the earliest service date now is") {
+			t.Errorf("create for today at the hub: %d %v", resp.StatusCode, p)
+		}
 
 		// The pass is not ready before the worker issues the booking.
 		issued := s.waitStatus(tok, b.ID, "Issued")

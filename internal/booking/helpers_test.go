@@ -20,6 +20,7 @@ var (
 	ftName     = "22222222-2222-4222-8222-222222222222" // Name only, UTC
 	ftInactive = "33333333-3333-4333-8333-333333333333"
 	ftNothing  = "44444444-4444-4444-8444-444444444444" // requires nothing
+	ftNotice   = "55555555-5555-4555-8555-555555555555" // Name only, 24 hours' notice, hub at UTC+5
 )
 
 // hubZone is the zone of ftAll's hub (Tashkent, without tzdata).
@@ -36,7 +37,7 @@ func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {
 			infos[i] = string(v)
 		}
 		return append(infos, "SomethingNew"), true, true
-	case ftName:
+	case ftName, ftNotice:
 		return []string{string(skygate.InfoName)}, true, true
 	case ftInactive:
 		return []string{string(skygate.InfoName)}, false, true
@@ -47,10 +48,14 @@ func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {
 }
 
 func (fastTracks) FastTrackZone(id string) (*time.Location, bool) {
-	if id == ftAll {
+	if id == ftAll || id == ftNotice {
 		return hubZone, true
 	}
 	return nil, false
+}
+
+func (fastTracks) FastTrackNotice(id string) (time.Duration, bool) {
+	return 24 * time.Hour, id == ftNotice
 }
 
 // clock is a settable skygate.Clock.

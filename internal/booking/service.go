@@ -28,6 +28,14 @@ type Zones interface {
 	FastTrackZone(id string) (loc *time.Location, ok bool)
 }
 
+// Notices is optionally implemented by a FastTracks. It returns the fast-track's
+// minimum notice (the catalog's policy.booking_before_hours): a booking must be made at
+// least that long before its service day starts at the airport (00:00 in the hub's
+// zone). Without it, or when ok is false, a booking may be made up to the service day.
+type Notices interface {
+	FastTrackNotice(id string) (notice time.Duration, ok bool)
+}
+
 // Config is what a Service needs. Store and FastTracks are required.
 type Config struct {
 	Store      skygate.BookingStore

@@ -60,7 +60,7 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 		}
 	}
 
-	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)))
+	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)), s.notice(b.FastTrackID))
 	if r.Flight == nil {
 		v.fail("flight", "is required")
 	} else {
@@ -83,8 +83,9 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 }
 
 // serviceDate checks the service day against today at the airport (local is now in
-// the hub's zone): not in the past, at most MaxServiceDaysAhead ahead.
-func (v *validation) serviceDate(date string, local time.Time) {
+// the hub's zone): not in the past, at most MaxServiceDaysAhead ahead, and starting at
+// least notice after local (the fast-track's booking_before_hours; 0 for none).
+func (v *validation) serviceDate(date string, local time.Time, notice time.Duration) {
 	if date == "" {
 		v.fail("service_date", "is required")
 		return
@@ -100,7 +101,27 @@ func (v *validation) serviceDate(date string, local time.Time) {
 		v.fail("service_date", "must not be in the past (the airport's local date is "+today.Format(time.DateOnly)+")")
 	case day.After(today.AddDate(0, 0, MaxServiceDaysAhead)):
 		v.fail("service_date", fmt.Sprintf("must be at most %d days ahead", MaxServiceDaysAhead))
+	case notice > 0:
+		start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, local.Location())
+		if earliest := local.Add(notice); start.Before(earliest) {
+			first := time.Date(earliest.Year(), earliest.Month(), earliest.Day(), 0, 0, 0, 0, local.Location())
+			if first.Before(earliest) {
+				first = first.AddDate(0, 0, 1)
+			}
+			v.fail("service_date", fmt.Sprintf("must start at least %g hours after the booking (the fast-track's booking_before_hours); the earliest service date now is %s",
+				notice.Hours(), first.Format(time.DateOnly)))
+		}
 	}
+}
+
+// notice returns the fast-track's minimum notice, 0 when it sets none.
+func (s *Service) notice(fastTrackID string) time.Duration {
+	if n, ok := s.fastTracks.(Notices); ok {
+		if d, ok := n.FastTrackNotice(fastTrackID); ok {
+			return d
+		}
+	}
+	return 0
 }
 
 func (v *validation) flight(f skygate.Flight, numberRequired bool) {

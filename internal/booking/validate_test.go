@@ -116,3 +116,28 @@ func TestCreateValidOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateNotice: a fast-track's booking_before_hours is counted to the start of the
+// service day at the airport. At Start (2025-06-02 01:00 at the UTC+5 hub) 24 hours'
+// notice reaches 2025-06-03 01:00, so the 3rd is refused and the 4th is the earliest.
+func TestCreateNotice(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tt := range []struct {
+		date string
+		ok   bool
+	}{{"2025-06-02", false}, {"2025-06-03", false}, {"2025-06-04", true}} {
+		r := request()
+		r["fast_track_id"], r["service_date"] = ftNotice, tt.date
+		_, _, err := b.create(t, b.account, "c", "notice-"+tt.date, mustJSON(t, r))
+		if tt.ok {
+			storetest.MustNoError(t, err, "Create on "+tt.date)
+			continue
+		}
+		storetest.WantCode(t, err, skygate.CodeValidation)
+		e := err.(*skygate.Error)
+		if len(e.Fields) != 1 || e.Fields[0].Field != "service_date" || !strings.Contains(e.Fields[0].Message, "the earliest service date now is 2025-06-04") {
+			t.Errorf("%s: %+v, want service_date naming 2025-06-04 as the earliest", tt.date, e.Fields)
+		}
+	}
+}

@@ -24,6 +24,22 @@ func (s *Service) FastTrackInfo(id string) (requiredBookingInfo []string, active
 	return info, ref.rec.IsActive, true
 }
 
+// FastTrackNotice returns the fast-track's policy.booking_before_hours: how long
+// before its service day starts a booking must be made. ok is false for an unknown id,
+// before Open, or when the policy sets none.
+func (s *Service) FastTrackNotice(id string) (notice time.Duration, ok bool) {
+	c := s.Current()
+	if c == nil {
+		return 0, false
+	}
+	ref, ok := c.fastTracks[id]
+	if !ok || ref.rec.Policy.BookingBeforeHours == "" {
+		return 0, false
+	}
+	d, err := ParseISODuration(ref.rec.Policy.BookingBeforeHours) // validated on import
+	return d, err == nil
+}
+
 // FastTrackZone returns the time zone of the fast-track's hub, in which a booking's
 // service_date is a calendar day.
 func (s *Service) FastTrackZone(id string) (*time.Location, bool) {
