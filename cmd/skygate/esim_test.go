@@ -32,7 +32,7 @@ func (s *testServer) partnerCall(method, path, tok, body string, h map[string]st
 
 const esimPackages = `[
  {"id":"11111111-1111-4111-8111-111111111111","name":{"en":"Uzbekistan 1 GB","ru":"Узбекистан 1 ГБ","uz":"Oʻzbekiston 1 GB","kk":"Өзбекстан 1 ГБ"},"countries":["UZ"],"data_mb":1000,"validity_days":7,"price":{"amount":450,"currency":"USD"},"top_up":true,"active":true},
- {"id":"22222222-2222-4222-8222-222222222222","name":{"en":"Central Asia 5 GB","ru":"Центральная Азия 5 ГБ","uz":"Markaziy Osiyo 5 GB","kk":"Орталық Азия 5 ГБ"},"countries":["UZ","KZ","KG"],"data_mb":5000,"validity_days":15,"price":{"amount":1500,"currency":"USD"},"top_up":false,"active":true}
+ {"id":"22222222-2222-4222-8222-222222222222","name":{"en":"Central Asia 5 GB","ru":"Центральная Азия 5 ГБ","uz":"Markaziy Osiyo 5 GB","kk":"Орталық Азия 5 ГБ"},"countries":["UZ","KZ","KG"],"data_mb":5000,"validity_days":15,"price":{"amount":1500,"currency":"USD"},"top_up":false}
 ]`
 
 func TestESIMEndToEnd(t *testing.T) {

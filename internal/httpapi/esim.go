@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 
@@ -191,11 +192,24 @@ func (s *Server) adminESIMPackages(w http.ResponseWriter, r *http.Request) error
 }
 
 // adminSetESIMPackages upserts packages: the listed ones are created or replaced,
-// others stay (retire one with "active": false).
+// others stay (retire one with "active": false). A package without "active" is
+// active.
 func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) error {
 	var pkgs []*skygate.ESIMPackage
-	if _, err := decodeJSON(w, r, &pkgs); err != nil {
+	body, err := decodeJSON(w, r, &pkgs)
+	if err != nil {
 		return err
+	}
+	var given []struct {
+		Active *bool `json:"active"`
+	}
+	if err := json.Unmarshal(body, &given); err != nil {
+		return err // decodeJSON accepted the body, so this cannot happen
+	}
+	for i, p := range pkgs {
+		if p != nil && given[i].Active == nil {
+			p.Active = true
+		}
 	}
 	acc := r.PathValue("accountID")
 	ids := make([]string, len(pkgs))
