@@ -81,7 +81,7 @@ func (g *Grant) Exchange(ctx context.Context, req *oauth.TokenRequest) (*oauth.T
 	case req.Client.ID != "" && req.Client.ID != g.clientID:
 		return nil, oauth.Errorf(oauth.CodeInvalidClient, "unknown client_id for the authorization_code grant")
 	}
-	code, verifier, redirectURI := req.Param("code"), req.Param("code_verifier"), req.Param("redirect_uri")
+	code, verifier, redirectURI := req.Params["code"], req.Params["code_verifier"], req.Params["redirect_uri"]
 	switch {
 	case code == "":
 		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "code is required")

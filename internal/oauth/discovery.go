@@ -66,11 +66,17 @@ func NewMetadata(publicURL string) *Metadata {
 // OpenIDConfigPath and ServerMetadataPath.
 func DiscoveryHandler(publicURL string) http.Handler {
 	body, _ := json.Marshal(NewMetadata(publicURL)) // strings only: cannot fail
+	return publicJSON(func() []byte { return body })
+}
+
+// publicJSON serves the JSON document body returns, which clients may cache for 5
+// minutes.
+func publicJSON(body func() []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Cache-Control", "public, max-age=300")
-		w.Write(body)
+		w.Write(body())
 	})
 }
 
@@ -121,11 +127,4 @@ func (m *KeyManager) JWKS() []byte { return m.set.Load().jwks }
 
 // JWKSHandler serves JWKS at GET /.well-known/jwks.json. Verifiers may cache it for 5
 // minutes, which is why a rotation must pre-publish a key for longer than that.
-func (m *KeyManager) JWKSHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", "application/json")
-		h.Set("Cache-Control", "public, max-age=300")
-		w.Write(m.JWKS())
-	})
-}
+func (m *KeyManager) JWKSHandler() http.Handler { return publicJSON(m.JWKS) }

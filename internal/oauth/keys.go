@@ -23,16 +23,20 @@ import (
 // KeyManagerOptions tune a KeyManager. Zero values take the defaults.
 type KeyManagerOptions struct {
 	// MaxTokenTTL is the longest lifetime of any token the keys sign, B2B or employee
-	// (default 1h). A retired key stays published this long after it stopped signing.
+	// (default 1h). A retired key stays published this long, plus keyLeeway, after it
+	// stopped signing.
 	MaxTokenTTL time.Duration
-	// Leeway is added to MaxTokenTTL (default 5m). It must cover the verifiers' clock
-	// leeway and the interval at which replicas Reload, because a replica keeps
-	// signing with the old key until its next Reload.
-	Leeway time.Duration
-	// MissReloadInterval is the least time between two reloads caused by tokens with
-	// an unknown kid (default 5s), so that garbage kids cannot hammer the store.
-	MissReloadInterval time.Duration
 }
+
+const (
+	// keyLeeway is added to MaxTokenTTL. It covers the verifiers' clock leeway and the
+	// interval at which replicas Reload, because a replica keeps signing with the old
+	// key until its next Reload.
+	keyLeeway = 5 * time.Minute
+	// missReloadInterval is the least time between two reloads caused by tokens with
+	// an unknown kid, so that garbage kids cannot hammer the store.
+	missReloadInterval = 5 * time.Second
+)
 
 // KeyManager holds the ES256 signing keys, shared by all replicas through a
 // skygate.KeyStore. Private keys are stored as PKCS#8 sealed by the master Box with
@@ -42,12 +46,11 @@ type KeyManagerOptions struct {
 // A KeyManager starts empty: call EnsureKey once at startup and Maintain (or Reload
 // and Prune) periodically. All methods are safe for concurrent use.
 type KeyManager struct {
-	store        skygate.KeyStore
-	box          *seal.Box
-	clock        skygate.Clock
-	maxTTL       time.Duration
-	retention    time.Duration
-	missInterval time.Duration
+	store     skygate.KeyStore
+	box       *seal.Box
+	clock     skygate.Clock
+	maxTTL    time.Duration
+	retention time.Duration
 
 	set      atomic.Pointer[keySet]
 	reloadMu sync.Mutex // serializes reads of the store so a snapshot never goes back
@@ -82,18 +85,8 @@ func NewKeyManager(store skygate.KeyStore, box *seal.Box, clock skygate.Clock, o
 	if opts.MaxTokenTTL <= 0 {
 		opts.MaxTokenTTL = time.Hour
 	}
-	if opts.Leeway <= 0 {
-		opts.Leeway = 5 * time.Minute
-	}
-	if opts.MissReloadInterval <= 0 {
-		opts.MissReloadInterval = 5 * time.Second
-	}
-	m := &KeyManager{
-		store: store, box: box, clock: clock,
-		maxTTL:       opts.MaxTokenTTL,
-		retention:    opts.MaxTokenTTL + opts.Leeway,
-		missInterval: opts.MissReloadInterval,
-	}
+	m := &KeyManager{store: store, box: box, clock: clock,
+		maxTTL: opts.MaxTokenTTL, retention: opts.MaxTokenTTL + keyLeeway}
 	m.set.Store(m.newKeySet(nil, clock()))
 	return m
 }
@@ -166,7 +159,7 @@ func (m *KeyManager) Reload(ctx context.Context) error {
 }
 
 // Prune deletes the keys whose retention has passed: a successor became active more
-// than MaxTokenTTL+Leeway ago, so no live token carries them. It returns their kids.
+// than MaxTokenTTL+keyLeeway ago, so no live token carries them. It returns their kids.
 func (m *KeyManager) Prune(ctx context.Context) ([]string, error) {
 	recs, err := m.store.SigningKeys(ctx)
 	if err != nil {
@@ -193,7 +186,7 @@ func (m *KeyManager) Prune(ctx context.Context) ([]string, error) {
 
 // Maintain calls Reload, then Prune, and returns their errors joined. Every replica
 // calls it periodically (cmd/skygate through lifecycle.Every), at an interval shorter
-// than the rotation prepublish and than KeyManagerOptions.Leeway.
+// than the rotation prepublish and than keyLeeway (5m).
 func (m *KeyManager) Maintain(ctx context.Context) error {
 	reloadErr := m.Reload(ctx)
 	_, pruneErr := m.Prune(ctx)
@@ -201,7 +194,7 @@ func (m *KeyManager) Maintain(ctx context.Context) error {
 }
 
 // verificationKey returns the key with kid. An unknown kid triggers one reload (shared
-// by concurrent callers, at most one per MissReloadInterval) so that a key another
+// by concurrent callers, at most one per missReloadInterval) so that a key another
 // replica just created is found. It returns nil when the kid stays unknown, which
 // includes a store that cannot be read at that moment.
 func (m *KeyManager) verificationKey(ctx context.Context, kid string) *signingKey {
@@ -214,7 +207,7 @@ func (m *KeyManager) verificationKey(ctx context.Context, kid string) *signingKe
 		return k // a reload finished while we waited
 	}
 	now := m.clock()
-	if since := now.Sub(m.lastMiss); !m.lastMiss.IsZero() && since >= 0 && since < m.missInterval {
+	if since := now.Sub(m.lastMiss); !m.lastMiss.IsZero() && since >= 0 && since < missReloadInterval {
 		return nil
 	}
 	m.lastMiss = now
