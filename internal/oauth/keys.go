@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,7 +65,7 @@ type signingKey struct {
 	priv     *ecdsa.PrivateKey
 	pub      *ecdsa.PublicKey
 	activeAt time.Time
-	jwk      jwk
+	jwk      jose.JSONWebKey // public, as the JWKS publishes it
 	// signer signs ES256 with the header {"alg":"ES256","kid":kid,"typ":"at+jwt"}.
 	signer jose.Signer
 }
@@ -245,14 +246,14 @@ func (m *KeyManager) newKeySet(keys []*signingKey, now time.Time) *keySet {
 		keys:  keys,
 		byKID: make(map[string]*signingKey, len(keys)),
 	}
-	var published []jwk
+	published := []jose.JSONWebKey{}
 	for i, k := range keys {
 		s.byKID[k.kid] = k
 		if i+1 == len(keys) || !m.expired(keys[i+1].activeAt, now) {
 			published = append(published, k.jwk)
 		}
 	}
-	s.jwks = encodeJWKS(published)
+	s.jwks, _ = json.Marshal(jose.JSONWebKeySet{Keys: published}) // P-256 public keys: cannot fail
 	return s
 }
 
@@ -271,7 +272,7 @@ func (m *KeyManager) newRecord(now, activeAt time.Time) (*skygate.SigningKey, er
 	if err != nil {
 		return nil, err
 	}
-	j, err := publicJWK(&priv.PublicKey)
+	kid, err := thumbprint(&priv.PublicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +286,8 @@ func (m *KeyManager) newRecord(now, activeAt time.Time) (*skygate.SigningKey, er
 	}
 	// Microseconds: what every engine stores without rounding.
 	return &skygate.SigningKey{
-		ID:            j.Kid,
-		PrivateKeyEnc: m.box.Seal(pkcs8, keyAD(j.Kid)),
+		ID:            kid,
+		PrivateKeyEnc: m.box.Seal(pkcs8, keyAD(kid)),
 		PublicKeyDER:  pubDER,
 		CreatedAt:     now.UTC().Truncate(time.Microsecond),
 		ActiveAt:      activeAt.UTC().Truncate(time.Microsecond),
@@ -314,11 +315,8 @@ func (m *KeyManager) openKey(rec *skygate.SigningKey) (*signingKey, error) {
 	if !priv.PublicKey.Equal(pub) {
 		return nil, errors.New("public key does not match the private key")
 	}
-	j, err := publicJWK(&priv.PublicKey)
-	if err != nil {
-		return nil, err
-	}
-	j.Kid = rec.ID // the stored kid is authoritative: it is what tokens carry
+	// The stored kid is authoritative: it is what tokens carry.
+	j := jose.JSONWebKey{Key: &priv.PublicKey, KeyID: rec.ID, Algorithm: "ES256", Use: "sig"}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: rec.ID}},
 		(&jose.SignerOptions{}).WithType("at+jwt"))
 	if err != nil {
