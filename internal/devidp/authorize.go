@@ -50,7 +50,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := parseAuthRequest(r.Form)
-	if a.ClientID != p.cfg.ClientID {
+	if a.ClientID != clientID {
 		p.page(w, http.StatusBadRequest, pageData{Fatal: "Unknown client_id."})
 		return
 	}
@@ -93,7 +93,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.prune(now)
 	p.codes[code] = &grant{
-		employee: emp, clientID: a.ClientID, redirectURI: a.RedirectURI, nonce: a.Nonce,
+		employee: emp, nonce: a.Nonce,
 		challenge: a.CodeChallenge, scope: a.Scope, authTime: now, expires: now.Add(CodeTTL),
 	}
 	p.mu.Unlock()
@@ -104,7 +104,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 // custom one with the ticked and typed groups. A problem is a message for the page.
 func (p *Provider) chosenEmployee(form url.Values) (Employee, string) {
 	if name := form.Get("employee"); name != "" {
-		for _, e := range p.cfg.Employees {
+		for _, e := range employees {
 			if e.Username == name {
 				return e, ""
 			}
@@ -184,7 +184,7 @@ type pageData struct {
 }
 
 func (p *Provider) pageData(a authRequest) pageData {
-	return pageData{Action: p.prefix + "/authorize", Hidden: a.hidden(), Employees: p.cfg.Employees, Groups: p.groups}
+	return pageData{Action: p.prefix + "/authorize", Hidden: a.hidden(), Employees: employees, Groups: p.groups}
 }
 
 // page renders the login page. It is a development tool, but it still refuses

@@ -1,14 +1,15 @@
 package devidp
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,11 +17,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/skygate/skygate"
 )
 
-// DefaultClientID is the client id of skygate at the development provider.
-const DefaultClientID = "skygate-dev"
+// clientID is the client id of skygate at the development provider.
+const clientID = "skygate-dev"
 
 // Lifetimes of what the provider hands out.
 const (
@@ -41,10 +44,10 @@ type Employee struct {
 // Subject is the employee's sub claim.
 func (e Employee) Subject() string { return "dev-" + e.Username }
 
-// DefaultEmployees are the employees of the login page: one per group of the
+// employees are the employees of the login page: one per group of the
 // contract's example role map (grp-ops=admin, grp-audit=auditor) and a developer whose
 // group maps to no role.
-var DefaultEmployees = []Employee{
+var employees = []Employee{
 	{Username: "alice", Name: "Alice Ops", Email: "alice@dev.skygate.invalid", Groups: []string{"grp-ops"}},
 	{Username: "bob", Name: "Bob Audit", Email: "bob@dev.skygate.invalid", Groups: []string{"grp-audit"}},
 	{Username: "carol", Name: "Carol Developer", Email: "carol@dev.skygate.invalid", Groups: []string{"grp-dev"}},
@@ -60,11 +63,6 @@ type Config struct {
 	// RedirectURI is the one redirect URI the client may use (skygate's login
 	// callback), matched exactly. Required.
 	RedirectURI string
-	// ClientID defaults to DefaultClientID; ClientSecret to a random secret.
-	ClientID     string
-	ClientSecret string
-	// Employees default to DefaultEmployees.
-	Employees []Employee
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
 }
@@ -72,10 +70,10 @@ type Config struct {
 // Provider is the development OpenID Connect provider. It is safe for concurrent use.
 type Provider struct {
 	cfg    Config
+	secret string // skygate's client secret, random
 	prefix string // the issuer's path, without a trailing slash
 	groups []string
-	key    *ecdsa.PrivateKey
-	kid    string
+	signer jose.Signer // ES256, typ JWT, kid the key's RFC 7638 thumbprint
 	jwks   []byte
 	disc   []byte
 	mux    *http.ServeMux
@@ -87,14 +85,12 @@ type Provider struct {
 
 // grant is what one sign-in authorized.
 type grant struct {
-	employee    Employee
-	clientID    string
-	redirectURI string
-	nonce       string
-	challenge   string
-	scope       string
-	authTime    time.Time
-	expires     time.Time
+	employee  Employee
+	nonce     string
+	challenge string
+	scope     string
+	authTime  time.Time
+	expires   time.Time
 }
 
 // New returns a provider, or an error in production or for an invalid Config.
@@ -110,15 +106,6 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("devidp: redirect URI %q must be an absolute URL without fragment", cfg.RedirectURI)
 	}
 	cfg.Issuer = strings.TrimRight(cfg.Issuer, "/")
-	if cfg.ClientID == "" {
-		cfg.ClientID = DefaultClientID
-	}
-	if cfg.ClientSecret == "" {
-		cfg.ClientSecret = rand.Text()
-	}
-	if cfg.Employees == nil {
-		cfg.Employees = DefaultEmployees
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -128,20 +115,31 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p := &Provider{
 		cfg:    cfg,
+		secret: rand.Text(),
 		prefix: strings.TrimRight(u.Path, "/"),
-		key:    key,
 		mux:    http.NewServeMux(),
 		codes:  map[string]*grant{},
 		tokens: map[string]*grant{},
 	}
-	for _, e := range cfg.Employees {
+	for _, e := range employees {
 		for _, g := range e.Groups {
 			if !slices.Contains(p.groups, g) {
 				p.groups = append(p.groups, g)
 			}
 		}
 	}
-	p.jwks, p.kid = encodeJWKS(&key.PublicKey)
+	pub := jose.JSONWebKey{Key: &key.PublicKey, Algorithm: "ES256", Use: "sig"}
+	thumb, err := pub.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, fmt.Errorf("devidp: signing key: %w", err)
+	}
+	pub.KeyID = base64.RawURLEncoding.EncodeToString(thumb)
+	p.jwks, _ = json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pub}}) // cannot fail for a P-256 key
+	p.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: pub.KeyID}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return nil, fmt.Errorf("devidp: signing key: %w", err)
+	}
 	p.disc = p.discovery()
 	p.routes()
 	return p, nil
@@ -151,8 +149,8 @@ func New(cfg Config) (*Provider, error) {
 func (p *Provider) Issuer() string { return p.cfg.Issuer }
 
 // ClientID and ClientSecret are the credentials of skygate at the provider.
-func (p *Provider) ClientID() string     { return p.cfg.ClientID }
-func (p *Provider) ClientSecret() string { return p.cfg.ClientSecret }
+func (p *Provider) ClientID() string     { return clientID }
+func (p *Provider) ClientSecret() string { return p.secret }
 
 // Pattern is the ServeMux pattern that covers every endpoint: the issuer's path with
 // a trailing slash, e.g. "/dev/idp/".
@@ -203,29 +201,9 @@ func (p *Provider) serveJSON(body []byte, cacheControl string) http.HandlerFunc 
 	}
 }
 
-// encodeJWKS returns the JWK Set of pub and the key's id, its RFC 7638 thumbprint.
-func encodeJWKS(pub *ecdsa.PublicKey) ([]byte, string) {
-	point, _ := pub.Bytes() // a P-256 key made by GenerateKey: cannot fail
-	enc := base64.RawURLEncoding
-	x, y := enc.EncodeToString(point[1:33]), enc.EncodeToString(point[33:65])
-	sum := sha256.Sum256([]byte(`{"crv":"P-256","kty":"EC","x":"` + x + `","y":"` + y + `"}`))
-	kid := enc.EncodeToString(sum[:])
-	b, _ := json.Marshal(map[string]any{"keys": []map[string]string{{
-		"kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": kid, "use": "sig", "alg": "ES256",
-	}}})
-	return b, kid
-}
-
 // prune drops expired codes and tokens; the caller holds p.mu.
 func (p *Provider) prune(now time.Time) {
-	for k, g := range p.codes {
-		if !now.Before(g.expires) {
-			delete(p.codes, k)
-		}
-	}
-	for k, g := range p.tokens {
-		if !now.Before(g.expires) {
-			delete(p.tokens, k)
-		}
-	}
+	expired := func(_ string, g *grant) bool { return !now.Before(g.expires) }
+	maps.DeleteFunc(p.codes, expired)
+	maps.DeleteFunc(p.tokens, expired)
 }

@@ -1,8 +1,6 @@
 package devidp
 
 import (
-	"crypto/ecdsa"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -34,7 +32,7 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if !basic {
 		id, secret = form.Get("client_id"), form.Get("client_secret")
 	}
-	if id != p.cfg.ClientID || subtle.ConstantTimeCompare([]byte(secret), []byte(p.cfg.ClientSecret)) != 1 {
+	if id != clientID || subtle.ConstantTimeCompare([]byte(secret), []byte(p.secret)) != 1 {
 		w.Header().Set("WWW-Authenticate", `Basic realm="devidp"`)
 		tokenError(w, http.StatusUnauthorized, "invalid_client", "client authentication failed")
 		return
@@ -50,10 +48,10 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	delete(p.codes, code)
 	p.mu.Unlock()
 	switch {
-	case g == nil || !now.Before(g.expires) || g.clientID != id:
+	case g == nil || !now.Before(g.expires):
 		tokenError(w, http.StatusBadRequest, "invalid_grant", "the code is unknown, used or expired")
 		return
-	case form.Get("redirect_uri") != g.redirectURI:
+	case form.Get("redirect_uri") != p.cfg.RedirectURI:
 		tokenError(w, http.StatusBadRequest, "invalid_grant", "redirect_uri differs from the authorization request")
 		return
 	case g.challenge != "" && !verifierMatches(form.Get("code_verifier"), g.challenge):
@@ -125,7 +123,7 @@ func (p *Provider) signIDToken(g *grant, accessToken string, now time.Time) (str
 	claims := p.employeeClaims(g.employee)
 	sum := sha256.Sum256([]byte(accessToken))
 	claims["iss"] = p.cfg.Issuer
-	claims["aud"] = g.clientID
+	claims["aud"] = clientID
 	claims["iat"] = now.Unix()
 	claims["exp"] = now.Add(IDTokenTTL).Unix()
 	claims["auth_time"] = g.authTime.Unix()
@@ -133,27 +131,15 @@ func (p *Provider) signIDToken(g *grant, accessToken string, now time.Time) (str
 	if g.nonce != "" {
 		claims["nonce"] = g.nonce
 	}
-	return signES256(p.key, p.kid, claims)
-}
-
-// signES256 returns the JWS compact serialization of claims.
-func signES256(key *ecdsa.PrivateKey, kid string, claims any) (string, error) {
-	header, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": "JWT", "kid": kid})
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", err
 	}
-	enc := base64.RawURLEncoding
-	signing := enc.EncodeToString(header) + "." + enc.EncodeToString(payload)
-	digest := sha256.Sum256([]byte(signing))
-	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
+	jws, err := p.signer.Sign(payload)
 	if err != nil {
 		return "", err
 	}
-	var sig [64]byte
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	return signing + "." + enc.EncodeToString(sig[:]), nil
+	return jws.CompactSerialize()
 }
 
 func tokenError(w http.ResponseWriter, status int, code, desc string) {

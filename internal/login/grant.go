@@ -26,8 +26,6 @@ type GrantConfig struct {
 	Codes skygate.LoginCodeStore
 	// Issuer signs the employee tokens; give it TokenTTL.
 	Issuer *oauth.Issuer
-	// ClientID defaults to ConsoleClientID.
-	ClientID string
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
 }
@@ -36,23 +34,19 @@ type GrantConfig struct {
 // 7636 PKCE). The admin console is a public client: it sends no secret, and its
 // client_id is optional.
 type Grant struct {
-	codes    skygate.LoginCodeStore
-	issuer   *oauth.Issuer
-	clientID string
-	clock    skygate.Clock
+	codes  skygate.LoginCodeStore
+	issuer *oauth.Issuer
+	clock  skygate.Clock
 }
 
 var _ oauth.Grant = (*Grant)(nil)
 
 // NewGrant returns the grant.
 func NewGrant(cfg GrantConfig) *Grant {
-	if cfg.ClientID == "" {
-		cfg.ClientID = ConsoleClientID
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	return &Grant{codes: cfg.Codes, issuer: cfg.Issuer, clientID: cfg.ClientID, clock: cfg.Clock}
+	return &Grant{codes: cfg.Codes, issuer: cfg.Issuer, clock: cfg.Clock}
 }
 
 // Type returns "authorization_code".
@@ -78,10 +72,10 @@ func (g *Grant) Exchange(ctx context.Context, req *oauth.TokenRequest) (*oauth.T
 	switch {
 	case req.Client.Method != "":
 		return nil, oauth.Errorf(oauth.CodeInvalidClient, "the admin console is a public client: send no client secret")
-	case req.Client.ID != "" && req.Client.ID != g.clientID:
+	case req.Client.ID != "" && req.Client.ID != ConsoleClientID:
 		return nil, oauth.Errorf(oauth.CodeInvalidClient, "unknown client_id for the authorization_code grant")
 	}
-	code, verifier, redirectURI := req.Param("code"), req.Param("code_verifier"), req.Param("redirect_uri")
+	code, verifier, redirectURI := req.Params["code"], req.Params["code_verifier"], req.Params["redirect_uri"]
 	switch {
 	case code == "":
 		return nil, oauth.Errorf(oauth.CodeInvalidRequest, "code is required")
@@ -109,7 +103,7 @@ func (g *Grant) Exchange(ctx context.Context, req *oauth.TokenRequest) (*oauth.T
 		return nil, oauth.Errorf(oauth.CodeAccessDenied, "the employee has no role in Skygate")
 	}
 	token, _, err := g.issuer.Issue(oauth.Claims{
-		Subject: lc.Subject, ClientID: g.clientID, Scopes: lc.Scopes, Roles: lc.Roles,
+		Subject: lc.Subject, ClientID: ConsoleClientID, Scopes: lc.Scopes, Roles: lc.Roles,
 	})
 	if err != nil {
 		return nil, err

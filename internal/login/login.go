@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,7 +138,7 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) error {
 		return skygate.Errorf(skygate.CodeBadRequest, "redirect_uri is missing or is not a registered redirect URI of the admin console")
 	}
 	spaState := q.Get("state")
-	if len(spaState) > MaxSPAState || !printable(spaState) {
+	if len(spaState) > MaxSPAState || strings.ContainsFunc(spaState, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
 		return h.fail(w, r, redirectURI, "", "invalid_request", fmt.Sprintf("state must be at most %d printable ASCII characters", MaxSPAState))
 	}
 	for _, name := range []string{"code_challenge", "code_challenge_method", "state"} {
@@ -213,14 +214,4 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri string, params url.V
 func noStore(w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
-}
-
-// printable reports whether s is printable ASCII.
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }

@@ -4,39 +4,24 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"strings"
 )
 
 // validChallenge reports whether s is a code_challenge the service accepts: 43 to 128
 // characters of the base64url alphabet. An S256 challenge, the only method accepted,
 // is always exactly 43; the wider range only keeps the error message about length
 // rather than about method for odd clients.
-func validChallenge(s string) bool {
-	if len(s) < 43 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validChallenge(s string) bool { return pkceString(s, "-_") }
 
 // validVerifier reports whether s is an RFC 7636 §4.1 code_verifier: 43 to 128
 // characters of [A-Za-z0-9-._~].
-func validVerifier(s string) bool {
-	if len(s) < 43 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~') {
-			return false
-		}
-	}
-	return true
+func validVerifier(s string) bool { return pkceString(s, "-._~") }
+
+// pkceString reports whether s is 43 to 128 ASCII letters, digits and bytes of extra.
+func pkceString(s, extra string) bool {
+	return len(s) >= 43 && len(s) <= 128 && !strings.ContainsFunc(s, func(c rune) bool {
+		return !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.ContainsRune(extra, c))
+	})
 }
 
 // s256 is the S256 code_challenge of verifier: base64url(SHA-256(verifier)).

@@ -106,29 +106,15 @@ func (p Policy) Strict() bool { return p.strict }
 // union of their scopes, in a fixed order. Both are empty, not nil, for an employee
 // with no role. Group names match exactly, case included.
 func (p Policy) Map(groups []string) (roles, scopes []string) {
-	roles, scopes = []string{}, []string{}
 	if !p.strict {
 		return []string{RoleAdmin}, RoleScopes(RoleAdmin)
 	}
-	held := map[string]bool{}
-	for _, g := range groups {
-		if r, ok := p.groups[g]; ok {
-			held[r] = true
-		}
-	}
-	granted := map[string]bool{}
+	roles, scopes = []string{}, []string{}
 	for _, rs := range roleScopes {
-		if held[rs.role] {
+		if slices.ContainsFunc(groups, func(g string) bool { return p.groups[g] == rs.role }) {
 			roles = append(roles, rs.role)
-			for _, s := range rs.scopes {
-				granted[s] = true
-			}
+			scopes = append(scopes, rs.scopes...)
 		}
 	}
-	for _, s := range adminScopes {
-		if granted[s] {
-			scopes = append(scopes, s)
-		}
-	}
-	return roles, scopes
+	return roles, slices.DeleteFunc(slices.Clone(adminScopes), func(s string) bool { return !slices.Contains(scopes, s) })
 }

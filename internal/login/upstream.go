@@ -1,6 +1,7 @@
 package login
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -126,8 +127,8 @@ func (h *Handler) exchange(ctx context.Context, up *upstream, code string, st *l
 	}
 	e := &employee{
 		Subject: idt.Subject,
-		Email:   firstOf(fromInfo.Email, fromID.Email),
-		Name:    firstOf(fromInfo.Name, fromInfo.PreferredUsername, fromID.Name, fromID.PreferredUsername, fromInfo.Email, fromID.Email),
+		Email:   cmp.Or(fromInfo.Email, fromID.Email),
+		Name:    cmp.Or(fromInfo.Name, fromInfo.PreferredUsername, fromID.Name, fromID.PreferredUsername, fromInfo.Email, fromID.Email),
 		Groups:  fromInfo.Groups,
 	}
 	// userinfo is the source of groups (SPEC.md §5.2); the ID token only stands in for
@@ -172,13 +173,4 @@ func (g *groups) UnmarshalJSON(b []byte) error {
 	}
 	*g = out
 	return nil
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/skygate/skygate"
@@ -37,9 +38,6 @@ type TokenRequest struct {
 	// present at most once and never empty (RFC 6749 §3.2: empty means omitted).
 	Params map[string]string
 }
-
-// Param returns the body parameter name, or "".
-func (r *TokenRequest) Param(name string) string { return r.Params[name] }
 
 // ClientAuth is the client identification of a token request.
 type ClientAuth struct {
@@ -80,11 +78,8 @@ func NarrowScopes(requested string, allowed []string) ([]string, error) {
 		if !isScopeToken(s) {
 			return nil, Errorf(CodeInvalidScope, "scope %q has characters a scope may not have", s)
 		}
-		for _, a := range allowed {
-			if a == s {
-				granted = append(granted, s)
-				break
-			}
+		if slices.Contains(allowed, s) {
+			granted = append(granted, s)
 		}
 	}
 	if len(granted) == 0 {
@@ -141,7 +136,7 @@ func (g *ClientCredentialsGrant) Exchange(ctx context.Context, req *TokenRequest
 	if acct.Status != skygate.AccountActive {
 		return nil, Errorf(CodeInvalidGrant, "the account is suspended")
 	}
-	scopes, err := NarrowScopes(req.Param("scope"), app.AllowedScopes)
+	scopes, err := NarrowScopes(req.Params["scope"], app.AllowedScopes)
 	if err != nil {
 		return nil, err
 	}

@@ -29,17 +29,6 @@ type refusal struct{ err error }
 
 func (e *refusal) Error() string { return e.err.Error() }
 
-// admitter returns the ClientAuth.admit of a request: it tells h of the client that r
-// authenticated as.
-func admitter(h TokenHooks, w http.ResponseWriter, r *http.Request) func(clientID string) error {
-	return func(clientID string) error {
-		if err := h.Authenticated(w, r, clientID); err != nil {
-			return &refusal{err}
-		}
-		return nil
-	}
-}
-
 // sentClientID is the client_id that a request sent: the parsed one, or, for a request
 // that could not be parsed, the user of its HTTP Basic header as it came.
 func sentClientID(r *http.Request, req *TokenRequest) string {

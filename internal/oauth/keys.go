@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,16 +24,20 @@ import (
 // KeyManagerOptions tune a KeyManager. Zero values take the defaults.
 type KeyManagerOptions struct {
 	// MaxTokenTTL is the longest lifetime of any token the keys sign, B2B or employee
-	// (default 1h). A retired key stays published this long after it stopped signing.
+	// (default 1h). A retired key stays published this long, plus keyLeeway, after it
+	// stopped signing.
 	MaxTokenTTL time.Duration
-	// Leeway is added to MaxTokenTTL (default 5m). It must cover the verifiers' clock
-	// leeway and the interval at which replicas Reload, because a replica keeps
-	// signing with the old key until its next Reload.
-	Leeway time.Duration
-	// MissReloadInterval is the least time between two reloads caused by tokens with
-	// an unknown kid (default 5s), so that garbage kids cannot hammer the store.
-	MissReloadInterval time.Duration
 }
+
+const (
+	// keyLeeway is added to MaxTokenTTL. It covers the verifiers' clock leeway and the
+	// interval at which replicas Reload, because a replica keeps signing with the old
+	// key until its next Reload.
+	keyLeeway = 5 * time.Minute
+	// missReloadInterval is the least time between two reloads caused by tokens with
+	// an unknown kid, so that garbage kids cannot hammer the store.
+	missReloadInterval = 5 * time.Second
+)
 
 // KeyManager holds the ES256 signing keys, shared by all replicas through a
 // skygate.KeyStore. Private keys are stored as PKCS#8 sealed by the master Box with
@@ -42,12 +47,11 @@ type KeyManagerOptions struct {
 // A KeyManager starts empty: call EnsureKey once at startup and Maintain (or Reload
 // and Prune) periodically. All methods are safe for concurrent use.
 type KeyManager struct {
-	store        skygate.KeyStore
-	box          *seal.Box
-	clock        skygate.Clock
-	maxTTL       time.Duration
-	retention    time.Duration
-	missInterval time.Duration
+	store     skygate.KeyStore
+	box       *seal.Box
+	clock     skygate.Clock
+	maxTTL    time.Duration
+	retention time.Duration
 
 	set      atomic.Pointer[keySet]
 	reloadMu sync.Mutex // serializes reads of the store so a snapshot never goes back
@@ -61,7 +65,7 @@ type signingKey struct {
 	priv     *ecdsa.PrivateKey
 	pub      *ecdsa.PublicKey
 	activeAt time.Time
-	jwk      jwk
+	jwk      jose.JSONWebKey // public, as the JWKS publishes it
 	// signer signs ES256 with the header {"alg":"ES256","kid":kid,"typ":"at+jwt"}.
 	signer jose.Signer
 }
@@ -82,18 +86,8 @@ func NewKeyManager(store skygate.KeyStore, box *seal.Box, clock skygate.Clock, o
 	if opts.MaxTokenTTL <= 0 {
 		opts.MaxTokenTTL = time.Hour
 	}
-	if opts.Leeway <= 0 {
-		opts.Leeway = 5 * time.Minute
-	}
-	if opts.MissReloadInterval <= 0 {
-		opts.MissReloadInterval = 5 * time.Second
-	}
-	m := &KeyManager{
-		store: store, box: box, clock: clock,
-		maxTTL:       opts.MaxTokenTTL,
-		retention:    opts.MaxTokenTTL + opts.Leeway,
-		missInterval: opts.MissReloadInterval,
-	}
+	m := &KeyManager{store: store, box: box, clock: clock,
+		maxTTL: opts.MaxTokenTTL, retention: opts.MaxTokenTTL + keyLeeway}
 	m.set.Store(m.newKeySet(nil, clock()))
 	return m
 }
@@ -166,7 +160,7 @@ func (m *KeyManager) Reload(ctx context.Context) error {
 }
 
 // Prune deletes the keys whose retention has passed: a successor became active more
-// than MaxTokenTTL+Leeway ago, so no live token carries them. It returns their kids.
+// than MaxTokenTTL+keyLeeway ago, so no live token carries them. It returns their kids.
 func (m *KeyManager) Prune(ctx context.Context) ([]string, error) {
 	recs, err := m.store.SigningKeys(ctx)
 	if err != nil {
@@ -193,7 +187,7 @@ func (m *KeyManager) Prune(ctx context.Context) ([]string, error) {
 
 // Maintain calls Reload, then Prune, and returns their errors joined. Every replica
 // calls it periodically (cmd/skygate through lifecycle.Every), at an interval shorter
-// than the rotation prepublish and than KeyManagerOptions.Leeway.
+// than the rotation prepublish and than keyLeeway (5m).
 func (m *KeyManager) Maintain(ctx context.Context) error {
 	reloadErr := m.Reload(ctx)
 	_, pruneErr := m.Prune(ctx)
@@ -201,7 +195,7 @@ func (m *KeyManager) Maintain(ctx context.Context) error {
 }
 
 // verificationKey returns the key with kid. An unknown kid triggers one reload (shared
-// by concurrent callers, at most one per MissReloadInterval) so that a key another
+// by concurrent callers, at most one per missReloadInterval) so that a key another
 // replica just created is found. It returns nil when the kid stays unknown, which
 // includes a store that cannot be read at that moment.
 func (m *KeyManager) verificationKey(ctx context.Context, kid string) *signingKey {
@@ -214,7 +208,7 @@ func (m *KeyManager) verificationKey(ctx context.Context, kid string) *signingKe
 		return k // a reload finished while we waited
 	}
 	now := m.clock()
-	if since := now.Sub(m.lastMiss); !m.lastMiss.IsZero() && since >= 0 && since < m.missInterval {
+	if since := now.Sub(m.lastMiss); !m.lastMiss.IsZero() && since >= 0 && since < missReloadInterval {
 		return nil
 	}
 	m.lastMiss = now
@@ -252,14 +246,14 @@ func (m *KeyManager) newKeySet(keys []*signingKey, now time.Time) *keySet {
 		keys:  keys,
 		byKID: make(map[string]*signingKey, len(keys)),
 	}
-	var published []jwk
+	published := []jose.JSONWebKey{}
 	for i, k := range keys {
 		s.byKID[k.kid] = k
 		if i+1 == len(keys) || !m.expired(keys[i+1].activeAt, now) {
 			published = append(published, k.jwk)
 		}
 	}
-	s.jwks = encodeJWKS(published)
+	s.jwks, _ = json.Marshal(jose.JSONWebKeySet{Keys: published}) // P-256 public keys: cannot fail
 	return s
 }
 
@@ -278,7 +272,7 @@ func (m *KeyManager) newRecord(now, activeAt time.Time) (*skygate.SigningKey, er
 	if err != nil {
 		return nil, err
 	}
-	j, err := publicJWK(&priv.PublicKey)
+	kid, err := thumbprint(&priv.PublicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -292,8 +286,8 @@ func (m *KeyManager) newRecord(now, activeAt time.Time) (*skygate.SigningKey, er
 	}
 	// Microseconds: what every engine stores without rounding.
 	return &skygate.SigningKey{
-		ID:            j.Kid,
-		PrivateKeyEnc: m.box.Seal(pkcs8, keyAD(j.Kid)),
+		ID:            kid,
+		PrivateKeyEnc: m.box.Seal(pkcs8, keyAD(kid)),
 		PublicKeyDER:  pubDER,
 		CreatedAt:     now.UTC().Truncate(time.Microsecond),
 		ActiveAt:      activeAt.UTC().Truncate(time.Microsecond),
@@ -321,11 +315,8 @@ func (m *KeyManager) openKey(rec *skygate.SigningKey) (*signingKey, error) {
 	if !priv.PublicKey.Equal(pub) {
 		return nil, errors.New("public key does not match the private key")
 	}
-	j, err := publicJWK(&priv.PublicKey)
-	if err != nil {
-		return nil, err
-	}
-	j.Kid = rec.ID // the stored kid is authoritative: it is what tokens carry
+	// The stored kid is authoritative: it is what tokens carry.
+	j := jose.JSONWebKey{Key: &priv.PublicKey, KeyID: rec.ID, Algorithm: "ES256", Use: "sig"}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: rec.ID}},
 		(&jose.SignerOptions{}).WithType("at+jwt"))
 	if err != nil {

@@ -1,8 +1,9 @@
 package oauth
 
 import (
-	"bytes"
 	"encoding/json"
+	"encoding/json/jsontext"
+	jsonv2 "encoding/json/v2"
 	"errors"
 	"io"
 	"log/slog"
@@ -55,7 +56,12 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, err := parseTokenRequest(w, r)
 	if err == nil {
 		if h.Hooks != nil {
-			req.Client.admit = admitter(h.Hooks, w, r)
+			req.Client.admit = func(clientID string) error {
+				if err := h.Hooks.Authenticated(w, r, clientID); err != nil {
+					return &refusal{err}
+				}
+				return nil
+			}
 		}
 		var resp *TokenResponse
 		if resp, err = h.exchange(r, req); err == nil {
@@ -181,65 +187,38 @@ func parseFormParams(body []byte) (map[string]string, error) {
 }
 
 // parseJSONParams parses a JSON object of string members. scope may also be an array
-// of strings. Repeated members are invalid_request as in a form; empty ones and nulls
-// are dropped.
+// of strings. Repeated members are invalid_request as in a form (encoding/json/v2
+// refuses them); empty ones and nulls are dropped. Invalid UTF-8 becomes U+FFFD.
 func parseJSONParams(body []byte) (map[string]string, error) {
-	bad := func(format string, args ...any) (map[string]string, error) {
-		return nil, Errorf(CodeInvalidRequest, format, args...)
+	var members map[string]any
+	if err := jsonv2.Unmarshal(body, &members, jsontext.AllowInvalidUTF8(true)); err != nil || members == nil {
+		return nil, Errorf(CodeInvalidRequest, "the body must be one JSON object without repeated members")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return bad("the body must be a JSON object")
-	}
-	params, seen := map[string]string{}, map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return bad("malformed JSON body")
-		}
-		key := t.(string) // object keys are always strings
-		if seen[key] {
-			return bad("member %q is repeated", key)
-		}
-		seen[key] = true
-		t, err = dec.Token()
-		if err != nil {
-			return bad("malformed JSON body")
-		}
+	params := make(map[string]string, len(members))
+	for key, v := range members {
 		var value string
-		switch t := t.(type) {
+		switch v := v.(type) {
 		case string:
-			value = t
+			value = v
 		case nil:
-		case json.Delim:
-			if t != '[' || key != "scope" {
-				return bad("member %q must be a string", key)
+		case []any:
+			if key != "scope" {
+				return nil, Errorf(CodeInvalidRequest, "member %q must be a string", key)
 			}
-			var scopes []string
-			for dec.More() {
-				s, err := dec.Token()
-				if _, ok := s.(string); err != nil || !ok {
-					return bad("scope must be a string or an array of strings")
+			scopes := make([]string, len(v))
+			for i, s := range v {
+				var ok bool
+				if scopes[i], ok = s.(string); !ok {
+					return nil, Errorf(CodeInvalidRequest, "scope must be a string or an array of strings")
 				}
-				scopes = append(scopes, s.(string))
-			}
-			if _, err := dec.Token(); err != nil { // the closing ']'
-				return bad("malformed JSON body")
 			}
 			value = strings.Join(scopes, " ")
 		default:
-			return bad("member %q must be a string", key)
+			return nil, Errorf(CodeInvalidRequest, "member %q must be a string", key)
 		}
 		if value != "" {
 			params[key] = value
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return bad("malformed JSON body")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad("unexpected data after the JSON object")
 	}
 	return params, nil
 }

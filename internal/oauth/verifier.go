@@ -21,14 +21,15 @@ import (
 // MaxTokenSize is the longest token Verify looks at; longer ones are invalid.
 const MaxTokenSize = 4096
 
+// leeway absorbs clock skew for exp, iat and nbf, in seconds.
+const leeway = 30
+
 // VerifierConfig configures a Verifier.
 type VerifierConfig struct {
 	// Issuer is the required iss: SKYGATE_PUBLIC_URL. Required.
 	Issuer string
 	// Audience must be among the token's aud values. Defaults to Issuer.
 	Audience string
-	// Leeway absorbs clock skew for exp, iat and nbf (default 30s).
-	Leeway time.Duration
 	// CacheSize bounds the verified-token cache (default 100000 tokens, about 1 KiB
 	// each); a negative value disables the cache.
 	CacheSize int
@@ -42,7 +43,6 @@ type Verifier struct {
 	keys     *KeyManager
 	issuer   string
 	audience string
-	leeway   int64 // seconds
 	clock    skygate.Clock
 	cache    *tokenCache
 }
@@ -55,9 +55,6 @@ func NewVerifier(keys *KeyManager, cfg VerifierConfig) (*Verifier, error) {
 	if cfg.Audience == "" {
 		cfg.Audience = cfg.Issuer
 	}
-	if cfg.Leeway <= 0 {
-		cfg.Leeway = 30 * time.Second
-	}
 	if cfg.CacheSize == 0 {
 		cfg.CacheSize = 100_000
 	}
@@ -66,8 +63,7 @@ func NewVerifier(keys *KeyManager, cfg VerifierConfig) (*Verifier, error) {
 	}
 	return &Verifier{
 		keys: keys, issuer: cfg.Issuer, audience: cfg.Audience,
-		leeway: int64((cfg.Leeway + time.Second - 1) / time.Second),
-		clock:  cfg.Clock, cache: newTokenCache(cfg.CacheSize),
+		clock: cfg.Clock, cache: newTokenCache(cfg.CacheSize),
 	}, nil
 }
 
@@ -129,7 +125,7 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 		return nil, err
 	}
 	if v.cache != nil {
-		v.cache.put(token, &cacheEntry{claims: claims, deadline: claims.ExpiresAt.Unix() + v.leeway, kid: kid}, now)
+		v.cache.put(token, &cacheEntry{claims: claims, deadline: claims.ExpiresAt.Unix() + leeway, kid: kid}, now)
 	}
 	return claims, nil
 }
@@ -233,11 +229,11 @@ func (v *Verifier) checkClaims(w *wireClaims, now int64) error {
 		return errNoAccount
 	case w.Iss != v.issuer:
 		return errIssuer
-	case now > int64(*w.Exp)+v.leeway:
+	case now > int64(*w.Exp)+leeway:
 		return errExpired
-	case int64(*w.Iat) > now+v.leeway:
+	case int64(*w.Iat) > now+leeway:
 		return errNotYetValid
-	case w.Nbf != nil && int64(*w.Nbf) > now+v.leeway:
+	case w.Nbf != nil && int64(*w.Nbf) > now+leeway:
 		return errNotYetValid
 	case !slices.Contains(w.Aud, v.audience):
 		return ErrWrongAudience

@@ -16,14 +16,16 @@ import (
 	"github.com/skygate/skygate/internal/seal"
 )
 
-// Dispatcher defaults.
+// Dispatcher defaults and limits.
 const (
-	DefaultWorkers      = 16
-	DefaultBatchSize    = 32
 	DefaultLease        = 30 * time.Second
 	DefaultPollInterval = time.Second
-	// completeTimeout bounds the write of a batch of outcomes, which runs even while
-	// the dispatcher shuts down.
+	// workers bounds the requests in flight of Run, batchSize the deliveries RunOnce
+	// claims.
+	workers   = 16
+	batchSize = 32
+	// completeTimeout bounds the write of outcomes, which runs even while the
+	// dispatcher shuts down.
 	completeTimeout = 10 * time.Second
 )
 
@@ -40,10 +42,6 @@ type DispatcherConfig struct {
 	// time.Now. Latency is measured on the monotonic clock.
 	Clock  skygate.Clock
 	Logger *slog.Logger
-	// Workers bounds the requests in flight (DefaultWorkers).
-	Workers int
-	// BatchSize bounds the deliveries claimed in one transaction (DefaultBatchSize).
-	BatchSize int
 	// Lease is how long a claimed delivery is reserved for this dispatcher; when it
 	// crashes, another one retries after the lease (DefaultLease). It is raised to twice
 	// the Client's timeout when shorter.
@@ -51,15 +49,7 @@ type DispatcherConfig struct {
 	// PollInterval is how often Run looks for due deliveries without a Notify, which
 	// picks up retries and other replicas' events (DefaultPollInterval).
 	PollInterval time.Duration
-	// Schedule is the wait after each failed attempt (DefaultSchedule).
-	Schedule []time.Duration
-	// Jitter is the spread of each wait, ±Jitter of it (DefaultJitter; negative: none).
-	Jitter float64
-	// DisableAfter is the 72-hour rule (DefaultDisableAfter).
-	DisableAfter time.Duration
-	// MaxRetryAfter caps a receiver's Retry-After (DefaultMaxRetryAfter).
-	MaxRetryAfter time.Duration
-	// Rand returns numbers in [0, 1) for the jitter; nil is math/rand/v2.
+	// Rand returns numbers in [0, 1) for the retry jitter; nil is math/rand/v2.
 	Rand func() float64
 	// UserAgent is sent with every request.
 	UserAgent string
@@ -83,9 +73,6 @@ type Stats struct {
 // sent again, with the same webhook-id, when its lease ends.
 type Dispatcher struct {
 	c      DispatcherConfig
-	now    skygate.Clock
-	log    *slog.Logger
-	rnd    func() float64
 	wake   chan struct{}
 	freed  chan struct{}
 	counts struct {
@@ -99,51 +86,29 @@ func NewDispatcher(c DispatcherConfig) *Dispatcher {
 	if c.Client == nil {
 		c.Client = NewClient(ClientOptions{AllowPrivate: c.AllowPrivate})
 	}
-	if c.Workers <= 0 {
-		c.Workers = DefaultWorkers
-	}
-	if c.BatchSize <= 0 {
-		c.BatchSize = DefaultBatchSize
-	}
 	if c.Lease <= 0 {
 		c.Lease = DefaultLease
 	}
 	// A lease that ends while the request may still be in flight would let another
 	// dispatcher send the same delivery at the same time: keep it well above the
 	// client's timeout.
-	if floor := 2 * cmp.Or(c.Client.Timeout, Timeout); c.Lease < floor {
-		c.Lease = floor
-	}
+	c.Lease = max(c.Lease, 2*cmp.Or(c.Client.Timeout, Timeout))
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
-	}
-	if c.Schedule == nil {
-		c.Schedule = DefaultSchedule
-	}
-	if c.Jitter == 0 {
-		c.Jitter = DefaultJitter
-	}
-	if c.DisableAfter <= 0 {
-		c.DisableAfter = DefaultDisableAfter
-	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = "Skygate-Webhooks/1"
 	}
-	d := &Dispatcher{c: c, now: c.Clock, log: c.Logger, rnd: c.Rand,
-		wake: make(chan struct{}, 1), freed: make(chan struct{}, 1)}
-	if d.now == nil {
-		d.now = time.Now
+	if c.Clock == nil {
+		c.Clock = time.Now
 	}
-	if d.log == nil {
-		d.log = slog.New(slog.DiscardHandler)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	if d.rnd == nil {
-		d.rnd = rand.Float64
+	if c.Rand == nil {
+		c.Rand = rand.Float64
 	}
-	return d
+	return &Dispatcher{c: c, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1)}
 }
 
 // Notify wakes Run to look for due deliveries now. Call it after committing a
@@ -163,57 +128,37 @@ func (d *Dispatcher) Stats() Stats {
 	}
 }
 
-// Run sends due deliveries until ctx ends, keeping up to Workers requests in flight:
-// it claims deliveries for its free workers (once a quarter of them are free, so that
-// claims come in batches under load), and looks again when workers free up, on
-// Notify, and every PollInterval. Outcomes are written in batches by one recorder, so
-// that a commit serves many deliveries. When ctx ends Run stops claiming, lets the
-// requests in flight finish (each is bounded by the client's timeout), records their
-// outcomes and returns nil.
+// Run sends due deliveries until ctx ends, keeping up to 16 requests in flight, each
+// worker recording its own outcome. It claims deliveries for its free workers and
+// looks again on Notify, every PollInterval, and, when a claim filled every free
+// worker (more may be due), as soon as a worker frees up. When ctx ends Run stops
+// claiming, lets the requests in flight finish (each is bounded by the client's
+// timeout), records their outcomes and returns nil.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	ticker := time.NewTicker(d.c.PollInterval)
 	defer ticker.Stop()
-	outcomes := make(chan *skygate.WebhookOutcome, d.c.Workers)
-	var recorder sync.WaitGroup
-	recorder.Go(func() { d.record(ctx, outcomes) })
-	var workers sync.WaitGroup
-	defer func() {
-		workers.Wait()
-		close(outcomes)
-		recorder.Wait()
-	}()
-	slots := make(chan struct{}, d.c.Workers)
-	threshold := max(1, d.c.Workers/4)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, workers)
 	for {
-		free := cap(slots) - len(slots)
-		want := 0
-		if free >= threshold || free == cap(slots) {
-			want = min(free, d.c.BatchSize)
-		}
-		claimed := 0
-		if want > 0 {
-			jobs, err := d.claim(ctx, want)
+		saturated := true // every worker is busy, or more may be due
+		if free := workers - len(slots); free > 0 {
+			jobs, err := d.claim(ctx, free)
 			if err != nil && ctx.Err() == nil {
-				d.log.ErrorContext(ctx, "webhook: claim deliveries", "error", err)
+				d.c.Logger.ErrorContext(ctx, "webhook: claim deliveries", "error", err)
 			}
 			for _, j := range jobs {
 				slots <- struct{}{}
-				workers.Go(func() {
-					outcomes <- d.attempt(ctx, j) // a slow recorder holds the worker: backpressure
+				wg.Go(func() {
+					d.complete(ctx, d.attempt(ctx, j))
 					<-slots
 					signal(d.freed)
 				})
 			}
-			claimed = len(jobs)
+			saturated = len(jobs) == free
 		}
 		if ctx.Err() != nil {
 			return nil
-		}
-		// Saturated: too few workers were free, or the claim took all it asked for, so
-		// more may be due. Claim again as soon as enough workers are free.
-		saturated := want == 0 || claimed == want
-		if saturated && claimed > 0 && cap(slots)-len(slots) >= threshold {
-			continue
 		}
 		var freed <-chan struct{}
 		if saturated {
@@ -229,32 +174,22 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// RunOnce claims one batch of due deliveries, sends them with at most Workers in
-// flight, records every outcome in one transaction and returns how many it sent.
-// Tests and benchmarks drive the dispatcher with it; Run is the production loop.
+// RunOnce claims up to 32 due deliveries, sends them all at once, records their
+// outcomes and returns how many it sent. Tests drive the dispatcher with it; Run is
+// the production loop.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
-	jobs, err := d.claim(ctx, d.c.BatchSize)
-	if err != nil {
-		return 0, err
-	}
-	outcomes := make([]*skygate.WebhookOutcome, len(jobs))
+	jobs, err := d.claim(ctx, batchSize)
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, d.c.Workers)
-	for i, j := range jobs {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			outcomes[i] = d.attempt(ctx, j)
-		})
+	for _, j := range jobs {
+		wg.Go(func() { d.complete(ctx, d.attempt(ctx, j)) })
 	}
 	wg.Wait()
-	d.complete(ctx, outcomes)
-	return len(jobs), nil
+	return len(jobs), err
 }
 
 // claim leases up to n due deliveries.
 func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, error) {
-	now := d.now()
+	now := d.c.Clock()
 	jobs, err := d.c.Store.ClaimWebhookDeliveries(ctx, now, now.Add(d.c.Lease), n)
 	if err != nil {
 		if ctx.Err() == nil { // a claim cut short by shutdown is no store error
@@ -266,42 +201,14 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, e
 	return jobs, nil
 }
 
-// maxRecordBatch bounds the outcomes written in one transaction.
-const maxRecordBatch = 128
-
-// record writes the outcomes that arrive on in, batching those that queued up while
-// the previous batch was written, until in is closed.
-func (d *Dispatcher) record(ctx context.Context, in <-chan *skygate.WebhookOutcome) {
-	batch := make([]*skygate.WebhookOutcome, 0, maxRecordBatch)
-	for o := range in {
-		batch = append(batch[:0], o)
-	more:
-		for len(batch) < maxRecordBatch {
-			select {
-			case o, ok := <-in:
-				if !ok {
-					break more
-				}
-				batch = append(batch, o)
-			default:
-				break more
-			}
-		}
-		d.complete(ctx, batch)
-	}
-}
-
-// complete writes outcomes, even while the dispatcher shuts down. If the write fails
-// the leases end and other attempts follow: at-least-once holds.
-func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOutcome) {
-	if len(outcomes) == 0 {
-		return
-	}
+// complete writes the outcome, even while the dispatcher shuts down. If the write
+// fails the lease ends and another attempt follows: at-least-once holds.
+func (d *Dispatcher) complete(ctx context.Context, o *skygate.WebhookOutcome) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeTimeout)
 	defer cancel()
-	if err := d.c.Store.CompleteWebhookDeliveries(ctx, outcomes); err != nil {
+	if err := d.c.Store.CompleteWebhookDeliveries(ctx, []*skygate.WebhookOutcome{o}); err != nil {
 		d.counts.errors.Add(1)
-		d.log.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
+		d.c.Logger.ErrorContext(ctx, "webhook: record delivery outcome", "error", err, "delivery_id", o.DeliveryID)
 	}
 }
 
@@ -329,16 +236,16 @@ func (d *Dispatcher) attempt(ctx context.Context, j *skygate.WebhookJob) *skygat
 // send makes the request and decides the outcome.
 func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.WebhookOutcome {
 	del, sub := j.Delivery, j.Subscription
-	at := d.now()
+	at := d.c.Clock()
 	o := &skygate.WebhookOutcome{
 		DeliveryID:     del.ID,
 		SubscriptionID: del.SubscriptionID,
 		Attempt:        skygate.WebhookAttempt{DeliveryID: del.ID, Attempt: del.AttemptCount, At: at},
-		FailingCutoff:  at.Add(-d.c.DisableAfter),
+		FailingCutoff:  at.Add(-DefaultDisableAfter),
 	}
 	keys, err := openSecrets(d.c.Box, sub, at)
 	if err != nil {
-		d.log.ErrorContext(ctx, "webhook: open signing secret", "error", err, "subscription_id", sub.ID)
+		d.c.Logger.ErrorContext(ctx, "webhook: open signing secret", "error", err, "subscription_id", sub.ID)
 		o.Attempt.Error = "internal error: the request could not be signed"
 		d.fail(o, 0, nil)
 		return o
@@ -384,13 +291,13 @@ func (d *Dispatcher) fail(o *skygate.WebhookOutcome, code int, h http.Header) {
 		o.Status, o.Disable = skygate.WebhookFailed, true
 		return
 	}
-	wait, again := backoff(d.c.Schedule, d.c.Jitter, o.Attempt.Attempt, d.rnd)
+	wait, again := backoff(DefaultSchedule, DefaultJitter, o.Attempt.Attempt, d.c.Rand)
 	if !again {
 		o.Status = skygate.WebhookFailed
 		return
 	}
 	if ra, ok := retryAfter(h, o.Attempt.At); ok {
-		wait = max(wait, min(ra, d.c.MaxRetryAfter))
+		wait = max(wait, min(ra, DefaultMaxRetryAfter))
 	}
 	o.Status, o.NextAttemptAt = skygate.WebhookPending, o.Attempt.At.Add(wait)
 }
