@@ -3,15 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-const eventNotFound = "event not found"
 
 // An event's position in the feed (Event.Seq) is its pos, given after its commit by
 // positionEvents: seq, assigned at insert, can become visible out of order when
@@ -102,20 +99,14 @@ type eventArrays struct {
 	deliveries, bodies         []string
 }
 
-// newEventArrays returns the arguments of insertEventsWithDeliveries for events, after
-// making their times UTC and giving empty data to those without.
+// newEventArrays returns the arguments of insertEventsWithDeliveries for events (see
+// sqlstore.EventBody).
 func newEventArrays(events []*skygate.Event) (*eventArrays, error) {
 	a := &eventArrays{}
 	for _, e := range events {
-		e.CreatedAt = sqlstore.UTC(e.CreatedAt)
-		if e.Data == nil {
-			e.Data = []byte("{}")
-		}
-		// The delivery keeps the event's envelope, encoded once, as the body of
-		// every attempt.
-		body, err := json.Marshal(e)
+		body, err := sqlstore.EventBody(e)
 		if err != nil {
-			return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
+			return nil, err
 		}
 		a.ids = append(a.ids, e.ID)
 		a.accounts = append(a.accounts, e.AccountID)
@@ -132,32 +123,29 @@ func (a *eventArrays) args() []any {
 	return []any{a.ids, a.accounts, a.types, a.data, a.created, a.deliveries, a.bodies}
 }
 
-// insertEvents appends events to the outbox inside tx, the transaction of the change
-// they describe, with their webhook deliveries, so that an event and its delivery
-// commit together or not at all. It returns the deliveries written: the caller calls
-// deliveriesCommitted with them after its commit.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.Event) (int, error) {
+// insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in
+// one statement with their webhook deliveries, so that an event and its delivery
+// commit together or not at all, and counts the deliveries in tx.
+func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event) error {
 	if len(events) == 0 {
-		return 0, nil
+		return nil
 	}
 	a, err := newEventArrays(events)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var delivered int
 	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, a.args()...).Scan(&delivered); err != nil {
-		return 0, fmt.Errorf("postgres: insert events: %w", err)
+		return fmt.Errorf("postgres: insert events: %w", err)
 	}
-	return delivered, nil
+	tx.Delivered += delivered
+	return nil
 }
 
 // Event implements skygate.BookingStore.
 func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
-	e, err := scanEvent(s.db.QueryRowContext(ctx, selectEvent, accountID, eventID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get event", NotFound: eventNotFound}, err)
-	}
-	return e, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get event", NotFound: sqlstore.EventNotFound},
+		scanEvent, selectEvent, accountID, eventID)
 }
 
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
@@ -167,11 +155,7 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 		return nil, interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
-	events, err := sqlstore.QueryAll(ctx, s.db, scanEvent, selectEventsAfter, afterSeq, n)
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "list events"}, err)
-	}
-	return events, nil
+	return sqlstore.All(ctx, s.db, "list events", scanEvent, selectEventsAfter, afterSeq, n)
 }
 
 // positionEvents gives every committed event that has no position yet the next
@@ -184,7 +168,7 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 func (s *Store) positionEvents(ctx context.Context) error {
 	for {
 		var n int64
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *sqlstore.Tx) error {
 			if _, err := tx.ExecContext(ctx, lockPositions); err != nil {
 				return err
 			}

@@ -20,8 +20,8 @@ import (
 // The associated data of each value names its column and its row, so a value copied
 // to another column or row does not open. None of it is ever compared in SQL.
 
-// errNoSealer is the error of a store opened without a sealer (tests of other parts).
-var errNoSealer = errors.New("sqlstore: the store has no sealer")
+// ErrNoSealer is the error of a store opened without a sealer.
+var ErrNoSealer = errors.New("sqlstore: the store has no sealer")
 
 // passengerDataAD is the associated data of a booking's passenger_data.
 func passengerDataAD(accountID, bookingID string) []byte {
@@ -36,7 +36,7 @@ func idempotencyAD(column string, rec *skygate.IdempotencyRecord) []byte {
 // SealPassengers returns the passenger_data column of b.
 func SealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
 	if sealer == nil {
-		return nil, errNoSealer
+		return nil, ErrNoSealer
 	}
 	plain, err := json.Marshal(b.Passengers)
 	if err != nil {
@@ -49,7 +49,7 @@ func SealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
 // the booking, never the data.
 func OpenPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) error {
 	if sealer == nil {
-		return errNoSealer
+		return ErrNoSealer
 	}
 	plain, err := sealer.Open(sealed, passengerDataAD(b.AccountID, b.ID))
 	if err != nil {
@@ -66,7 +66,7 @@ func OpenPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) er
 // SealIdempotency returns the stored fingerprint and body of rec.
 func SealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fingerprint, body []byte, err error) {
 	if sealer == nil {
-		return nil, nil, errNoSealer
+		return nil, nil, ErrNoSealer
 	}
 	return sealer.Seal(rec.Fingerprint, idempotencyAD("fingerprint", rec)),
 		sealer.Seal(rec.Body, idempotencyAD("body", rec)), nil
@@ -75,7 +75,7 @@ func SealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fin
 // OpenIdempotency replaces rec's sealed fingerprint and body with their plaintext.
 func OpenIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) error {
 	if sealer == nil {
-		return errNoSealer
+		return ErrNoSealer
 	}
 	fp, err := sealer.Open(rec.Fingerprint, idempotencyAD("fingerprint", rec))
 	if err != nil {
@@ -85,6 +85,6 @@ func OpenIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) erro
 	if err != nil {
 		return fmt.Errorf("sqlstore: idempotency record of %s: body: %w", rec.Operation, err)
 	}
-	rec.Fingerprint, rec.Body = nonNil(fp), nonNil(body)
+	rec.Fingerprint, rec.Body = NonNil(fp), NonNil(body)
 	return nil
 }
