@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -78,20 +77,6 @@ func (s *Store) deliveriesCommitted(n int) {
 	}
 }
 
-// scanEvent reads pos, id, account_id, type, data, created_at.
-func scanEvent(row sqlstore.Scanner) (*skygate.Event, error) {
-	var (
-		e    skygate.Event
-		pos  sql.NullInt64 // an event without a position yet has none
-		data []byte
-	)
-	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, sqlstore.TimeCol(&e.CreatedAt)); err != nil {
-		return nil, err
-	}
-	e.Seq, e.Data = pos.Int64, data
-	return &e, nil
-}
-
 // eventArrays holds the arguments of insertEventsWithDeliveries.
 type eventArrays struct {
 	ids, accounts, types, data []string
@@ -145,7 +130,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 // Event implements skygate.BookingStore.
 func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
 	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get event", NotFound: sqlstore.EventNotFound},
-		scanEvent, selectEvent, accountID, eventID)
+		sqlstore.ScanEvent, selectEvent, accountID, eventID)
 }
 
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
@@ -155,7 +140,7 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 		return nil, interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
-	return sqlstore.All(ctx, s.db, "list events", scanEvent, selectEventsAfter, afterSeq, n)
+	return sqlstore.All(ctx, s.db, "list events", sqlstore.ScanEvent, selectEventsAfter, afterSeq, n)
 }
 
 // positionEvents gives every committed event that has no position yet the next

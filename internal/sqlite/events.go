@@ -35,19 +35,6 @@ const (
 // f must not block.
 func (s *Store) OnDeliveries(f func()) { s.group.onDeliveries.Store(&f) }
 
-// scanEvent reads seq, id, account_id, type, data, created_at.
-func scanEvent(row sqlstore.Scanner) (*skygate.Event, error) {
-	var (
-		e    skygate.Event
-		data []byte
-	)
-	if err := row.Scan(&e.Seq, &e.ID, &e.AccountID, &e.Type, &data, sqlstore.TimeCol(&e.CreatedAt)); err != nil {
-		return nil, err
-	}
-	e.Data = data
-	return &e, nil
-}
-
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox
 // inside tx, each with its webhook delivery, so that an event and its delivery commit
 // together or not at all, and counts the deliveries in tx.
@@ -78,12 +65,12 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 // Event implements skygate.BookingStore.
 func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
 	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get event", NotFound: sqlstore.EventNotFound},
-		scanEvent, selectEvent, accountID, eventID)
+		sqlstore.ScanEvent, selectEvent, accountID, eventID)
 }
 
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
 // later event.
 func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
-	return sqlstore.All(ctx, s.db, "list events", scanEvent, selectEventsAfter, afterSeq, n)
+	return sqlstore.All(ctx, s.db, "list events", sqlstore.ScanEvent, selectEventsAfter, afterSeq, n)
 }

@@ -99,6 +99,11 @@ func InReadTx(ctx context.Context, db *DB, fn func(tx *sql.Tx) error) error {
 // ListPage returns a page of list and the total of count, both with the filter
 // arguments, from one snapshot. list takes the filter, then LIMIT and OFFSET.
 func ListPage[T any](ctx context.Context, db *DB, op string, scan func(Scanner) (T, error), list, count string, p skygate.Page, filter ...any) ([]T, int, error) {
+	return listPage(ctx, db, Outcome{Op: op}, nil, scan, list, count, p, filter...)
+}
+
+// listPage is ListPage that also calls then, if any, with the page in the snapshot.
+func listPage[T any](ctx context.Context, db *DB, o Outcome, then func(tx Queryer, items []T) error, scan func(Scanner) (T, error), list, count string, p skygate.Page, filter ...any) ([]T, int, error) {
 	limit, offset := PageArgs(p)
 	var (
 		items []T
@@ -109,12 +114,34 @@ func ListPage[T any](ctx context.Context, db *DB, op string, scan func(Scanner) 
 		if items, err = QueryAll(ctx, tx, scan, list, append(filter[:len(filter):len(filter)], limit, offset)...); err != nil {
 			return err
 		}
+		if then != nil {
+			if err := then(tx, items); err != nil {
+				return err
+			}
+		}
 		return tx.QueryRowContext(ctx, count, filter...).Scan(&total)
 	})
 	if err != nil {
-		return nil, 0, db.Interpret(Outcome{Op: op}, err)
+		return nil, 0, db.Interpret(o, err)
 	}
 	return items, total, nil
+}
+
+// getThen reads the row of query with scan and calls then with it, in one snapshot;
+// no row is o.NotFound.
+func getThen[T any](ctx context.Context, db *DB, o Outcome, then func(tx Queryer, v T) error, scan func(Scanner) (T, error), query string, args ...any) (T, error) {
+	var v T
+	err := InReadTx(ctx, db, func(tx *sql.Tx) (err error) {
+		if v, err = scan(tx.QueryRowContext(ctx, query, args...)); err != nil {
+			return err
+		}
+		return then(tx, v)
+	})
+	if err != nil {
+		var zero T
+		return zero, db.Interpret(o, err)
+	}
+	return v, nil
 }
 
 // CheckAffected returns a CodeNotFound error with message when res changed no row.

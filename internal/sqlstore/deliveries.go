@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"time"
 
@@ -27,7 +26,7 @@ type DeliverySQL struct {
 	Delivery string
 	// List (account_id, subscription_id, LIMIT, OFFSET) reads a page of a
 	// subscription's deliveries, newest first; Count (account_id, subscription_id)
-	// counts them.
+	// counts them. A page of a subscription that does not exist is not found.
 	List, Count string
 	// Attempts (delivery ids) reads the attempts of deliveries in ScanAttempt's
 	// columns, by delivery and attempt.
@@ -93,44 +92,21 @@ func addAttempts(ctx context.Context, db *DB, q *DeliverySQL, tx Queryer, delive
 
 // ListWebhookDeliveries is skygate.WebhookStore's ListWebhookDeliveries.
 func ListWebhookDeliveries(ctx context.Context, db *DB, q *DeliverySQL, accountID, webhookID string, p skygate.Page) ([]*skygate.WebhookDelivery, int, error) {
-	limit, offset := PageArgs(p)
-	var (
-		deliveries []*skygate.WebhookDelivery
-		total      int
-	)
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
+	o := Outcome{Op: "list webhook deliveries", NotFound: WebhookNotFound}
+	return listPage(ctx, db, o, func(tx Queryer, deliveries []*skygate.WebhookDelivery) error {
 		if _, err := ScanWebhook(tx.QueryRowContext(ctx, q.Webhook, accountID, webhookID)); err != nil {
 			return err
 		}
-		var err error
-		if deliveries, err = QueryAll(ctx, tx, scanDelivery, q.List, accountID, webhookID, limit, offset); err != nil {
-			return err
-		}
-		if err := addAttempts(ctx, db, q, tx, deliveries); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, q.Count, accountID, webhookID).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, db.Interpret(Outcome{Op: "list webhook deliveries", NotFound: WebhookNotFound}, err)
-	}
-	return deliveries, total, nil
+		return addAttempts(ctx, db, q, tx, deliveries)
+	}, scanDelivery, q.List, q.Count, p, accountID, webhookID)
 }
 
 // WebhookDelivery is skygate.WebhookStore's WebhookDelivery.
 func WebhookDelivery(ctx context.Context, db *DB, q *DeliverySQL, accountID, webhookID, deliveryID string) (*skygate.WebhookDelivery, error) {
-	var d *skygate.WebhookDelivery
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
-		var err error
-		if d, err = scanDelivery(tx.QueryRowContext(ctx, q.Delivery, accountID, webhookID, deliveryID)); err != nil {
-			return err
-		}
+	o := Outcome{Op: "get webhook delivery", NotFound: DeliveryNotFound}
+	return getThen(ctx, db, o, func(tx Queryer, d *skygate.WebhookDelivery) error {
 		return addAttempts(ctx, db, q, tx, []*skygate.WebhookDelivery{d})
-	})
-	if err != nil {
-		return nil, db.Interpret(Outcome{Op: "get webhook delivery", NotFound: DeliveryNotFound}, err)
-	}
-	return d, nil
+	}, scanDelivery, q.Delivery, accountID, webhookID, deliveryID)
 }
 
 // RetryWebhookDelivery is skygate.WebhookStore's RetryWebhookDelivery.

@@ -131,43 +131,18 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 // ESIMOrder is skygate.ESIMStore's ESIMOrder: order (account_id, id) reads the order
 // and esims its eSIMs (see attachESIMs).
 func ESIMOrder(ctx context.Context, db *DB, order, esims, accountID, orderID string) (*skygate.ESIMOrder, error) {
-	var o *skygate.ESIMOrder
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
-		var err error
-		if o, err = ScanESIMOrder(tx.QueryRowContext(ctx, order, accountID, orderID)); err != nil {
-			return err
-		}
+	return getThen(ctx, db, Outcome{Op: "get eSIM order", NotFound: ESIMOrderNotFound}, func(tx Queryer, o *skygate.ESIMOrder) error {
 		return attachESIMs(ctx, db, tx, esims, accountID, []*skygate.ESIMOrder{o})
-	})
-	if err != nil {
-		return nil, db.Interpret(Outcome{Op: "get eSIM order", NotFound: ESIMOrderNotFound}, err)
-	}
-	return o, nil
+	}, ScanESIMOrder, order, accountID, orderID)
 }
 
 // ListESIMOrders is skygate.ESIMStore's ListESIMOrders: list (account_id, LIMIT,
 // OFFSET) reads a page of the account's orders and count counts them; esims reads
 // their eSIMs (see attachESIMs).
 func ListESIMOrders(ctx context.Context, db *DB, list, count, esims, accountID string, p skygate.Page) ([]*skygate.ESIMOrder, int, error) {
-	limit, offset := PageArgs(p)
-	var (
-		orders []*skygate.ESIMOrder
-		total  int
-	)
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
-		var err error
-		if orders, err = QueryAll(ctx, tx, ScanESIMOrder, list, accountID, limit, offset); err != nil {
-			return err
-		}
-		if err := attachESIMs(ctx, db, tx, esims, accountID, orders); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, count, accountID).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, db.Interpret(Outcome{Op: "list eSIM orders"}, err)
-	}
-	return orders, total, nil
+	return listPage(ctx, db, Outcome{Op: "list eSIM orders"}, func(tx Queryer, orders []*skygate.ESIMOrder) error {
+		return attachESIMs(ctx, db, tx, esims, accountID, orders)
+	}, ScanESIMOrder, list, count, p, accountID)
 }
 
 // attachESIMs reads the eSIMs of the account's orders inside tx with esims
@@ -359,19 +334,10 @@ func TopUpESIM(ctx context.Context, db *DB, q TopUpSQL, charge Charge, rec *skyg
 // TopUp is skygate.ESIMStore's TopUp: topUp (account_id, id) reads the top-up and esim
 // (account_id, iccid) its eSIM, in one snapshot.
 func TopUp(ctx context.Context, db *DB, topUp, esim, accountID, topUpID string) (*skygate.TopUp, error) {
-	var t *skygate.TopUp
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
-		var err error
-		if t, err = ScanTopUp(tx.QueryRowContext(ctx, topUp, accountID, topUpID)); err != nil {
-			return err
-		}
+	return getThen(ctx, db, Outcome{Op: "get top-up", NotFound: TopUpNotFound}, func(tx Queryer, t *skygate.TopUp) (err error) {
 		t.ESIM, err = ScanESIM(tx.QueryRowContext(ctx, esim, accountID, t.ICCID))
 		return err
-	})
-	if err != nil {
-		return nil, db.Interpret(Outcome{Op: "get top-up", NotFound: TopUpNotFound}, err)
-	}
-	return t, nil
+	}, ScanTopUp, topUp, accountID, topUpID)
 }
 
 // InsertProfiles inserts the account's profiles, none repeating an ICCID, inside tx

@@ -185,24 +185,38 @@ func ScanWebhook(row Scanner) (*skygate.WebhookSubscription, error) {
 	return &w, nil
 }
 
-// deliveryRow is one scanned row of the columns ScanDelivery names; leasedUntil is
-// internal.
-type deliveryRow struct {
-	d           skygate.WebhookDelivery
-	leasedUntil *time.Time
+// ScanDelivery reads id, subscription_id, account_id, event_id, event_type, status,
+// attempts, next_attempt_at, leased_until, last_status_code, last_error, created_at,
+// updated_at of a webhook delivery, then extra destinations of the same row. The
+// lease is internal to the store and returned apart.
+func ScanDelivery(row Scanner, extra ...any) (*skygate.WebhookDelivery, *time.Time, error) {
+	var (
+		d           skygate.WebhookDelivery
+		leasedUntil *time.Time
+	)
+	err := row.Scan(append([]any{&d.ID, &d.SubscriptionID, &d.AccountID, &d.EventID, &d.EventType,
+		(*string)(&d.Status), &d.AttemptCount, nullTimeCol{&d.NextAttemptAt}, nullTimeCol{&leasedUntil},
+		&d.LastStatusCode, &d.LastError, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}, extra...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.MessageID = d.EventID // the message id is the event id
+	return &d, leasedUntil, nil
 }
 
-// dest returns the scan destinations of the columns ScanDelivery names.
-func (r *deliveryRow) dest() []any {
-	return []any{&r.d.ID, &r.d.SubscriptionID, &r.d.AccountID, &r.d.EventID, &r.d.EventType,
-		(*string)(&r.d.Status), &r.d.AttemptCount, nullTimeCol{&r.d.NextAttemptAt}, nullTimeCol{&r.leasedUntil},
-		&r.d.LastStatusCode, &r.d.LastError, timeCol{&r.d.CreatedAt}, timeCol{&r.d.UpdatedAt}}
-}
-
-// delivery finishes the scanned delivery: the message id is the event id.
-func (r *deliveryRow) delivery() *skygate.WebhookDelivery {
-	r.d.MessageID = r.d.EventID
-	return &r.d
+// ScanEvent reads the event's position in the feed (NULL: none yet), id, account_id,
+// type, data, created_at.
+func ScanEvent(row Scanner) (*skygate.Event, error) {
+	var (
+		e    skygate.Event
+		pos  sql.NullInt64
+		data []byte
+	)
+	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt}); err != nil {
+		return nil, err
+	}
+	e.Seq, e.Data = pos.Int64, data
+	return &e, nil
 }
 
 // ScanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.

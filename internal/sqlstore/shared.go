@@ -84,18 +84,6 @@ func Interpret(engine string, classify func(error) Violation, o Outcome, err err
 // PassengersCol scans a bookings.passengers column into *p.
 func PassengersCol(p *[]skygate.Passenger) sql.Scanner { return passengersCol{p} }
 
-// ScanDelivery reads id, subscription_id, account_id, event_id, event_type, status,
-// attempts, next_attempt_at, leased_until, last_status_code, last_error, created_at,
-// updated_at of a webhook delivery, then extra destinations of the same row. The
-// lease is internal to the store and returned apart.
-func ScanDelivery(row Scanner, extra ...any) (d *skygate.WebhookDelivery, leasedUntil *time.Time, err error) {
-	var r deliveryRow
-	if err := row.Scan(append(r.dest(), extra...)...); err != nil {
-		return nil, nil, err
-	}
-	return r.delivery(), r.leasedUntil, nil
-}
-
 // CatalogNotFound is the public message of a store without a catalog.
 const CatalogNotFound = "no catalog has been stored yet"
 
