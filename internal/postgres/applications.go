@@ -8,19 +8,18 @@ import (
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
+// applicationColumns are the columns sqlstore.ScanApplication reads.
+const applicationColumns = `id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
+	client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
+
 // Every statement but selectApplicationByClientID and selectApplicationAdmin names
 // the account, so that an id of another account's application matches nothing.
 const (
-	insertApplication = `INSERT INTO applications (id, account_id, name, client_id, secret_hash,
-		allowed_scopes, sandbox, client_cert_sha256, created_at, updated_at, token_generation,
-		tokens_revoked_at)
+	insertApplication = `INSERT INTO applications (` + applicationColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
-	selectApplication = `SELECT id, account_id, name, client_id, secret_hash, allowed_scopes,
-		sandbox, client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at
-		FROM applications WHERE account_id = $1 AND id = $2`
-	selectApplicationAdmin = `SELECT id, account_id, name, client_id, secret_hash, allowed_scopes,
-		sandbox, client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at
-		FROM applications WHERE id = $1`
+	selectApplication = `SELECT ` + applicationColumns + ` FROM applications
+		WHERE account_id = $1 AND id = $2`
+	selectApplicationAdmin      = `SELECT ` + applicationColumns + ` FROM applications WHERE id = $1`
 	selectApplicationByClientID = `SELECT
 		app.id, app.account_id, app.name, app.client_id, app.secret_hash, app.allowed_scopes,
 		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at, app.token_generation,
@@ -28,33 +27,24 @@ const (
 		acc.id, acc.name, acc.status, acc.created_at, acc.updated_at
 		FROM applications app JOIN accounts acc ON acc.id = app.account_id
 		WHERE app.client_id = $1`
-	listApplications = `SELECT id, account_id, name, client_id, secret_hash, allowed_scopes,
-		sandbox, client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at
-		FROM applications WHERE account_id = $1
+	listApplications = `SELECT ` + applicationColumns + ` FROM applications WHERE account_id = $1
 		ORDER BY created_at, id LIMIT $2 OFFSET $3`
 	countApplications = `SELECT count(*) FROM applications WHERE account_id = $1`
 	deleteApplication = `DELETE FROM applications WHERE account_id = $1 AND id = $2`
 	// lockAccount matches no row for an unknown account. FOR NO KEY UPDATE leaves
 	// inserts of rows that reference the account free to go on.
 	lockAccount             = `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`
-	selectOldestApplication = `SELECT id, account_id, name, client_id, secret_hash, allowed_scopes,
-		sandbox, client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at
-		FROM applications WHERE account_id = $1 ORDER BY created_at, id LIMIT 1`
+	selectOldestApplication = `SELECT ` + applicationColumns + ` FROM applications
+		WHERE account_id = $1 ORDER BY created_at, id LIMIT 1`
 	updateApplicationSecret = `UPDATE applications SET secret_hash = $1, updated_at = $2
-		WHERE account_id = $3 AND id = $4
-		RETURNING id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
-			client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
+		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
 	updateApplicationCertificate = `UPDATE applications SET client_cert_sha256 = $1, updated_at = $2
-		WHERE account_id = $3 AND id = $4
-		RETURNING id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
-			client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
+		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
 	// revokeApplicationTokens adds one to the generation in the statement that sets the
 	// secret: concurrent ones queue on the row, so none is lost.
 	revokeApplicationTokens = `UPDATE applications SET secret_hash = $1,
 		token_generation = token_generation + 1, tokens_revoked_at = $2, updated_at = $2
-		WHERE account_id = $3 AND id = $4
-		RETURNING id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
-			client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
+		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
 )
 
 // CreateApplication implements skygate.ApplicationStore. It normalises app's times to

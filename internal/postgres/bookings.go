@@ -136,11 +136,11 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 	if err != nil {
 		return nil, err
 	}
-	ev, err := newEventArrays(events)
+	ev, err := eventArgs(events)
 	if err != nil {
 		return nil, err
 	}
-	args := append(append(recArgs, row...), ev.args()...)
+	args := append(append(recArgs, row...), ev...)
 	for range createRetries {
 		var claimed, delivered int
 		if err := s.pool.QueryRowContext(ctx, createBooking, args...).Scan(&claimed, &delivered); err != nil {

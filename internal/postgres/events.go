@@ -77,35 +77,23 @@ func (s *Store) deliveriesCommitted(n int) {
 	}
 }
 
-// eventArrays holds the arguments of insertEventsWithDeliveries.
-type eventArrays struct {
-	ids, accounts, types, data []string
-	created                    []time.Time
-	deliveries, bodies         []string
-}
-
-// newEventArrays returns the arguments of insertEventsWithDeliveries for events (see
-// sqlstore.EventBody).
-func newEventArrays(events []*skygate.Event) (*eventArrays, error) {
-	a := &eventArrays{}
+// eventArgs returns the arguments of insertEventsWithDeliveries for events (see
+// sqlstore.EventBody): arrays of their columns, a new delivery id and its body.
+func eventArgs(events []*skygate.Event) ([]any, error) {
+	var (
+		ids, accounts, types, data, deliveries, bodies []string
+		created                                        []time.Time
+	)
 	for _, e := range events {
 		body, err := sqlstore.EventBody(e)
 		if err != nil {
 			return nil, err
 		}
-		a.ids = append(a.ids, e.ID)
-		a.accounts = append(a.accounts, e.AccountID)
-		a.types = append(a.types, e.Type)
-		a.data = append(a.data, string(e.Data))
-		a.created = append(a.created, e.CreatedAt)
-		a.deliveries = append(a.deliveries, skygate.NewID())
-		a.bodies = append(a.bodies, string(body))
+		ids, accounts, types = append(ids, e.ID), append(accounts, e.AccountID), append(types, e.Type)
+		data, created = append(data, string(e.Data)), append(created, e.CreatedAt)
+		deliveries, bodies = append(deliveries, skygate.NewID()), append(bodies, string(body))
 	}
-	return a, nil
-}
-
-func (a *eventArrays) args() []any {
-	return []any{a.ids, a.accounts, a.types, a.data, a.created, a.deliveries, a.bodies}
+	return []any{ids, accounts, types, data, created, deliveries, bodies}, nil
 }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in
@@ -115,12 +103,12 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 	if len(events) == 0 {
 		return nil
 	}
-	a, err := newEventArrays(events)
+	args, err := eventArgs(events)
 	if err != nil {
 		return err
 	}
 	var delivered int
-	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, a.args()...).Scan(&delivered); err != nil {
+	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, args...).Scan(&delivered); err != nil {
 		return fmt.Errorf("postgres: insert events: %w", err)
 	}
 	tx.Delivered += delivered

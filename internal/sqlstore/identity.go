@@ -42,12 +42,11 @@ func createApplicationOutcome(app *skygate.Application) Outcome {
 // takes the columns ScanApplication reads. It normalises app's times to the stored
 // precision and a nil AllowedScopes to an empty list.
 func CreateApplication(ctx context.Context, db *DB, insert string, app *skygate.Application, audit *skygate.AuditEvent) error {
-	return db.Interpret(createApplicationOutcome(app), db.InTx(ctx, func(tx *Tx) error {
-		if err := insertApplication(ctx, db, tx, insert, app); err != nil {
-			return err
-		}
-		return db.Audit(ctx, tx, audit)
-	}))
+	args, err := applicationArgs(db, app)
+	if err != nil {
+		return err
+	}
+	return Exec(ctx, db, createApplicationOutcome(app), audit, insert, args...)
 }
 
 // CreateFirstApplication is skygate.ApplicationStore's CreateFirstApplication: inside
@@ -74,7 +73,11 @@ func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if err := insertApplication(ctx, db, tx, insert, app); err != nil {
+		args, err := applicationArgs(db, app)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
 			return err
 		}
 		created = true
@@ -86,9 +89,10 @@ func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert
 	return out, created, nil
 }
 
-// insertApplication inserts app inside tx, normalising its times to the stored
-// precision and a nil AllowedScopes to an empty list.
-func insertApplication(ctx context.Context, db *DB, tx *Tx, insert string, app *skygate.Application) error {
+// applicationArgs returns the arguments of the columns ScanApplication reads for app,
+// after normalising its times to the stored precision and a nil AllowedScopes to an
+// empty list.
+func applicationArgs(db *DB, app *skygate.Application) ([]any, error) {
 	app.CreatedAt, app.UpdatedAt = UTC(app.CreatedAt), UTC(app.UpdatedAt)
 	var revokedAt *time.Time
 	if !app.TokensRevokedAt.IsZero() {
@@ -100,12 +104,11 @@ func insertApplication(ctx context.Context, db *DB, tx *Tx, insert string, app *
 	}
 	scopes, err := JSONText(app.AllowedScopes)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, insert, app.ID, app.AccountID, app.Name, app.ClientID, NonNil(app.SecretHash),
-		scopes, app.Sandbox, app.ClientCertSHA256, db.Time(app.CreatedAt), db.Time(app.UpdatedAt),
-		app.TokenGeneration, db.NullTime(revokedAt))
-	return err
+	return []any{app.ID, app.AccountID, app.Name, app.ClientID, NonNil(app.SecretHash), scopes, app.Sandbox,
+		app.ClientCertSHA256, db.Time(app.CreatedAt), db.Time(app.UpdatedAt), app.TokenGeneration,
+		db.NullTime(revokedAt)}, nil
 }
 
 // ApplicationByClientID is skygate.ApplicationStore's ApplicationByClientID with
@@ -139,10 +142,7 @@ func ScanApp(row Scanner) (*skygate.Application, error) { return ScanApplication
 // nil Roles and Scopes to empty lists.
 func CreateLoginCode(ctx context.Context, db *DB, insert string, c *skygate.LoginCode) error {
 	c.CreatedAt, c.ExpiresAt = UTC(c.CreatedAt), UTC(c.ExpiresAt)
-	if c.UsedAt != nil {
-		t := UTC(*c.UsedAt)
-		c.UsedAt = &t
-	}
+	c.UsedAt = utcPtr(c.UsedAt)
 	if c.Roles == nil {
 		c.Roles = []string{}
 	}

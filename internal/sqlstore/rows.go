@@ -110,14 +110,7 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 // so that what the caller holds equals what a later read returns.
 func NormaliseBooking(b *skygate.Booking) {
 	b.CreatedAt, b.UpdatedAt = UTC(b.CreatedAt), UTC(b.UpdatedAt)
-	if b.ConfirmBefore != nil {
-		t := UTC(*b.ConfirmBefore)
-		b.ConfirmBefore = &t
-	}
-	if b.PersonalDataRemovedAt != nil {
-		t := UTC(*b.PersonalDataRemovedAt)
-		b.PersonalDataRemovedAt = &t
-	}
+	b.ConfirmBefore, b.PersonalDataRemovedAt = utcPtr(b.ConfirmBefore), utcPtr(b.PersonalDataRemovedAt)
 	if b.Passengers == nil {
 		b.Passengers = []skygate.Passenger{}
 	}
@@ -287,12 +280,7 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 // NormaliseESIM brings e's times to the stored precision and its list to non-nil.
 func NormaliseESIM(e *skygate.ESIM) {
 	e.CreatedAt, e.UpdatedAt = UTC(e.CreatedAt), UTC(e.UpdatedAt)
-	for _, t := range []**time.Time{&e.InstalledAt, &e.ActivatedAt, &e.ExpiresAt} {
-		if *t != nil {
-			v := UTC(**t)
-			*t = &v
-		}
-	}
+	e.InstalledAt, e.ActivatedAt, e.ExpiresAt = utcPtr(e.InstalledAt), utcPtr(e.ActivatedAt), utcPtr(e.ExpiresAt)
 	if e.NotifiedThresholds == nil {
 		e.NotifiedThresholds = []int{}
 	}
@@ -384,6 +372,15 @@ func PageArgs(p skygate.Page) (limit, offset int64) {
 // UTC is the form in which every time is stored and returned: UTC, truncated to the
 // microsecond.
 func UTC(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// utcPtr returns a new *t in the stored form, nil for nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := UTC(*t)
+	return &u
+}
 
 // Violation is what a driver error means to the store. Engines classify by the
 // driver's error codes, never by the error text.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -29,12 +28,7 @@ var ErrWebhookInactive = &skygate.Error{
 // normalises w's times to the stored precision.
 func CreateWebhook(ctx context.Context, db *DB, insert string, w *skygate.WebhookSubscription) error {
 	w.CreatedAt, w.UpdatedAt = UTC(w.CreatedAt), UTC(w.UpdatedAt)
-	for _, t := range []**time.Time{&w.PreviousValidUntil, &w.FailingSince} {
-		if *t != nil {
-			u := UTC(**t)
-			*t = &u
-		}
-	}
+	w.PreviousValidUntil, w.FailingSince = utcPtr(w.PreviousValidUntil), utcPtr(w.FailingSince)
 	var previous any
 	if w.PreviousSecret != nil {
 		previous = w.PreviousSecret
