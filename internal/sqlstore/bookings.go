@@ -38,7 +38,7 @@ func BookingArgs(db *DB, b *skygate.Booking) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	passengerData, err := SealPassengers(db.Sealer, b)
+	passengerData, err := sealPassengers(db.Sealer, b)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +56,9 @@ func passArgs(db *DB, p *skygate.Pass) (code, payload, validFrom, validUntil any
 	return p.Code, p.Payload, db.Time(p.ValidFrom), db.Time(p.ValidUntil)
 }
 
-// NextBooking moves before by t at now, apply run on it, and returns the booking
+// nextBooking moves before by t at now, apply run on it, and returns the booking
 // after, normalised, and the events of the transition.
-func NextBooking(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, []*skygate.Event, error) {
+func nextBooking(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, []*skygate.Event, error) {
 	next, err := skygate.Transition(before.Status, t)
 	if err != nil {
 		return nil, nil, err
@@ -106,7 +106,7 @@ func TransitionBooking(ctx context.Context, db *DB, write WriteTransitions, op s
 		if err != nil {
 			return err
 		}
-		after, events, err := NextBooking(before, t, now, apply)
+		after, events, err := nextBooking(before, t, now, apply)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func ClaimBookings(ctx context.Context, db *DB, write WriteTransitions, pending,
 	default:
 		return 0, skygate.Errorf(skygate.CodeValidation, "bookings in status %s are never due", from)
 	}
-	return InBatches(limit, claimsPerTx, func(n int) (int, error) {
+	return inBatches(limit, claimsPerTx, func(n int) (int, error) {
 		moved := 0
 		err := db.InTx(ctx, func(tx *Tx) error {
 			due, err := QueryAll(ctx, tx, db.ScanBooking, query, db.Time(now), n)
@@ -152,7 +152,7 @@ func ClaimBookings(ctx context.Context, db *DB, write WriteTransitions, pending,
 			)
 			for i, before := range due {
 				var evs []*skygate.Event
-				if after[i], evs, err = NextBooking(before, t, now, apply); err != nil {
+				if after[i], evs, err = nextBooking(before, t, now, apply); err != nil {
 					return err
 				}
 				events = append(events, evs...)

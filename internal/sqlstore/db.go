@@ -82,9 +82,9 @@ func All[T any](ctx context.Context, db *DB, op string, scan func(Scanner) (T, e
 	return out, nil
 }
 
-// InReadTx runs fn in a read transaction of db (ReadTx), so that its queries see one
+// inReadTx runs fn in a read transaction of db (ReadTx), so that its queries see one
 // snapshot.
-func InReadTx(ctx context.Context, db *DB, fn func(tx *sql.Tx) error) error {
+func inReadTx(ctx context.Context, db *DB, fn func(tx *sql.Tx) error) error {
 	tx, err := db.ReadTx(ctx)
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func listPage[T any](ctx context.Context, db *DB, o Outcome, then func(tx Querye
 		items []T
 		total int
 	)
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
+	err := inReadTx(ctx, db, func(tx *sql.Tx) error {
 		var err error
 		if items, err = QueryAll(ctx, tx, scan, list, append(filter[:len(filter):len(filter)], limit, offset)...); err != nil {
 			return err
@@ -131,7 +131,7 @@ func listPage[T any](ctx context.Context, db *DB, o Outcome, then func(tx Querye
 // no row is o.NotFound.
 func getThen[T any](ctx context.Context, db *DB, o Outcome, then func(tx Queryer, v T) error, scan func(Scanner) (T, error), query string, args ...any) (T, error) {
 	var v T
-	err := InReadTx(ctx, db, func(tx *sql.Tx) (err error) {
+	err := inReadTx(ctx, db, func(tx *sql.Tx) (err error) {
 		if v, err = scan(tx.QueryRowContext(ctx, query, args...)); err != nil {
 			return err
 		}
@@ -144,14 +144,14 @@ func getThen[T any](ctx context.Context, db *DB, o Outcome, then func(tx Queryer
 	return v, nil
 }
 
-// CheckAffected returns a CodeNotFound error with message when res changed no row.
-func CheckAffected(res sql.Result, message string) error {
+// checkAffected returns a CodeNotFound error with message when res changed no row.
+func checkAffected(res sql.Result, message string) error {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return err
 	}
 	if n == 0 {
-		return NotFound(message)
+		return notFound(message)
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func exec(ctx context.Context, db *DB, o Outcome, audit *skygate.AuditEvent, mus
 	run := func(ctx context.Context, q execer) error {
 		res, err := q.ExecContext(ctx, query, args...)
 		if err == nil && mustChange {
-			err = CheckAffected(res, o.NotFound)
+			err = checkAffected(res, o.NotFound)
 		}
 		return err
 	}
@@ -230,10 +230,10 @@ func WriteRow[T any](ctx context.Context, db *DB, o Outcome, audit *skygate.Audi
 	return v, nil
 }
 
-// InBatches calls batch with the size of each next batch, per or what is left of a
+// inBatches calls batch with the size of each next batch, per or what is left of a
 // positive limit, until a batch does fewer than it was asked to or the limit is
 // reached, and returns the total done.
-func InBatches(limit, per int, batch func(n int) (done int, err error)) (int, error) {
+func inBatches(limit, per int, batch func(n int) (done int, err error)) (int, error) {
 	total := 0
 	for limit <= 0 || total < limit {
 		n := per

@@ -28,7 +28,7 @@ type DeliverySQL struct {
 	// subscription's deliveries, newest first; Count (account_id, subscription_id)
 	// counts them. A page of a subscription that does not exist is not found.
 	List, Count string
-	// Attempts (delivery ids) reads the attempts of deliveries in ScanAttempt's
+	// Attempts (delivery ids) reads the attempts of deliveries in scanAttempt's
 	// columns, by delivery and attempt.
 	Attempts string
 	// Retried (account_id, subscription_id, id) reads a delivery, then whether its
@@ -78,7 +78,7 @@ func addAttempts(ctx context.Context, db *DB, q *DeliverySQL, tx Queryer, delive
 	if err != nil {
 		return err
 	}
-	attempts, err := QueryAll(ctx, tx, ScanAttempt, q.Attempts, list)
+	attempts, err := QueryAll(ctx, tx, scanAttempt, q.Attempts, list)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func RetryWebhookDelivery(ctx context.Context, db *DB, q *DeliverySQL, accountID
 		case d.Status == skygate.WebhookSucceeded:
 			return skygate.Errorf(skygate.CodeConflict, "the delivery has already succeeded")
 		case !active:
-			return ErrWebhookInactive
+			return errWebhookInactive
 		case d.Status == skygate.WebhookPending && leasedUntil != nil && leasedUntil.After(now):
 			// In flight: its dispatcher reports soon; retrying now would send it twice.
 		default:

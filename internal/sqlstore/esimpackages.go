@@ -80,7 +80,7 @@ func SetESIMPackages(ctx context.Context, db *DB, q PackageSQL, accountID string
 // ESIMCatalog is skygate.ESIMStore's ESIMCatalog.
 func ESIMCatalog(ctx context.Context, db *DB, q PackageSQL, accountID string) (*skygate.ESIMCatalog, error) {
 	var cat *skygate.ESIMCatalog
-	err := InReadTx(ctx, db, func(tx *sql.Tx) error {
+	err := inReadTx(ctx, db, func(tx *sql.Tx) error {
 		var err error
 		cat, err = readESIMCatalog(ctx, tx, q, accountID)
 		return err
@@ -133,7 +133,7 @@ func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID str
 		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.balance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return t, NotFound(ESIMPackageNotFound)
+		return t, notFound(ESIMPackageNotFound)
 	case err != nil:
 		return t, err
 	case !active: // retired since the service looked

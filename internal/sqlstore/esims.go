@@ -187,7 +187,7 @@ type ChangeSQL struct {
 func lockESIM(ctx context.Context, tx *Tx, lock, accountID, iccid string) (*skygate.ESIM, error) {
 	e, err := ScanESIM(tx.QueryRowContext(ctx, lock, accountID, iccid))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, NotFound(ESIMNotFound)
+		return nil, notFound(ESIMNotFound)
 	}
 	return e, err
 }
@@ -204,7 +204,7 @@ func applyESIM(ctx context.Context, db *DB, tx *Tx, update string, before *skyga
 		}
 	}
 	after.UpdatedAt = now
-	NormaliseESIM(after)
+	normaliseESIM(after)
 	notified, err := JSONText(after.NotifiedThresholds)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func UpdateESIM(ctx context.Context, db *DB, q ChangeSQL, accountID, iccid strin
 // due first, skipping those other claimers hold where there can be any, and update
 // writes it. Each eSIM is its own transaction.
 func ExpireESIMs(ctx context.Context, db *DB, due, update string, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
-	return InBatches(limit, 1, func(int) (int, error) {
+	return inBatches(limit, 1, func(int) (int, error) {
 		moved := 0
 		err := db.InTx(ctx, func(tx *Tx) error {
 			before, err := ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now)))
@@ -270,7 +270,7 @@ func ExpireESIMs(ctx context.Context, db *DB, due, update string, now time.Time,
 
 // TopUpSQL is an engine's statements of TopUpESIM: Key claims its idempotency key;
 // Change reads and writes the eSIM; Priced reads its package's terms (see
-// pricedPackage); Insert (the columns ScanTopUp reads) writes the top-up.
+// pricedPackage); Insert (the columns scanTopUp reads) writes the top-up.
 type TopUpSQL struct {
 	Key            KeySQL
 	Change         ChangeSQL
@@ -337,7 +337,7 @@ func TopUp(ctx context.Context, db *DB, topUp, esim, accountID, topUpID string) 
 	return getThen(ctx, db, Outcome{Op: "get top-up", NotFound: TopUpNotFound}, func(tx Queryer, t *skygate.TopUp) (err error) {
 		t.ESIM, err = ScanESIM(tx.QueryRowContext(ctx, esim, accountID, t.ICCID))
 		return err
-	}, ScanTopUp, topUp, accountID, topUpID)
+	}, scanTopUp, topUp, accountID, topUpID)
 }
 
 // InsertProfiles inserts the account's profiles, none repeating an ICCID, inside tx

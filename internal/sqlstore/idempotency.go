@@ -11,7 +11,7 @@ const IdempotencyNotFound = "idempotency key not found"
 
 // ScanIdempotency reads a record as ScanIdempotency does, with db's sealer.
 func (db *DB) ScanIdempotency(row Scanner) (*skygate.IdempotencyRecord, error) {
-	return ScanIdempotency(db.Sealer, row)
+	return scanIdempotency(db.Sealer, row)
 }
 
 // IdempotencyArgs returns the arguments of account_id, operation, idem_key,
@@ -20,7 +20,7 @@ func (db *DB) ScanIdempotency(row Scanner) (*skygate.IdempotencyRecord, error) {
 // their transaction, so that sealing does not hold it.
 func IdempotencyArgs(db *DB, rec *skygate.IdempotencyRecord) ([]any, error) {
 	rec.CreatedAt, rec.ExpiresAt = UTC(rec.CreatedAt), UTC(rec.ExpiresAt)
-	fingerprint, body, err := SealIdempotency(db.Sealer, rec)
+	fingerprint, body, err := sealIdempotency(db.Sealer, rec)
 	if err != nil {
 		return nil, err
 	}

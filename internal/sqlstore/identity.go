@@ -61,7 +61,7 @@ func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert
 		var one int
 		if err := tx.QueryRowContext(ctx, account, app.AccountID).Scan(&one); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return NotFound(AccountNotFound)
+				return notFound(AccountNotFound)
 			}
 			return err
 		}
@@ -120,7 +120,7 @@ func ApplicationByClientID(ctx context.Context, db *DB, query, clientID string) 
 		status string
 	)
 	app, err := ScanApplication(db.Read.QueryRowContext(ctx, query, clientID),
-		&acc.ID, &acc.Name, &status, TimeCol(&acc.CreatedAt), TimeCol(&acc.UpdatedAt))
+		&acc.ID, &acc.Name, &status, timeCol{&acc.CreatedAt}, timeCol{&acc.UpdatedAt})
 	if err != nil {
 		return nil, nil, db.Interpret(Outcome{Op: "get application by client id", NotFound: ApplicationNotFound}, err)
 	}
@@ -174,7 +174,7 @@ func CreateSigningKey(ctx context.Context, db *DB, insert string, k *skygate.Sig
 // ScanSigningKey reads kid, private_key_enc, public_key_der, created_at, active_at.
 func ScanSigningKey(row Scanner) (*skygate.SigningKey, error) {
 	var k skygate.SigningKey
-	if err := row.Scan(&k.ID, &k.PrivateKeyEnc, &k.PublicKeyDER, TimeCol(&k.CreatedAt), TimeCol(&k.ActiveAt)); err != nil {
+	if err := row.Scan(&k.ID, &k.PrivateKeyEnc, &k.PublicKeyDER, timeCol{&k.CreatedAt}, timeCol{&k.ActiveAt}); err != nil {
 		return nil, err
 	}
 	return &k, nil

@@ -33,18 +33,18 @@ func ErasePassengerData(ctx context.Context, db *DB, erase, serviceDateBefore st
 // idem_key, created_at) seals one. Each batch is a transaction, bookings first.
 func SealLegacyData(ctx context.Context, db *DB, bookings, sealBooking, records, sealRecord string, limit int) (int, error) {
 	if db.Sealer == nil {
-		return 0, ErrNoSealer
+		return 0, errNoSealer
 	}
 	sealBookings := func(ctx context.Context, tx *Tx, n int) (int, error) {
 		rows, err := QueryAll(ctx, tx, func(row Scanner) (*skygate.Booking, error) {
 			var b skygate.Booking
-			return &b, row.Scan(&b.ID, &b.AccountID, PassengersCol(&b.Passengers))
+			return &b, row.Scan(&b.ID, &b.AccountID, passengersCol{&b.Passengers})
 		}, bookings, n)
 		if err != nil {
 			return 0, err
 		}
 		for _, b := range rows {
-			sealed, err := SealPassengers(db.Sealer, b)
+			sealed, err := sealPassengers(db.Sealer, b)
 			if err != nil {
 				return 0, err
 			}
@@ -65,7 +65,7 @@ func SealLegacyData(ctx context.Context, db *DB, bookings, sealBooking, records,
 			return 0, err
 		}
 		for _, rec := range recs {
-			fingerprint, body, err := SealIdempotency(db.Sealer, rec)
+			fingerprint, body, err := sealIdempotency(db.Sealer, rec)
 			if err != nil {
 				return 0, err
 			}
@@ -78,7 +78,7 @@ func SealLegacyData(ctx context.Context, db *DB, bookings, sealBooking, records,
 	}
 	total := 0
 	for _, table := range []func(ctx context.Context, tx *Tx, n int) (int, error){sealBookings, sealRecords} {
-		sealed, err := InBatches(limit, sealBatch, func(n int) (sealed int, err error) {
+		sealed, err := inBatches(limit, sealBatch, func(n int) (sealed int, err error) {
 			err = db.InTx(ctx, func(tx *Tx) (err error) {
 				sealed, err = table(ctx, tx, n)
 				return err

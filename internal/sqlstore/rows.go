@@ -89,7 +89,7 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 		return nil, err
 	}
 	if passengerData != nil {
-		if err := OpenPassengers(sealer, &b, passengerData); err != nil {
+		if err := openPassengers(sealer, &b, passengerData); err != nil {
 			return nil, err
 		}
 	}
@@ -141,10 +141,10 @@ func (c nullTimeCol) Scan(src any) error {
 	return nil
 }
 
-// ScanIdempotency reads account_id, operation, idem_key, fingerprint, status_code,
+// scanIdempotency reads account_id, operation, idem_key, fingerprint, status_code,
 // resource_id, body, created_at, expires_at, sealed, opening a sealed fingerprint and
 // body with sealer.
-func ScanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRecord, error) {
+func scanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRecord, error) {
 	var (
 		r      skygate.IdempotencyRecord
 		sealed bool
@@ -155,7 +155,7 @@ func ScanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRe
 		return nil, err
 	}
 	if sealed {
-		if err := OpenIdempotency(sealer, &r); err != nil {
+		if err := openIdempotency(sealer, &r); err != nil {
 			return nil, err
 		}
 	}
@@ -212,8 +212,8 @@ func ScanEvent(row Scanner) (*skygate.Event, error) {
 	return &e, nil
 }
 
-// ScanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.
-func ScanAttempt(row Scanner) (*skygate.WebhookAttempt, error) {
+// scanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.
+func scanAttempt(row Scanner) (*skygate.WebhookAttempt, error) {
 	var a skygate.WebhookAttempt
 	err := row.Scan(&a.DeliveryID, &a.Attempt, timeCol{&a.At}, &a.StatusCode, &a.LatencyMS, &a.Error)
 	if err != nil {
@@ -277,8 +277,8 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	return &e, nil
 }
 
-// NormaliseESIM brings e's times to the stored precision and its list to non-nil.
-func NormaliseESIM(e *skygate.ESIM) {
+// normaliseESIM brings e's times to the stored precision and its list to non-nil.
+func normaliseESIM(e *skygate.ESIM) {
 	e.CreatedAt, e.UpdatedAt = UTC(e.CreatedAt), UTC(e.UpdatedAt)
 	e.InstalledAt, e.ActivatedAt, e.ExpiresAt = utcPtr(e.InstalledAt), utcPtr(e.ActivatedAt), utcPtr(e.ExpiresAt)
 	if e.NotifiedThresholds == nil {
@@ -304,9 +304,9 @@ func ScanESIMOrder(row Scanner) (*skygate.ESIMOrder, error) {
 	return &o, nil
 }
 
-// ScanTopUp reads id, account_id, client_id, iccid, package_id, data_mb, validity_days,
+// scanTopUp reads id, account_id, client_id, iccid, package_id, data_mb, validity_days,
 // price_amount, price_currency, created_at.
-func ScanTopUp(row Scanner) (*skygate.TopUp, error) {
+func scanTopUp(row Scanner) (*skygate.TopUp, error) {
 	var (
 		t    skygate.TopUp
 		data sql.NullInt64
@@ -351,8 +351,8 @@ func sqlState(err error) string {
 	return ""
 }
 
-// NotFound is the CodeNotFound error of an update or delete that matched no row.
-func NotFound(message string) error {
+// notFound is the CodeNotFound error of an update or delete that matched no row.
+func notFound(message string) error {
 	return &skygate.Error{Code: skygate.CodeNotFound, Message: message}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -23,15 +22,6 @@ type Queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
-
-// TimeCol scans a time column into *t, in UTC.
-func TimeCol(t *time.Time) sql.Scanner { return timeCol{t} }
-
-// NullTimeCol scans a nullable time column into *t, nil for NULL.
-func NullTimeCol(t **time.Time) sql.Scanner { return nullTimeCol{t} }
-
-// JSONCol scans a JSON text column into the value v points to.
-func JSONCol(v any) sql.Scanner { return jsonCol{v} }
 
 // Outcome says what an operation's failures mean to the caller: the public message of
 // a unique violation (Conflict) and of a missing row or broken reference (NotFound).
@@ -80,9 +70,6 @@ func Interpret(engine string, classify func(error) Violation, o Outcome, err err
 	}
 	return fmt.Errorf("%s: %s: %w", engine, o.Op, err)
 }
-
-// PassengersCol scans a bookings.passengers column into *p.
-func PassengersCol(p *[]skygate.Passenger) sql.Scanner { return passengersCol{p} }
 
 // CatalogNotFound is the public message of a store without a catalog.
 const CatalogNotFound = "no catalog has been stored yet"

@@ -15,9 +15,9 @@ import (
 // another account.
 const WebhookNotFound = "webhook subscription not found"
 
-// ErrWebhookInactive is the CodeConflict of an operation that needs an active
+// errWebhookInactive is the CodeConflict of an operation that needs an active
 // subscription.
-var ErrWebhookInactive = &skygate.Error{
+var errWebhookInactive = &skygate.Error{
 	Code:    skygate.CodeConflict,
 	Message: "the webhook subscription is inactive; change its URL or rotate its secret to reactivate it",
 }
@@ -61,7 +61,7 @@ func CreateWebhookTestEvent(ctx context.Context, db *DB, selectWebhook, delivery
 			return err
 		}
 		if !w.Active {
-			return ErrWebhookInactive
+			return errWebhookInactive
 		}
 		if err := db.Events(ctx, tx, []*skygate.Event{e}); err != nil {
 			return err
@@ -69,7 +69,7 @@ func CreateWebhookTestEvent(ctx context.Context, db *DB, selectWebhook, delivery
 		d, _, err = ScanDelivery(tx.QueryRowContext(ctx, deliveryOfEvent, webhookID, e.ID))
 		if errors.Is(err, sql.ErrNoRows) {
 			// Deactivated between the read and the fan-out.
-			return ErrWebhookInactive
+			return errWebhookInactive
 		}
 		return err
 	})
