@@ -117,7 +117,7 @@ const createRetries = 3
 func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
 	replay, err := s.createBooking(ctx, rec, b, events)
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{
+		return nil, s.db.Interpret(sqlstore.Outcome{
 			Op:       "create booking",
 			Conflict: "a booking with this id already exists",
 			NotFound: sqlstore.AccountNotFound,

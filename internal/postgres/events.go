@@ -125,7 +125,7 @@ func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.
 // later event.
 func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
 	if err := s.positionEvents(ctx); err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "position events"}, err)
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
 	return sqlstore.All(ctx, s.db, "list events", sqlstore.ScanEvent, selectEventsAfter, afterSeq, n)

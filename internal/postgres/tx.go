@@ -55,8 +55,3 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error 
 	s.deliveriesCommitted(t.Delivered)
 	return nil
 }
-
-// interpret turns a driver error into a domain error (sqlstore.Interpret).
-func interpret(o sqlstore.Outcome, err error) error {
-	return sqlstore.Interpret("postgres", classify, o, err)
-}
