@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
@@ -24,25 +23,8 @@ const (
 		  AND ($3 = '' OR account_id = $3) AND ($4 = '' OR target_id = $4)`
 )
 
-// appendAudit inserts e inside tx, the transaction of the write it describes; a nil e
-// is no record. Every audited write calls it last, so that the record is committed
-// with the write or not at all (skygate.AuditStore).
-func appendAudit(ctx context.Context, tx *sql.Tx, e *skygate.AuditEvent) error {
-	if e == nil {
-		return nil
-	}
-	e.At = sqlstore.UTC(e.At)
-	details := string(e.Details)
-	if details == "" {
-		details = "{}"
-	}
-	_, err := tx.ExecContext(ctx, insertAudit, e.ID, e.Actor, e.Action, e.TargetType,
-		e.TargetID, e.AccountID, e.RequestID, e.At, details)
-	return interpret(sqlstore.Outcome{Op: "append audit event", Conflict: "audit event exists"}, err)
-}
-
 // ListAuditEvents implements skygate.AuditStore.
 func (s *Store) ListAuditEvents(ctx context.Context, f skygate.AuditFilter, p skygate.Page) ([]*skygate.AuditEvent, int, error) {
-	return listPage(ctx, s, "list audit events", sqlstore.ScanAudit, listAudit, countAudit, p,
+	return sqlstore.ListPage(ctx, s.db, "list audit events", sqlstore.ScanAudit, listAudit, countAudit, p,
 		f.Actor, f.Action, f.AccountID, f.TargetID)
 }

@@ -13,10 +13,6 @@ import (
 
 var _ skygate.BookingStore = (*Store)(nil)
 
-// bookingNotFound is the public message of a missing booking, including one of
-// another account.
-const bookingNotFound = "booking not found"
-
 // bookingColumns are the columns sqlstore.ScanBooking reads.
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
@@ -115,59 +111,16 @@ const (
 // record that is gone by the time it reads it (purged as expired in between).
 const createRetries = 3
 
-// claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
-const claimsPerTx = 32
-
-// scanBooking reads one row of bookingColumns, its sealed passengers opened.
-func (s *Store) scanBooking(row sqlstore.Scanner) (*skygate.Booking, error) {
-	return sqlstore.ScanBooking(s.sealer, row)
-}
-
-// bookingArgs returns the arguments of bookingColumns for a normalised booking: the
-// passengers' names in clear and the passengers whole sealed.
-func (s *Store) bookingArgs(b *skygate.Booking) ([]any, error) {
-	history, err := sqlstore.JSONText(b.StatusHistory)
-	if err != nil {
-		return nil, err
-	}
-	flight, err := sqlstore.JSONText(b.Flight)
-	if err != nil {
-		return nil, err
-	}
-	names, err := sqlstore.JSONText(skygate.PassengerNames(b.Passengers))
-	if err != nil {
-		return nil, err
-	}
-	passengerData, err := sqlstore.SealPassengers(s.sealer, b)
-	if err != nil {
-		return nil, err
-	}
-	code, payload, from, until := passArgs(b.Pass)
-	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
-		flight, names,
-		b.PartnerReference, b.ConfirmBefore, history, code, payload, from, until,
-		b.CreatedAt, b.UpdatedAt, passengerData, b.PersonalDataRemovedAt}, nil
-}
-
-// passArgs returns the pass columns of p: NULL for no pass.
-func passArgs(p *skygate.Pass) (code, payload *string, validFrom, validUntil *time.Time) {
-	if p == nil {
-		return nil, nil, nil, nil
-	}
-	from, until := sqlstore.UTC(p.ValidFrom), sqlstore.UTC(p.ValidUntil)
-	return &p.Code, &p.Payload, &from, &until
-}
-
 // CreateBooking implements skygate.BookingStore in one statement (createBooking).
 // rec.CreatedAt is the "now" against which an existing record of the key counts as
 // expired.
 func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
 	replay, err := s.createBooking(ctx, rec, b, events)
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{
+		return nil, s.db.Interpret(sqlstore.Outcome{
 			Op:       "create booking",
 			Conflict: "a booking with this id already exists",
-			NotFound: accountNotFound,
+			NotFound: sqlstore.AccountNotFound,
 		}, err)
 	}
 	return replay, nil
@@ -175,29 +128,29 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 
 func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
 	sqlstore.NormaliseBooking(b)
-	row, err := s.bookingArgs(b)
+	row, err := sqlstore.BookingArgs(s.db, b)
 	if err != nil {
 		return nil, err
 	}
-	recArgs, err := s.idempotencyArgs(rec)
+	recArgs, err := sqlstore.IdempotencyArgs(s.db, rec)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := newEventArrays(events)
+	ev, err := eventArgs(events)
 	if err != nil {
 		return nil, err
 	}
-	args := append(append(recArgs, row...), ev.args()...)
+	args := append(append(recArgs, row...), ev...)
 	for range createRetries {
 		var claimed, delivered int
-		if err := s.db.QueryRowContext(ctx, createBooking, args...).Scan(&claimed, &delivered); err != nil {
+		if err := s.pool.QueryRowContext(ctx, createBooking, args...).Scan(&claimed, &delivered); err != nil {
 			return nil, err
 		}
 		if claimed > 0 {
 			s.deliveriesCommitted(delivered)
 			return nil, nil
 		}
-		stored, err := s.scanIdempotency(s.db.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))
+		stored, err := s.db.ScanIdempotency(s.pool.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))
 		if !errors.Is(err, sql.ErrNoRows) {
 			return stored, err
 		}
@@ -205,196 +158,56 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 	return nil, fmt.Errorf("idempotency key %q: held by a record that was gone when read, %d times", rec.Key, createRetries)
 }
 
-// idempotencyArgs returns the first nine columns of an idempotency record for rec,
-// whose times it first makes UTC, its fingerprint and body sealed.
-func (s *Store) idempotencyArgs(rec *skygate.IdempotencyRecord) ([]any, error) {
-	rec.CreatedAt, rec.ExpiresAt = sqlstore.UTC(rec.CreatedAt), sqlstore.UTC(rec.ExpiresAt)
-	fingerprint, body, err := sqlstore.SealIdempotency(s.sealer, rec)
-	if err != nil {
-		return nil, err
-	}
-	return []any{rec.AccountID, rec.Operation, rec.Key, fingerprint, rec.StatusCode, rec.ResourceID,
-		body, rec.CreatedAt, rec.ExpiresAt}, nil
-}
-
 // Booking implements skygate.BookingStore.
 func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
-	b, err := s.scanBooking(s.db.QueryRowContext(ctx, selectBooking, accountID, bookingID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get booking", NotFound: bookingNotFound}, err)
-	}
-	return b, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get booking", NotFound: sqlstore.BookingNotFound},
+		s.db.ScanBooking, selectBooking, accountID, bookingID)
 }
 
 // BookingAdmin implements skygate.BookingStore. Admin only: it ignores the account.
 func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Booking, error) {
-	b, err := s.scanBooking(s.db.QueryRowContext(ctx, selectBookingAdmin, bookingID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get booking (admin)", NotFound: bookingNotFound}, err)
-	}
-	return b, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get booking (admin)", NotFound: sqlstore.BookingNotFound},
+		s.db.ScanBooking, selectBookingAdmin, bookingID)
 }
 
 // ListBookings implements skygate.BookingStore. A Limit of zero or less returns every
 // booking after Offset.
 func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
 	if status != "" {
-		return listPage(ctx, s, "list bookings", s.scanBooking, listBookingsByStatus, countBookingsByStatus, p, accountID, string(status))
+		return sqlstore.ListPage(ctx, s.db, "list bookings", s.db.ScanBooking, listBookingsByStatus, countBookingsByStatus, p, accountID, string(status))
 	}
-	return listPage(ctx, s, "list bookings", s.scanBooking, listBookings, countBookings, p, accountID)
+	return sqlstore.ListPage(ctx, s.db, "list bookings", s.db.ScanBooking, listBookings, countBookings, p, accountID)
 }
 
-// TransitionBooking implements skygate.BookingStore.
+// TransitionBooking implements skygate.BookingStore. The booking's row is locked from
+// its read to the commit.
 func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking", t, now, apply, nil, lockBooking, accountID, bookingID)
+	return sqlstore.TransitionBooking(ctx, s.db, writeTransitions, "transition booking", nil, t, now, apply, lockBooking, accountID, bookingID)
 }
 
 // TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
 // account.
 func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, audit, lockBookingAdmin, bookingID)
+	return sqlstore.TransitionBooking(ctx, s.db, writeTransitions, "transition booking (admin)", audit, t, now, apply, lockBookingAdmin, bookingID)
 }
 
-// transitionOne locks a booking with lock (and its arguments) and applies t to it in
-// one transaction, with its events and the audit record, if any.
-func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent, lock string, args ...any) (*skygate.Booking, error) {
-	var (
-		out       *skygate.Booking
-		delivered int
-	)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		before, err := s.scanBooking(tx.QueryRowContext(ctx, lock, args...))
-		if err != nil {
-			return err
-		}
-		var u bookingUpdates
-		after, events, err := u.add(before, t, now, apply)
-		if err != nil {
-			return err
-		}
-		if err := u.write(ctx, tx); err != nil {
-			return err
-		}
-		if delivered, err = insertEvents(ctx, tx, events); err != nil {
-			return err
-		}
-		out = after
-		return appendAudit(ctx, tx, audit)
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: op, NotFound: bookingNotFound}, err)
-	}
-	s.deliveriesCommitted(delivered)
-	return out, nil
-}
-
-// ClaimBookings implements skygate.BookingStore. Up to claimsPerTx bookings share a
-// transaction; claimers skip the rows others hold.
+// ClaimBookings implements skygate.BookingStore. Claimers skip the rows others hold,
+// and a transaction's bookings are written in one statement (updateBookings).
 func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
-	var query string
-	switch from {
-	case skygate.BookingPending:
-		query = claimPending
-	case skygate.BookingIssued:
-		query = claimIssued
-	default:
-		return 0, skygate.Errorf(skygate.CodeValidation, "bookings in status %s are never due", from)
-	}
-	n := 0
-	for limit <= 0 || n < limit {
-		perTx := claimsPerTx
-		if limit > 0 {
-			perTx = min(perTx, limit-n)
-		}
-		moved, delivered := 0, 0
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			moved, delivered = 0, 0
-			due, err := sqlstore.QueryAll(ctx, tx, s.scanBooking, query, sqlstore.UTC(now), perTx)
-			if err != nil {
-				return err
-			}
-			var (
-				u      bookingUpdates
-				events []*skygate.Event
-			)
-			for _, before := range due {
-				_, evs, err := u.add(before, t, now, apply)
-				if err != nil {
-					return err
-				}
-				events = append(events, evs...)
-			}
-			if err := u.write(ctx, tx); err != nil {
-				return err
-			}
-			moved = len(due)
-			delivered, err = insertEvents(ctx, tx, events)
-			return err
-		})
-		if err != nil {
-			return n, interpret(sqlstore.Outcome{Op: "claim bookings"}, err)
-		}
-		s.deliveriesCommitted(delivered)
-		n += moved
-		if moved < perTx {
-			break
-		}
-	}
-	return n, nil
+	return sqlstore.ClaimBookings(ctx, s.db, writeTransitions, claimPending, claimIssued, from, t, now, limit, apply)
 }
 
-// bookingUpdates holds the arguments of updateBookings, one element a booking.
-type bookingUpdates struct {
-	status, history               []string
-	confirmBefore                 []*time.Time
-	passCode, passPayload         []*string
-	passFrom, passUntil, updated  []*time.Time
-	accounts, ids, previousStatus []string
-}
-
-// add moves before by t at now (apply run on it) and adds its update; it returns the
-// booking after and the events of the transition.
-func (u *bookingUpdates) add(before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, []*skygate.Event, error) {
-	next, err := skygate.Transition(before.Status, t)
-	if err != nil {
-		return nil, nil, err
-	}
-	now = sqlstore.UTC(now)
-	after := before.Clone()
-	after.Status = next
-	after.UpdatedAt = now
-	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
-	var events []*skygate.Event
-	if apply != nil {
-		if events, err = apply(before, after); err != nil {
-			return nil, nil, err
-		}
-	}
-	sqlstore.NormaliseBooking(after)
-	history, err := sqlstore.JSONText(after.StatusHistory)
-	if err != nil {
-		return nil, nil, err
-	}
-	code, payload, from, until := passArgs(after.Pass)
-	u.status = append(u.status, string(after.Status))
-	u.confirmBefore = append(u.confirmBefore, after.ConfirmBefore)
-	u.history = append(u.history, history)
-	u.passCode = append(u.passCode, code)
-	u.passPayload = append(u.passPayload, payload)
-	u.passFrom = append(u.passFrom, from)
-	u.passUntil = append(u.passUntil, until)
-	u.updated = append(u.updated, &after.UpdatedAt)
-	u.accounts = append(u.accounts, before.AccountID)
-	u.ids = append(u.ids, before.ID)
-	u.previousStatus = append(u.previousStatus, string(before.Status))
-	return after, events, nil
-}
-
-// write runs updateBookings inside tx. The caller holds the rows' locks, so each must
-// still be in the status it was read in.
-func (u *bookingUpdates) write(ctx context.Context, tx *sql.Tx) error {
-	if len(u.ids) == 0 {
+// writeTransitions is sqlstore.WriteTransitions in one statement, updateBookings. The
+// caller holds the rows' locks, so each must still be in the status it was read in.
+func writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*skygate.Booking) error {
+	if len(before) == 0 {
 		return nil
+	}
+	var u bookingUpdates
+	for i, b := range before {
+		if err := u.add(b, after[i]); err != nil {
+			return err
+		}
 	}
 	res, err := tx.ExecContext(ctx, updateBookings, u.status, u.confirmBefore, u.history,
 		u.passCode, u.passPayload, u.passFrom, u.passUntil, u.updated, u.accounts, u.ids, u.previousStatus)
@@ -408,5 +221,41 @@ func (u *bookingUpdates) write(ctx context.Context, tx *sql.Tx) error {
 	if got != int64(len(u.ids)) {
 		return fmt.Errorf("%d of %d locked bookings changed under their lock", int64(len(u.ids))-got, len(u.ids))
 	}
+	return nil
+}
+
+// bookingUpdates holds the arguments of updateBookings, one element a booking.
+type bookingUpdates struct {
+	status, history               []string
+	confirmBefore                 []*time.Time
+	passCode, passPayload         []*string
+	passFrom, passUntil, updated  []*time.Time
+	accounts, ids, previousStatus []string
+}
+
+// add adds the update of before to after, a normalised booking.
+func (u *bookingUpdates) add(before, after *skygate.Booking) error {
+	history, err := sqlstore.JSONText(after.StatusHistory)
+	if err != nil {
+		return err
+	}
+	var (
+		code, payload *string
+		from, until   *time.Time
+	)
+	if p := after.Pass; p != nil {
+		code, payload, from, until = &p.Code, &p.Payload, &p.ValidFrom, &p.ValidUntil
+	}
+	u.status = append(u.status, string(after.Status))
+	u.confirmBefore = append(u.confirmBefore, after.ConfirmBefore)
+	u.history = append(u.history, history)
+	u.passCode = append(u.passCode, code)
+	u.passPayload = append(u.passPayload, payload)
+	u.passFrom = append(u.passFrom, from)
+	u.passUntil = append(u.passUntil, until)
+	u.updated = append(u.updated, &after.UpdatedAt)
+	u.accounts = append(u.accounts, before.AccountID)
+	u.ids = append(u.ids, before.ID)
+	u.previousStatus = append(u.previousStatus, string(before.Status))
 	return nil
 }

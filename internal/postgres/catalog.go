@@ -2,14 +2,11 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-const catalogNotFound = "no catalog has been stored yet"
 
 // Every replacement is a new row; the current document is the one with the highest
 // version. Older rows are kept as a history of what was served.
@@ -26,21 +23,14 @@ const (
 
 // Catalog implements skygate.CatalogStore.
 func (s *Store) Catalog(ctx context.Context) (*skygate.CatalogDocument, error) {
-	var doc skygate.CatalogDocument
-	err := s.db.QueryRowContext(ctx, selectCatalog).Scan(&doc.Version, &doc.Data, sqlstore.TimeCol(&doc.UpdatedAt))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get catalog", NotFound: catalogNotFound}, err)
-	}
-	return &doc, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get catalog", NotFound: sqlstore.CatalogNotFound},
+		sqlstore.ScanCatalog, selectCatalog)
 }
 
 // CatalogVersion implements skygate.CatalogStore.
 func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := s.db.QueryRowContext(ctx, selectCatalogVersion).Scan(&v); err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "get catalog version", NotFound: catalogNotFound}, err)
-	}
-	return v, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get catalog version", NotFound: sqlstore.CatalogNotFound},
+		sqlstore.ScanInt, selectCatalogVersion)
 }
 
 // ReplaceCatalog implements skygate.CatalogStore. Concurrent calls get distinct,
@@ -48,14 +38,14 @@ func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
 // read and inserted under the table lock.
 func (s *Store) ReplaceCatalog(ctx context.Context, data []byte, now time.Time) (*skygate.CatalogDocument, error) {
 	doc := &skygate.CatalogDocument{Data: sqlstore.NonNil(data), UpdatedAt: sqlstore.UTC(now)}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqlstore.Tx) error {
 		if _, err := tx.ExecContext(ctx, lockCatalog); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, insertCatalog, doc.Data, doc.UpdatedAt).Scan(&doc.Version)
+		return tx.QueryRowContext(ctx, insertCatalog, doc.Data, s.db.Time(doc.UpdatedAt)).Scan(&doc.Version)
 	})
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "replace catalog"}, err)
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "replace catalog"}, err)
 	}
 	return doc, nil
 }

@@ -4,9 +4,9 @@
 // are claimed or keys decided; arrays with unnest or = ANY where a statement carries a
 // variable number of rows), the connection pool settings, the schema migrations (run
 // under an advisory lock so replicas starting together do not race) and the mapping
-// of SQLSTATE codes to domain codes. It shares with internal/sqlite only the scanning
-// of rows, the sealing of personal data and idempotency records, and the mapping of
-// driver errors (internal/sqlstore's shared.go).
+// of SQLSTATE codes to domain codes. The Go flow around its statements is
+// internal/sqlstore's, shared with internal/sqlite: each method passes its SQL to
+// it, and the store's sqlstore.DB (tx.go) says how this engine runs it.
 //
 // Events get their position in the outbox's feed after their commit (events.go), so
 // that writers of events need not commit one at a time. A transaction that enqueued

@@ -2,19 +2,11 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-// esimOrderNotFound is the public message of a missing order, including one of
-// another account.
-const esimOrderNotFound = "eSIM order not found"
 
 // esimOrderColumns are the columns sqlstore.ScanESIMOrder reads.
 const esimOrderColumns = `id, account_id, client_id, package_id, quantity, partner_reference, status,
@@ -40,154 +32,30 @@ const (
 		WHERE e.account_id = $1 AND e.order_id = ANY($2) ORDER BY e.order_id, e.iccid`
 )
 
-// CreateESIMOrder implements skygate.ESIMStore. The debit is the order's last
-// statement: the account's balance row, which every paid order of the account in that
-// currency updates, is then locked only from the debit to the commit, and orders take
-// their profiles side by side before it (see allocateProfiles). An order whose debit
-// then fails gives its profiles back, so the pool hands out the oldest profiles first
-// only among the orders that commit. The balance is read beforehand, without a lock, so
-// that an order it cannot cover fails before it takes profiles that others might wait
-// for; the debit's condition is what keeps the balance from going below zero.
-func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
-	o.CreatedAt = sqlstore.UTC(o.CreatedAt)
-	o.Status = skygate.ESIMOrderCompleted
-	replay, err := s.createESIMOrder(ctx, rec, o, apply, false)
-	if errors.Is(err, errAllocateInLine) {
-		replay, err = s.createESIMOrder(ctx, rec, o, apply, true)
-	}
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{
-			Op:       "create eSIM order",
-			Conflict: "an eSIM order with this id already exists",
-			NotFound: accountNotFound,
-		}, err)
-	}
-	return replay, nil
-}
+// orderSQL is the SQL of CreateESIMOrder (sqlstore.OrderSQL).
+var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Insert: insertESIMOrder, ESIMs: insertOrderESIMs}
 
-// createESIMOrder is one attempt of CreateESIMOrder, its allocation inLine or not.
-func (s *Store) createESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply, inLine bool) (*skygate.IdempotencyRecord, error) {
-	var (
-		replay    *skygate.IdempotencyRecord
-		delivered int
-	)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if replay, err = s.claimKey(ctx, tx, rec); err != nil || replay != nil {
-			return err
-		}
-		pkg, err := pricedPackage(ctx, tx, o.AccountID, o.PackageID, o.UnitPrice)
-		if err != nil {
-			return err
-		}
-		if pkg.balance < o.Total.Amount {
-			return insufficientFunds(o.Total)
-		}
-		_, err = tx.ExecContext(ctx, insertESIMOrder, o.ID, o.AccountID, o.ClientID, o.PackageID,
-			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
-			o.Total.Currency, o.CreatedAt)
-		if err != nil {
-			return err
-		}
-		profiles, err := allocateProfiles(ctx, tx, o.AccountID, o.ID, o.Quantity, inLine)
-		if err != nil {
-			return err
-		}
-		slices.SortFunc(profiles, func(a, b allocatedProfile) int { return strings.Compare(a.iccid, b.iccid) })
-		o.ESIMs = make([]*skygate.ESIM, len(profiles))
-		iccids := make([]string, len(profiles))
-		for i, p := range profiles {
-			o.ESIMs[i] = &skygate.ESIM{
-				ICCID: p.iccid, AccountID: o.AccountID, OrderID: o.ID, PackageID: o.PackageID,
-				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
-				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
-				SMDPAddress: p.smdp, MatchingIDSealed: p.sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
-			}
-			iccids[i] = p.iccid
-		}
-		usage := skygate.NewESIMUsage(pkg.dataMB, 0)
-		_, err = tx.ExecContext(ctx, insertOrderESIMs, iccids, o.AccountID, o.ID, o.PackageID,
-			string(skygate.ESIMAssigned), usage.TotalMB, usage.UsedMB, pkg.validityDays, "[]", o.CreatedAt)
-		if err != nil {
-			return err
-		}
-		if apply != nil {
-			events, err := apply(o)
-			if err != nil {
-				return err
-			}
-			if delivered, err = insertEvents(ctx, tx, events); err != nil {
-				return err
-			}
-		}
-		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
-		return charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt)
-	})
-	if err == nil {
-		s.deliveriesCommitted(delivered)
+// CreateESIMOrder implements skygate.ESIMStore. Orders take their profiles side by side
+// (see allocateProfiles) before the debit, and an order whose debit then fails gives
+// its profiles back, so the pool hands out the oldest profiles first only among the
+// orders that commit. The balance is read beforehand, without a lock, so that an
+// order it cannot cover fails before it takes profiles that others might wait for.
+// An order that finds the pool short runs again, in the allocation line.
+func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
+	replay, err := sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateSkipping, charge, rec, o, apply)
+	if errors.Is(err, errAllocateInLine) {
+		replay, err = sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateInLine, charge, rec, o, apply)
 	}
 	return replay, err
 }
 
 // ESIMOrder implements skygate.ESIMStore.
 func (s *Store) ESIMOrder(ctx context.Context, accountID, orderID string) (*skygate.ESIMOrder, error) {
-	var o *skygate.ESIMOrder
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if o, err = sqlstore.ScanESIMOrder(tx.QueryRowContext(ctx, selectESIMOrder, accountID, orderID)); err != nil {
-			return err
-		}
-		return attachESIMs(ctx, tx, accountID, []*skygate.ESIMOrder{o})
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get eSIM order", NotFound: esimOrderNotFound}, err)
-	}
-	return o, nil
+	return sqlstore.ESIMOrder(ctx, s.db, selectESIMOrder, selectOrdersESIMs, accountID, orderID)
 }
 
 // ListESIMOrders implements skygate.ESIMStore. A Limit of zero or less returns every
 // order after Offset.
 func (s *Store) ListESIMOrders(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.ESIMOrder, int, error) {
-	limit, offset := sqlstore.PageArgs(p)
-	var (
-		orders []*skygate.ESIMOrder
-		total  int
-	)
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if orders, err = sqlstore.QueryAll(ctx, tx, sqlstore.ScanESIMOrder, listESIMOrders, accountID, limit, offset); err != nil {
-			return err
-		}
-		if err := attachESIMs(ctx, tx, accountID, orders); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, countESIMOrders, accountID).Scan(&total)
-	})
-	if err != nil {
-		return nil, 0, interpret(sqlstore.Outcome{Op: "list eSIM orders"}, err)
-	}
-	return orders, total, nil
-}
-
-// attachESIMs reads the eSIMs of the account's orders inside tx and sets their ESIMs.
-func attachESIMs(ctx context.Context, tx *sql.Tx, accountID string, orders []*skygate.ESIMOrder) error {
-	if len(orders) == 0 {
-		return nil
-	}
-	byID := make(map[string]*skygate.ESIMOrder, len(orders))
-	ids := make([]string, len(orders))
-	for i, o := range orders {
-		byID[o.ID] = o
-		ids[i] = o.ID
-	}
-	esims, err := sqlstore.QueryAll(ctx, tx, sqlstore.ScanESIM, selectOrdersESIMs, accountID, ids)
-	if err != nil {
-		return err
-	}
-	for _, e := range esims {
-		if o := byID[e.OrderID]; o != nil {
-			o.ESIMs = append(o.ESIMs, e)
-		}
-	}
-	return nil
+	return sqlstore.ListESIMOrders(ctx, s.db, listESIMOrders, countESIMOrders, selectOrdersESIMs, accountID, p)
 }

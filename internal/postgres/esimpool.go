@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -62,123 +60,84 @@ const (
 // ImportPoolProfiles implements skygate.ESIMStore. Any duplicate ICCID, in the request
 // or in some pool, rolls the whole import back.
 func (s *Store) ImportPoolProfiles(ctx context.Context, accountID string, profiles []*skygate.PoolProfile, audit *skygate.AuditEvent) error {
-	var problems []skygate.FieldError
-	first := make(map[string]int, len(profiles))
+	return sqlstore.ImportPoolProfiles(ctx, s.db, insertProfiles, accountID, profiles, audit)
+}
+
+// insertProfiles is sqlstore.InsertProfiles in one statement (insertPoolProfiles).
+func insertProfiles(ctx context.Context, tx *sqlstore.Tx, accountID string, profiles []*skygate.PoolProfile) ([]int, error) {
 	var (
 		iccids, smdp []string
 		matching     [][]byte
 		imported     []time.Time
 	)
-	for i, p := range profiles {
-		p.AccountID, p.Status, p.OrderID, p.ImportedAt = accountID, skygate.PoolAvailable, "", sqlstore.UTC(p.ImportedAt)
-		if j, ok := first[p.ICCID]; ok {
-			problems = append(problems, skygate.FieldError{
-				Field: fmt.Sprintf("[%d].iccid", i), Message: fmt.Sprintf("repeats the ICCID of [%d]", j),
-			})
-			continue
-		}
-		first[p.ICCID] = i
+	for _, p := range profiles {
 		iccids = append(iccids, p.ICCID)
 		smdp = append(smdp, p.SMDPAddress)
 		matching = append(matching, sqlstore.NonNil(p.MatchingIDSealed))
 		imported = append(imported, p.ImportedAt)
 	}
-	if len(problems) > 0 {
-		return skygate.ValidationError(problems...)
+	inserted, err := sqlstore.QueryAll(ctx, tx, func(row sqlstore.Scanner) (iccid string, err error) {
+		return iccid, row.Scan(&iccid)
+	}, insertPoolProfiles, accountID, iccids, smdp, matching, imported)
+	if err != nil || len(inserted) == len(profiles) {
+		return nil, err
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		inserted, err := sqlstore.QueryAll(ctx, tx, func(row sqlstore.Scanner) (iccid string, err error) {
-			return iccid, row.Scan(&iccid)
-		}, insertPoolProfiles, accountID, iccids, smdp, matching, imported)
-		if err != nil {
-			return err
+	isNew := make(map[string]bool, len(inserted))
+	for _, iccid := range inserted {
+		isNew[iccid] = true
+	}
+	var taken []int
+	for i, p := range profiles {
+		if !isNew[p.ICCID] {
+			taken = append(taken, i)
 		}
-		if len(inserted) < len(profiles) {
-			taken := make(map[string]bool, len(profiles))
-			for _, p := range profiles {
-				taken[p.ICCID] = true
-			}
-			for _, iccid := range inserted {
-				taken[iccid] = false
-			}
-			for i, p := range profiles {
-				if taken[p.ICCID] {
-					problems = append(problems, skygate.FieldError{
-						Field: fmt.Sprintf("[%d].iccid", i), Message: "is already in a pool",
-					})
-				}
-			}
-			return skygate.ValidationError(problems...)
-		}
-		return appendAudit(ctx, tx, audit)
-	})
-	return interpret(sqlstore.Outcome{Op: "import pool profiles", NotFound: accountNotFound}, err)
+	}
+	return taken, nil
 }
 
 // PoolCounts implements skygate.ESIMStore.
 func (s *Store) PoolCounts(ctx context.Context, accountID string) (*skygate.PoolCounts, error) {
-	c := &skygate.PoolCounts{ByStatus: map[skygate.PoolProfileStatus]int{}}
-	for _, st := range skygate.PoolProfileStatuses {
-		c.ByStatus[st] = 0
-	}
-	type count struct {
-		status string
-		n      int
-	}
-	counts, err := sqlstore.QueryAll(ctx, s.db, func(row sqlstore.Scanner) (c count, err error) {
-		return c, row.Scan(&c.status, &c.n)
-	}, countPoolProfiles, accountID)
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "count pool profiles"}, err)
-	}
-	for _, n := range counts {
-		c.ByStatus[skygate.PoolProfileStatus(n.status)] = n.n
-		c.Total += n.n
-	}
-	return c, nil
+	return sqlstore.PoolCounts(ctx, s.db, countPoolProfiles, accountID)
 }
 
-// allocatedProfile is a pool profile taken for an order.
-type allocatedProfile struct {
-	iccid, smdp string
-	sealed      []byte
+func scanProfile(row sqlstore.Scanner) (p sqlstore.Profile, err error) {
+	return p, row.Scan(&p.ICCID, &p.SMDP, &p.Sealed)
 }
 
-func scanAllocated(row sqlstore.Scanner) (p allocatedProfile, err error) {
-	return p, row.Scan(&p.iccid, &p.smdp, &p.sealed)
-}
-
-// errAllocateInLine is allocateProfiles' answer when an order that is not in line
-// finds fewer than n free profiles: profiles that concurrent orders hold may yet come
-// back, and waiting for them while holding others could deadlock. The caller rolls
-// the order back and runs it again in line.
+// errAllocateInLine is allocateSkipping's answer when an order finds fewer free
+// profiles than it needs: profiles that concurrent orders hold may yet come back, and
+// waiting for them while holding others could deadlock. CreateESIMOrder rolls the
+// order back and runs it again with allocateInLine.
 var errAllocateInLine = errors.New("postgres: the pool is short outside the allocation line; run the order in line")
 
-// allocateProfiles marks n Available profiles of the account Assigned to orderID
-// inside tx, oldest import first among those no concurrent order holds, and returns
-// them, or returns CodePoolExhausted when fewer than n are free. An order takes the
-// profiles no other order holds (SKIP LOCKED) and waits for nobody; only when that
-// leaves it short does it wait, inLine (errAllocateInLine when not): behind the
-// account's allocation lock, for the orders holding profiles.
-func allocateProfiles(ctx context.Context, tx *sql.Tx, accountID, orderID string, n int, inLine bool) ([]allocatedProfile, error) {
-	if inLine {
-		if _, err := tx.ExecContext(ctx, lockAllocation, accountID); err != nil {
-			return nil, err
-		}
+// allocateSkipping is sqlstore.Allocate among the profiles no concurrent order holds
+// (SKIP LOCKED): it waits for nobody, and returns errAllocateInLine when that leaves
+// it short.
+func allocateSkipping(ctx context.Context, tx *sqlstore.Tx, accountID, orderID string, n int) ([]sqlstore.Profile, error) {
+	out, err := sqlstore.QueryAll(ctx, tx, scanProfile, allocateProfilesSkipping, accountID, n, orderID)
+	if err == nil && len(out) < n {
+		return nil, errAllocateInLine
 	}
-	out, err := sqlstore.QueryAll(ctx, tx, scanAllocated, allocateProfilesSkipping, accountID, n, orderID)
+	return out, err
+}
+
+// allocateInLine is sqlstore.Allocate behind the account's allocation lock: it takes
+// the profiles no concurrent order holds and, when that leaves it short, waits for
+// the orders holding profiles.
+func allocateInLine(ctx context.Context, tx *sqlstore.Tx, accountID, orderID string, n int) ([]sqlstore.Profile, error) {
+	if _, err := tx.ExecContext(ctx, lockAllocation, accountID); err != nil {
+		return nil, err
+	}
+	out, err := sqlstore.QueryAll(ctx, tx, scanProfile, allocateProfilesSkipping, accountID, n, orderID)
 	if err != nil {
 		return nil, err
 	}
 	if len(out) < n {
-		if !inLine {
-			return nil, errAllocateInLine
-		}
 		// SKIP LOCKED also skips profiles that a concurrent order holds and may yet
 		// give back (it can still fail, for one when its debit finds the balance
 		// spent). Before answering PoolExhausted, wait for those orders to end and
 		// look again: committed allocations no longer match, rolled back ones do.
-		more, err := sqlstore.QueryAll(ctx, tx, scanAllocated, allocateProfilesWaiting, accountID, n-len(out), orderID)
+		more, err := sqlstore.QueryAll(ctx, tx, scanProfile, allocateProfilesWaiting, accountID, n-len(out), orderID)
 		if err != nil {
 			return nil, err
 		}

@@ -2,15 +2,10 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-// topUpNotFound is the public message of a missing top-up.
-const topUpNotFound = "top-up not found"
 
 const (
 	insertTopUp = `INSERT INTO esim_topups (id, account_id, client_id, iccid, package_id, data_mb,
@@ -21,69 +16,17 @@ const (
 		FROM esim_topups WHERE account_id = $1 AND id = $2`
 )
 
+// topUpSQL is the SQL of TopUpESIM (sqlstore.TopUpSQL).
+var topUpSQL = sqlstore.TopUpSQL{Key: keySQL, Change: changeSQL, Priced: selectPricedPackage, Insert: insertTopUp}
+
 // TopUpESIM implements skygate.ESIMStore. The eSIM row is locked before the balance,
 // the order of locks every top-up takes; orders never lock eSIM rows, so the two cannot
-// deadlock. As in CreateESIMOrder, the debit is the last statement, so that the
-// balance row is locked only from there to the commit, and the balance is read
-// beforehand so that a top-up it cannot cover fails before apply.
+// deadlock.
 func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t *skygate.TopUp, apply skygate.ESIMApply) (*skygate.IdempotencyRecord, error) {
-	t.CreatedAt = sqlstore.UTC(t.CreatedAt)
-	var (
-		replay    *skygate.IdempotencyRecord
-		delivered int
-	)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if replay, err = s.claimKey(ctx, tx, rec); err != nil || replay != nil {
-			return err
-		}
-		before, err := lockAccountESIM(ctx, tx, t.AccountID, t.ICCID)
-		if err != nil {
-			return err
-		}
-		pkg, err := pricedPackage(ctx, tx, t.AccountID, t.PackageID, t.Price)
-		if err != nil {
-			return err
-		}
-		if pkg.balance < t.Price.Amount {
-			return insufficientFunds(t.Price)
-		}
-		t.DataMB, t.ValidityDays = pkg.dataMB, pkg.validityDays
-		_, err = tx.ExecContext(ctx, insertTopUp, t.ID, t.AccountID, t.ClientID, t.ICCID, t.PackageID,
-			t.DataMB, t.ValidityDays, t.Price.Amount, t.Price.Currency, t.CreatedAt)
-		if err != nil {
-			return err
-		}
-		if t.ESIM, delivered, err = applyESIM(ctx, tx, before, t.CreatedAt, apply); err != nil {
-			return err
-		}
-		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.nameEN)
-		return charge(ctx, tx, t.AccountID, t.Price, t.ID, desc, t.CreatedAt)
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{
-			Op:       "top up eSIM",
-			Conflict: "a top-up with this id already exists",
-			NotFound: accountNotFound,
-		}, err)
-	}
-	s.deliveriesCommitted(delivered)
-	return replay, nil
+	return sqlstore.TopUpESIM(ctx, s.db, topUpSQL, charge, rec, t, apply)
 }
 
 // TopUp implements skygate.ESIMStore.
 func (s *Store) TopUp(ctx context.Context, accountID, topUpID string) (*skygate.TopUp, error) {
-	var t *skygate.TopUp
-	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if t, err = sqlstore.ScanTopUp(tx.QueryRowContext(ctx, selectTopUp, accountID, topUpID)); err != nil {
-			return err
-		}
-		t.ESIM, err = sqlstore.ScanESIM(tx.QueryRowContext(ctx, selectESIM, accountID, t.ICCID))
-		return err
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get top-up", NotFound: topUpNotFound}, err)
-	}
-	return t, nil
+	return sqlstore.TopUp(ctx, s.db, selectTopUp, selectESIM, accountID, topUpID)
 }

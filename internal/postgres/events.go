@@ -2,16 +2,12 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-const eventNotFound = "event not found"
 
 // An event's position in the feed (Event.Seq) is its pos, given after its commit by
 // positionEvents: seq, assigned at insert, can become visible out of order when
@@ -81,97 +77,58 @@ func (s *Store) deliveriesCommitted(n int) {
 	}
 }
 
-// scanEvent reads pos, id, account_id, type, data, created_at.
-func scanEvent(row sqlstore.Scanner) (*skygate.Event, error) {
+// eventArgs returns the arguments of insertEventsWithDeliveries for events (see
+// sqlstore.EventBody): arrays of their columns, a new delivery id and its body.
+func eventArgs(events []*skygate.Event) ([]any, error) {
 	var (
-		e    skygate.Event
-		pos  sql.NullInt64 // an event without a position yet has none
-		data []byte
+		ids, accounts, types, data, deliveries, bodies []string
+		created                                        []time.Time
 	)
-	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, sqlstore.TimeCol(&e.CreatedAt)); err != nil {
-		return nil, err
-	}
-	e.Seq, e.Data = pos.Int64, data
-	return &e, nil
-}
-
-// eventArrays holds the arguments of insertEventsWithDeliveries.
-type eventArrays struct {
-	ids, accounts, types, data []string
-	created                    []time.Time
-	deliveries, bodies         []string
-}
-
-// newEventArrays returns the arguments of insertEventsWithDeliveries for events, after
-// making their times UTC and giving empty data to those without.
-func newEventArrays(events []*skygate.Event) (*eventArrays, error) {
-	a := &eventArrays{}
 	for _, e := range events {
-		e.CreatedAt = sqlstore.UTC(e.CreatedAt)
-		if e.Data == nil {
-			e.Data = []byte("{}")
-		}
-		// The delivery keeps the event's envelope, encoded once, as the body of
-		// every attempt.
-		body, err := json.Marshal(e)
+		body, err := sqlstore.EventBody(e)
 		if err != nil {
-			return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
+			return nil, err
 		}
-		a.ids = append(a.ids, e.ID)
-		a.accounts = append(a.accounts, e.AccountID)
-		a.types = append(a.types, e.Type)
-		a.data = append(a.data, string(e.Data))
-		a.created = append(a.created, e.CreatedAt)
-		a.deliveries = append(a.deliveries, skygate.NewID())
-		a.bodies = append(a.bodies, string(body))
+		ids, accounts, types = append(ids, e.ID), append(accounts, e.AccountID), append(types, e.Type)
+		data, created = append(data, string(e.Data)), append(created, e.CreatedAt)
+		deliveries, bodies = append(deliveries, skygate.NewID()), append(bodies, string(body))
 	}
-	return a, nil
+	return []any{ids, accounts, types, data, created, deliveries, bodies}, nil
 }
 
-func (a *eventArrays) args() []any {
-	return []any{a.ids, a.accounts, a.types, a.data, a.created, a.deliveries, a.bodies}
-}
-
-// insertEvents appends events to the outbox inside tx, the transaction of the change
-// they describe, with their webhook deliveries, so that an event and its delivery
-// commit together or not at all. It returns the deliveries written: the caller calls
-// deliveriesCommitted with them after its commit.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []*skygate.Event) (int, error) {
+// insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in
+// one statement with their webhook deliveries, so that an event and its delivery
+// commit together or not at all, and counts the deliveries in tx.
+func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event) error {
 	if len(events) == 0 {
-		return 0, nil
+		return nil
 	}
-	a, err := newEventArrays(events)
+	args, err := eventArgs(events)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var delivered int
-	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, a.args()...).Scan(&delivered); err != nil {
-		return 0, fmt.Errorf("postgres: insert events: %w", err)
+	if err := tx.QueryRowContext(ctx, insertEventsWithDeliveries, args...).Scan(&delivered); err != nil {
+		return fmt.Errorf("postgres: insert events: %w", err)
 	}
-	return delivered, nil
+	tx.Delivered += delivered
+	return nil
 }
 
 // Event implements skygate.BookingStore.
 func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
-	e, err := scanEvent(s.db.QueryRowContext(ctx, selectEvent, accountID, eventID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get event", NotFound: eventNotFound}, err)
-	}
-	return e, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get event", NotFound: sqlstore.EventNotFound},
+		sqlstore.ScanEvent, selectEvent, accountID, eventID)
 }
 
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
 // later event.
 func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
 	if err := s.positionEvents(ctx); err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "position events"}, err)
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
-	events, err := sqlstore.QueryAll(ctx, s.db, scanEvent, selectEventsAfter, afterSeq, n)
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "list events"}, err)
-	}
-	return events, nil
+	return sqlstore.All(ctx, s.db, "list events", sqlstore.ScanEvent, selectEventsAfter, afterSeq, n)
 }
 
 // positionEvents gives every committed event that has no position yet the next
@@ -184,7 +141,7 @@ func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*
 func (s *Store) positionEvents(ctx context.Context) error {
 	for {
 		var n int64
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *sqlstore.Tx) error {
 			if _, err := tx.ExecContext(ctx, lockPositions); err != nil {
 				return err
 			}

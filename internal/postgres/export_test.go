@@ -20,7 +20,7 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) error {
 }
 
 // DB returns the pool, for tests that read and write rows as they are stored.
-func (s *Store) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.pool }
 
 // DueBookingClaims maps each partial index of migration 00008 (bookings_due_indexes)
 // to the worker's claim statement it must serve.

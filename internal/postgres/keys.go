@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
@@ -19,40 +18,17 @@ const (
 // CreateSigningKey implements skygate.KeyStore. It normalises k's times to the stored
 // precision.
 func (s *Store) CreateSigningKey(ctx context.Context, k *skygate.SigningKey) error {
-	k.CreatedAt, k.ActiveAt = sqlstore.UTC(k.CreatedAt), sqlstore.UTC(k.ActiveAt)
-	_, err := s.db.ExecContext(ctx, insertSigningKey,
-		k.ID, sqlstore.NonNil(k.PrivateKeyEnc), sqlstore.NonNil(k.PublicKeyDER), k.CreatedAt, k.ActiveAt)
-	return interpret(sqlstore.Outcome{
-		Op:       "create signing key",
-		Conflict: fmt.Sprintf("a signing key with kid %q already exists", k.ID),
-	}, err)
+	return sqlstore.CreateSigningKey(ctx, s.db, insertSigningKey, k)
 }
 
 // SigningKeys implements skygate.KeyStore. Keys with the same ActiveAt are ordered by
 // kid so that every replica sees one order.
 func (s *Store) SigningKeys(ctx context.Context) ([]*skygate.SigningKey, error) {
-	keys, err := sqlstore.QueryAll(ctx, s.db, scanSigningKey, selectSigningKeys)
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "list signing keys"}, err)
-	}
-	return keys, nil
-}
-
-func scanSigningKey(row sqlstore.Scanner) (*skygate.SigningKey, error) {
-	var k skygate.SigningKey
-	if err := row.Scan(&k.ID, &k.PrivateKeyEnc, &k.PublicKeyDER,
-		sqlstore.TimeCol(&k.CreatedAt), sqlstore.TimeCol(&k.ActiveAt)); err != nil {
-		return nil, err
-	}
-	return &k, nil
+	return sqlstore.All(ctx, s.db, "list signing keys", sqlstore.ScanSigningKey, selectSigningKeys)
 }
 
 // DeleteSigningKeys implements skygate.KeyStore. The keys go in one statement, so a
 // failure deletes none of them.
 func (s *Store) DeleteSigningKeys(ctx context.Context, kids []string) error {
-	if len(kids) == 0 {
-		return nil
-	}
-	_, err := s.db.ExecContext(ctx, deleteSigningKeys, kids)
-	return interpret(sqlstore.Outcome{Op: "delete signing keys"}, err)
+	return sqlstore.DeleteSigningKeys(ctx, s.db, deleteSigningKeys, kids)
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
-// loginCodeNotFound is the one public message of an unknown, used or expired code.
-const loginCodeNotFound = "the login code is unknown, used or expired"
-
 const (
 	insertLoginCode = `INSERT INTO login_codes (code_hash, subject, email, name, roles, scopes,
 		code_challenge, redirect_uri, created_at, expires_at, used_at)
@@ -28,50 +25,16 @@ const (
 // CreateLoginCode implements skygate.LoginCodeStore. It normalises c's times to the
 // stored precision and nil Roles and Scopes to empty lists.
 func (s *Store) CreateLoginCode(ctx context.Context, c *skygate.LoginCode) error {
-	c.CreatedAt, c.ExpiresAt = sqlstore.UTC(c.CreatedAt), sqlstore.UTC(c.ExpiresAt)
-	var used *time.Time
-	if c.UsedAt != nil {
-		t := sqlstore.UTC(*c.UsedAt)
-		c.UsedAt, used = &t, &t
-	}
-	if c.Roles == nil {
-		c.Roles = []string{}
-	}
-	if c.Scopes == nil {
-		c.Scopes = []string{}
-	}
-	roles, err := sqlstore.JSONText(c.Roles)
-	if err != nil {
-		return err
-	}
-	scopes, err := sqlstore.JSONText(c.Scopes)
-	if err != nil {
-		return err
-	}
-	_, err = s.db.ExecContext(ctx, insertLoginCode,
-		sqlstore.NonNil(c.Hash), c.Subject, c.Email, c.Name, roles, scopes, c.CodeChallenge,
-		c.RedirectURI, c.CreatedAt, c.ExpiresAt, used)
-	return interpret(sqlstore.Outcome{Op: "create login code", Conflict: "the login code already exists"}, err)
+	return sqlstore.CreateLoginCode(ctx, s.db, insertLoginCode, c)
 }
 
 // ConsumeLoginCode implements skygate.LoginCodeStore.
 func (s *Store) ConsumeLoginCode(ctx context.Context, hash []byte, now time.Time) (*skygate.LoginCode, error) {
-	c, err := sqlstore.ScanLoginCode(s.db.QueryRowContext(ctx, consumeLoginCode, sqlstore.UTC(now), sqlstore.NonNil(hash)))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "consume login code", NotFound: loginCodeNotFound}, err)
-	}
-	return c, nil
+	return sqlstore.WriteRow(ctx, s.db, sqlstore.Outcome{Op: "consume login code", NotFound: sqlstore.LoginCodeNotFound},
+		nil, sqlstore.ScanLoginCode, consumeLoginCode, s.db.Time(now), sqlstore.NonNil(hash))
 }
 
 // DeleteExpiredLoginCodes implements skygate.LoginCodeStore.
 func (s *Store) DeleteExpiredLoginCodes(ctx context.Context, t time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, deleteExpiredLoginCodes, sqlstore.UTC(t))
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "delete expired login codes"}, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "delete expired login codes"}, err)
-	}
-	return n, nil
+	return sqlstore.Affected(ctx, s.db, "delete expired login codes", deleteExpiredLoginCodes, s.db.Time(t))
 }

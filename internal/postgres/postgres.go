@@ -28,9 +28,9 @@ var migrations embed.FS
 
 // Store is skygate.Store on a PostgreSQL database.
 type Store struct {
-	db *sql.DB
-	// sealer seals passengers' personal data and idempotency records.
-	sealer skygate.Sealer
+	pool *sql.DB
+	// db is the pool as the shared flows of internal/sqlstore use it (tx.go).
+	db *sqlstore.DB
 	// onDeliveries is called after the commit of a transaction that enqueued webhook
 	// deliveries.
 	onDeliveries atomic.Pointer[func()]
@@ -79,7 +79,7 @@ func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) 
 	if maxConns <= 0 {
 		maxConns = DefaultMaxConns()
 	}
-	db, err := sql.Open("pgx", dsn)
+	pool, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
@@ -88,32 +88,31 @@ func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) 
 	// the pool reconnect each time its load dips and rises, and the requests that meet
 	// a new connection wait for a new backend and its cold caches. Idle connections
 	// still close after ConnMaxIdleTime.
-	db.SetMaxOpenConns(maxConns)
-	db.SetMaxIdleConns(maxConns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	db.SetConnMaxLifetime(time.Hour)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+	pool.SetMaxOpenConns(maxConns)
+	pool.SetMaxIdleConns(maxConns)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	pool.SetConnMaxLifetime(time.Hour)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	// One pool serves reads and writes: PostgreSQL has no single-writer limit.
-	return &Store{db: db, sealer: sealer}, nil
+	return newStore(pool, sealer), nil
 }
 
 // Pools returns the store's connection pool, named postgres, for monitoring (its
 // Stats); callers must not run statements on it.
-func (s *Store) Pools() map[string]*sql.DB { return map[string]*sql.DB{"postgres": s.db} }
+func (s *Store) Pools() map[string]*sql.DB { return map[string]*sql.DB{"postgres": s.pool} }
 
 // Ping checks that the pool reaches the database.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := s.pool.PingContext(ctx); err != nil {
 		return fmt.Errorf("postgres: ping: %w", err)
 	}
 	return nil
 }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.pool.Close() }
 
 // Migrate brings the schema up to date. Replicas may call it at the same time: a
 // session advisory lock lets one migrate while the others wait, then find nothing to
@@ -121,7 +120,7 @@ func (s *Store) Close() error { return s.db.Close() }
 // Skygate schemas (tests) migrate them independently.
 func (s *Store) Migrate(ctx context.Context) error {
 	var schema string
-	if err := s.db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	if err := s.pool.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		return fmt.Errorf("postgres: migrate: current schema: %w", err)
 	}
 	if schema == "" {
@@ -163,7 +162,7 @@ func (s *Store) migrations(opts ...goose.ProviderOption) (*goose.Provider, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: migrations: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, s.db, fsys,
+	p, err := goose.NewProvider(goose.DialectPostgres, s.pool, fsys,
 		append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: migrations: %w", err)

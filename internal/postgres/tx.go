@@ -4,69 +4,54 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
-// inTx runs fn in a transaction and commits when fn returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// newStore returns the store of pool: one pool serves reads and writes, since
+// PostgreSQL has no single-writer limit; times are passed as timestamptz and lists of
+// strings as text arrays.
+func newStore(pool *sql.DB, sealer skygate.Sealer) *Store {
+	s := &Store{pool: pool}
+	s.db = &sqlstore.DB{
+		Engine: "postgres",
+		Read:   pool,
+		Write:  pool,
+		ReadTx: func(ctx context.Context) (*sql.Tx, error) {
+			return pool.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
+		},
+		InTx:     s.inTx,
+		Classify: classify,
+		Time:     func(t time.Time) any { return sqlstore.UTC(t) },
+		Strings:  func(v []string) (any, error) { return v, nil },
+		Events:   insertEvents,
+		Audit: func(ctx context.Context, tx *sqlstore.Tx, e *skygate.AuditEvent) error {
+			return sqlstore.AppendAudit(ctx, s.db, tx, insertAudit, e)
+		},
+		Sealer: sealer,
+	}
+	return s
+}
+
+// inTx runs fn in a transaction and commits when fn returns nil; then it calls the
+// OnDeliveries function if fn enqueued webhook deliveries.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("postgres: begin: %w", err)
 	}
 	// Rollback after a successful Commit is a harmless ErrTxDone; deferring it
 	// unconditionally also covers a panic in fn.
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	t := &sqlstore.Tx{Tx: tx}
+	if err := fn(t); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
+	s.deliveriesCommitted(t.Delivered)
 	return nil
-}
-
-// interpret turns a driver error into a domain error (sqlstore.Interpret).
-func interpret(o sqlstore.Outcome, err error) error {
-	return sqlstore.Interpret("postgres", classify, o, err)
-}
-
-// checkAffected returns a CodeNotFound error with message when res changed no row.
-func checkAffected(res sql.Result, message string) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return sqlstore.NotFound(message)
-	}
-	return nil
-}
-
-// listPage returns a page of list and the total of count, both with the filter
-// arguments, from one snapshot (a repeatable-read transaction). list takes the
-// filter, then LIMIT and OFFSET.
-func listPage[T any](ctx context.Context, s *Store, op string, scan func(sqlstore.Scanner) (T, error), list, count string, p skygate.Page, filter ...any) ([]T, int, error) {
-	limit, offset := sqlstore.PageArgs(p)
-	var (
-		items []T
-		total int
-	)
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
-	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: begin read: %w", err)
-	}
-	defer tx.Rollback()
-	items, err = sqlstore.QueryAll(ctx, tx, scan, list, append(filter[:len(filter):len(filter)], limit, offset)...)
-	if err == nil {
-		err = tx.QueryRowContext(ctx, count, filter...).Scan(&total)
-	}
-	if err == nil {
-		err = tx.Commit()
-	}
-	if err != nil {
-		return nil, 0, interpret(sqlstore.Outcome{Op: op}, err)
-	}
-	return items, total, nil
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -11,10 +10,6 @@ import (
 )
 
 var _ skygate.BookingStore = (*Store)(nil)
-
-// bookingNotFound is the public message of a missing booking, including one of
-// another account.
-const bookingNotFound = "booking not found"
 
 // bookingColumns are the columns sqlstore.ScanBooking reads.
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
@@ -51,78 +46,36 @@ const (
 		WHERE account_id = ? AND id = ? AND status = ?`
 )
 
-// claimsPerTx bounds the bookings ClaimBookings moves in one transaction.
-const claimsPerTx = 32
-
-// scanBooking reads one row of bookingColumns, its sealed passengers opened.
-func (s *Store) scanBooking(row sqlstore.Scanner) (*skygate.Booking, error) {
-	return sqlstore.ScanBooking(s.sealer, row)
-}
-
-// bookingArgs returns the arguments of bookingColumns for a normalised booking: the
-// passengers' names in clear and the passengers whole sealed.
-func (s *Store) bookingArgs(b *skygate.Booking) ([]any, error) {
-	history, err := sqlstore.JSONText(b.StatusHistory)
-	if err != nil {
-		return nil, err
-	}
-	flight, err := sqlstore.JSONText(b.Flight)
-	if err != nil {
-		return nil, err
-	}
-	names, err := sqlstore.JSONText(skygate.PassengerNames(b.Passengers))
-	if err != nil {
-		return nil, err
-	}
-	passengerData, err := sqlstore.SealPassengers(s.sealer, b)
-	if err != nil {
-		return nil, err
-	}
-	code, payload, from, until := passArgs(b.Pass)
-	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
-		flight, names,
-		b.PartnerReference, nullMicros(b.ConfirmBefore), history, code, payload, from, until,
-		micros(b.CreatedAt), micros(b.UpdatedAt), passengerData, nullMicros(b.PersonalDataRemovedAt)}, nil
-}
-
-// passArgs returns the pass columns of p: NULL for no pass.
-func passArgs(p *skygate.Pass) (code, payload, validFrom, validUntil any) {
-	if p == nil {
-		return nil, nil, nil, nil
-	}
-	return p.Code, p.Payload, micros(p.ValidFrom), micros(p.ValidUntil)
-}
-
 // CreateBooking implements skygate.BookingStore: the idempotency key, the booking and
 // its events in one transaction. rec.CreatedAt is the "now" against which an existing
 // record of the key counts as expired.
 func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecord, b *skygate.Booking, events []*skygate.Event) (*skygate.IdempotencyRecord, error) {
 	sqlstore.NormaliseBooking(b)
-	row, err := s.bookingArgs(b)
+	row, err := sqlstore.BookingArgs(s.db, b)
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "create booking"}, err)
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "create booking"}, err)
 	}
-	recArgs, err := s.idempotencyArgs(rec)
+	recArgs, err := sqlstore.IdempotencyArgs(s.db, rec)
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "create booking"}, err)
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "create booking"}, err)
 	}
 	var replay *skygate.IdempotencyRecord
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sqlstore.Tx) error {
 		var err error
-		if replay, err = s.claimKey(ctx, tx, rec, recArgs); err != nil || replay != nil {
+		if replay, err = sqlstore.ClaimKey(ctx, s.db, keySQL, tx, rec, recArgs); err != nil || replay != nil {
 			// The key is taken: answer with the stored record and write nothing.
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, insertBooking, row...); err != nil {
 			return err
 		}
-		return s.insertEvents(ctx, tx, events)
+		return insertEvents(ctx, tx, events)
 	})
 	if err != nil {
-		return nil, interpret(sqlstore.Outcome{
+		return nil, s.db.Interpret(sqlstore.Outcome{
 			Op:       "create booking",
 			Conflict: "a booking with this id already exists",
-			NotFound: accountNotFound,
+			NotFound: sqlstore.AccountNotFound,
 		}, err)
 	}
 	return replay, nil
@@ -130,148 +83,58 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 
 // Booking implements skygate.BookingStore.
 func (s *Store) Booking(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
-	b, err := s.scanBooking(s.read.QueryRowContext(ctx, selectBooking, accountID, bookingID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get booking", NotFound: bookingNotFound}, err)
-	}
-	return b, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get booking", NotFound: sqlstore.BookingNotFound},
+		s.db.ScanBooking, selectBooking, accountID, bookingID)
 }
 
 // BookingAdmin implements skygate.BookingStore. Admin only: it ignores the account.
 func (s *Store) BookingAdmin(ctx context.Context, bookingID string) (*skygate.Booking, error) {
-	b, err := s.scanBooking(s.read.QueryRowContext(ctx, selectBookingAdmin, bookingID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get booking (admin)", NotFound: bookingNotFound}, err)
-	}
-	return b, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get booking (admin)", NotFound: sqlstore.BookingNotFound},
+		s.db.ScanBooking, selectBookingAdmin, bookingID)
 }
 
 // ListBookings implements skygate.BookingStore. A Limit of zero or less returns every
 // booking after Offset.
 func (s *Store) ListBookings(ctx context.Context, accountID string, status skygate.BookingStatus, p skygate.Page) ([]*skygate.Booking, int, error) {
 	if status != "" {
-		return listPage(ctx, s, "list bookings", s.scanBooking, listBookingsByStatus, countBookingsByStatus, p, accountID, string(status))
+		return sqlstore.ListPage(ctx, s.db, "list bookings", s.db.ScanBooking, listBookingsByStatus, countBookingsByStatus, p, accountID, string(status))
 	}
-	return listPage(ctx, s, "list bookings", s.scanBooking, listBookings, countBookings, p, accountID)
+	return sqlstore.ListPage(ctx, s.db, "list bookings", s.db.ScanBooking, listBookings, countBookings, p, accountID)
 }
 
 // TransitionBooking implements skygate.BookingStore.
 func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking", t, now, apply, nil, selectBooking, accountID, bookingID)
+	return sqlstore.TransitionBooking(ctx, s.db, s.writeTransitions, "transition booking", nil, t, now, apply, selectBooking, accountID, bookingID)
 }
 
 // TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
 // account.
 func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
-	return s.transitionOne(ctx, "transition booking (admin)", t, now, apply, audit, selectBookingAdmin, bookingID)
+	return sqlstore.TransitionBooking(ctx, s.db, s.writeTransitions, "transition booking (admin)", audit, t, now, apply, selectBookingAdmin, bookingID)
 }
 
-// transitionOne reads a booking with query (and its arguments) and applies t to it in
-// one transaction, with its events and the audit record, if any.
-func (s *Store) transitionOne(ctx context.Context, op string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent, query string, args ...any) (*skygate.Booking, error) {
-	var out *skygate.Booking
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		before, err := s.scanBooking(tx.QueryRowContext(ctx, query, args...))
-		if err != nil {
-			return err
-		}
-		after, events, err := transition(ctx, tx, before, t, now, apply)
-		if err != nil {
-			return err
-		}
-		if err := s.insertEvents(ctx, tx, events); err != nil {
-			return err
-		}
-		out = after
-		return appendAudit(ctx, tx, audit)
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: op, NotFound: bookingNotFound}, err)
-	}
-	return out, nil
-}
-
-// ClaimBookings implements skygate.BookingStore. Up to claimsPerTx bookings share a
-// transaction.
+// ClaimBookings implements skygate.BookingStore.
 func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
-	var query string
-	switch from {
-	case skygate.BookingPending:
-		query = claimPending
-	case skygate.BookingIssued:
-		query = claimIssued
-	default:
-		return 0, skygate.Errorf(skygate.CodeValidation, "bookings in status %s are never due", from)
-	}
-	n := 0
-	for limit <= 0 || n < limit {
-		perTx := claimsPerTx
-		if limit > 0 {
-			perTx = min(perTx, limit-n)
-		}
-		moved := 0
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			moved = 0
-			due, err := sqlstore.QueryAll(ctx, tx, s.scanBooking, query, micros(now), perTx)
-			if err != nil {
-				return err
-			}
-			var events []*skygate.Event
-			for _, before := range due {
-				_, evs, err := transition(ctx, tx, before, t, now, apply)
-				if err != nil {
-					return err
-				}
-				events = append(events, evs...)
-			}
-			moved = len(due)
-			return s.insertEvents(ctx, tx, events)
-		})
-		if err != nil {
-			return n, interpret(sqlstore.Outcome{Op: "claim bookings"}, err)
-		}
-		n += moved
-		if moved < perTx {
-			break
-		}
-	}
-	return n, nil
+	return sqlstore.ClaimBookings(ctx, s.db, s.writeTransitions, claimPending, claimIssued, from, t, now, limit, apply)
 }
 
-// transition moves before by t at now (apply run on it) and writes it inside tx, which
-// read it; it returns the booking after and the events of the transition.
-func transition(ctx context.Context, tx *sql.Tx, before *skygate.Booking, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, []*skygate.Event, error) {
-	next, err := skygate.Transition(before.Status, t)
-	if err != nil {
-		return nil, nil, err
-	}
-	now = sqlstore.UTC(now)
-	after := before.Clone()
-	after.Status = next
-	after.UpdatedAt = now
-	after.StatusHistory = append(after.StatusHistory, skygate.StatusChange{Status: next, At: now})
-	var events []*skygate.Event
-	if apply != nil {
-		if events, err = apply(before, after); err != nil {
-			return nil, nil, err
+// writeTransitions is sqlstore.WriteTransitions, one statement (updateBooking) a
+// booking.
+func (s *Store) writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*skygate.Booking) error {
+	for i, b := range before {
+		args, err := sqlstore.TransitionArgs(s.db, b, after[i])
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, updateBooking, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("booking %s changed under the writer", b.ID)
 		}
 	}
-	sqlstore.NormaliseBooking(after)
-	history, err := sqlstore.JSONText(after.StatusHistory)
-	if err != nil {
-		return nil, nil, err
-	}
-	code, payload, from, until := passArgs(after.Pass)
-	res, err := tx.ExecContext(ctx, updateBooking, string(after.Status), nullMicros(after.ConfirmBefore),
-		history, code, payload, from, until, micros(after.UpdatedAt),
-		before.AccountID, before.ID, string(before.Status))
-	if err != nil {
-		return nil, nil, err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return nil, nil, err
-	} else if n != 1 {
-		return nil, nil, fmt.Errorf("booking %s changed under the writer", before.ID)
-	}
-	return after, events, nil
+	return nil
 }

@@ -1,11 +1,12 @@
 // Package sqlite is the SQLite engine of skygate.Store, for a single node and for
 // development. It owns its SQL, written for SQLite as constants beside the methods
-// that run them ("?" placeholders; a loop of one plain statement, or json_each over a
-// JSON array argument, where a statement concerns a variable number of rows), the
-// database file's connection settings, the schema migrations and the mapping of
-// SQLite error codes to domain codes. It shares with internal/postgres only the
-// scanning of rows, the sealing of personal data and idempotency records, and the
-// mapping of driver errors (internal/sqlstore).
+// that run them ("?" placeholders, numbered where an argument is used twice; a loop
+// of one plain statement, or json_each over a JSON array argument, where a statement
+// concerns a variable number of rows), the database file's connection settings, the
+// schema migrations and the mapping of SQLite error codes to domain codes. The Go flow
+// around its statements is internal/sqlstore's, shared with internal/postgres: each
+// method passes its SQL to it, and the store's sqlstore.DB (tx.go) says how this
+// engine runs it.
 //
 // One node: every write transaction goes through one writer connection, so writers
 // queue in Go instead of failing with SQLITE_BUSY, and reads inside a write

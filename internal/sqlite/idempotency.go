@@ -2,14 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
-
-const idempotencyNotFound = "idempotency key not found"
 
 const (
 	selectIdempotency = `SELECT account_id, operation, idem_key, fingerprint, status_code,
@@ -36,57 +33,17 @@ const (
 		WHERE idempotency_records.expires_at <= excluded.created_at`
 )
 
-// scanIdempotency reads a record, its fingerprint and body opened.
-func (s *Store) scanIdempotency(row sqlstore.Scanner) (*skygate.IdempotencyRecord, error) {
-	return sqlstore.ScanIdempotency(s.sealer, row)
-}
+// keySQL is the SQL of an idempotency key's claim (sqlstore.KeySQL).
+var keySQL = sqlstore.KeySQL{Claim: claimIdempotency, Record: selectIdempotency}
 
 // IdempotencyRecord implements skygate.BookingStore.
 func (s *Store) IdempotencyRecord(ctx context.Context, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error) {
-	r, err := s.scanIdempotency(s.read.QueryRowContext(ctx, selectLiveIdempotency, accountID, operation, key, micros(now)))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get idempotency record", NotFound: idempotencyNotFound}, err)
-	}
-	return r, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get idempotency record", NotFound: sqlstore.IdempotencyNotFound},
+		s.db.ScanIdempotency, selectLiveIdempotency, accountID, operation, key, s.db.Time(now))
 }
 
 // PurgeIdempotencyRecords implements skygate.BookingStore.
 func (s *Store) PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, purgeIdempotency, micros(before))
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "purge idempotency records"}, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "purge idempotency records"}, err)
-	}
-	return int(n), nil
-}
-
-// idempotencyArgs returns the arguments of claimIdempotency for rec, whose times it
-// first makes UTC, its fingerprint and body sealed. Callers make them before their
-// transaction, so that sealing does not hold the single writer.
-func (s *Store) idempotencyArgs(rec *skygate.IdempotencyRecord) ([]any, error) {
-	rec.CreatedAt, rec.ExpiresAt = sqlstore.UTC(rec.CreatedAt), sqlstore.UTC(rec.ExpiresAt)
-	fingerprint, body, err := sqlstore.SealIdempotency(s.sealer, rec)
-	if err != nil {
-		return nil, err
-	}
-	return []any{rec.AccountID, rec.Operation, rec.Key, fingerprint, rec.StatusCode, rec.ResourceID,
-		body, micros(rec.CreatedAt), micros(rec.ExpiresAt)}, nil
-}
-
-// claimKey claims rec's key inside tx for the write it records (a booking, an eSIM
-// order or top-up), args being idempotencyArgs(rec): it inserts rec, replacing a
-// record of the key that has expired, or, when an unexpired record holds the key,
-// returns that record and writes nothing.
-func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, rec *skygate.IdempotencyRecord, args []any) (*skygate.IdempotencyRecord, error) {
-	res, err := tx.ExecContext(ctx, claimIdempotency, args...)
-	if err != nil {
-		return nil, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n > 0 {
-		return nil, err
-	}
-	return s.scanIdempotency(tx.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))
+	n, err := sqlstore.Affected(ctx, s.db, "purge idempotency records", purgeIdempotency, s.db.Time(before))
+	return int(n), err
 }

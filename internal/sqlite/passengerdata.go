@@ -2,11 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"math"
 	"time"
 
-	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
@@ -38,100 +35,12 @@ const (
 		WHERE account_id = ? AND operation = ? AND idem_key = ? AND NOT sealed AND created_at = ?`
 )
 
-// sealBatch bounds the rows SealLegacyData seals in one transaction.
-const sealBatch = 100
-
 // ErasePassengerData implements skygate.BookingStore.
 func (s *Store) ErasePassengerData(ctx context.Context, serviceDateBefore string, now time.Time, limit int) (int, error) {
-	n := int64(limit)
-	if limit <= 0 {
-		n = math.MaxInt64
-	}
-	res, err := s.write.ExecContext(ctx, erasePassengerData, micros(now), serviceDateBefore, n)
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "erase passenger data"}, err)
-	}
-	erased, err := res.RowsAffected()
-	if err != nil {
-		return 0, interpret(sqlstore.Outcome{Op: "erase passenger data"}, err)
-	}
-	return int(erased), nil
+	return sqlstore.ErasePassengerData(ctx, s.db, erasePassengerData, serviceDateBefore, now, limit)
 }
 
 // SealLegacyData implements skygate.BookingStore.
 func (s *Store) SealLegacyData(ctx context.Context, limit int) (int, error) {
-	if s.sealer == nil {
-		return 0, sqlstore.ErrNoSealer
-	}
-	total := 0
-	for _, table := range []func(ctx context.Context, tx *sql.Tx, n int) (int, error){s.sealBookings, s.sealRecords} {
-		for done := 0; limit <= 0 || done < limit; {
-			n := sealBatch
-			if limit > 0 {
-				n = min(n, limit-done)
-			}
-			sealed := 0
-			err := s.inTx(ctx, func(tx *sql.Tx) error {
-				var err error
-				sealed, err = table(ctx, tx, n)
-				return err
-			})
-			if err != nil {
-				return total, interpret(sqlstore.Outcome{Op: "seal legacy data"}, err)
-			}
-			done += sealed
-			total += sealed
-			if sealed < n {
-				break
-			}
-		}
-	}
-	return total, nil
-}
-
-// sealBookings seals up to n bookings written in clear, inside tx, and returns how
-// many it read.
-func (s *Store) sealBookings(ctx context.Context, tx *sql.Tx, n int) (int, error) {
-	rows, err := sqlstore.QueryAll(ctx, tx, func(row sqlstore.Scanner) (*skygate.Booking, error) {
-		var b skygate.Booking
-		return &b, row.Scan(&b.ID, &b.AccountID, sqlstore.PassengersCol(&b.Passengers))
-	}, selectUnsealedBookings, n)
-	if err != nil {
-		return 0, err
-	}
-	for _, b := range rows {
-		sealed, err := sqlstore.SealPassengers(s.sealer, b)
-		if err != nil {
-			return 0, err
-		}
-		names, err := sqlstore.JSONText(skygate.PassengerNames(b.Passengers))
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, sealBooking, names, sealed, b.AccountID, b.ID); err != nil {
-			return 0, err
-		}
-	}
-	return len(rows), nil
-}
-
-// sealRecords seals up to n idempotency records written in clear, inside tx, and
-// returns how many it read.
-func (s *Store) sealRecords(ctx context.Context, tx *sql.Tx, n int) (int, error) {
-	// Read in clear (sealed is false), so scanning opens nothing.
-	recs, err := sqlstore.QueryAll(ctx, tx, s.scanIdempotency, selectUnsealedRecords, n)
-	if err != nil {
-		return 0, err
-	}
-	for _, rec := range recs {
-		fingerprint, body, err := sqlstore.SealIdempotency(s.sealer, rec)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, sealRecord, fingerprint, body,
-			rec.AccountID, rec.Operation, rec.Key, micros(rec.CreatedAt)); err != nil {
-			return 0, err
-		}
-	}
-	return len(recs), nil
+	return sqlstore.SealLegacyData(ctx, s.db, selectUnsealedBookings, sealBooking, selectUnsealedRecords, sealRecord, limit)
 }

@@ -30,9 +30,9 @@ var migrations embed.FS
 type Store struct {
 	write *sql.DB // the single writer connection; migrations too
 	read  *sql.DB // readers, query_only
-	// sealer seals passengers' personal data and idempotency records at rest.
-	sealer skygate.Sealer
-	path   string
+	// db is the pools as the shared flows of internal/sqlstore use them (tx.go).
+	db   *sqlstore.DB
+	path string
 	// group runs every write transaction on write (commit.go).
 	group *committer
 }
@@ -85,7 +85,7 @@ func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, erro
 		write.Close()
 		return nil, err
 	}
-	return &Store{write: write, read: read, sealer: sealer, path: abs, group: newCommitter(write)}, nil
+	return newStore(write, read, abs, sealer), nil
 }
 
 // Close stops the committer after its batch in progress and closes the pools.

@@ -2,9 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -12,10 +9,6 @@ import (
 )
 
 var _ skygate.WebhookStore = (*Store)(nil)
-
-// webhookNotFound is the public message of a missing subscription, including one of
-// another account.
-const webhookNotFound = "webhook subscription not found"
 
 // webhookColumns are the columns sqlstore.ScanWebhook reads.
 const webhookColumns = `id, account_id, url, active, secret, previous_secret, previous_valid_until,
@@ -39,115 +32,44 @@ const (
 		WHERE account_id = ? AND id = ? RETURNING ` + webhookColumns
 )
 
-// errWebhookInactive is the CodeConflict of an operation that needs an active
-// subscription.
-var errWebhookInactive = &skygate.Error{
-	Code:    skygate.CodeConflict,
-	Message: "the webhook subscription is inactive; change its URL or rotate its secret to reactivate it",
-}
-
-// CreateWebhook implements skygate.WebhookStore. Any unique violation is the account's
-// existing subscription: the id is random, so only the account_id constraint can clash.
-// It normalises w's times to the stored precision.
+// CreateWebhook implements skygate.WebhookStore. It normalises w's times to the
+// stored precision.
 func (s *Store) CreateWebhook(ctx context.Context, w *skygate.WebhookSubscription) error {
-	w.CreatedAt, w.UpdatedAt = sqlstore.UTC(w.CreatedAt), sqlstore.UTC(w.UpdatedAt)
-	for _, t := range []**time.Time{&w.PreviousValidUntil, &w.FailingSince} {
-		if *t != nil {
-			u := sqlstore.UTC(**t)
-			*t = &u
-		}
-	}
-	var previous any
-	if w.PreviousSecret != nil {
-		previous = w.PreviousSecret
-	}
-	_, err := s.write.ExecContext(ctx, insertWebhook,
-		w.ID, w.AccountID, w.URL, w.Active, sqlstore.NonNil(w.Secret), previous,
-		nullMicros(w.PreviousValidUntil), nullMicros(w.FailingSince), micros(w.CreatedAt), micros(w.UpdatedAt))
-	if err != nil && classify(err) == sqlstore.UniqueViolation {
-		return &skygate.Error{
-			Code:    skygate.CodeWebhookExists,
-			Message: "the account already has a webhook subscription; change its URL or delete it first",
-			Err:     err,
-		}
-	}
-	return interpret(sqlstore.Outcome{Op: "create webhook", NotFound: accountNotFound}, err)
+	return sqlstore.CreateWebhook(ctx, s.db, insertWebhook, w)
 }
 
 // Webhook implements skygate.WebhookStore.
 func (s *Store) Webhook(ctx context.Context, accountID, webhookID string) (*skygate.WebhookSubscription, error) {
-	w, err := sqlstore.ScanWebhook(s.read.QueryRowContext(ctx, selectWebhook, accountID, webhookID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "get webhook", NotFound: webhookNotFound}, err)
-	}
-	return w, nil
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get webhook", NotFound: sqlstore.WebhookNotFound},
+		sqlstore.ScanWebhook, selectWebhook, accountID, webhookID)
 }
 
 // ListWebhooks implements skygate.WebhookStore.
 func (s *Store) ListWebhooks(ctx context.Context, accountID string) ([]*skygate.WebhookSubscription, error) {
-	out, err := sqlstore.QueryAll(ctx, s.read, sqlstore.ScanWebhook, listWebhooks, accountID)
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "list webhooks"}, err)
-	}
-	return out, nil
+	return sqlstore.All(ctx, s.db, "list webhooks", sqlstore.ScanWebhook, listWebhooks, accountID)
 }
 
 // DeleteWebhook implements skygate.WebhookStore. The foreign keys cascade to the
 // deliveries and their attempts.
 func (s *Store) DeleteWebhook(ctx context.Context, accountID, webhookID string) error {
-	res, err := s.write.ExecContext(ctx, deleteWebhook, accountID, webhookID)
-	if err == nil {
-		err = checkAffected(res, webhookNotFound)
-	}
-	return interpret(sqlstore.Outcome{Op: "delete webhook", NotFound: webhookNotFound}, err)
+	return sqlstore.Delete(ctx, s.db, sqlstore.Outcome{Op: "delete webhook", NotFound: sqlstore.WebhookNotFound},
+		nil, deleteWebhook, accountID, webhookID)
 }
 
 // RotateWebhookSecret implements skygate.WebhookStore.
 func (s *Store) RotateWebhookSecret(ctx context.Context, accountID, webhookID string, secret []byte, previousValidUntil, now time.Time) (*skygate.WebhookSubscription, error) {
-	w, err := sqlstore.ScanWebhook(s.write.QueryRowContext(ctx, rotateWebhook,
-		sqlstore.NonNil(secret), micros(previousValidUntil), micros(now), accountID, webhookID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "rotate webhook secret", NotFound: webhookNotFound}, err)
-	}
-	return w, nil
+	return sqlstore.WriteRow(ctx, s.db, sqlstore.Outcome{Op: "rotate webhook secret", NotFound: sqlstore.WebhookNotFound},
+		nil, sqlstore.ScanWebhook, rotateWebhook,
+		sqlstore.NonNil(secret), s.db.Time(previousValidUntil), s.db.Time(now), accountID, webhookID)
 }
 
 // ChangeWebhookURL implements skygate.WebhookStore.
 func (s *Store) ChangeWebhookURL(ctx context.Context, accountID, webhookID, url string, now time.Time) (*skygate.WebhookSubscription, error) {
-	w, err := sqlstore.ScanWebhook(s.write.QueryRowContext(ctx, changeWebhookURL, url, micros(now), accountID, webhookID))
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "change webhook url", NotFound: webhookNotFound}, err)
-	}
-	return w, nil
+	return sqlstore.WriteRow(ctx, s.db, sqlstore.Outcome{Op: "change webhook url", NotFound: sqlstore.WebhookNotFound},
+		nil, sqlstore.ScanWebhook, changeWebhookURL, url, s.db.Time(now), accountID, webhookID)
 }
 
 // CreateWebhookTestEvent implements skygate.WebhookStore.
 func (s *Store) CreateWebhookTestEvent(ctx context.Context, accountID, webhookID string, e *skygate.Event) (*skygate.WebhookDelivery, error) {
-	if e.AccountID != accountID {
-		return nil, fmt.Errorf("sqlite: test event of account %q written for account %q", e.AccountID, accountID)
-	}
-	var d *skygate.WebhookDelivery
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		w, err := sqlstore.ScanWebhook(tx.QueryRowContext(ctx, selectWebhook, accountID, webhookID))
-		if err != nil {
-			return err
-		}
-		if !w.Active {
-			return errWebhookInactive
-		}
-		if err := s.insertEvents(ctx, tx, []*skygate.Event{e}); err != nil {
-			return err
-		}
-		d, err = scanDelivery(tx.QueryRowContext(ctx, selectDeliveryOfEvent, webhookID, e.ID))
-		if errors.Is(err, sql.ErrNoRows) {
-			// Deactivated between the read and the fan-out.
-			return errWebhookInactive
-		}
-		return err
-	})
-	if err != nil {
-		return nil, interpret(sqlstore.Outcome{Op: "create webhook test event", NotFound: webhookNotFound}, err)
-	}
-	d.Attempts = []*skygate.WebhookAttempt{}
-	return d, nil
+	return sqlstore.CreateWebhookTestEvent(ctx, s.db, selectWebhook, selectDeliveryOfEvent, accountID, webhookID, e)
 }

@@ -25,7 +25,7 @@ func mustScan[T any](t *testing.T, text string, col interface{ Scan(any) error }
 	}
 }
 
-// TestBookingColumns checks that the columns jsonText writes read back as what was
+// TestBookingColumns checks that the columns JSONText writes read back as what was
 // written and as encoding/json reads them, and that anything else reads as
 // encoding/json reads it (or is refused as it refuses it).
 func TestBookingColumns(t *testing.T) {
@@ -45,7 +45,7 @@ func TestBookingColumns(t *testing.T) {
 		[]skygate.StatusChange{{Status: skygate.BookingPending, At: at}, {Status: skygate.BookingIssued, At: at.Add(time.Second)}},
 	}
 	for _, v := range fast {
-		text, err := jsonText(v)
+		text, err := JSONText(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestBookingColumns(t *testing.T) {
 			mustScan(t, text, historyCol{&got}, &got)
 		}
 	}
-	// Not what jsonText writes: encoding/json reads these (or refuses them).
+	// Not what JSONText writes: encoding/json reads these (or refuses them).
 	for _, text := range []string{
 		`null`, `{"number": "HY601", "direction": "departure"}`, `{"direction":"arrival","number":"X1"}`,
 		`[{"first_name":"A\u0041","last_name":"B"}]`, `[{"first_name":"<&>","last_name":"\"q\""}]`,
@@ -82,7 +82,7 @@ func TestBookingColumns(t *testing.T) {
 	}
 }
 
-// FuzzBookingColumns checks that whatever a column holds, its scanner reads it as
+// FuzzBookingColumns checks that whatever a column holds, its Scanner reads it as
 // encoding/json does, or refuses it as encoding/json does.
 func FuzzBookingColumns(f *testing.F) {
 	for _, seed := range []string{

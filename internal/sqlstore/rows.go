@@ -9,10 +9,10 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// The scanners behind the exported ones of shared.go, and the helpers of Interpret.
+// The scanners of rows into domain types, and the helpers of Interpret.
 
-// scanAccount reads id, name, status, created_at, updated_at.
-func scanAccount(row scanner) (*skygate.Account, error) {
+// ScanAccount reads id, name, status, created_at, updated_at.
+func ScanAccount(row Scanner) (*skygate.Account, error) {
 	var a skygate.Account
 	var status string
 	if err := row.Scan(&a.ID, &a.Name, &status, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt}); err != nil {
@@ -22,9 +22,10 @@ func scanAccount(row scanner) (*skygate.Account, error) {
 	return &a, nil
 }
 
-// scanApplication reads the columns ScanApplication names, then extra destinations
-// of the same row.
-func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
+// ScanApplication reads id, account_id, name, client_id, secret_hash, allowed_scopes,
+// sandbox, client_cert_sha256, created_at, updated_at, token_generation,
+// tokens_revoked_at, then extra destinations of the same row.
+func ScanApplication(row Scanner, extra ...any) (*skygate.Application, error) {
 	var (
 		app       skygate.Application
 		revokedAt *time.Time
@@ -43,8 +44,9 @@ func scanApplication(row scanner, extra ...any) (*skygate.Application, error) {
 	return &app, nil
 }
 
-// scanLoginCode reads the columns ScanLoginCode names.
-func scanLoginCode(row scanner) (*skygate.LoginCode, error) {
+// ScanLoginCode reads code_hash, subject, email, name, roles, scopes, code_challenge,
+// redirect_uri, created_at, expires_at, used_at.
+func ScanLoginCode(row Scanner) (*skygate.LoginCode, error) {
 	var c skygate.LoginCode
 	if err := row.Scan(&c.Hash, &c.Subject, &c.Email, &c.Name, jsonCol{&c.Roles}, jsonCol{&c.Scopes},
 		&c.CodeChallenge, &c.RedirectURI, timeCol{&c.CreatedAt}, timeCol{&c.ExpiresAt},
@@ -54,7 +56,9 @@ func scanLoginCode(row scanner) (*skygate.LoginCode, error) {
 	return &c, nil
 }
 
-func scanAudit(row scanner) (*skygate.AuditEvent, error) {
+// ScanAudit reads id, actor, action, target_type, target_id, account_id, request_id,
+// at, details.
+func ScanAudit(row Scanner) (*skygate.AuditEvent, error) {
 	var e skygate.AuditEvent
 	var details string
 	if err := row.Scan(&e.ID, &e.Actor, &e.Action, &e.TargetType, &e.TargetID, &e.AccountID,
@@ -85,7 +89,7 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 		return nil, err
 	}
 	if passengerData != nil {
-		if err := OpenPassengers(sealer, &b, passengerData); err != nil {
+		if err := openPassengers(sealer, &b, passengerData); err != nil {
 			return nil, err
 		}
 	}
@@ -102,18 +106,11 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 	return &b, nil
 }
 
-// normaliseBooking brings b's times to the stored precision and its lists to non-nil,
+// NormaliseBooking brings b's times to the stored precision and its lists to non-nil,
 // so that what the caller holds equals what a later read returns.
-func normaliseBooking(b *skygate.Booking) {
-	b.CreatedAt, b.UpdatedAt = utc(b.CreatedAt), utc(b.UpdatedAt)
-	if b.ConfirmBefore != nil {
-		t := utc(*b.ConfirmBefore)
-		b.ConfirmBefore = &t
-	}
-	if b.PersonalDataRemovedAt != nil {
-		t := utc(*b.PersonalDataRemovedAt)
-		b.PersonalDataRemovedAt = &t
-	}
+func NormaliseBooking(b *skygate.Booking) {
+	b.CreatedAt, b.UpdatedAt = UTC(b.CreatedAt), UTC(b.UpdatedAt)
+	b.ConfirmBefore, b.PersonalDataRemovedAt = utcPtr(b.ConfirmBefore), utcPtr(b.PersonalDataRemovedAt)
 	if b.Passengers == nil {
 		b.Passengers = []skygate.Passenger{}
 	}
@@ -121,10 +118,10 @@ func normaliseBooking(b *skygate.Booking) {
 		b.StatusHistory = []skygate.StatusChange{}
 	}
 	for i := range b.StatusHistory {
-		b.StatusHistory[i].At = utc(b.StatusHistory[i].At)
+		b.StatusHistory[i].At = UTC(b.StatusHistory[i].At)
 	}
 	if b.Pass != nil {
-		b.Pass.ValidFrom, b.Pass.ValidUntil = utc(b.Pass.ValidFrom), utc(b.Pass.ValidUntil)
+		b.Pass.ValidFrom, b.Pass.ValidUntil = UTC(b.Pass.ValidFrom), UTC(b.Pass.ValidUntil)
 	}
 }
 
@@ -144,10 +141,10 @@ func (c nullTimeCol) Scan(src any) error {
 	return nil
 }
 
-// ScanIdempotency reads account_id, operation, idem_key, fingerprint, status_code,
+// scanIdempotency reads account_id, operation, idem_key, fingerprint, status_code,
 // resource_id, body, created_at, expires_at, sealed, opening a sealed fingerprint and
 // body with sealer.
-func ScanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRecord, error) {
+func scanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRecord, error) {
 	var (
 		r      skygate.IdempotencyRecord
 		sealed bool
@@ -158,15 +155,16 @@ func ScanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRe
 		return nil, err
 	}
 	if sealed {
-		if err := OpenIdempotency(sealer, &r); err != nil {
+		if err := openIdempotency(sealer, &r); err != nil {
 			return nil, err
 		}
 	}
 	return &r, nil
 }
 
-// scanWebhook reads the columns ScanWebhook names.
-func scanWebhook(row scanner) (*skygate.WebhookSubscription, error) {
+// ScanWebhook reads id, account_id, url, active, secret, previous_secret,
+// previous_valid_until, failing_since, created_at, updated_at.
+func ScanWebhook(row Scanner) (*skygate.WebhookSubscription, error) {
 	var w skygate.WebhookSubscription
 	err := row.Scan(&w.ID, &w.AccountID, &w.URL, &w.Active, &w.Secret, &w.PreviousSecret,
 		nullTimeCol{&w.PreviousValidUntil}, nullTimeCol{&w.FailingSince},
@@ -180,28 +178,42 @@ func scanWebhook(row scanner) (*skygate.WebhookSubscription, error) {
 	return &w, nil
 }
 
-// deliveryRow is one scanned row of the columns ScanDelivery names; leasedUntil is
-// internal.
-type deliveryRow struct {
-	d           skygate.WebhookDelivery
-	leasedUntil *time.Time
+// ScanDelivery reads id, subscription_id, account_id, event_id, event_type, status,
+// attempts, next_attempt_at, leased_until, last_status_code, last_error, created_at,
+// updated_at of a webhook delivery, then extra destinations of the same row. The
+// lease is internal to the store and returned apart.
+func ScanDelivery(row Scanner, extra ...any) (*skygate.WebhookDelivery, *time.Time, error) {
+	var (
+		d           skygate.WebhookDelivery
+		leasedUntil *time.Time
+	)
+	err := row.Scan(append([]any{&d.ID, &d.SubscriptionID, &d.AccountID, &d.EventID, &d.EventType,
+		(*string)(&d.Status), &d.AttemptCount, nullTimeCol{&d.NextAttemptAt}, nullTimeCol{&leasedUntil},
+		&d.LastStatusCode, &d.LastError, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}, extra...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.MessageID = d.EventID // the message id is the event id
+	return &d, leasedUntil, nil
 }
 
-// dest returns the scan destinations of the columns ScanDelivery names.
-func (r *deliveryRow) dest() []any {
-	return []any{&r.d.ID, &r.d.SubscriptionID, &r.d.AccountID, &r.d.EventID, &r.d.EventType,
-		(*string)(&r.d.Status), &r.d.AttemptCount, nullTimeCol{&r.d.NextAttemptAt}, nullTimeCol{&r.leasedUntil},
-		&r.d.LastStatusCode, &r.d.LastError, timeCol{&r.d.CreatedAt}, timeCol{&r.d.UpdatedAt}}
+// ScanEvent reads the event's position in the feed (NULL: none yet), id, account_id,
+// type, data, created_at.
+func ScanEvent(row Scanner) (*skygate.Event, error) {
+	var (
+		e    skygate.Event
+		pos  sql.NullInt64
+		data []byte
+	)
+	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt}); err != nil {
+		return nil, err
+	}
+	e.Seq, e.Data = pos.Int64, data
+	return &e, nil
 }
 
-// delivery finishes the scanned delivery: the message id is the event id.
-func (r *deliveryRow) delivery() *skygate.WebhookDelivery {
-	r.d.MessageID = r.d.EventID
-	return &r.d
-}
-
-// scanAttempt reads the columns ScanAttempt names.
-func scanAttempt(row scanner) (*skygate.WebhookAttempt, error) {
+// scanAttempt reads delivery_id, attempt, at, status_code, latency_ms, error.
+func scanAttempt(row Scanner) (*skygate.WebhookAttempt, error) {
 	var a skygate.WebhookAttempt
 	err := row.Scan(&a.DeliveryID, &a.Attempt, timeCol{&a.At}, &a.StatusCode, &a.LatencyMS, &a.Error)
 	if err != nil {
@@ -210,8 +222,9 @@ func scanAttempt(row scanner) (*skygate.WebhookAttempt, error) {
 	return &a, nil
 }
 
-// scanESIMPackage reads the columns ScanESIMPackage names.
-func scanESIMPackage(row scanner) (*skygate.ESIMPackage, error) {
+// ScanESIMPackage reads id, account_id, seq, name, countries, data_mb, validity_days,
+// price_amount, price_currency, top_up, active, created_at, updated_at.
+func ScanESIMPackage(row Scanner) (*skygate.ESIMPackage, error) {
 	var (
 		p    skygate.ESIMPackage
 		seq  int64
@@ -238,8 +251,11 @@ func nullInt(v sql.NullInt64) *int {
 	return &n
 }
 
-// scanESIM reads the columns ScanESIM names.
-func scanESIM(row scanner) (*skygate.ESIM, error) {
+// ScanESIM reads iccid, account_id, order_id, package_id, status, total_mb, used_mb,
+// validity_days, notified_thresholds, installed_at, activated_at, expires_at,
+// created_at, updated_at of the eSIM, then smdp_address, matching_id_enc of its pool
+// profile.
+func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	var (
 		e      skygate.ESIM
 		status string
@@ -263,20 +279,16 @@ func scanESIM(row scanner) (*skygate.ESIM, error) {
 
 // normaliseESIM brings e's times to the stored precision and its list to non-nil.
 func normaliseESIM(e *skygate.ESIM) {
-	e.CreatedAt, e.UpdatedAt = utc(e.CreatedAt), utc(e.UpdatedAt)
-	for _, t := range []**time.Time{&e.InstalledAt, &e.ActivatedAt, &e.ExpiresAt} {
-		if *t != nil {
-			v := utc(**t)
-			*t = &v
-		}
-	}
+	e.CreatedAt, e.UpdatedAt = UTC(e.CreatedAt), UTC(e.UpdatedAt)
+	e.InstalledAt, e.ActivatedAt, e.ExpiresAt = utcPtr(e.InstalledAt), utcPtr(e.ActivatedAt), utcPtr(e.ExpiresAt)
 	if e.NotifiedThresholds == nil {
 		e.NotifiedThresholds = []int{}
 	}
 }
 
-// scanESIMOrder reads the columns ScanESIMOrder names.
-func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
+// ScanESIMOrder reads id, account_id, client_id, package_id, quantity,
+// partner_reference, status, unit_amount, total_amount, currency, created_at.
+func ScanESIMOrder(row Scanner) (*skygate.ESIMOrder, error) {
 	var (
 		o      skygate.ESIMOrder
 		status string
@@ -292,8 +304,9 @@ func scanESIMOrder(row scanner) (*skygate.ESIMOrder, error) {
 	return &o, nil
 }
 
-// scanTopUp reads the columns ScanTopUp names.
-func scanTopUp(row scanner) (*skygate.TopUp, error) {
+// scanTopUp reads id, account_id, client_id, iccid, package_id, data_mb, validity_days,
+// price_amount, price_currency, created_at.
+func scanTopUp(row Scanner) (*skygate.TopUp, error) {
 	var (
 		t    skygate.TopUp
 		data sql.NullInt64
@@ -307,8 +320,9 @@ func scanTopUp(row scanner) (*skygate.TopUp, error) {
 	return &t, nil
 }
 
-// scanLedger reads the columns ScanLedger names.
-func scanLedger(row scanner) (*skygate.LedgerEntry, error) {
+// ScanLedger reads id, account_id, kind, amount, currency, balance_after, reference,
+// description, created_at.
+func ScanLedger(row Scanner) (*skygate.LedgerEntry, error) {
 	var (
 		e    skygate.LedgerEntry
 		kind string
@@ -342,9 +356,9 @@ func notFound(message string) error {
 	return &skygate.Error{Code: skygate.CodeNotFound, Message: message}
 }
 
-// pageArgs returns LIMIT and OFFSET values for p. A Limit of zero or less means no
-// limit, and a negative Offset is zero.
-func pageArgs(p skygate.Page) (limit, offset int64) {
+// PageArgs returns the LIMIT and OFFSET of p: a Limit of zero or less is no limit, a
+// negative Offset is zero.
+func PageArgs(p skygate.Page) (limit, offset int64) {
 	limit, offset = int64(p.Limit), int64(p.Offset)
 	if limit <= 0 {
 		limit = math.MaxInt64
@@ -355,8 +369,18 @@ func pageArgs(p skygate.Page) (limit, offset int64) {
 	return limit, offset
 }
 
-// utc is the form in which every time is stored and returned.
-func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+// UTC is the form in which every time is stored and returned: UTC, truncated to the
+// microsecond.
+func UTC(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// utcPtr returns a new *t in the stored form, nil for nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := UTC(*t)
+	return &u
+}
 
 // Violation is what a driver error means to the store. Engines classify by the
 // driver's error codes, never by the error text.

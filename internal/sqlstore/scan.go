@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// scanner is the part of *sql.Row and *sql.Rows that reads one row.
-type scanner = Scanner
-
 // timeCol scans a time column stored either as int64 unix microseconds (SQLite) or as
 // a timestamp (PostgreSQL) into a UTC time.
 type timeCol struct{ t *time.Time }
@@ -19,7 +16,7 @@ func (c timeCol) Scan(src any) error {
 	case int64:
 		*c.t = time.UnixMicro(v).UTC()
 	case time.Time:
-		*c.t = utc(v)
+		*c.t = UTC(v)
 	default:
 		return fmt.Errorf("sqlstore: cannot scan %T into a time", src)
 	}
@@ -40,8 +37,8 @@ func (c jsonCol) Scan(src any) error {
 	}
 }
 
-// jsonText encodes v as the JSON text stored in a column.
-func jsonText(v any) (string, error) {
+// JSONText encodes v as the JSON text stored in a column.
+func JSONText(v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("sqlstore: encode JSON: %w", err)
@@ -49,18 +46,18 @@ func jsonText(v any) (string, error) {
 	return string(b), nil
 }
 
-// nonNil returns b, or an empty slice for nil, because NOT NULL blob columns reject
-// the NULL that drivers send for a nil slice.
-func nonNil(b []byte) []byte {
+// NonNil returns b, or an empty slice for nil: NOT NULL blob columns reject the NULL
+// that drivers send for a nil slice.
+func NonNil(b []byte) []byte {
 	if b == nil {
 		return []byte{}
 	}
 	return b
 }
 
-// queryAll runs query on db and scans every row with scan. The result is never nil, so
+// QueryAll runs query on db and scans every row with scan. The result is never nil, so
 // an empty list encodes as [].
-func queryAll[T any](ctx context.Context, db Queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func QueryAll[T any](ctx context.Context, db Queryer, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

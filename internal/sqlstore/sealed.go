@@ -20,7 +20,7 @@ import (
 // The associated data of each value names its column and its row, so a value copied
 // to another column or row does not open. None of it is ever compared in SQL.
 
-// errNoSealer is the error of a store opened without a sealer (tests of other parts).
+// errNoSealer is the error of a store opened without a sealer.
 var errNoSealer = errors.New("sqlstore: the store has no sealer")
 
 // passengerDataAD is the associated data of a booking's passenger_data.
@@ -33,8 +33,8 @@ func idempotencyAD(column string, rec *skygate.IdempotencyRecord) []byte {
 	return []byte("idempotency_records." + column + "\x00" + rec.AccountID + "\x00" + rec.Operation + "\x00" + rec.Key)
 }
 
-// SealPassengers returns the passenger_data column of b.
-func SealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
+// sealPassengers returns the passenger_data column of b.
+func sealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
 	if sealer == nil {
 		return nil, errNoSealer
 	}
@@ -45,9 +45,9 @@ func SealPassengers(sealer skygate.Sealer, b *skygate.Booking) ([]byte, error) {
 	return sealer.Seal(plain, passengerDataAD(b.AccountID, b.ID)), nil
 }
 
-// OpenPassengers sets b's passengers from its passenger_data column. Its errors name
+// openPassengers sets b's passengers from its passenger_data column. Its errors name
 // the booking, never the data.
-func OpenPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) error {
+func openPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) error {
 	if sealer == nil {
 		return errNoSealer
 	}
@@ -63,8 +63,8 @@ func OpenPassengers(sealer skygate.Sealer, b *skygate.Booking, sealed []byte) er
 	return nil
 }
 
-// SealIdempotency returns the stored fingerprint and body of rec.
-func SealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fingerprint, body []byte, err error) {
+// sealIdempotency returns the stored fingerprint and body of rec.
+func sealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fingerprint, body []byte, err error) {
 	if sealer == nil {
 		return nil, nil, errNoSealer
 	}
@@ -72,8 +72,8 @@ func SealIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) (fin
 		sealer.Seal(rec.Body, idempotencyAD("body", rec)), nil
 }
 
-// OpenIdempotency replaces rec's sealed fingerprint and body with their plaintext.
-func OpenIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) error {
+// openIdempotency replaces rec's sealed fingerprint and body with their plaintext.
+func openIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) error {
 	if sealer == nil {
 		return errNoSealer
 	}
@@ -85,6 +85,6 @@ func OpenIdempotency(sealer skygate.Sealer, rec *skygate.IdempotencyRecord) erro
 	if err != nil {
 		return fmt.Errorf("sqlstore: idempotency record of %s: body: %w", rec.Operation, err)
 	}
-	rec.Fingerprint, rec.Body = nonNil(fp), nonNil(body)
+	rec.Fingerprint, rec.Body = NonNil(fp), NonNil(body)
 	return nil
 }

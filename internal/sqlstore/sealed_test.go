@@ -26,7 +26,7 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 	sealer := testSealer(t)
 	a := &skygate.Booking{ID: "booking-a", AccountID: "account", Passengers: []skygate.Passenger{
 		{FirstName: "Ada", LastName: "Lovelace", PassportNumber: "FA1234567", Email: "ada@example.com"}}}
-	sealed, err := SealPassengers(sealer, a)
+	sealed, err := sealPassengers(sealer, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,24 +34,24 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		t.Fatalf("sealed passengers hold them in clear: %q", sealed)
 	}
 	got := &skygate.Booking{ID: a.ID, AccountID: a.AccountID}
-	if err := OpenPassengers(sealer, got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
+	if err := openPassengers(sealer, got, sealed); err != nil || !reflect.DeepEqual(got.Passengers, a.Passengers) {
 		t.Fatalf("openPassengers = %+v, %v; want %+v", got.Passengers, err, a.Passengers)
 	}
 	for _, other := range []*skygate.Booking{{ID: "booking-b", AccountID: a.AccountID}, {ID: a.ID, AccountID: "other-account"}} {
-		if err := OpenPassengers(sealer, other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
+		if err := openPassengers(sealer, other, sealed); err == nil || strings.Contains(err.Error(), "FA1234567") {
 			t.Errorf("booking %s of %s opened another row's passengers (%v)", other.ID, other.AccountID, err)
 		}
 	}
 
 	rec := &skygate.IdempotencyRecord{AccountID: "account", Operation: skygate.OperationCreateBooking, Key: "k",
 		Fingerprint: []byte("fingerprint"), Body: []byte(`{"passport_number":"FA1234567"}`)}
-	fp, body, err := SealIdempotency(sealer, rec)
+	fp, body, err := sealIdempotency(sealer, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opened := *rec
 	opened.Fingerprint, opened.Body = fp, body
-	if err := OpenIdempotency(sealer, &opened); err != nil || !reflect.DeepEqual(&opened, rec) {
+	if err := openIdempotency(sealer, &opened); err != nil || !reflect.DeepEqual(&opened, rec) {
 		t.Fatalf("openIdempotency = %+v, %v; want %+v", opened, err, rec)
 	}
 	for name, swap := range map[string]func(r *skygate.IdempotencyRecord){
@@ -62,7 +62,7 @@ func TestSealedValuesStayInTheirRow(t *testing.T) {
 		r := *rec
 		r.Fingerprint, r.Body = fp, body
 		swap(&r)
-		if err := OpenIdempotency(sealer, &r); err == nil {
+		if err := openIdempotency(sealer, &r); err == nil {
 			t.Errorf("%s: the record opened", name)
 		}
 	}

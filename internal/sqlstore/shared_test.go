@@ -86,9 +86,9 @@ func TestPageArgs(t *testing.T) {
 		{skygate.Page{Limit: -1, Offset: -5}, math.MaxInt64, 0},
 	}
 	for _, tt := range tests {
-		limit, offset := pageArgs(tt.page)
+		limit, offset := PageArgs(tt.page)
 		if limit != tt.limit || offset != tt.offset {
-			t.Errorf("pageArgs(%+v) = %d, %d; want %d, %d", tt.page, limit, offset, tt.limit, tt.offset)
+			t.Errorf("PageArgs(%+v) = %d, %d; want %d, %d", tt.page, limit, offset, tt.limit, tt.offset)
 		}
 	}
 }

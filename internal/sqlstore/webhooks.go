@@ -1,0 +1,81 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/skygate/skygate"
+)
+
+// The flows of webhook subscriptions.
+
+// WebhookNotFound is the public message of a missing subscription, including one of
+// another account.
+const WebhookNotFound = "webhook subscription not found"
+
+// errWebhookInactive is the CodeConflict of an operation that needs an active
+// subscription.
+var errWebhookInactive = &skygate.Error{
+	Code:    skygate.CodeConflict,
+	Message: "the webhook subscription is inactive; change its URL or rotate its secret to reactivate it",
+}
+
+// CreateWebhook is skygate.WebhookStore's CreateWebhook with insert, which takes the
+// columns ScanWebhook reads. Any unique violation is the account's existing
+// subscription: the id is random, so only the account_id constraint can clash. It
+// normalises w's times to the stored precision.
+func CreateWebhook(ctx context.Context, db *DB, insert string, w *skygate.WebhookSubscription) error {
+	w.CreatedAt, w.UpdatedAt = UTC(w.CreatedAt), UTC(w.UpdatedAt)
+	w.PreviousValidUntil, w.FailingSince = utcPtr(w.PreviousValidUntil), utcPtr(w.FailingSince)
+	var previous any
+	if w.PreviousSecret != nil {
+		previous = w.PreviousSecret
+	}
+	_, err := db.Write.ExecContext(ctx, insert,
+		w.ID, w.AccountID, w.URL, w.Active, NonNil(w.Secret), previous,
+		db.NullTime(w.PreviousValidUntil), db.NullTime(w.FailingSince), db.Time(w.CreatedAt), db.Time(w.UpdatedAt))
+	if err != nil && db.Classify(err) == UniqueViolation {
+		return &skygate.Error{
+			Code:    skygate.CodeWebhookExists,
+			Message: "the account already has a webhook subscription; change its URL or delete it first",
+			Err:     err,
+		}
+	}
+	return db.Interpret(Outcome{Op: "create webhook", NotFound: AccountNotFound}, err)
+}
+
+// CreateWebhookTestEvent is skygate.WebhookStore's CreateWebhookTestEvent: inside one
+// transaction, selectWebhook reads the subscription (account_id, id), the engine's
+// Events appends e with its delivery, and deliveryOfEvent reads the delivery
+// (subscription_id, event_id; the columns of ScanDelivery).
+func CreateWebhookTestEvent(ctx context.Context, db *DB, selectWebhook, deliveryOfEvent, accountID, webhookID string, e *skygate.Event) (*skygate.WebhookDelivery, error) {
+	if e.AccountID != accountID {
+		return nil, fmt.Errorf("%s: test event of account %q written for account %q", db.Engine, e.AccountID, accountID)
+	}
+	var d *skygate.WebhookDelivery
+	err := db.InTx(ctx, func(tx *Tx) error {
+		w, err := ScanWebhook(tx.QueryRowContext(ctx, selectWebhook, accountID, webhookID))
+		if err != nil {
+			return err
+		}
+		if !w.Active {
+			return errWebhookInactive
+		}
+		if err := db.Events(ctx, tx, []*skygate.Event{e}); err != nil {
+			return err
+		}
+		d, _, err = ScanDelivery(tx.QueryRowContext(ctx, deliveryOfEvent, webhookID, e.ID))
+		if errors.Is(err, sql.ErrNoRows) {
+			// Deactivated between the read and the fan-out.
+			return errWebhookInactive
+		}
+		return err
+	})
+	if err != nil {
+		return nil, db.Interpret(Outcome{Op: "create webhook test event", NotFound: WebhookNotFound}, err)
+	}
+	d.Attempts = []*skygate.WebhookAttempt{}
+	return d, nil
+}
