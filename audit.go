@@ -74,8 +74,9 @@ type AuditFilter struct {
 
 // AuditStore reads the audit log. It is append-only, and nothing appends a record on
 // its own: every audited write of the store takes its record as its last argument
-// (nil for none) and commits it in the write's own transaction, so a record never
-// exists without its write nor an audited write without its record.
+// and commits it in the write's own transaction, so a record never exists without its
+// write nor an audited write without its record. An audited write given no record
+// (nil) is refused and changes nothing: no caller can make one unaudited.
 type AuditStore interface {
 	// ListAuditEvents returns a page of events matching f, newest first, and the total.
 	ListAuditEvents(ctx context.Context, f AuditFilter, p Page) ([]*AuditEvent, int, error)

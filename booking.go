@@ -359,7 +359,7 @@ type BookingStore interface {
 	// BookingAdmin returns any account's booking or CodeNotFound. Admin only.
 	BookingAdmin(ctx context.Context, bookingID string) (*Booking, error)
 	// TransitionBookingAdmin is TransitionBooking for any account's booking, committing
-	// the audit record (nil for none) with the transition. Admin only.
+	// the audit record (required) with the transition. Admin only.
 	TransitionBookingAdmin(ctx context.Context, bookingID string, t Trigger, now time.Time, apply BookingApply, audit *AuditEvent) (*Booking, error)
 	// ClaimBookings applies trigger t at now to due bookings in status from, several
 	// per transaction, oldest due first, until limit bookings were moved (no limit

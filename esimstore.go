@@ -32,7 +32,7 @@ type ESIMApply func(before, after *ESIM) ([]*Event, error)
 // the balance, writes what was bought and inserts the events into the outbox (the same
 // idempotency records and events as bookings), so that a failure leaves nothing behind.
 // Times are normalised to the stored precision (UTC, microseconds). The admin writes
-// (packages, pool, credits) commit the audit record they take (nil for none) in their
+// (packages, pool, credits) commit the audit record they take (required) in their
 // own transaction.
 type ESIMStore interface {
 	// SetESIMPackages upserts pkgs (by ID) as packages of the account at now and

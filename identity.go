@@ -103,8 +103,8 @@ type SigningKey struct {
 	ActiveAt time.Time
 }
 
-// AccountStore keeps accounts. Writes take the audit record to commit with them, nil
-// for none (see AuditStore); a write that fails commits neither.
+// AccountStore keeps accounts. Writes take the audit record to commit with them
+// (required, see AuditStore); a write that fails commits neither.
 type AccountStore interface {
 	// CreateAccount inserts a. ID, CreatedAt and UpdatedAt are set by the caller. A name
 	// already taken is CodeConflict.
@@ -125,7 +125,7 @@ type AccountStore interface {
 
 // ApplicationStore keeps applications. Every method but ApplicationByClientID and
 // ApplicationAdmin takes the account id; an application of another account is
-// CodeNotFound. Writes take the audit record to commit with them, nil for none (see
+// CodeNotFound. Writes take the audit record to commit with them (required, see
 // AuditStore); a write that fails commits neither.
 type ApplicationStore interface {
 	// CreateApplication inserts app. A client_id already taken is CodeConflict; an

@@ -21,6 +21,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/storetest"
 )
 
 var catalogScopes = []string{skygate.ScopeCatalogLoungesRead, skygate.ScopeCatalogFastTrackRead}
@@ -280,7 +281,7 @@ func TestSuspendedAccountTokensStopWorking(t *testing.T) {
 			t.Fatalf("before suspension: %d", resp.StatusCode)
 		}
 		db := s.openStore()
-		if _, err := db.SetAccountStatus(context.Background(), c.AccountID, skygate.AccountSuspended, time.Now(), nil); err != nil {
+		if _, err := db.SetAccountStatus(context.Background(), c.AccountID, skygate.AccountSuspended, time.Now(), storetest.Audit("SetAccountStatus")); err != nil {
 			t.Fatal(err)
 		}
 		// Another process suspended the account: the server learns it by polling (1 s).

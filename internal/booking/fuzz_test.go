@@ -97,7 +97,7 @@ func FuzzLifecycle(f *testing.F) {
 			case "cancel":
 				got, err = b.svc.Cancel(ctx, b.account, id)
 			case "complete":
-				got, err = b.svc.Complete(ctx, id, nil)
+				got, err = b.svc.Complete(ctx, id, storetest.Audit("booking.complete"))
 			default:
 				got, err = b.svc.Simulate(ctx, b.account, id, op)
 			}

@@ -165,7 +165,7 @@ func TestDeliveriesWakeOnlyOnCommit(t *testing.T) {
 			step("issue", 1, err)
 			_, err = svc.Confirm(t.Context(), b.account, created.ID)
 			step("confirm", 1, err)
-			_, err = svc.Complete(t.Context(), created.ID, nil)
+			_, err = svc.Complete(t.Context(), created.ID, storetest.Audit("booking.complete"))
 			step("complete", 1, err)
 			_, err = svc.Cancel(t.Context(), "other-account", created.ID)
 			step("cancel by another account (not found)", 0, err)

@@ -164,7 +164,7 @@ func (s *Service) AdminGet(ctx context.Context, bookingID string) (*skygate.Book
 }
 
 // Complete records that the pass of any account's Confirmed booking was used
-// (Confirmed → Completed), committing the audit record (nil for none) with it. Admin
+// (Confirmed → Completed), committing the audit record (required) with it. Admin
 // only.
 func (s *Service) Complete(ctx context.Context, bookingID string, audit *skygate.AuditEvent) (*skygate.Booking, error) {
 	if !skygate.IsID(bookingID) {

@@ -67,7 +67,7 @@ func testLifecycle(t *testing.T, b *bundle) {
 	if st := b.MustRun(t); st.Expired != 0 {
 		t.Fatalf("a confirmed booking expired: %+v", st)
 	}
-	done, err := b.svc.Complete(ctx, created.ID, nil)
+	done, err := b.svc.Complete(ctx, created.ID, storetest.Audit("booking.complete"))
 	storetest.MustNoError(t, err, "Complete")
 	if done.Status != skygate.BookingCompleted {
 		t.Fatalf("completed = %+v", done)
@@ -231,7 +231,7 @@ func TestOtherAccount(t *testing.T) {
 	if got, err := b.svc.Get(ctx, b.account, bk.ID); err != nil || got.Status != skygate.BookingIssued {
 		t.Fatalf("the owner's booking changed: %+v, %v", got, err)
 	}
-	_, err = b.svc.Complete(ctx, skygate.NewID(), nil)
+	_, err = b.svc.Complete(ctx, skygate.NewID(), storetest.Audit("booking.complete"))
 	storetest.WantCode(t, err, skygate.CodeNotFound)
 	_, err = b.svc.AdminGet(ctx, "nope")
 	storetest.WantCode(t, err, skygate.CodeNotFound)

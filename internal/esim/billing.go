@@ -50,7 +50,7 @@ const (
 )
 
 // AddCredit adds funds to the account's balance (admin), committing the audit record
-// (nil for none) with them, and returns the ledger entry with the balance after it. Invalid input is CodeValidation with every problem; an
+// (required) with them, and returns the ledger entry with the balance after it. Invalid input is CodeValidation with every problem; an
 // unknown account CodeNotFound.
 func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditRequest, audit *skygate.AuditEvent) (*skygate.LedgerEntry, error) {
 	if req.Kind == "" {

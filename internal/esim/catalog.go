@@ -125,7 +125,7 @@ func (s *Service) AdminCatalog(ctx context.Context, accountID string) (*skygate.
 // MaxPackagesPerSet packages are accepted per call. Packages not in the list stay as
 // they are; one is retired by sending it with active false. It returns the account's
 // whole catalog after the change; an unknown account is CodeNotFound, an id of
-// another account's package CodeConflict. The audit record (nil for none) is committed
+// another account's package CodeConflict. The audit record (required) is committed
 // with the change.
 func (s *Service) SetPackages(ctx context.Context, accountID string, pkgs []*skygate.ESIMPackage, audit *skygate.AuditEvent) (*skygate.ESIMCatalog, error) {
 	var problems []skygate.FieldError

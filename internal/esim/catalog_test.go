@@ -116,7 +116,7 @@ func TestSetPackagesRejected(t *testing.T) {
 			p.ValidityDays = 0
 			p.Price = skygate.Money{Amount: -1, Currency: "$"}
 		})
-		_, err := b.svc.SetPackages(t.Context(), b.acc.ID, []*skygate.ESIMPackage{storetest.NewESIMPackage(), bad}, nil)
+		_, err := b.svc.SetPackages(t.Context(), b.acc.ID, []*skygate.ESIMPackage{storetest.NewESIMPackage(), bad}, storetest.Audit("SetPackages"))
 		storetest.WantCode(t, err, skygate.CodeValidation)
 		var fields []string
 		for _, f := range err.(*skygate.Error).Fields {
@@ -128,13 +128,13 @@ func TestSetPackagesRejected(t *testing.T) {
 			t.Fatalf("fields = %v, want %v", fields, want)
 		}
 		p := storetest.NewESIMPackage()
-		_, err = b.svc.SetPackages(t.Context(), b.acc.ID, []*skygate.ESIMPackage{p, p}, nil)
+		_, err = b.svc.SetPackages(t.Context(), b.acc.ID, []*skygate.ESIMPackage{p, p}, storetest.Audit("SetPackages"))
 		storetest.WantCode(t, err, skygate.CodeValidation)
-		_, err = b.svc.SetPackages(t.Context(), b.acc.ID, nil, nil)
+		_, err = b.svc.SetPackages(t.Context(), b.acc.ID, nil, storetest.Audit("SetPackages"))
 		storetest.WantCode(t, err, skygate.CodeValidation)
-		_, err = b.svc.SetPackages(t.Context(), other.acc.ID, []*skygate.ESIMPackage{b.pkg}, nil)
+		_, err = b.svc.SetPackages(t.Context(), other.acc.ID, []*skygate.ESIMPackage{b.pkg}, storetest.Audit("SetPackages"))
 		storetest.WantCode(t, err, skygate.CodeConflict)
-		_, err = b.svc.SetPackages(t.Context(), "no-such-account", []*skygate.ESIMPackage{storetest.NewESIMPackage()}, nil)
+		_, err = b.svc.SetPackages(t.Context(), "no-such-account", []*skygate.ESIMPackage{storetest.NewESIMPackage()}, storetest.Audit("SetPackages"))
 		storetest.WantCode(t, err, skygate.CodeNotFound)
 		_, err = b.svc.AdminCatalog(t.Context(), "no-such-account")
 		storetest.WantCode(t, err, skygate.CodeNotFound)

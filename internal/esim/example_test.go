@@ -31,8 +31,10 @@ func Example() {
 
 	now := time.Now()
 	acc := &skygate.Account{ID: skygate.NewID(), Name: "demo", Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
-	_ = db.CreateAccount(ctx, acc, nil)
-	_ = svc.SeedDemo(ctx, acc.ID, skygate.Actor{Subject: skygate.ActorSystem})
+	system := skygate.Actor{Subject: skygate.ActorSystem}
+	created, _ := system.Audit(now, "account.create", "account", acc.ID, acc.ID, nil)
+	_ = db.CreateAccount(ctx, acc, created)
+	_ = svc.SeedDemo(ctx, acc.ID, system)
 	uzbekistan := esim.DemoPackages(acc.ID)[0]
 
 	req := esim.OrderRequest{PackageID: uzbekistan.ID, Quantity: 1, PartnerReference: "trip-1"}

@@ -105,7 +105,7 @@ func NewProfiles(n int) []esim.ProfileInput {
 // MustSetPackages sets the account's packages and returns them as stored, in order.
 func MustSetPackages(tb testing.TB, svc *esim.Service, accountID string, pkgs ...*skygate.ESIMPackage) []*skygate.ESIMPackage {
 	tb.Helper()
-	cat, err := svc.SetPackages(tb.Context(), accountID, pkgs, nil)
+	cat, err := svc.SetPackages(tb.Context(), accountID, pkgs, storetest.Audit("SetPackages"))
 	storetest.MustNoError(tb, err, "SetPackages")
 	var out []*skygate.ESIMPackage
 	for _, p := range pkgs {
@@ -121,14 +121,14 @@ func MustSetPackages(tb testing.TB, svc *esim.Service, accountID string, pkgs ..
 // MustImport imports the profiles into the account's pool.
 func MustImport(tb testing.TB, svc *esim.Service, accountID string, profiles []esim.ProfileInput) {
 	tb.Helper()
-	_, err := svc.ImportPool(tb.Context(), accountID, profiles, nil)
+	_, err := svc.ImportPool(tb.Context(), accountID, profiles, storetest.Audit("ImportPool"))
 	storetest.MustNoError(tb, err, "ImportPool")
 }
 
 // MustCredit adds USD minor units to the account's balance.
 func MustCredit(tb testing.TB, svc *esim.Service, accountID string, amount int64) {
 	tb.Helper()
-	_, err := svc.AddCredit(tb.Context(), accountID, esim.CreditRequest{Amount: skygate.Money{Amount: amount, Currency: "USD"}}, nil)
+	_, err := svc.AddCredit(tb.Context(), accountID, esim.CreditRequest{Amount: skygate.Money{Amount: amount, Currency: "USD"}}, storetest.Audit("esim.credit"))
 	storetest.MustNoError(tb, err, "AddCredit")
 }
 

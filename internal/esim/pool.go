@@ -148,7 +148,7 @@ func trim(p *ProfileInput) {
 // or already in any account's pool are refused; any problem is CodeValidation listing
 // the fields as "[i].iccid" (i counts profiles from 0; for CSV the message names the
 // line) and nothing is imported. Matching IDs are sealed before they reach the store.
-// An unknown account is CodeNotFound. The audit record (nil for none) is committed
+// An unknown account is CodeNotFound. The audit record (required) is committed
 // with the import.
 func (s *Service) ImportPool(ctx context.Context, accountID string, in []ProfileInput, audit *skygate.AuditEvent) (*ImportResult, error) {
 	if _, err := s.store.Account(ctx, accountID); err != nil {

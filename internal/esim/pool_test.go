@@ -87,7 +87,7 @@ func TestImportPool(t *testing.T) {
 				[]string{"[1].iccid"}, "line 7: is already in a pool"},
 		}
 		for _, tt := range tests {
-			_, err := b.svc.ImportPool(t.Context(), b.acc.ID, tt.in, nil)
+			_, err := b.svc.ImportPool(t.Context(), b.acc.ID, tt.in, storetest.Audit("ImportPool"))
 			storetest.WantCode(t, err, skygate.CodeValidation)
 			var fields []string
 			for _, f := range err.(*skygate.Error).Fields {
@@ -106,12 +106,12 @@ func TestImportPool(t *testing.T) {
 			}
 		}
 
-		res, err := b.svc.ImportPool(t.Context(), b.acc.ID, fresh, nil)
+		res, err := b.svc.ImportPool(t.Context(), b.acc.ID, fresh, storetest.Audit("ImportPool"))
 		storetest.MustNoError(t, err, "ImportPool")
 		if res.Imported != 3 || res.Pool.ByStatus[skygate.PoolAvailable] != 3 {
 			t.Fatalf("ImportPool = %+v", res)
 		}
-		_, err = b.svc.ImportPool(t.Context(), "no-such-account", NewProfiles(1), nil)
+		_, err = b.svc.ImportPool(t.Context(), "no-such-account", NewProfiles(1), storetest.Audit("ImportPool"))
 		storetest.WantCode(t, err, skygate.CodeNotFound)
 		_, err = b.svc.PoolCounts(t.Context(), "no-such-account")
 		storetest.WantCode(t, err, skygate.CodeNotFound)
@@ -121,7 +121,7 @@ func TestImportPool(t *testing.T) {
 		for i := range many {
 			many[i].MatchingID = ""
 		}
-		_, err = b.svc.ImportPool(t.Context(), b.acc.ID, many, nil)
+		_, err = b.svc.ImportPool(t.Context(), b.acc.ID, many, storetest.Audit("ImportPool"))
 		storetest.WantCode(t, err, skygate.CodeValidation)
 		fields := err.(*skygate.Error).Fields
 		if len(fields) != 101 || fields[100].Message != "and 50 more problems" {
@@ -142,15 +142,15 @@ func TestAddCredit(t *testing.T) {
 			{Amount: skygate.Money{Amount: 10, Currency: "USD"}, Description: strings.Repeat("é", 257)},
 		}
 		for _, req := range bad {
-			_, err := b.svc.AddCredit(t.Context(), b.acc.ID, req, nil)
+			_, err := b.svc.AddCredit(t.Context(), b.acc.ID, req, storetest.Audit("esim.credit"))
 			storetest.WantCode(t, err, skygate.CodeValidation)
 		}
-		e, err := b.svc.AddCredit(t.Context(), b.acc.ID, esim.CreditRequest{Amount: skygate.Money{Amount: 700, Currency: "UZS"}, Kind: skygate.LedgerRefund, Reference: "order"}, nil)
+		e, err := b.svc.AddCredit(t.Context(), b.acc.ID, esim.CreditRequest{Amount: skygate.Money{Amount: 700, Currency: "UZS"}, Kind: skygate.LedgerRefund, Reference: "order"}, storetest.Audit("esim.credit"))
 		storetest.MustNoError(t, err, "AddCredit")
 		if e.BalanceAfter != 700 || e.Kind != skygate.LedgerRefund {
 			t.Fatalf("AddCredit = %+v", e)
 		}
-		_, err = b.svc.AddCredit(t.Context(), "no-such-account", esim.CreditRequest{Amount: skygate.Money{Amount: 1, Currency: "USD"}}, nil)
+		_, err = b.svc.AddCredit(t.Context(), "no-such-account", esim.CreditRequest{Amount: skygate.Money{Amount: 1, Currency: "USD"}}, storetest.Audit("esim.credit"))
 		storetest.WantCode(t, err, skygate.CodeNotFound)
 	})
 }

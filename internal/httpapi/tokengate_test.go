@@ -270,7 +270,7 @@ func TestRevocationOnAStaleReplica(t *testing.T) {
 		}
 		newSecret, err := oauth.NewClientSecret()
 		storetest.MustNoError(t, err, "NewClientSecret")
-		revoked, err := g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), nil)
+		revoked, err := g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), storetest.Audit("SetApplicationSecretRevokingTokens"))
 		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 		if revoked.TokenGeneration != 1 {
 			t.Fatalf("generation %d after the first revocation", revoked.TokenGeneration)
@@ -295,7 +295,7 @@ func TestRevocationOnAStaleReplica(t *testing.T) {
 
 		// A later generation than this replica caches (another replica revoked again
 		// and issued with the newest secret) works here too.
-		_, err = g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), nil)
+		_, err = g.store.SetApplicationSecretRevokingTokens(t.Context(), app.AccountID, app.ID, g.hasher.Hash(newSecret), time.Now(), storetest.Audit("SetApplicationSecretRevokingTokens"))
 		storetest.MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 		newer, _, err := g.issuer.Issue(oauth.Claims{Subject: app.ClientID, ClientID: app.ClientID, AccountID: app.AccountID,
 			Scopes: []string{skygate.ScopeCatalogLoungesRead}, Generation: 2})

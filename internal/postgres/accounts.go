@@ -50,8 +50,7 @@ func (s *Store) ListAccounts(ctx context.Context, p skygate.Page) ([]*skygate.Ac
 
 // SetAccountStatus implements skygate.AccountStore.
 func (s *Store) SetAccountStatus(ctx context.Context, accountID string, st skygate.AccountStatus, now time.Time, audit *skygate.AuditEvent) (*skygate.Account, error) {
-	return sqlstore.WriteRow(ctx, s.db, sqlstore.Outcome{Op: "set account status", NotFound: sqlstore.AccountNotFound},
-		audit, sqlstore.ScanAccount, updateAccountSet, string(st), s.db.Time(now), accountID)
+	return sqlstore.SetAccountStatus(ctx, s.db, updateAccountSet, accountID, st, now, audit)
 }
 
 // AccountsUpdatedSince implements skygate.AccountStore. The result is ordered by

@@ -85,8 +85,7 @@ func (s *Store) ListApplications(ctx context.Context, accountID string, p skygat
 
 // DeleteApplication implements skygate.ApplicationStore.
 func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID string, audit *skygate.AuditEvent) error {
-	return sqlstore.Delete(ctx, s.db, sqlstore.Outcome{Op: "delete application", NotFound: sqlstore.ApplicationNotFound},
-		audit, deleteApplication, accountID, applicationID)
+	return sqlstore.DeleteApplication(ctx, s.db, deleteApplication, accountID, applicationID, audit)
 }
 
 // SetApplicationSecret implements skygate.ApplicationStore.

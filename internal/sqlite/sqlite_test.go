@@ -68,7 +68,7 @@ func TestConcurrentWritesAndReads(t *testing.T) {
 		wg.Go(func() {
 			app := &skygate.Application{ID: storetest.NewID(), AccountID: acc.ID, Name: "app",
 				ClientID: storetest.NewID(), SecretHash: []byte("h"), CreatedAt: storetest.T0, UpdatedAt: storetest.T0}
-			errs <- s.CreateApplication(t.Context(), app, nil)
+			errs <- s.CreateApplication(t.Context(), app, storetest.Audit("CreateApplication"))
 		})
 		wg.Go(func() {
 			_, _, err := s.ListApplications(t.Context(), acc.ID, skygate.Page{Limit: 10})

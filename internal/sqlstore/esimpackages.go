@@ -32,6 +32,9 @@ type PackageSQL struct {
 // SetESIMPackages is skygate.ESIMStore's SetESIMPackages. New packages go after the
 // existing ones in list order; an update keeps its place.
 func SetESIMPackages(ctx context.Context, db *DB, q PackageSQL, accountID string, pkgs []*skygate.ESIMPackage, now time.Time, audit *skygate.AuditEvent) (*skygate.ESIMCatalog, error) {
+	if err := Audited("set eSIM packages", audit); err != nil {
+		return nil, err
+	}
 	now = UTC(now)
 	var cat *skygate.ESIMCatalog
 	err := db.InTx(ctx, func(tx *Tx) error {
@@ -163,6 +166,9 @@ func InsufficientFunds(price skygate.Money) error {
 // amount, now) adds to the balance, creating it, and returns the new amount; entry
 // (the columns ScanLedger reads) appends e to the ledger.
 func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate.LedgerEntry, audit *skygate.AuditEvent) error {
+	if err := Audited("credit balance", audit); err != nil {
+		return err
+	}
 	if e.Amount.Amount <= 0 {
 		return skygate.ValidationError(skygate.FieldError{Field: "amount.amount", Message: "must be positive"})
 	}

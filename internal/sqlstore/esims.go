@@ -348,6 +348,9 @@ type InsertProfiles func(ctx context.Context, tx *Tx, accountID string, profiles
 // ImportPoolProfiles is skygate.ESIMStore's ImportPoolProfiles. Any duplicate ICCID,
 // in the request or in some pool, rolls the whole import back.
 func ImportPoolProfiles(ctx context.Context, db *DB, insert InsertProfiles, accountID string, profiles []*skygate.PoolProfile, audit *skygate.AuditEvent) error {
+	if err := Audited("import pool profiles", audit); err != nil {
+		return err
+	}
 	var problems []skygate.FieldError
 	first := make(map[string]int, len(profiles))
 	for i, p := range profiles {

@@ -24,6 +24,9 @@ const (
 // name, status, created_at, updated_at. It normalises a's times to the stored
 // precision.
 func CreateAccount(ctx context.Context, db *DB, insert string, a *skygate.Account, audit *skygate.AuditEvent) error {
+	if err := Audited("create account", audit); err != nil {
+		return err
+	}
 	a.CreatedAt, a.UpdatedAt = UTC(a.CreatedAt), UTC(a.UpdatedAt)
 	o := Outcome{Op: "create account", Conflict: fmt.Sprintf("an account named %q already exists", a.Name)}
 	return Exec(ctx, db, o, audit, insert, a.ID, a.Name, string(a.Status), db.Time(a.CreatedAt), db.Time(a.UpdatedAt))
@@ -42,6 +45,9 @@ func createApplicationOutcome(app *skygate.Application) Outcome {
 // takes the columns ScanApplication reads. It normalises app's times to the stored
 // precision and a nil AllowedScopes to an empty list.
 func CreateApplication(ctx context.Context, db *DB, insert string, app *skygate.Application, audit *skygate.AuditEvent) error {
+	if err := Audited("create application", audit); err != nil {
+		return err
+	}
 	args, err := applicationArgs(db, app)
 	if err != nil {
 		return err
@@ -56,6 +62,9 @@ func CreateApplication(ctx context.Context, db *DB, insert string, app *skygate.
 // after the other, so that each reads what its predecessors committed: account takes
 // the row's lock where the engine has concurrent writers.
 func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert string, app *skygate.Application, audit *skygate.AuditEvent) (*skygate.Application, bool, error) {
+	if err := Audited("create first application", audit); err != nil {
+		return nil, false, err
+	}
 	out, created := app, false
 	err := db.InTx(ctx, func(tx *Tx) error {
 		var one int
@@ -131,6 +140,9 @@ func ApplicationByClientID(ctx context.Context, db *DB, query, clientID string) 
 // UpdateApplication runs update, an UPDATE … RETURNING of one application, and the
 // audit record in one transaction and returns the application as written.
 func UpdateApplication(ctx context.Context, db *DB, op string, audit *skygate.AuditEvent, update string, args ...any) (*skygate.Application, error) {
+	if err := Audited(op, audit); err != nil {
+		return nil, err
+	}
 	return WriteRow(ctx, db, Outcome{Op: op, NotFound: ApplicationNotFound}, audit, ScanApp, update, args...)
 }
 
@@ -208,4 +220,31 @@ func AppendAudit(ctx context.Context, db *DB, tx *Tx, insert string, e *skygate.
 	_, err := tx.ExecContext(ctx, insert, e.ID, e.Actor, e.Action, e.TargetType,
 		e.TargetID, e.AccountID, e.RequestID, db.Time(e.At), details)
 	return db.Interpret(Outcome{Op: "append audit event", Conflict: "audit event exists"}, err)
+}
+
+// Audited returns an error unless audit is a record. The writes of the admin surface
+// (accounts, applications, eSIM packages, pool and credits, an employee's booking
+// transition) refuse to run without one, so that none can be made unaudited; the
+// error is a programming error, not the client's.
+func Audited(op string, audit *skygate.AuditEvent) error {
+	if audit == nil {
+		return fmt.Errorf("sqlstore: %s: the write needs an audit record", op)
+	}
+	return nil
+}
+
+// SetAccountStatus runs update (status, updated_at, account id) with audit's record.
+func SetAccountStatus(ctx context.Context, db *DB, update, accountID string, st skygate.AccountStatus, now time.Time, audit *skygate.AuditEvent) (*skygate.Account, error) {
+	if err := Audited("set account status", audit); err != nil {
+		return nil, err
+	}
+	return WriteRow(ctx, db, Outcome{Op: "set account status", NotFound: AccountNotFound}, audit, ScanAccount, update, string(st), db.Time(now), accountID)
+}
+
+// DeleteApplication runs del (account id, application id) with audit's record.
+func DeleteApplication(ctx context.Context, db *DB, del, accountID, applicationID string, audit *skygate.AuditEvent) error {
+	if err := Audited("delete application", audit); err != nil {
+		return err
+	}
+	return Delete(ctx, db, Outcome{Op: "delete application", NotFound: ApplicationNotFound}, audit, del, accountID, applicationID)
 }

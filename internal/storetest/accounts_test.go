@@ -51,7 +51,7 @@ func testAccountDuplicate(t *testing.T, s skygate.Store) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			WantCode(t, s.CreateAccount(t.Context(), &tt.account, nil), skygate.CodeConflict)
+			WantCode(t, s.CreateAccount(t.Context(), &tt.account, Audit("CreateAccount")), skygate.CodeConflict)
 		})
 	}
 	_, total, err := s.ListAccounts(t.Context(), skygate.Page{Limit: 10})
@@ -70,7 +70,7 @@ func testAccountNotFound(t *testing.T, s skygate.Store) {
 		{"AccountByNameOtherCase", func() error { _, err := s.AccountByName(t.Context(), "exact name"); return err }},
 		{"AccountByID as name", func() error { _, err := s.AccountByName(t.Context(), a.ID); return err }},
 		{"SetAccountStatus", func() error {
-			_, err := s.SetAccountStatus(t.Context(), NewID(), skygate.AccountSuspended, At(time.Hour), nil)
+			_, err := s.SetAccountStatus(t.Context(), NewID(), skygate.AccountSuspended, At(time.Hour), Audit("SetAccountStatus"))
 			return err
 		}},
 	}
@@ -121,7 +121,7 @@ func testAccountSetStatus(t *testing.T, s skygate.Store) {
 	other := MustCreateAccount(t, s)
 	now := At(time.Hour + 123456789*time.Nanosecond)
 
-	got, err := s.SetAccountStatus(t.Context(), a.ID, skygate.AccountSuspended, now, nil)
+	got, err := s.SetAccountStatus(t.Context(), a.ID, skygate.AccountSuspended, now, Audit("SetAccountStatus"))
 	MustNoError(t, err, "SetAccountStatus")
 	want := *a
 	want.Status = skygate.AccountSuspended
@@ -131,7 +131,7 @@ func testAccountSetStatus(t *testing.T, s skygate.Store) {
 	wantEqual(t, "other account", MustAccount(t, s, other.ID), other)
 
 	later := now.Add(time.Minute)
-	got, err = s.SetAccountStatus(t.Context(), a.ID, skygate.AccountActive, later, nil)
+	got, err = s.SetAccountStatus(t.Context(), a.ID, skygate.AccountActive, later, Audit("SetAccountStatus"))
 	MustNoError(t, err, "SetAccountStatus back")
 	wantEqual(t, "status", got.Status, skygate.AccountActive)
 	wantEqual(t, "UpdatedAt", got.UpdatedAt, Stored(later))
@@ -161,7 +161,7 @@ func testAccountsUpdatedSince(t *testing.T, s skygate.Store) {
 		})
 	}
 
-	suspended, err := s.SetAccountStatus(t.Context(), old.ID, skygate.AccountSuspended, At(time.Hour), nil)
+	suspended, err := s.SetAccountStatus(t.Context(), old.ID, skygate.AccountSuspended, At(time.Hour), Audit("SetAccountStatus"))
 	MustNoError(t, err, "SetAccountStatus")
 	got, err := s.AccountsUpdatedSince(t.Context(), At(time.Hour))
 	MustNoError(t, err, "AccountsUpdatedSince after a suspension")

@@ -69,7 +69,7 @@ func testApplicationDuplicate(t *testing.T, s skygate.Store) {
 		t.Run(tt.name, func(t *testing.T) {
 			app := &skygate.Application{ID: tt.id, AccountID: tt.accountID, Name: "dup",
 				ClientID: first.ClientID, SecretHash: []byte("h"), CreatedAt: T0, UpdatedAt: T0}
-			WantCode(t, s.CreateApplication(t.Context(), app, nil), skygate.CodeConflict)
+			WantCode(t, s.CreateApplication(t.Context(), app, Audit("CreateApplication")), skygate.CodeConflict)
 		})
 	}
 }
@@ -77,7 +77,7 @@ func testApplicationDuplicate(t *testing.T, s skygate.Store) {
 func testApplicationUnknownAccount(t *testing.T, s skygate.Store) {
 	app := &skygate.Application{ID: NewID(), AccountID: NewID(), Name: "orphan",
 		ClientID: "client-" + NewID(), SecretHash: []byte("h"), CreatedAt: T0, UpdatedAt: T0}
-	WantCode(t, s.CreateApplication(t.Context(), app, nil), skygate.CodeNotFound)
+	WantCode(t, s.CreateApplication(t.Context(), app, Audit("CreateApplication")), skygate.CodeNotFound)
 }
 
 func testApplicationByClientID(t *testing.T, s skygate.Store) {
@@ -91,7 +91,7 @@ func testApplicationByClientID(t *testing.T, s skygate.Store) {
 	wantEqual(t, "account", gotAcc, acc)
 
 	// A suspended account is still returned; the caller decides to refuse it.
-	suspended, err := s.SetAccountStatus(t.Context(), acc.ID, skygate.AccountSuspended, At(time.Hour), nil)
+	suspended, err := s.SetAccountStatus(t.Context(), acc.ID, skygate.AccountSuspended, At(time.Hour), Audit("SetAccountStatus"))
 	MustNoError(t, err, "SetAccountStatus")
 	_, gotAcc, err = s.ApplicationByClientID(t.Context(), app.ClientID)
 	MustNoError(t, err, "ApplicationByClientID of a suspended account")
@@ -117,14 +117,14 @@ func testApplicationOtherAccount(t *testing.T, s skygate.Store) {
 			return err
 		}},
 		{"DeleteApplication", func() error {
-			return s.DeleteApplication(t.Context(), intruder.ID, app.ID, nil)
+			return s.DeleteApplication(t.Context(), intruder.ID, app.ID, Audit("DeleteApplication"))
 		}},
 		{"SetApplicationSecret", func() error {
-			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), nil)
+			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), Audit("SetApplicationSecret"))
 			return err
 		}},
 		{"SetApplicationSecretRevokingTokens", func() error {
-			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), nil)
+			_, err := s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), Audit("SetApplicationSecretRevokingTokens"))
 			return err
 		}},
 		{"unknown account", func() error {
@@ -183,12 +183,12 @@ func testApplicationDelete(t *testing.T, s skygate.Store) {
 	app := MustCreateApplication(t, s, acc.ID)
 	kept := MustCreateApplication(t, s, acc.ID)
 
-	MustNoError(t, s.DeleteApplication(t.Context(), acc.ID, app.ID, nil), "DeleteApplication")
+	MustNoError(t, s.DeleteApplication(t.Context(), acc.ID, app.ID, Audit("DeleteApplication")), "DeleteApplication")
 	_, err := s.Application(t.Context(), acc.ID, app.ID)
 	WantCode(t, err, skygate.CodeNotFound)
 	_, _, err = s.ApplicationByClientID(t.Context(), app.ClientID)
 	WantCode(t, err, skygate.CodeNotFound)
-	WantCode(t, s.DeleteApplication(t.Context(), acc.ID, app.ID, nil), skygate.CodeNotFound)
+	WantCode(t, s.DeleteApplication(t.Context(), acc.ID, app.ID, Audit("DeleteApplication")), skygate.CodeNotFound)
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, kept.ID), kept)
 
 	// The client id is free again.
@@ -201,7 +201,7 @@ func testApplicationSetSecret(t *testing.T, s skygate.Store) {
 	other := MustCreateApplication(t, s, acc.ID)
 	now := At(time.Hour + 999*time.Nanosecond)
 
-	got, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), now, nil)
+	got, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), now, Audit("SetApplicationSecret"))
 	MustNoError(t, err, "SetApplicationSecret")
 	want := *app
 	want.SecretHash = []byte("new hash")
@@ -210,7 +210,7 @@ func testApplicationSetSecret(t *testing.T, s skygate.Store) {
 	wantEqual(t, "stored application", MustApplication(t, s, acc.ID, app.ID), &want)
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
 
-	_, err = s.SetApplicationSecret(t.Context(), acc.ID, NewID(), []byte("x"), now, nil)
+	_, err = s.SetApplicationSecret(t.Context(), acc.ID, NewID(), []byte("x"), now, Audit("SetApplicationSecret"))
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
@@ -229,7 +229,7 @@ func testApplicationSetCertificate(t *testing.T, s skygate.Store) {
 	want := *app
 	for i, tp := range []string{thumbprint, "", thumbprint} {
 		now := At(time.Duration(i+1)*time.Hour + 999*time.Nanosecond)
-		got, err := s.SetApplicationCertificate(t.Context(), acc.ID, app.ID, tp, now, nil)
+		got, err := s.SetApplicationCertificate(t.Context(), acc.ID, app.ID, tp, now, Audit("SetApplicationCertificate"))
 		MustNoError(t, err, "SetApplicationCertificate")
 		want.ClientCertSHA256, want.UpdatedAt = tp, Stored(now)
 		wantEqual(t, "returned application", got, &want)
@@ -246,7 +246,7 @@ func testApplicationSetCertificate(t *testing.T, s skygate.Store) {
 		{"unknown application", acc.ID, NewID()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.SetApplicationCertificate(t.Context(), tc.accountID, tc.applicationID, "stolen", At(48*time.Hour), nil)
+			_, err := s.SetApplicationCertificate(t.Context(), tc.accountID, tc.applicationID, "stolen", At(48*time.Hour), Audit("SetApplicationCertificate"))
 			WantCode(t, err, skygate.CodeNotFound)
 		})
 	}

@@ -20,7 +20,7 @@ func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 	other := MustCreateApplication(t, s, acc.ID)
 	now := At(time.Hour + 999*time.Nanosecond)
 
-	got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("new hash"), now, nil)
+	got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("new hash"), now, Audit("SetApplicationSecretRevokingTokens"))
 	MustNoError(t, err, "SetApplicationSecretRevokingTokens")
 	want := *app
 	want.SecretHash = []byte("new hash")
@@ -34,21 +34,21 @@ func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
 
 	// A second revocation at the same instant is a second generation.
-	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("second hash"), now, nil)
+	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("second hash"), now, Audit("SetApplicationSecretRevokingTokens"))
 	MustNoError(t, err, "SetApplicationSecretRevokingTokens at the same instant")
 	want.SecretHash, want.TokenGeneration = []byte("second hash"), 2
 	wantEqual(t, "after a second revocation at the same instant", got, &want)
 
 	// A rotation without revocation keeps the generation and when it was revoked.
 	later := now.Add(time.Minute)
-	got, err = s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("third hash"), later, nil)
+	got, err = s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("third hash"), later, Audit("SetApplicationSecret"))
 	MustNoError(t, err, "SetApplicationSecret")
 	want.SecretHash, want.UpdatedAt = []byte("third hash"), Stored(later)
 	wantEqual(t, "after a rotation without revocation", got, &want)
 
 	// A later revocation moves TokensRevokedAt on.
 	latest := later.Add(time.Hour)
-	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("fourth hash"), latest, nil)
+	got, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("fourth hash"), latest, Audit("SetApplicationSecretRevokingTokens"))
 	MustNoError(t, err, "SetApplicationSecretRevokingTokens later")
 	want.SecretHash, want.TokenGeneration = []byte("fourth hash"), 3
 	want.UpdatedAt, want.TokensRevokedAt = Stored(latest), Stored(latest)
@@ -57,10 +57,10 @@ func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 
 	// An unknown application, or one of another account, is not found and changes
 	// nothing.
-	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, NewID(), []byte("x"), latest, nil)
+	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, NewID(), []byte("x"), latest, Audit("SetApplicationSecretRevokingTokens"))
 	WantCode(t, err, skygate.CodeNotFound)
 	intruder := MustCreateAccount(t, s)
-	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), latest.Add(time.Hour), nil)
+	_, err = s.SetApplicationSecretRevokingTokens(t.Context(), intruder.ID, app.ID, []byte("stolen"), latest.Add(time.Hour), Audit("SetApplicationSecretRevokingTokens"))
 	WantCode(t, err, skygate.CodeNotFound)
 	wantEqual(t, "after another account's revocation", MustApplication(t, s, acc.ID, app.ID), &want)
 
@@ -85,7 +85,7 @@ func testApplicationRevokeConcurrently(t *testing.T, s skygate.Store) {
 	)
 	for range n {
 		wg.Go(func() {
-			got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h"), now, nil)
+			got, err := s.SetApplicationSecretRevokingTokens(t.Context(), acc.ID, app.ID, []byte("h"), now, Audit("SetApplicationSecretRevokingTokens"))
 			if err != nil {
 				t.Errorf("revocation: %v", err)
 				return

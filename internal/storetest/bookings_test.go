@@ -234,15 +234,15 @@ func testBookingAdmin(t *testing.T, s skygate.Store) {
 	got, err := s.BookingAdmin(t.Context(), b.ID)
 	MustNoError(t, err, "BookingAdmin")
 	wantEqual(t, "BookingAdmin", got, b)
-	done, err := s.TransitionBookingAdmin(t.Context(), b.ID, skygate.TriggerUse, At(time.Hour), ApplyLikeService, nil)
+	done, err := s.TransitionBookingAdmin(t.Context(), b.ID, skygate.TriggerUse, At(time.Hour), ApplyLikeService, Audit("TransitionBookingAdmin"))
 	MustNoError(t, err, "TransitionBookingAdmin")
 	wantEqual(t, "status", done.Status, skygate.BookingCompleted)
 	wantEqual(t, "stored", MustBooking(t, s, acc.ID, b.ID), done)
 	_, err = s.BookingAdmin(t.Context(), skygate.NewID())
 	WantCode(t, err, skygate.CodeNotFound)
-	_, err = s.TransitionBookingAdmin(t.Context(), skygate.NewID(), skygate.TriggerUse, At(time.Hour), nil, nil)
+	_, err = s.TransitionBookingAdmin(t.Context(), skygate.NewID(), skygate.TriggerUse, At(time.Hour), nil, Audit("TransitionBookingAdmin"))
 	WantCode(t, err, skygate.CodeNotFound)
-	_, err = s.TransitionBookingAdmin(t.Context(), b.ID, skygate.TriggerUse, At(time.Hour), nil, nil)
+	_, err = s.TransitionBookingAdmin(t.Context(), b.ID, skygate.TriggerUse, At(time.Hour), nil, Audit("TransitionBookingAdmin"))
 	WantCode(t, err, skygate.CodeInvalidBookingStatus)
 }
 

@@ -83,7 +83,7 @@ func testESIMPackagesEmpty(t *testing.T, s skygate.Store) {
 	cat, err := s.ESIMCatalog(t.Context(), acc.ID)
 	MustNoError(t, err, "ESIMCatalog")
 	wantEqual(t, "empty catalog", cat, &skygate.ESIMCatalog{AccountID: acc.ID, Packages: []*skygate.ESIMPackage{}})
-	_, err = s.SetESIMPackages(t.Context(), "no-such-account", []*skygate.ESIMPackage{NewESIMPackage()}, T0, nil)
+	_, err = s.SetESIMPackages(t.Context(), "no-such-account", []*skygate.ESIMPackage{NewESIMPackage()}, T0, Audit("SetESIMPackages"))
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
@@ -96,7 +96,7 @@ func testESIMPackagesOtherAccount(t *testing.T, s skygate.Store) {
 	// The other account cannot take over the id, and nothing of its change is kept.
 	stolen := NewESIMPackage(func(q *skygate.ESIMPackage) { q.ID = p.ID })
 	fresh := NewESIMPackage()
-	_, err = s.SetESIMPackages(t.Context(), other.ID, []*skygate.ESIMPackage{fresh, stolen}, At(time.Hour), nil)
+	_, err = s.SetESIMPackages(t.Context(), other.ID, []*skygate.ESIMPackage{fresh, stolen}, At(time.Hour), Audit("SetESIMPackages"))
 	WantCode(t, err, skygate.CodeConflict)
 	cat, err := s.ESIMCatalog(t.Context(), other.ID)
 	MustNoError(t, err, "ESIMCatalog")
@@ -139,7 +139,7 @@ func testPoolImportDuplicates(t *testing.T, s skygate.Store) {
 	for _, tt := range tests {
 		profiles := NewPoolProfiles(250, T0)
 		tt.mutate(profiles)
-		err := s.ImportPoolProfiles(t.Context(), acc.ID, profiles, nil)
+		err := s.ImportPoolProfiles(t.Context(), acc.ID, profiles, Audit("ImportPoolProfiles"))
 		WantCode(t, err, skygate.CodeValidation)
 		var fields []string
 		for _, f := range err.(*skygate.Error).Fields {
@@ -154,7 +154,7 @@ func testPoolImportDuplicates(t *testing.T, s skygate.Store) {
 	// rolls back the first batch.
 	profiles := NewPoolProfiles(250, T0)
 	profiles[240].ICCID = taken
-	err := s.ImportPoolProfiles(t.Context(), acc.ID, profiles, nil)
+	err := s.ImportPoolProfiles(t.Context(), acc.ID, profiles, Audit("ImportPoolProfiles"))
 	WantCode(t, err, skygate.CodeValidation)
 	wantEqual(t, "fields", err.(*skygate.Error).Fields, []skygate.FieldError{{Field: "[240].iccid", Message: "is already in a pool"}})
 	if avail, _ := MustPoolCounts(t, s, acc.ID); avail != 0 {
@@ -175,7 +175,7 @@ func testPoolImportConcurrent(t *testing.T, s skygate.Store) {
 				c := *p
 				profiles[j] = &c
 			}
-			errs[i] = s.ImportPoolProfiles(t.Context(), accs[i%2].ID, profiles, nil)
+			errs[i] = s.ImportPoolProfiles(t.Context(), accs[i%2].ID, profiles, Audit("ImportPoolProfiles"))
 		})
 	}
 	wg.Wait()
@@ -194,7 +194,7 @@ func testPoolImportConcurrent(t *testing.T, s skygate.Store) {
 }
 
 func testPoolImportUnknownAccount(t *testing.T, s skygate.Store) {
-	err := s.ImportPoolProfiles(t.Context(), "no-such-account", NewPoolProfiles(1, T0), nil)
+	err := s.ImportPoolProfiles(t.Context(), "no-such-account", NewPoolProfiles(1, T0), Audit("ImportPoolProfiles"))
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
@@ -205,7 +205,7 @@ func testBilling(t *testing.T, s skygate.Store) {
 	refund := &skygate.LedgerEntry{ID: skygate.NewID(), AccountID: acc.ID, Kind: skygate.LedgerRefund,
 		Amount: skygate.Money{Amount: 90000, Currency: "UZS"}, Reference: "order-1", Description: "goodwill",
 		CreatedAt: At(time.Minute)}
-	MustNoError(t, s.CreditBalance(t.Context(), refund, nil), "CreditBalance refund")
+	MustNoError(t, s.CreditBalance(t.Context(), refund, Audit("CreditBalance")), "CreditBalance refund")
 	wantEqual(t, "balance after refund", refund.BalanceAfter, int64(90000))
 	MustCredit(t, s, other.ID, 5, "USD")
 
@@ -226,10 +226,10 @@ func testBilling(t *testing.T, s skygate.Store) {
 		{ID: skygate.NewID(), AccountID: acc.ID, Kind: skygate.LedgerCredit, Amount: skygate.Money{Amount: 0, Currency: "USD"}},
 		{ID: skygate.NewID(), AccountID: acc.ID, Kind: skygate.LedgerCharge, Amount: skygate.Money{Amount: 1, Currency: "USD"}},
 	} {
-		WantCode(t, s.CreditBalance(t.Context(), bad, nil), skygate.CodeValidation)
+		WantCode(t, s.CreditBalance(t.Context(), bad, Audit("CreditBalance")), skygate.CodeValidation)
 	}
 	WantCode(t, s.CreditBalance(t.Context(), &skygate.LedgerEntry{ID: skygate.NewID(), AccountID: "nobody",
-		Kind: skygate.LedgerCredit, Amount: skygate.Money{Amount: 1, Currency: "USD"}}, nil),
+		Kind: skygate.LedgerCredit, Amount: skygate.Money{Amount: 1, Currency: "USD"}}, Audit("CreditBalance")),
 		skygate.CodeNotFound)
 	_, total, err = s.ListLedger(t.Context(), other.ID, skygate.Page{})
 	MustNoError(t, err, "ListLedger of the other account")

@@ -63,7 +63,7 @@ func AsTopUp(p *skygate.ESIMPackage) { p.TopUp = true }
 // MustSetESIMPackages upserts the packages of the account at now.
 func MustSetESIMPackages(tb testing.TB, s skygate.Store, accountID string, now time.Time, pkgs ...*skygate.ESIMPackage) *skygate.ESIMCatalog {
 	tb.Helper()
-	cat, err := s.SetESIMPackages(tb.Context(), accountID, pkgs, now, nil)
+	cat, err := s.SetESIMPackages(tb.Context(), accountID, pkgs, now, Audit("SetESIMPackages"))
 	MustNoError(tb, err, "SetESIMPackages")
 	return cat
 }
@@ -97,7 +97,7 @@ func NewPoolProfiles(n int, now time.Time) []*skygate.PoolProfile {
 func MustImportPool(tb testing.TB, s skygate.Store, accountID string, n int) []string {
 	tb.Helper()
 	profiles := NewPoolProfiles(n, T0)
-	MustNoError(tb, s.ImportPoolProfiles(tb.Context(), accountID, profiles, nil), "ImportPoolProfiles")
+	MustNoError(tb, s.ImportPoolProfiles(tb.Context(), accountID, profiles, Audit("ImportPoolProfiles")), "ImportPoolProfiles")
 	iccids := make([]string, n)
 	for i, p := range profiles {
 		iccids[i] = p.ICCID
@@ -112,7 +112,7 @@ func MustCredit(tb testing.TB, s skygate.Store, accountID string, amount int64, 
 		ID: skygate.NewID(), AccountID: accountID, Kind: skygate.LedgerCredit,
 		Amount: skygate.Money{Amount: amount, Currency: currency}, Reference: "test", CreatedAt: T0,
 	}
-	MustNoError(tb, s.CreditBalance(tb.Context(), e, nil), "CreditBalance")
+	MustNoError(tb, s.CreditBalance(tb.Context(), e, Audit("CreditBalance")), "CreditBalance")
 	return e
 }
 

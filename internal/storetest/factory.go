@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -20,7 +21,7 @@ func MustCreateAccount(tb testing.TB, s skygate.Store, opts ...func(*skygate.Acc
 	for _, o := range opts {
 		o(a)
 	}
-	MustNoError(tb, s.CreateAccount(tb.Context(), a, nil), "CreateAccount")
+	MustNoError(tb, s.CreateAccount(tb.Context(), a, Audit("CreateAccount")), "CreateAccount")
 	return a
 }
 
@@ -42,7 +43,7 @@ func MustCreateApplication(tb testing.TB, s skygate.Store, accountID string, opt
 	for _, o := range opts {
 		o(app)
 	}
-	MustNoError(tb, s.CreateApplication(tb.Context(), app, nil), "CreateApplication")
+	MustNoError(tb, s.CreateApplication(tb.Context(), app, Audit("CreateApplication")), "CreateApplication")
 	return app
 }
 
@@ -52,4 +53,10 @@ func MustAccount(tb testing.TB, s skygate.Store, accountID string) *skygate.Acco
 	a, err := s.Account(tb.Context(), accountID)
 	MustNoError(tb, err, "Account")
 	return a
+}
+
+// Audit returns a record of action for a test's audited write (the store refuses those
+// writes without one), by the actor "test".
+func Audit(action string) *skygate.AuditEvent {
+	return &skygate.AuditEvent{ID: skygate.NewID(), Actor: "test", Action: action, TargetType: "test", TargetID: "test", At: time.Now().UTC()}
 }

@@ -42,7 +42,7 @@ func testApplicationCreateFirst(t *testing.T, s skygate.Store) {
 		t.Fatalf("records = %+v, want the first call's alone", records)
 	}
 
-	_, _, err = s.CreateFirstApplication(t.Context(), newApplication(NewID()), nil)
+	_, _, err = s.CreateFirstApplication(t.Context(), newApplication(NewID()), Audit("CreateFirstApplication"))
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
@@ -61,7 +61,7 @@ func testApplicationCreateFirstConcurrently(t *testing.T, s skygate.Store) {
 	for range n {
 		wg.Go(func() {
 			<-start
-			app, ok, err := s.CreateFirstApplication(t.Context(), newApplication(acc.ID), nil)
+			app, ok, err := s.CreateFirstApplication(t.Context(), newApplication(acc.ID), Audit("CreateFirstApplication"))
 			if err != nil {
 				t.Errorf("CreateFirstApplication: %v", err)
 				return

@@ -55,7 +55,7 @@ func testPassengerDataReadBack(t *testing.T, s skygate.Store) {
 	_, err = s.ClaimBookings(t.Context(), skygate.BookingPending, skygate.TriggerIssue, At(time.Hour), 0, ApplyLikeService)
 	MustNoError(t, err, "ClaimBookings")
 	check("claimed", MustBooking(t, s, acc.ID, claimed.ID))
-	got, err := s.TransitionBookingAdmin(t.Context(), claimed.ID, skygate.TriggerCancel, At(2*time.Hour), ApplyLikeService, nil)
+	got, err := s.TransitionBookingAdmin(t.Context(), claimed.ID, skygate.TriggerCancel, At(2*time.Hour), ApplyLikeService, Audit("TransitionBookingAdmin"))
 	MustNoError(t, err, "TransitionBookingAdmin")
 	check("canceled by an employee", got)
 	check("canceled by an employee (read)", MustBooking(t, s, acc.ID, claimed.ID))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/config"
@@ -51,8 +52,14 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 		return "", err
 	}
 	svc := esim.New(esim.Config{Store: db, Sealer: sealer})
+	// The store refuses these admin writes without an audit record.
+	bench := skygate.Actor{Subject: "skygate-bench"}
+	audit := func(action string) *skygate.AuditEvent {
+		e, _ := bench.Audit(time.Now(), action, "account", accountID, accountID, nil)
+		return e
+	}
 	pkg := esim.DemoPackages(accountID)[0]
-	if _, err := svc.SetPackages(ctx, accountID, []*skygate.ESIMPackage{pkg}, nil); err != nil {
+	if _, err := svc.SetPackages(ctx, accountID, []*skygate.ESIMPackage{pkg}, audit("esim.packages.set")); err != nil {
 		return "", err
 	}
 	for start := 0; start < n; start += esim.MaxPoolUpload {
@@ -64,12 +71,12 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 				MatchingID: fmt.Sprintf("BENCH-%d", i),
 			})
 		}
-		if _, err := svc.ImportPool(ctx, accountID, batch, nil); err != nil {
+		if _, err := svc.ImportPool(ctx, accountID, batch, audit("esim.pool.import")); err != nil {
 			return "", err
 		}
 	}
 	credit := skygate.Money{Amount: pkg.Price.Amount * int64(n+1), Currency: pkg.Price.Currency}
-	if _, err := svc.AddCredit(ctx, accountID, esim.CreditRequest{Amount: credit, Kind: skygate.LedgerCredit, Reference: "bench", Description: "skygate-bench"}, nil); err != nil {
+	if _, err := svc.AddCredit(ctx, accountID, esim.CreditRequest{Amount: credit, Kind: skygate.LedgerCredit, Reference: "bench", Description: "skygate-bench"}, audit("esim.credit")); err != nil {
 		return "", err
 	}
 	return pkg.ID, nil
