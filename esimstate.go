@@ -79,8 +79,9 @@ func NewESIMUsage(total *int, used int) ESIMUsage {
 
 // ESIM is a profile sold to a partner. Package is the package it was ordered with, in
 // the response language (filled by the service). SMDPAddress, MatchingID and
-// ActivationCode are filled by the service for the owner only; the store keeps the
-// matching ID sealed in MatchingIDSealed. ValidityDays is every day bought (the order's
+// ActivationCode are filled by the service for the owner only (the admin reads leave
+// MatchingID and ActivationCode empty, and then absent from the JSON); the store keeps
+// the matching ID sealed in MatchingIDSealed. ValidityDays is every day bought (the order's
 // package plus top-ups); ExpiresAt is set at activation and moved by top-ups.
 // NotifiedThresholds lists the ESIMThresholds already announced for the current
 // allowance.
@@ -91,8 +92,8 @@ type ESIM struct {
 	PackageID      string           `json:"package_id"`
 	Package        *ESIMPackageItem `json:"package"`
 	SMDPAddress    string           `json:"smdp_address"`
-	MatchingID     string           `json:"matching_id"`
-	ActivationCode string           `json:"activation_code"`
+	MatchingID     string           `json:"matching_id,omitempty"`
+	ActivationCode string           `json:"activation_code,omitempty"`
 	Usage          ESIMUsage        `json:"usage"`
 	ValidityDays   int              `json:"validity_days"`
 	InstalledAt    *time.Time       `json:"installed_at"`

@@ -21,11 +21,15 @@ import (
 // NotFound (never 2xx, never 403, which would tell that the object exists). The route
 // list comes from the router itself, so a new route is covered the day it is added; a
 // route whose path parameter the matrix cannot fill fails the test until someone says
-// which object it names (isolationParams).
+// which object it names (isolationParams). The admin reads of one account
+// (GET /api/v1/admin/accounts/{accountID}/…) are in it too: an employee may read any
+// account, but B's page lists nothing of A's, and A's object under B's account (or B's
+// under A's) is 404.
 
 // isolationParams maps every path parameter of a tenant-scoped route to the object of
 // a tenant it names. A parameter missing here fails TestTenantIsolationMatrix.
 var isolationParams = map[string]func(t *isoTenant) string{
+	"accountID":  func(t *isoTenant) string { return t.creds.AccountID },
 	"bookingID":  func(t *isoTenant) string { return t.bookingID },
 	"orderID":    func(t *isoTenant) string { return t.orderID },
 	"iccid":      func(t *isoTenant) string { return t.iccid },
@@ -82,6 +86,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		for _, route := range routes {
 			method, path, _ := strings.Cut(route, " ")
 			params := pathParam.FindAllStringSubmatch(path, -1)
+			if strings.HasPrefix(path, adminAccountPrefix) && method == http.MethodGet {
+				calls += s.checkAdminAccountRoute(t, route, params, b, a)
+				continue
+			}
 			if strings.HasPrefix(path, "/api/v1/admin/") || slices.Contains(sharedRoutes, route) {
 				continue
 			}
@@ -133,6 +141,61 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			t.Errorf("another account's calls changed tenant A:\nbefore %s\nafter  %s", before, after)
 		}
 	})
+}
+
+// adminAccountPrefix is the prefix of the admin routes of one account.
+const adminAccountPrefix = "/api/v1/admin/accounts/{accountID}"
+
+// checkAdminAccountRoute calls an admin read of one account as an employee: with
+// every parameter b's, the answer is 200 and names nothing of a's; with the
+// parameters owned by both (b's account with a's subscription, and the other way
+// round) it is 404 NotFound. It returns the number of foreign calls made.
+func (s *testServer) checkAdminAccountRoute(t *testing.T, route string, params [][]string, b, a *isoTenant) int {
+	t.Helper()
+	_, path, _ := strings.Cut(route, " ")
+	var names []string
+	for _, p := range params {
+		if _, ok := isolationParams[p[1]]; !ok {
+			t.Errorf("route %s: the isolation matrix does not know the path parameter {%s}; add it to isolationParams", route, p[1])
+			return 0
+		}
+		names = append(names, p[1])
+	}
+	fill := func(mask int) (string, string) {
+		url := path
+		var desc []string
+		for i, name := range names {
+			owner := b
+			if mask&(1<<i) != 0 {
+				owner = a
+			}
+			url = strings.Replace(url, "{"+name+"}", isolationParams[name](owner), 1)
+			desc = append(desc, name+"="+owner.name)
+		}
+		return url, route + " [" + strings.Join(desc, ",") + "]"
+	}
+	auth := map[string]string{"Authorization": "Bearer " + s.adminToken()}
+	own, _ := fill(0)
+	resp, body := s.do(s.client, http.MethodGet, s.base+own, nil, auth)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("%s for %s: %d %.300s", route, b.name, resp.StatusCode, body)
+	}
+	for name, id := range map[string]string{"booking": a.bookingID, "order": a.orderID, "iccid": a.iccid,
+		"package": a.packageID, "webhook": a.webhookID, "delivery": a.deliveryID, "account": a.creds.AccountID} {
+		if strings.Contains(string(body), id) {
+			t.Errorf("%s for %s lists %s's %s %s", route, b.name, a.name, name, id)
+		}
+	}
+	calls := 0
+	for mask := 1; mask < 1<<len(names)-1; mask++ {
+		url, desc := fill(mask)
+		resp, got := s.do(s.client, http.MethodGet, s.base+url, nil, auth)
+		if resp.StatusCode != http.StatusNotFound || problemOf(t, resp, got)["code"] != "NotFound" {
+			t.Errorf("%s: %d, want 404 NotFound: %.300s", desc, resp.StatusCode, got)
+		}
+		calls++
+	}
+	return calls
 }
 
 // checkForeign sends the request as tenant b on both listeners. On the mTLS listener

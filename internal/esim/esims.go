@@ -35,8 +35,7 @@ func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skyga
 		return nil, err
 	}
 	if f.Status != "" && !f.Status.IsValid() {
-		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
-			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
+		return nil, errESIMStatus()
 	}
 	list, total, err := s.store.ListESIMs(ctx, accountID, f, p)
 	if err != nil {
@@ -46,6 +45,12 @@ func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skyga
 		return nil, err
 	}
 	return newList(list, p.Offset, total), nil
+}
+
+// errESIMStatus is the answer for an unknown status filter.
+func errESIMStatus() error {
+	return &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
+		Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
 }
 
 // QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera

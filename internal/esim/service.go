@@ -102,6 +102,16 @@ func (s *Service) reveal(e *skygate.ESIM) error {
 // present prepares eSIMs for their owner: activation codes revealed and each eSIM's
 // package in lang, from one read of the account's catalog.
 func (s *Service) present(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
+	for _, e := range esims {
+		if err := s.reveal(e); err != nil {
+			return err
+		}
+	}
+	return s.name(ctx, accountID, lang, esims...)
+}
+
+// name fills each eSIM's package in lang, from one read of the account's catalog.
+func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	if len(esims) == 0 {
 		return nil
 	}
@@ -114,9 +124,6 @@ func (s *Service) present(ctx context.Context, accountID, lang string, esims ...
 		pkgs[p.ID] = p
 	}
 	for _, e := range esims {
-		if err := s.reveal(e); err != nil {
-			return err
-		}
 		if p := pkgs[e.PackageID]; p != nil {
 			e.Package = p.In(lang)
 		}

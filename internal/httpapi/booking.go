@@ -215,9 +215,58 @@ func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
 	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID"), req.Event))
 }
 
-// adminGetBooking reads any account's booking (employees).
+// adminGetBooking reads any account's booking (employees), with the names of its
+// account and fast-track.
 func (s *Server) adminGetBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.AdminGet(r.Context(), r.PathValue("bookingID")))
+	b, err := s.deps.Bookings.AdminGet(r.Context(), r.PathValue("bookingID"))
+	if err != nil {
+		return err
+	}
+	return s.writeAdminBooking(w, r, b)
+}
+
+// adminBooking is a booking as employees read it: with its account, and the names of
+// the account and of the fast-track (in English; empty when the current catalog no
+// longer has it).
+type adminBooking struct {
+	*skygate.Booking
+	AccountID     string `json:"account_id"`
+	AccountName   string `json:"account_name"`
+	FastTrackName string `json:"fast_track_name"`
+}
+
+// adminBookings names the bookings of account a for employees.
+func (s *Server) adminBookings(a *skygate.Account, bookings ...*skygate.Booking) ([]adminBooking, error) {
+	out := make([]adminBooking, len(bookings))
+	names := map[string]string{}
+	for i, b := range bookings {
+		name, ok := names[b.FastTrackID]
+		if !ok {
+			ft, err := s.deps.Catalog.LocalizedFastTrack(skygate.LangEN, b.FastTrackID)
+			if err != nil && skygate.ErrorCode(err) != skygate.CodeNotFound {
+				return nil, err
+			}
+			if ft != nil {
+				name = ft.Name
+			}
+			names[b.FastTrackID] = name
+		}
+		out[i] = adminBooking{Booking: b, AccountID: a.ID, AccountName: a.Name, FastTrackName: name}
+	}
+	return out, nil
+}
+
+// writeAdminBooking answers b with its names.
+func (s *Server) writeAdminBooking(w http.ResponseWriter, r *http.Request, b *skygate.Booking) error {
+	a, err := s.deps.Identity.Account(r.Context(), b.AccountID)
+	if err != nil {
+		return err
+	}
+	named, err := s.adminBookings(a, b)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, named[0])
 }
 
 // adminCompleteBooking records that the pass was used (Confirmed → Completed).
@@ -233,24 +282,29 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 	if b, err = s.deps.Bookings.Complete(r.Context(), b.ID, audit); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, b)
+	return s.writeAdminBooking(w, r, b)
 }
 
-// adminListBookings lists one account's bookings for employees.
+// adminListBookings lists one account's bookings for employees, with the names of
+// the account and the fast-tracks.
 func (s *Server) adminListBookings(w http.ResponseWriter, r *http.Request) error {
 	p, err := parsePage(r)
 	if err != nil {
 		return err
 	}
-	accountID := r.PathValue("accountID")
-	if _, err := s.deps.Identity.Account(r.Context(), accountID); err != nil {
-		return err
-	}
-	items, total, err := s.deps.Bookings.List(r.Context(), accountID, r.URL.Query().Get("status"), p)
+	a, err := s.deps.Identity.Account(r.Context(), r.PathValue("accountID"))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	items, total, err := s.deps.Bookings.List(r.Context(), a.ID, r.URL.Query().Get("status"), p)
+	if err != nil {
+		return err
+	}
+	named, err := s.adminBookings(a, items...)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(named, p, total))
 }
 
 // writePNG answers a QR code image (a pass, an activation code): private, never cached.

@@ -278,6 +278,52 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, e)
 }
 
+// adminESIMBilling answers an account's balances and a page of its ledger.
+func (s *Server) adminESIMBilling(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.deps.ESIM.AdminBilling(r.Context(), r.PathValue("accountID"), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, b)
+}
+
+// adminESIMOrders answers a page of an account's orders with their eSIMs, without
+// activation codes.
+func (s *Server) adminESIMOrders(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	list, err := s.deps.ESIM.AdminOrders(r.Context(), r.PathValue("accountID"), s.contentLanguage(w, r), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, list)
+}
+
+// adminESIMs answers a page of an account's eSIMs with their status and usage, without
+// activation codes.
+func (s *Server) adminESIMs(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
+	list, err := s.deps.ESIM.AdminESIMs(r.Context(), r.PathValue("accountID"), s.contentLanguage(w, r), f, p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, list)
+}
+
 // contentLanguage negotiates the response language of localized names and says it.
 func (s *Server) contentLanguage(w http.ResponseWriter, r *http.Request) string {
 	lang := s.requestLanguage(r)

@@ -105,6 +105,11 @@ func (s *Server) routes() {
 	s.route("GET /api/v1/admin/accounts/{accountID}/esim/pool", s.auth(accounts, s.adminPoolCounts))
 	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", s.auth(accounts, s.adminImportPool))
 	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", s.auth(accounts, s.adminCredit))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/billing", s.auth(accounts, s.adminESIMBilling))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esim/orders", s.auth(accounts, s.adminESIMOrders))
+	s.route("GET /api/v1/admin/accounts/{accountID}/esims", s.auth(accounts, s.adminESIMs))
+	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks", s.auth(accounts, s.adminListWebhooks))
+	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks/{webhookID}/deliveries", s.auth(accounts, s.adminListWebhookDeliveries))
 }
 
 // route registers h at pattern and remembers the pattern for Routes.

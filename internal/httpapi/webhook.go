@@ -123,3 +123,30 @@ func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) er
 	}
 	return writeJSON(w, http.StatusAccepted, d)
 }
+
+// adminListWebhooks answers an account's subscription (zero or one) for employees.
+func (s *Server) adminListWebhooks(w http.ResponseWriter, r *http.Request) error {
+	accountID := r.PathValue("accountID")
+	if _, err := s.deps.Identity.Account(r.Context(), accountID); err != nil {
+		return err
+	}
+	subs, err := s.deps.Webhooks.List(r.Context(), accountID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(subs, skygate.Page{}, len(subs)))
+}
+
+// adminListWebhookDeliveries answers a page of an account's subscription's deliveries
+// for employees; another account's subscription is 404.
+func (s *Server) adminListWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), r.PathValue("accountID"), r.PathValue("webhookID"), p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newList(items, p, total))
+}

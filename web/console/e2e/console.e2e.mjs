@@ -7,13 +7,16 @@
 //   node e2e/console.e2e.mjs            builds ./cmd/skygate with the race detector and runs it
 //   SKYGATE_E2E_BIN=/path/skygate …     runs that binary instead
 //   SKYGATE_E2E_URL=http://…            uses a server that is already running
-//   SKYGATE_E2E_ARTIFACTS=dir           keeps screenshots and the server log there
+//   SKYGATE_E2E_ARTIFACTS=dir           screenshots and the server log go there
+//                                       (default web/console/e2e/screenshots, git-ignored:
+//                                       CI keeps it as an artifact; the test prints the path)
 //   CHROMIUM=/usr/bin/chromium          the browser (default)
 
 import { spawn, execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { createServer as createHTTPServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -22,8 +25,12 @@ import { chromium } from 'playwright-core';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'skygate-e2e-'));
-const artifacts = process.env.SKYGATE_E2E_ARTIFACTS ? resolve(process.env.SKYGATE_E2E_ARTIFACTS) : join(work, 'artifacts');
+// Every step leaves a screenshot here, and the server its log; the default directory is
+// emptied first, so that what CI keeps is this run's.
+const artifacts = resolve(process.env.SKYGATE_E2E_ARTIFACTS || join(repo, 'web', 'console', 'e2e', 'screenshots'));
+if (!process.env.SKYGATE_E2E_ARTIFACTS) rmSync(artifacts, { recursive: true, force: true }); // never a directory we were given
 mkdirSync(artifacts, { recursive: true });
+console.log(`screenshots and the server log: ${artifacts}`);
 const STEP_TIMEOUT = 30_000;
 
 function freePort() {
@@ -205,7 +212,53 @@ async function partnerBooking(server) {
   }
   const confirmed = await mtls(server, 'POST', `/v2/b2b/booking/fast-tracks/${id}/confirm`, token);
   assert(confirmed.body.status === 'Confirmed', `confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
-  return { id, accountID: demo.account_id };
+  return { id, accountID: demo.account_id, fastTrackName: ft.name };
+}
+
+// partner calls the plain listener as a partner application with token.
+async function partner(server, method, path, token, body, headers = {}) {
+  const r = await fetch(server.base + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: await r.json().catch(() => ({})) };
+}
+
+// iccid returns a random valid ICCID (19 digits, Luhn check digit), in the test range 8999.
+function iccid() {
+  let payload = '8999';
+  while (payload.length < 18) payload += Math.floor(Math.random() * 10);
+  let sum = 0;
+  for (let i = 0; i < payload.length; i++) {
+    let d = Number(payload[payload.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return payload + ((10 - (sum % 10)) % 10);
+}
+
+// webhookReceiver is a partner's webhook endpoint on a free loopback port: it answers
+// 204 to every delivery and remembers the event types.
+async function webhookReceiver() {
+  const types = [];
+  const srv = createHTTPServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      try {
+        types.push(JSON.parse(data).type);
+      } catch {
+        // not JSON
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${srv.address().port}/hook`, types, close: () => new Promise((ok) => srv.close(ok)) };
 }
 
 function assert(cond, msg) {
@@ -269,10 +322,11 @@ async function runSteps(server) {
     if (u.origin !== base) foreign.push(req.url());
   });
 
-  // snap keeps a screenshot of an intermediate state when artifacts are kept.
+  // snap keeps a screenshot of an intermediate state.
   const snap = async (name) => {
-    if (process.env.SKYGATE_E2E_ARTIFACTS) await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
   };
+  const receiver = await webhookReceiver();
   const state = { accountName: `E2E Travel ${Date.now().toString(36)}` };
   const steps = [
     ['the console answers with a strict CSP and shows the sign-in page', async () => {
@@ -444,6 +498,155 @@ async function runSteps(server) {
       await page.locator('dialog[open]').getByRole('button', { name: 'Delete application' }).click();
       await row.waitFor({ state: 'detached' });
     }],
+    ['an eSIM application is created in the console', async () => {
+      const form = page.getByTestId('create-application');
+      await form.getByLabel('Name').fill('eSIM shop');
+      for (const name of [/Catalog: eSIM packages/, /eSIM: read/, /eSIM: write/, /Webhooks: read/, /Webhooks: write/, /Sandbox/]) {
+        await form.getByRole('checkbox', { name }).check();
+      }
+      await form.getByRole('button', { name: 'Create application' }).click();
+      const panel = page.getByTestId('secret-panel');
+      await panel.waitFor();
+      state.esim = { clientID: await panel.getByTestId('client-id').inputValue(), secret: await panel.getByTestId('client-secret').inputValue() };
+      await panel.getByRole('button', { name: 'I have stored the secret' }).click();
+      const tok = await clientCredentials(base, state.esim.clientID, state.esim.secret);
+      assert(tok.status === 200, `eSIM application token: ${tok.status} ${JSON.stringify(tok.body)}`);
+      state.esim.token = tok.body.access_token;
+      // Nothing to sell yet.
+      const cat = await partner(server, 'GET', '/v2/catalog/esim/packages', state.esim.token);
+      assert(cat.status === 200 && cat.body.data.length === 0, `a new account's eSIM catalog: ${cat.status} ${JSON.stringify(cat.body)}`);
+    }],
+    ['eSIM packages are created in four languages, edited and one retired', async () => {
+      await page.getByTestId('esim-link').click();
+      await page.waitForURL('**/esim');
+      await page.getByText('No packages yet').waitFor();
+      const create = async (names, data, price, topUp) => {
+        const form = page.getByTestId('create-package');
+        for (const [lang, name] of Object.entries(names)) await form.getByLabel(`Name (${lang})`).fill(name);
+        await form.getByLabel('Countries (ISO codes)').fill('UZ, KZ');
+        await form.getByLabel('Data (MB)').fill(String(data));
+        await form.getByLabel('Validity (days)').fill('7');
+        await form.getByLabel('Price').fill(price);
+        if (topUp) await form.getByLabel(/Usable as a top-up/).check();
+        await form.getByRole('button', { name: 'Create package' }).click();
+        await page.getByText(`Package ${names.English} created.`).waitFor();
+      };
+      await create({ English: 'Silk Road 1 GB', Russian: 'Шёлковый путь 1 ГБ', Uzbek: 'Ipak yoʻli 1 GB', Kazakh: 'Жібек жолы 1 ГБ' }, 1000, '4.50', true);
+      await create({ English: 'Steppe 3 GB', Russian: 'Степь 3 ГБ', Uzbek: 'Dasht 3 GB', Kazakh: 'Дала 3 ГБ' }, 3000, '9.00', false);
+      const packages = page.getByTestId('esim-packages');
+      const silk = packages.locator('tr', { hasText: 'Silk Road 1 GB' });
+      const steppe = packages.locator('tr', { hasText: 'Steppe 3 GB' });
+      assert(/\$4\.50/.test((await silk.textContent()) ?? ''), `the package's price: ${await silk.textContent()}`);
+
+      await silk.getByRole('button', { name: 'Edit' }).click();
+      const edit = page.getByTestId('edit-package');
+      assert((await edit.getByLabel('Name (Kazakh)').inputValue()) === 'Жібек жолы 1 ГБ', 'the edit form does not hold the Kazakh name');
+      await edit.getByLabel('Name (Russian)').fill('Шёлковый путь 1 ГБ+');
+      await edit.getByLabel('Price').fill('5.00');
+      await edit.getByRole('button', { name: 'Save package' }).click();
+      await page.getByText('Package Silk Road 1 GB saved.').waitFor();
+      await silk.getByText('ru: Шёлковый путь 1 ГБ+').waitFor();
+
+      await steppe.getByRole('button', { name: 'Retire' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Retire package' }).click();
+      await steppe.getByTestId('package-status').getByText('retired').waitFor();
+      await snap('esim-packages');
+
+      // What the partner sees: the edited package in Russian, the retired one not at all.
+      const cat = await partner(server, 'GET', '/v2/catalog/esim/packages', state.esim.token, undefined, { 'Accept-Language': 'ru' });
+      const names = cat.body.data?.map((p) => p.name) ?? [];
+      assert(cat.status === 200 && names.length === 1 && names[0] === 'Шёлковый путь 1 ГБ+', `the partner's catalog: ${cat.status} ${JSON.stringify(cat.body)}`);
+      assert(cat.body.data[0].price.amount === 500, `the partner's price: ${JSON.stringify(cat.body.data[0].price)}`);
+      state.esim.packageID = cat.body.data[0].id;
+    }],
+    ['the pool is uploaded: a bad upload is reported per row, then CSV and a JSON file', async () => {
+      const upload = page.getByTestId('pool-upload');
+      const good = iccid();
+      await upload.getByLabel('Profiles', { exact: true }).fill(`iccid,smdp_address,matching_id\n${good},smdp.example.com,E2E-1\n8999000000000000001,smdp.example.com,E2E-2\n`);
+      await upload.getByRole('button', { name: 'Upload' }).click();
+      const report = upload.getByTestId('pool-report');
+      await report.waitFor();
+      const row = report.locator('tbody tr').first();
+      const cells = await row.locator('td').allTextContents();
+      assert(cells[0] === '2' && cells[1] === 'iccid' && /line 3/.test(cells[2]), `the per-row report: ${cells.join(' | ')}`);
+      await snap('esim-pool-report');
+      await page.getByTestId('pool-counts').getByText('0 profiles').waitFor();
+
+      const csv = [iccid(), iccid()];
+      await upload.getByLabel('Profiles', { exact: true }).fill(`iccid,smdp_address,matching_id\n${csv.map((c, i) => `${c},smdp.example.com,E2E-CSV-${i}`).join('\n')}\n`);
+      await upload.getByRole('button', { name: 'Upload' }).click();
+      await upload.getByText('Imported 2 profiles.').waitFor();
+      const json = JSON.stringify([{ iccid: iccid(), smdp_address: 'smdp.example.com', matching_id: 'E2E-JSON-0' }]);
+      await upload.getByLabel('Profiles file').setInputFiles({ name: 'pool.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+      await page.waitForFunction(() => document.querySelector('[data-testid="pool-upload"] select[name="format"]')?.value === 'application/json');
+      await upload.getByRole('button', { name: 'Upload' }).click();
+      await upload.getByText('Imported 1 profile.').waitFor();
+      await page.getByTestId('pool-counts').getByText('3 profiles').waitFor();
+      await page.getByTestId('pool-counts').getByText('3 Available').waitFor();
+    }],
+    ['the account is credited and a refund recorded in the ledger', async () => {
+      const form = page.getByTestId('credit-form');
+      await form.getByLabel('Amount').fill('20.00');
+      await form.getByLabel('Description').fill('Prepaid by invoice 17');
+      await form.getByRole('button', { name: 'Add to the balance' }).click();
+      await page.getByText('Credit of $20.00 recorded; the balance is $20.00.').waitFor();
+      await form.getByLabel('Kind').selectOption('refund');
+      await form.getByLabel('Amount').fill('1.50');
+      await form.getByLabel('Reference').fill('goodwill-1');
+      await form.getByRole('button', { name: 'Add to the balance' }).click();
+      await page.getByText('Refund of $1.50 recorded; the balance is $21.50.').waitFor();
+      await page.getByTestId('esim-balance').getByText('$21.50').waitFor();
+      const kinds = await page.getByTestId('ledger').locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')));
+      assert(kinds.join(',') === 'refund,credit', `the ledger: ${kinds.join(',')}`);
+    }],
+    ['the partner orders an eSIM with the console-made application; the console shows order, usage and charge', async () => {
+      const tok = state.esim.token;
+      const hook = await partner(server, 'POST', '/api/v1/b2b/webhooks', tok, { url: receiver.url, secret: 'e2e-webhook-secret-0000000001' });
+      assert(hook.status === 201, `webhook subscription: ${hook.status} ${JSON.stringify(hook.body)}`);
+      state.webhookURL = receiver.url;
+      const order = await partner(server, 'POST', '/v2/b2b/esim/orders', tok, { package_id: state.esim.packageID, quantity: 1, partner_reference: 'E2E-ESIM-1' },
+        { 'Idempotency-Key': `e2e-esim-${Date.now()}` });
+      assert(order.status === 201, `order: ${order.status} ${JSON.stringify(order.body)}`);
+      const esim = order.body.esims[0];
+      assert(esim.activation_code.startsWith('LPA:1$smdp.example.com$'), `activation code ${esim.activation_code}`);
+      for (const [step, body] of [['install'], ['activate'], ['usage', { used_mb: 100 }]]) {
+        const r = await partner(server, 'POST', `/v2/sandbox/esims/${esim.iccid}/${step}`, tok, body);
+        assert(r.status === 200, `sandbox ${step}: ${r.status} ${JSON.stringify(r.body)}`);
+      }
+      await page.reload();
+      const o = page.getByTestId('esim-orders').locator(`tr[data-order-id="${order.body.id}"]`);
+      await o.waitFor();
+      const text = (await o.textContent()) ?? '';
+      assert(/E2E-ESIM-1/.test(text) && /\$5\.00/.test(text) && /Silk Road 1 GB/.test(text), `the order row: ${text}`);
+      const e = page.getByTestId('esims').locator(`tr[data-iccid="${esim.iccid}"]`);
+      await e.getByText('Active').waitFor();
+      assert(((await e.getByTestId('esim-usage').textContent()) ?? '').includes('100 of 1000 MB used'), `usage: ${await e.textContent()}`);
+      await page.getByTestId('esim-balance').getByText('$16.50').waitFor();
+      await page.getByTestId('ledger').locator('tr[data-kind="charge"]').waitFor();
+      await page.getByTestId('pool-counts').getByText('1 Assigned').waitFor();
+      const whole = (await page.locator('main').textContent()) ?? '';
+      assert(!whole.includes(esim.activation_code) && !whole.includes('E2E-JSON-0') && !whole.includes('E2E-CSV-'), 'the console shows a profile secret');
+      await snap('esim');
+      await page.getByTestId('esims').getByLabel('eSIM status').selectOption('Depleted');
+      await page.getByText('No Depleted eSIMs.').waitFor();
+    }],
+    ['the account page shows the webhook subscription and its deliveries', async () => {
+      await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);
+      const hook = page.getByTestId('webhook');
+      await hook.getByText(state.webhookURL).waitFor();
+      await hook.getByTestId('webhook-status').getByText('active').waitFor();
+      // The dispatcher delivers within a few seconds: reload until the order's event shows succeeded.
+      for (let i = 0; ; i++) {
+        const row = page.getByTestId('webhook-deliveries').locator('tr[data-event-type="esim.order.completed"][data-status="succeeded"]');
+        if (await row.count()) break;
+        assert(i < 40, `no succeeded esim.order.completed delivery; the receiver got ${receiver.types.join(', ')}`);
+        await new Promise((r) => setTimeout(r, 250));
+        await page.reload();
+        await page.getByTestId('webhook').waitFor();
+      }
+      assert(receiver.types.includes('esim.order.completed'), `the receiver got ${receiver.types.join(', ')}`);
+      await snap('webhooks');
+    }],
     ['the account is suspended and its application gets no token', async () => {
       await page.getByTestId('account-status-toggle').click();
       await snap('confirm-suspend');
@@ -487,8 +690,14 @@ async function runSteps(server) {
       await page.waitForURL((u) => u.searchParams.get('account') === state.booking.accountID);
       await page.getByTestId('booking-filters').getByLabel('Status').selectOption('Confirmed');
       await page.waitForURL((u) => u.searchParams.get('status') === 'Confirmed');
+      const listed = page.getByTestId('bookings').locator('tr', { hasText: state.booking.id });
+      assert(((await listed.getByTestId('fast-track-name').textContent()) ?? '') === state.booking.fastTrackName,
+        `the list names the fast-track ${await listed.getByTestId('fast-track-name').textContent()}, want ${state.booking.fastTrackName}`);
+      await page.getByText('Bookings of demo.').waitFor();
       await page.getByTestId('bookings').getByRole('link', { name: state.booking.id }).click();
       await page.getByText('Ada Lovelace').waitFor();
+      assert(((await page.getByTestId('booking-account').textContent()) ?? '') === 'demo', 'the booking does not name its account');
+      assert(((await page.getByTestId('booking-fast-track').textContent()) ?? '') === state.booking.fastTrackName, 'the booking does not name its fast-track');
       await snap('booking');
       await page.getByRole('button', { name: /Mark as completed/ }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Mark as completed' }).click();
@@ -497,11 +706,14 @@ async function runSteps(server) {
       await page.goto(`/admin/audit?action=booking.complete`);
       await page.getByTestId('audit-events').locator('tr', { hasText: state.booking.id.slice(0, 8) }).waitFor();
     }],
-    ['an application is deleted', async () => {
+    ['the applications are deleted', async () => {
       await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);
-      const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
-      await row.getByRole('button', { name: 'Delete' }).click();
-      await page.locator('dialog[open]').getByRole('button', { name: 'Delete application' }).click();
+      for (const clientID of [state.clientID, state.esim.clientID]) {
+        const row = page.getByTestId('applications').locator('tr', { hasText: clientID });
+        await row.getByRole('button', { name: 'Delete' }).click();
+        await page.locator('dialog[open]').getByRole('button', { name: 'Delete application' }).click();
+        await row.waitFor({ state: 'detached' });
+      }
       await page.getByText('No applications yet.').waitFor();
     }],
     ['signing out forgets the token', async () => {
@@ -541,11 +753,10 @@ async function runSteps(server) {
       await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
       console.log(`FAIL ${name} (${Date.now() - t0} ms)\n     ${String(err?.stack ?? err).split('\n').join('\n     ')}\n     page: ${page.url()}\n     screenshot: ${shot}\n     server log: ${join(artifacts, 'server.log')}`);
     }
-    if (process.env.SKYGATE_E2E_ARTIFACTS) {
-      await page.screenshot({ path: join(artifacts, `step-${String(results.length).padStart(2, '0')}.png`), fullPage: true }).catch(() => {});
-    }
+    await page.screenshot({ path: join(artifacts, `step-${String(results.length).padStart(2, '0')}.png`), fullPage: true }).catch(() => {});
   }
   await context.close();
+  await receiver.close();
 }
 
 let crashed = null;
@@ -558,7 +769,7 @@ try {
 const count = (o) => results.filter((r) => r.outcome === o).length;
 const failedCount = count('failed') + (crashed ? 1 : 0);
 writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
-for (const d of ['skygate', 'data', 'chromium-profile']) rmSync(join(work, d), { recursive: true, force: true });
-if (!process.env.SKYGATE_E2E_ARTIFACTS && failedCount === 0) rmSync(work, { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });
+console.log(`screenshots and the server log: ${artifacts}`);
 console.log(`${count('passed')} passed, ${failedCount} failed, ${count('skipped')} skipped`);
 process.exit(failedCount === 0 && count('passed') > 0 ? 0 : 1);

@@ -81,6 +81,9 @@ export interface Passenger {
 
 export interface Booking {
   id: string;
+  account_id: string;
+  account_name: string;
+  fast_track_name: string;
   status: BookingStatus;
   fast_track_id: string;
   service_date: string;
@@ -91,6 +94,106 @@ export interface Booking {
   created_at: string;
   updated_at: string;
   status_history: { status: BookingStatus; at: string }[];
+}
+
+/** Money is an amount in minor units (cents, tiyin) of an ISO 4217 currency. */
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export const LANGUAGES = ['en', 'ru', 'uz', 'kk'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** ESIMPackage is the admin form of a package, with its name in every language. */
+export interface ESIMPackage {
+  id?: string;
+  name: Record<Language, string>;
+  countries: string[];
+  data_mb: number | null;
+  validity_days: number;
+  price: Money;
+  top_up: boolean;
+  active: boolean;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface ESIMCatalog {
+  account_id: string;
+  version: number;
+  updated_at: string;
+  packages: ESIMPackage[] | null;
+}
+
+export interface PoolCounts {
+  total: number;
+  by_status: Record<string, number>;
+}
+
+export interface LedgerEntry {
+  id: string;
+  kind: 'charge' | 'credit' | 'refund';
+  amount: Money;
+  balance_after: number;
+  reference: string;
+  description: string;
+  created_at: string;
+}
+
+export interface Billing {
+  balances: Money[];
+  ledger: List<LedgerEntry>;
+}
+
+export type ESIMStatus = 'Assigned' | 'Installed' | 'Active' | 'Depleted' | 'Expired';
+export const ESIM_STATUSES: ESIMStatus[] = ['Assigned', 'Installed', 'Active', 'Depleted', 'Expired'];
+
+/** ESIM is an eSIM as employees read it: never its activation code. */
+export interface ESIM {
+  iccid: string;
+  status: ESIMStatus;
+  order_id: string;
+  package_id: string;
+  package: { name: string } | null;
+  usage: { total_mb?: number | null; used_mb: number; remaining_mb?: number | null };
+  validity_days: number;
+  installed_at: string | null;
+  activated_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface ESIMOrder {
+  id: string;
+  status: string;
+  package_id: string;
+  quantity: number;
+  partner_reference: string;
+  unit_price: Money;
+  total: Money;
+  esims: ESIM[];
+  created_at: string;
+}
+
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_status_code: number;
+  last_error: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /** The admin scopes of employee tokens (SPEC.md §5.2). */
@@ -126,6 +229,14 @@ function withQuery(path: string, q?: Query): string {
   return s ? `${path}?${s}` : path;
 }
 
+/** RawBody is a request body sent as it is, with its media type (a CSV upload). */
+export class RawBody {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
+}
+
 async function call<T>(method: string, path: string, body?: unknown, q?: Query): Promise<T> {
   const token = currentToken();
   if (!token) {
@@ -134,7 +245,10 @@ async function call<T>(method: string, path: string, body?: unknown, q?: Query):
   }
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   let payload: string | undefined;
-  if (body !== undefined) {
+  if (body instanceof RawBody) {
+    headers['Content-Type'] = body.contentType;
+    payload = body.text;
+  } else if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     payload = JSON.stringify(body);
   }
@@ -177,6 +291,27 @@ export const api = {
     call<List<Booking>>('GET', `/accounts/${enc(accountID)}/bookings`, undefined, q),
   getBooking: (id: string) => call<Booking>('GET', `/bookings/${enc(id)}`),
   completeBooking: (id: string) => call<Booking>('POST', `/bookings/${enc(id)}/complete`),
+
+  // eSIM of one account: packages, pool, credits and what came of them.
+  esimPackages: (accountID: string) => call<ESIMCatalog>('GET', `/accounts/${enc(accountID)}/esim/packages`),
+  setESIMPackages: (accountID: string, pkgs: ESIMPackage[]) => call<ESIMCatalog>('POST', `/accounts/${enc(accountID)}/esim/packages`, pkgs),
+  poolCounts: (accountID: string) => call<PoolCounts>('GET', `/accounts/${enc(accountID)}/esim/pool`),
+  // body: a JSON array of {iccid, smdp_address, matching_id}, or CSV with that header.
+  importPool: (accountID: string, body: RawBody) =>
+    call<{ imported: number; pool: PoolCounts }>('POST', `/accounts/${enc(accountID)}/esim/pool`, body),
+  credit: (accountID: string, req: { amount: Money; kind: 'credit' | 'refund'; reference: string; description: string }) =>
+    call<LedgerEntry>('POST', `/accounts/${enc(accountID)}/esim/credits`, req),
+  esimBilling: (accountID: string, q: { limit: number; offset: number }) =>
+    call<Billing>('GET', `/accounts/${enc(accountID)}/esim/billing`, undefined, q),
+  esimOrders: (accountID: string, q: { limit: number; offset: number }) =>
+    call<List<ESIMOrder>>('GET', `/accounts/${enc(accountID)}/esim/orders`, undefined, q),
+  esims: (accountID: string, q: { status?: string; order_id?: string; limit: number; offset: number }) =>
+    call<List<ESIM>>('GET', `/accounts/${enc(accountID)}/esims`, undefined, q),
+
+  // The account's webhook subscription (zero or one) and its delivery log.
+  webhooks: (accountID: string) => call<List<WebhookSubscription>>('GET', `/accounts/${enc(accountID)}/webhooks`),
+  webhookDeliveries: (accountID: string, webhookID: string, q: { limit: number; offset: number }) =>
+    call<List<WebhookDelivery>>('GET', `/accounts/${enc(accountID)}/webhooks/${enc(webhookID)}/deliveries`, undefined, q),
 
   listAuditEvents: (q: {
     actor?: string;

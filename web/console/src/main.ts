@@ -1,5 +1,5 @@
-// The Skygate employee console: sign-in, then accounts, applications, bookings and the
-// audit log of the admin API.
+// The Skygate employee console: sign-in, then accounts, applications, eSIM, webhooks,
+// bookings and the audit log of the admin API.
 
 import './style.css';
 import { CALLBACK_PATH, SignInError, completeSignIn, onSignedOut, session, signIn, signOut } from './auth';
@@ -8,6 +8,7 @@ import { link, match, navigate, onNavigate, route } from './router';
 import { errorBox, notice } from './ui';
 import { accountsPage } from './pages/accounts';
 import { accountPage } from './pages/account';
+import { esimPage } from './pages/esim';
 import { bookingPage, bookingsPage } from './pages/bookings';
 import { auditPage } from './pages/audit';
 
@@ -15,6 +16,7 @@ const root = document.getElementById('app')!;
 
 route('/admin/accounts', accountsPage);
 route('/admin/accounts/:id', accountPage);
+route('/admin/accounts/:id/esim', esimPage);
 route('/admin/bookings', bookingsPage);
 route('/admin/bookings/:id', bookingPage);
 route('/admin/audit', auditPage);
@@ -50,7 +52,7 @@ function signInPage(message: string, error?: unknown): void {
         { class: 'card signin-card' },
         h('div', { class: 'brand brand-large' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✈'), ' Skygate'),
         h('h1', null, 'Employee console'),
-        h('p', { class: 'muted' }, 'Manage partner accounts, their applications and credentials, bookings and the audit log.'),
+        h('p', { class: 'muted' }, 'Manage partner accounts, their applications and credentials, eSIM, bookings and the audit log.'),
         slot,
         button,
       ),

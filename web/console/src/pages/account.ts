@@ -1,5 +1,5 @@
-// One account: its status, and its applications (create with a one-time secret,
-// rotate the secret, delete).
+// One account: its status, its applications (create with a one-time secret, rotate the
+// secret, delete), and its webhook subscription with its recent deliveries.
 
 import { api, B2B_SCOPES, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type Account, type Application } from '../api';
 import { hasScope } from '../auth';
@@ -70,6 +70,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   };
   drawHead();
 
+  const hooks = h('div', { 'data-testid': 'webhooks' }, loading());
   const secretSlot = h('div');
   const certSlot = h('div');
   const list = h('div', null, loading());
@@ -155,6 +156,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
     h(
       'div',
       { class: 'subnav' },
+      canAccounts ? link(`/admin/accounts/${encodeURIComponent(account.id)}/esim`, { 'data-testid': 'esim-link' }, 'eSIM: packages, pool, balance, orders') : null,
       link(`/admin/bookings?account=${encodeURIComponent(account.id)}`, null, 'Bookings of this account'),
       link(`/admin/audit?account_id=${encodeURIComponent(account.id)}`, null, 'Audit log of this account'),
     ),
@@ -169,8 +171,55 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
         void loadApps();
       }),
     ],
+    h('h2', null, 'Webhook subscription'),
+    lacksScope(SCOPE_ACCOUNTS, 'Reading the webhook subscription') ?? hooks,
   );
-  if (hasScope(SCOPE_APPLICATIONS)) await loadApps();
+  await Promise.all([hasScope(SCOPE_APPLICATIONS) ? loadApps() : null, canAccounts ? loadHooks(account, hooks) : null]);
+}
+
+const DELIVERIES = 20;
+
+/** loadHooks shows the account's subscription and its most recent deliveries. */
+async function loadHooks(account: Account, slot: HTMLElement): Promise<void> {
+  try {
+    const subs = (await api.webhooks(account.id)).data;
+    if (subs.length === 0) {
+      replace(slot, notice('info', 'No webhook subscription: the partner creates one with POST /api/v1/b2b/webhooks.'));
+      return;
+    }
+    const parts = await Promise.all(subs.map(async (sub) => {
+      const page = await api.webhookDeliveries(account.id, sub.id, { limit: DELIVERIES, offset: 0 });
+      return [
+        h('dl', { class: 'facts card', 'data-testid': 'webhook' },
+          h('dt', null, 'URL'), h('dd', { class: 'mono break' }, sub.url),
+          h('dt', null, 'Status'), h('dd', { 'data-testid': 'webhook-status' }, sub.active ? badge('active', 'ok') : badge('inactive: deliveries failed', 'bad')),
+          h('dt', null, 'ID'), h('dd', null, h('code', null, sub.id)),
+          h('dt', null, 'Created'), h('dd', null, fmtTime(sub.created_at)),
+          h('dt', null, 'Updated'), h('dd', null, fmtTime(sub.updated_at)),
+        ),
+        h('h3', null, `Recent deliveries (${page.pagination.total} in all)`),
+        page.data.length === 0
+          ? notice('info', 'Nothing delivered yet.')
+          : h('table', { class: 'table', 'data-testid': 'webhook-deliveries' },
+              h('thead', null, h('tr', null, h('th', null, 'Event'), h('th', null, 'Status'), h('th', null, 'Attempts'), h('th', null, 'Last answer'),
+                h('th', null, 'Next attempt'), h('th', null, 'Created'))),
+              h('tbody', null, page.data.map((d) =>
+                h('tr', { 'data-event-type': d.event_type, 'data-status': d.status },
+                  h('td', null, h('code', null, d.event_type)),
+                  h('td', null, badge(d.status, d.status === 'succeeded' ? 'ok' : d.status === 'failed' ? 'bad' : 'info')),
+                  h('td', null, String(d.attempt_count)),
+                  h('td', null, d.last_status_code ? `HTTP ${d.last_status_code}` : '—', d.last_error ? h('div', { class: 'muted small' }, d.last_error) : null),
+                  h('td', null, fmtTime(d.next_attempt_at)),
+                  h('td', null, fmtTime(d.created_at)),
+                ),
+              )),
+            ),
+      ];
+    }));
+    replace(slot, parts);
+  } catch (err) {
+    replace(slot, errorBox(err));
+  }
 }
 
 function createForm(account: Account, done: (app: Awaited<ReturnType<typeof api.createApplication>>) => void): HTMLElement {

@@ -82,16 +82,18 @@ export async function bookingsPage({ view, query }: Route): Promise<void> {
     }
     replace(
       list,
+      h('p', { class: 'muted' }, 'Bookings of ', link(`/admin/accounts/${encodeURIComponent(accountID)}`, null, page.data[0].account_name), '.'),
       h(
         'table',
         { class: 'table', 'data-testid': 'bookings' },
-        h('thead', null, h('tr', null, h('th', null, 'Booking'), h('th', null, 'Status'), h('th', null, 'Service date'), h('th', null, 'Flight'), h('th', null, 'Passengers'), h('th', null, 'Partner reference'), h('th', null, 'Created'))),
+        h('thead', null, h('tr', null, h('th', null, 'Booking'), h('th', null, 'Status'), h('th', null, 'Fast-track'), h('th', null, 'Service date'), h('th', null, 'Flight'), h('th', null, 'Passengers'), h('th', null, 'Partner reference'), h('th', null, 'Created'))),
         h('tbody', null, page.data.map((b) =>
           h(
             'tr',
             null,
             h('td', { class: 'mono small' }, link(`/admin/bookings/${encodeURIComponent(b.id)}`, null, b.id)),
             h('td', null, statusBadge(b.status)),
+            h('td', null, fastTrack(b)),
             h('td', null, b.service_date),
             h('td', null, flight(b)),
             h('td', null, String(b.passengers.length)),
@@ -105,6 +107,11 @@ export async function bookingsPage({ view, query }: Route): Promise<void> {
   } catch (err) {
     replace(list, errorBox(err));
   }
+}
+
+/** fastTrack names the booking's fast-track, its id in a tooltip. */
+function fastTrack(b: Booking): HTMLElement {
+  return h('span', { title: b.fast_track_id, 'data-testid': 'fast-track-name' }, b.fast_track_name || b.fast_track_id);
 }
 
 function flight(b: Booking): string {
@@ -145,7 +152,8 @@ export async function bookingPage({ view, params }: Route): Promise<void> {
         'dl',
         { class: 'facts card' },
         fact('ID', h('code', null, b.id)),
-        fact('Fast-track', h('code', null, b.fast_track_id)),
+        fact('Account', link(`/admin/accounts/${encodeURIComponent(b.account_id)}`, { 'data-testid': 'booking-account' }, b.account_name)),
+        fact('Fast-track', h('span', null, h('span', { 'data-testid': 'booking-fast-track' }, b.fast_track_name || '(no longer in the catalog)'), ' ', h('code', { class: 'muted small' }, b.fast_track_id))),
         fact('Service date', b.service_date),
         fact('Flight', flight(b)),
         fact('Partner reference', b.partner_reference || '—'),
