@@ -243,7 +243,8 @@ type Lounge struct {
 }
 
 // FastTrackPolicy: BookingBeforeHours is how long before the service day starts at the
-// airport (00:00 in the hub's zone) a booking must be made, as an ISO 8601 duration (e.g. "PT24H"), same subset as StayPolicy.MaxDuration.
+// airport (00:00 in the hub's zone) a booking must be made, as an ISO 8601 duration
+// (e.g. "PT24H"), same subset as StayPolicy.MaxDuration.
 type FastTrackPolicy struct {
 	BookingBeforeHours string `json:"booking_before_hours"`
 }
