@@ -150,9 +150,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 			"database":    a.db.Ping,
 			"signing_key": a.signingKeyReady,
 		},
-		Log:       log,
-		AccessLog: log,
-		Now:       time.Now,
+		Log:             log,
+		AccessLog:       log,
+		AccessLogOutput: logOutput(log),
+		Now:             time.Now,
 	})
 	tokens.Hooks = a.server.TokenHooks()
 	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,

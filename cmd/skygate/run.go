@@ -176,12 +176,30 @@ func hasFlags(fs *flag.FlagSet) bool {
 	return n > 0
 }
 
+// newLogger returns the service's logger: JSON lines to w, from level on (info when
+// level is not one).
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(&jsonHandler{JSONHandler: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}), w: w})
+}
+
+// jsonHandler is slog's JSON handler that remembers its writer, so that newApp can
+// give it to the access log (httpapi.Deps.AccessLogOutput). Loggers derived with With
+// or WithGroup have the plain JSON handler, and logOutput none.
+type jsonHandler struct {
+	*slog.JSONHandler
+	w io.Writer
+}
+
+// logOutput returns the writer of a logger that newLogger returned, else nil.
+func logOutput(log *slog.Logger) io.Writer {
+	if h, ok := log.Handler().(*jsonHandler); ok {
+		return h.w
+	}
+	return nil
 }
 
 func printVersion(w io.Writer) error {

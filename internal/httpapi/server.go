@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -73,7 +74,13 @@ type Deps struct {
 	// AccessLog receives the access log, one info line per request (see accessLog);
 	// nil writes none.
 	AccessLog *slog.Logger
-	Now       skygate.Clock
+	// AccessLogOutput, when not nil, is the writer of AccessLog's handler, which must
+	// then be a slog.NewJSONHandler without ReplaceAttr, AddSource, attributes or
+	// groups: the access log writes the lines of ordinary requests there itself, byte
+	// for byte as that handler would, and only the others through AccessLog. Its Write
+	// must be safe for concurrent use and write each call whole, as *os.File's is.
+	AccessLogOutput io.Writer
+	Now             skygate.Clock
 }
 
 // Directory is what the token gate reads of accounts and applications: the account
@@ -137,6 +144,9 @@ func NewServer(d Deps) *Server {
 		now:     d.Now,
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
+	}
+	if s.access != nil {
+		s.access.out = d.AccessLogOutput
 	}
 	s.accounts = newAccountGate(d.Directory, d.Applications, d.Now)
 	s.routes()
