@@ -46,9 +46,11 @@ type Deps struct {
 	// JWKS and Discovery serve the public keys and the discovery document.
 	JWKS      http.Handler
 	Discovery http.Handler
-	// OpenAPIYAML and OpenAPIJSON are the contract in both representations.
-	OpenAPIYAML []byte
-	OpenAPIJSON []byte
+	// OpenAPIYAML and OpenAPIJSON are the contract in both representations;
+	// OpenAPIPartnerJSON is its partner view (api.PartnerJSON).
+	OpenAPIYAML        []byte
+	OpenAPIJSON        []byte
+	OpenAPIPartnerJSON []byte
 	// ClientCerts says how booking routes find client certificates.
 	ClientCerts ClientCertConfig
 	// Limits are the request rate limits.
