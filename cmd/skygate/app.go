@@ -147,6 +147,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		DevIdPPattern:      devIdPPattern,
 		JWKS:               a.keys.JWKSHandler(),
 		Discovery:          oauth.DiscoveryHandler(cfg.PublicURL),
+		PublicURL:          cfg.PublicURL,
 		OpenAPIYAML:        api.OpenAPIYAML,
 		OpenAPIJSON:        openAPIJSON,
 		OpenAPIPartnerJSON: partnerJSON,

@@ -30,7 +30,7 @@ func (s *Server) routes() {
 		s.route("GET /api/v1/auth/idp/callback", s.handle(s.deps.EmployeeLogin.Callback))
 	}
 	// The employee console and the rendered contract: static assets, not API routes.
-	docs := web.DocsHandler("/openapi.json")
+	docs := web.DocsHandler(web.DocsConfig{})
 	s.handleMux("GET /admin/", web.ConsoleHandler())
 	s.handleMux("GET /docs", docs)
 	s.handleMux("GET /docs/", docs)

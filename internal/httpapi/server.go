@@ -43,6 +43,9 @@ type Deps struct {
 	Sandbox bool
 	// Catalog serves the airport catalog.
 	Catalog CatalogSource
+	// PublicURL is the service's public base URL (SKYGATE_PUBLIC_URL). Problem type
+	// URIs are its documentation pages, PublicURL/docs/problems/<code>.
+	PublicURL string
 	// JWKS and Discovery serve the public keys and the discovery document.
 	JWKS      http.Handler
 	Discovery http.Handler
@@ -110,6 +113,8 @@ type Server struct {
 	metrics  *metrics
 	access   *accessLog
 	accounts *accountGate
+	// problemBase prefixes the type URI of every problem (see problemTypeBase).
+	problemBase string
 	// patterns lists the registered routes.
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
@@ -139,6 +144,8 @@ func NewServer(d Deps) *Server {
 		now:     d.Now,
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
+
+		problemBase: problemTypeBase(d.PublicURL),
 	}
 	s.accounts = newAccountGate(d.Directory, d.Applications, d.Now)
 	s.routes()
