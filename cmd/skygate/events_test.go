@@ -25,14 +25,19 @@ import (
 // source: every constant named Event… with a string value.
 func emittedEventTypes(tb testing.TB) []string {
 	tb.Helper()
-	pkgs, err := parser.ParseDir(token.NewFileSet(), "../..", func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	names, err := filepath.Glob("../../*.go")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var types []string
-	for _, f := range pkgs["skygate"].Files {
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.CONST {

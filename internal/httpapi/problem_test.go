@@ -41,7 +41,7 @@ func TestEveryProblemCodeHasAPage(t *testing.T) {
 		}
 	}
 	docs := web.DocsHandler(web.DocsConfig{})
-	status := regexp.MustCompile("<code>(\\d{3}) ")
+	status := regexp.MustCompile(`<code>(\d{3}) `)
 	for _, code := range pages {
 		rec := httptest.NewRecorder()
 		docs.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, web.DocsPrefix+"/problems/"+code, nil))
