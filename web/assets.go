@@ -3,9 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -62,8 +60,7 @@ func loadAssets(fsys fs.FS, dir string) (map[string]*asset, error) {
 		if !ok {
 			ct = "application/octet-stream"
 		}
-		sum := sha256.Sum256(body)
-		out[p] = &asset{body: body, contentType: ct, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+		out[p] = newAsset(body, ct)
 		return nil
 	})
 	if err != nil {

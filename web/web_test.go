@@ -153,8 +153,8 @@ func TestConditionalAndCompressed(t *testing.T) {
 
 func TestDocsHandler(t *testing.T) {
 	t.Parallel()
-	h := DocsHandler("/openapi.json")
-	_, page := get(t, h, "GET", "/docs", nil)
+	h := DocsHandler(DocsConfig{})
+	_, page := get(t, h, "GET", "/docs/reference", nil)
 	bundle := regexp.MustCompile(`src="(/docs/swagger-ui-bundle\.js\?v=[^"]+)"`).FindStringSubmatch(page)
 	if bundle == nil {
 		t.Fatalf("page links no versioned bundle:\n%s", page)
@@ -166,12 +166,20 @@ func TestDocsHandler(t *testing.T) {
 		cacheControl string
 		bodyHas      string
 	}{
-		{"page", "/docs", 200, "text/html; charset=utf-8", "no-cache", `data-spec-url="/openapi.json"`},
-		{"page with slash", "/docs/", 200, "text/html; charset=utf-8", "no-cache", `data-spec-url="/openapi.json"`},
+		{"guide", "/docs", 200, "text/html; charset=utf-8", "no-cache", "<h1 id=\"getting-started\">Getting started</h1>"},
+		{"guide with slash", "/docs/", 200, "text/html; charset=utf-8", "no-cache", "Getting started"},
+		{"guide as index.html", "/docs/index.html", 200, "text/html; charset=utf-8", "no-cache", "Getting started"},
+		{"partner reference", "/docs/reference", 200, "text/html; charset=utf-8", "no-cache", `data-spec-url="/openapi/partner.json"`},
+		{"admin reference", "/docs/admin", 200, "text/html; charset=utf-8", "no-cache", `data-spec-url="/openapi.json"`},
+		{"events", "/docs/events", 200, "text/html; charset=utf-8", "no-cache", "Webhook events"},
+		{"problems", "/docs/problems/", 200, "text/html; charset=utf-8", "no-cache", `href="/docs/problems/InvalidBookingStatus"`},
+		{"problem", "/docs/problems/InvalidBookingStatus", 200, "text/html; charset=utf-8", "no-cache", "booking_status"},
+		{"unknown problem", "/docs/problems/Nope", 404, "text/plain; charset=utf-8", "", ""},
 		{"bundle, current version", bundle[1], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable", "SwaggerUIBundle"},
 		{"bundle, no version", "/docs/swagger-ui-bundle.js", 200, "text/javascript; charset=utf-8", "no-cache", "SwaggerUIBundle"},
 		{"bundle, old version", "/docs/swagger-ui-bundle.js?v=old", 200, "text/javascript; charset=utf-8", "no-cache", ""},
 		{"stylesheet", "/docs/swagger-ui.css", 200, "text/css; charset=utf-8", "no-cache", ".swagger-ui"},
+		{"guide stylesheet", "/docs/guide.css", 200, "text/css; charset=utf-8", "no-cache", ".docs-nav"},
 		{"init script", "/docs/docs.js", 200, "text/javascript; charset=utf-8", "no-cache", "data-spec-url"},
 		{"licence", "/docs/LICENSE.txt", 200, "text/plain; charset=utf-8", "no-cache", "Apache"},
 		{"unknown file", "/docs/nope.js", 404, "text/plain; charset=utf-8", "", ""},
@@ -201,19 +209,56 @@ func TestDocsHandler(t *testing.T) {
 			}
 		})
 	}
+	if resp, _ := get(t, h, "GET", "/docs/problems", nil); resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/docs/problems/" {
+		t.Errorf("GET /docs/problems: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// The Markdown pages carry the navigation, mark the current entry and need no
+// JavaScript; the references load Swagger UI.
+func TestDocsPages(t *testing.T) {
+	t.Parallel()
+	h := DocsHandler(DocsConfig{})
+	for _, tt := range []struct {
+		path, current string
+		script        bool
+	}{
+		{"/docs", "/docs", false},
+		{"/docs/events", "/docs/events", false},
+		{"/docs/problems/", "/docs/problems/", false},
+		{"/docs/problems/RateLimited", "/docs/problems/", false},
+		{"/docs/reference", "/docs/reference", true},
+		{"/docs/admin", "/docs/admin", true},
+	} {
+		_, page := get(t, h, "GET", tt.path, nil)
+		for _, nav := range docsNav {
+			if !strings.Contains(page, `href="`+nav.Href+`"`) {
+				t.Errorf("%s: navigation lacks %s", tt.path, nav.Href)
+			}
+		}
+		if !strings.Contains(page, `href="`+tt.current+`" aria-current="page"`) {
+			t.Errorf("%s: %s is not the current entry", tt.path, tt.current)
+		}
+		if got := strings.Contains(page, "<script"); got != tt.script {
+			t.Errorf("%s: has a script %v, want %v", tt.path, got, tt.script)
+		}
+		if regexp.MustCompile(`<script(?:\s[^>]*)?>\s*[^<\s]`).MatchString(page) || strings.Contains(page, "<style") {
+			t.Errorf("%s: inline code", tt.path)
+		}
+	}
 }
 
 // The page is a template: the spec URL is escaped, and an absolute one may be fetched.
 func TestDocsSpecURL(t *testing.T) {
 	t.Parallel()
-	resp, page := get(t, DocsHandler(`https://api.example.test/openapi.json?a=1&b="><script>`), "GET", "/docs", nil)
+	resp, page := get(t, DocsHandler(DocsConfig{AdminSpecURL: `https://api.example.test/openapi.json?a=1&b="><script>`}), "GET", "/docs/admin", nil)
 	if strings.Contains(page, `"><script>`) {
 		t.Fatalf("spec URL not escaped:\n%s", page)
 	}
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self' https://api.example.test;") {
 		t.Errorf("CSP does not allow the spec's origin: %s", csp)
 	}
-	if _, page := get(t, DocsHandler(""), "GET", "/docs", nil); !strings.Contains(page, `data-spec-url="/openapi.json"`) {
+	if _, page := get(t, DocsHandler(DocsConfig{}), "GET", "/docs/admin", nil); !strings.Contains(page, `data-spec-url="/openapi.json"`) {
 		t.Errorf("empty URL does not default to /openapi.json")
 	}
 }
@@ -246,7 +291,7 @@ func TestCommittedBuild(t *testing.T) {
 	for _, h := range []struct {
 		handler      http.Handler
 		page, prefix string
-	}{{ConsoleHandler(), "/admin/", "/admin/"}, {DocsHandler("/openapi.json"), "/docs", "/docs/"}} {
+	}{{ConsoleHandler(), "/admin/", "/admin/"}, {DocsHandler(DocsConfig{}), "/docs", "/docs/"}, {DocsHandler(DocsConfig{}), "/docs/reference", "/docs/"}} {
 		_, page := get(t, h.handler, "GET", h.page, nil)
 		for _, m := range regexp.MustCompile(`(?:src|href)="(`+h.prefix+`[^"]+)"`).FindAllStringSubmatch(page, -1) {
 			if resp, _ := get(t, h.handler, "GET", m[1], nil); resp.StatusCode != 200 {

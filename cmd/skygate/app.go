@@ -92,6 +92,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err != nil {
 		return nil, err
 	}
+	partnerJSON, err := api.PartnerJSON(ctx)
+	if err != nil {
+		return nil, err
+	}
 	matchingIDs, err := seal.New(a.box.DeriveKey(seal.PurposeESIMMatchingID))
 	if err != nil {
 		return nil, err
@@ -124,28 +128,30 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	tokens := oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant)
 	tokens.Transient = transient(cfg)
 	a.server = httpapi.NewServer(httpapi.Deps{
-		Identity:      a.identity,
-		Directory:     a.db,
-		Audit:         a.db,
-		Tokens:        a.verifier,
-		Catalog:       a.catalog,
-		Bookings:      a.bookings,
-		ESIM:          a.esim,
-		Webhooks:      a.webhooks,
-		Applications:  apps,
-		Limits:        limits,
-		Proxies:       cfg.TrustedProxies,
-		Transient:     transient(cfg),
-		Sandbox:       cfg.Env == config.EnvSandbox,
-		TokenEndpoint: tokens,
-		EmployeeLogin: a.login.handler,
-		DevIdP:        devIdP,
-		DevIdPPattern: devIdPPattern,
-		JWKS:          a.keys.JWKSHandler(),
-		Discovery:     oauth.DiscoveryHandler(cfg.PublicURL),
-		OpenAPIYAML:   api.OpenAPIYAML,
-		OpenAPIJSON:   openAPIJSON,
-		ClientCerts:   clientCerts,
+		Identity:           a.identity,
+		Directory:          a.db,
+		Audit:              a.db,
+		Tokens:             a.verifier,
+		Catalog:            a.catalog,
+		Bookings:           a.bookings,
+		ESIM:               a.esim,
+		Webhooks:           a.webhooks,
+		Applications:       apps,
+		Limits:             limits,
+		Proxies:            cfg.TrustedProxies,
+		Transient:          transient(cfg),
+		Sandbox:            cfg.Env == config.EnvSandbox,
+		TokenEndpoint:      tokens,
+		EmployeeLogin:      a.login.handler,
+		DevIdP:             devIdP,
+		DevIdPPattern:      devIdPPattern,
+		JWKS:               a.keys.JWKSHandler(),
+		Discovery:          oauth.DiscoveryHandler(cfg.PublicURL),
+		PublicURL:          cfg.PublicURL,
+		OpenAPIYAML:        api.OpenAPIYAML,
+		OpenAPIJSON:        openAPIJSON,
+		OpenAPIPartnerJSON: partnerJSON,
+		ClientCerts:        clientCerts,
 		Ready: map[string]func(context.Context) error{
 			"database":    a.db.Ping,
 			"signing_key": a.signingKeyReady,

@@ -27,6 +27,7 @@ func TestServeOperations(t *testing.T) {
 		{"/readyz", "application/json", 200},
 		{"/openapi.json", "application/json", 200},
 		{"/openapi.yaml", "application/yaml", 200},
+		{"/openapi/partner.json", "application/json", 200},
 		{"/.well-known/jwks.json", "application/json", 200},
 		{"/.well-known/openid-configuration", "application/json", 200},
 		{"/.well-known/oauth-authorization-server", "application/json", 200},

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/web"
 )
 
 // problem is the RFC 9457 body of every error response.
@@ -48,9 +50,12 @@ var statusOf = map[string]int{
 	skygate.CodeInternal:                  http.StatusInternalServerError,
 }
 
-// problemTypeBase prefixes the type URI of every problem; the OpenAPI document lists
-// the codes.
-const problemTypeBase = "https://docs.skygate.example/problems/"
+// problemTypeBase returns the prefix of the type URI of every problem: the service's
+// documentation, which has a page for every code the OpenAPI document lists
+// (web.DocsHandler). Without a public URL the type is a path of this server.
+func problemTypeBase(publicURL string) string {
+	return strings.TrimSuffix(publicURL, "/") + web.DocsPrefix + "/problems/"
+}
 
 // writeError turns err into a problem+json response. Internal errors are logged with
 // their cause and answered with a fixed text; known errors are logged at debug level.
@@ -68,7 +73,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusInternalServerError
 	}
 	p := problem{
-		Type:      problemTypeBase + code,
+		Type:      s.problemBase + code,
 		Title:     http.StatusText(status),
 		Status:    status,
 		Detail:    skygate.ErrorMessage(err),

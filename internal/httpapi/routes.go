@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	s.route("GET /readyz", s.handle(s.readyz))
 	s.route("GET /openapi.yaml", s.handle(s.openAPI("application/yaml", s.deps.OpenAPIYAML)))
 	s.route("GET /openapi.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIJSON)))
+	s.route("GET /openapi/partner.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIPartnerJSON)))
 
 	// Identity.
 	s.route("POST /oauth/v2/token", s.limitTokens(s.deps.TokenEndpoint))
@@ -29,7 +30,7 @@ func (s *Server) routes() {
 		s.route("GET /api/v1/auth/idp/callback", s.handle(s.deps.EmployeeLogin.Callback))
 	}
 	// The employee console and the rendered contract: static assets, not API routes.
-	docs := web.DocsHandler("/openapi.json")
+	docs := web.DocsHandler(web.DocsConfig{})
 	s.handleMux("GET /admin/", web.ConsoleHandler())
 	s.handleMux("GET /docs", docs)
 	s.handleMux("GET /docs/", docs)

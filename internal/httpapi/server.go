@@ -44,12 +44,17 @@ type Deps struct {
 	Sandbox bool
 	// Catalog serves the airport catalog.
 	Catalog CatalogSource
+	// PublicURL is the service's public base URL (SKYGATE_PUBLIC_URL). Problem type
+	// URIs are its documentation pages, PublicURL/docs/problems/<code>.
+	PublicURL string
 	// JWKS and Discovery serve the public keys and the discovery document.
 	JWKS      http.Handler
 	Discovery http.Handler
-	// OpenAPIYAML and OpenAPIJSON are the contract in both representations.
-	OpenAPIYAML []byte
-	OpenAPIJSON []byte
+	// OpenAPIYAML and OpenAPIJSON are the contract in both representations;
+	// OpenAPIPartnerJSON is its partner view (api.PartnerJSON).
+	OpenAPIYAML        []byte
+	OpenAPIJSON        []byte
+	OpenAPIPartnerJSON []byte
 	// ClientCerts says how booking routes find client certificates.
 	ClientCerts ClientCertConfig
 	// Limits are the request rate limits.
@@ -115,6 +120,8 @@ type Server struct {
 	metrics  *metrics
 	access   *accessLog
 	accounts *accountGate
+	// problemBase prefixes the type URI of every problem (see problemTypeBase).
+	problemBase string
 	// patterns lists the registered routes.
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
@@ -144,6 +151,8 @@ func NewServer(d Deps) *Server {
 		now:     d.Now,
 		metrics: newMetrics(),
 		access:  newAccessLog(d.AccessLog),
+
+		problemBase: problemTypeBase(d.PublicURL),
 	}
 	if s.access != nil {
 		s.access.out = d.AccessLogOutput

@@ -722,9 +722,9 @@ async function runSteps(server) {
       const stored = await page.evaluate(() => sessionStorage.getItem('skygate.console.session'));
       assert(stored === null, 'token still in sessionStorage');
     }],
-    ['/docs renders the OpenAPI document offline', async () => {
-      const resp = await page.goto('/docs');
-      assert(resp.status() === 200, `GET /docs answered ${resp.status()}`);
+    ['/docs/admin renders the OpenAPI document offline', async () => {
+      const resp = await page.goto('/docs/admin');
+      assert(resp.status() === 200, `GET /docs/admin answered ${resp.status()}`);
       await page.locator('.swagger-ui .info .title').getByText('Skygate B2B API').waitFor();
       await page.locator('.opblock-tag', { hasText: 'admin' }).first().waitFor();
     }],

@@ -1,5 +1,6 @@
 // Copies the files /docs needs into ../dist/docs: Swagger UI's bundle and stylesheet
-// (without source-map references: no maps are shipped) with its licence, and the page.
+// (without source-map references: no maps are shipped) with its licence, and the script
+// and stylesheet that start it; package web renders the pages around them.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,7 @@ writeFileSync(
     '\n\nswagger-ui-bundle.js bundles:\n\n' +
     readFileSync(join(swagger, 'swagger-ui-bundle.js.LICENSE.txt'), 'utf8'),
 );
-for (const f of ['index.html', 'docs.js', 'docs.css']) {
+for (const f of ['docs.js', 'docs.css']) {
   copyFileSync(join(root, 'docs', f), join(out, f));
 }
 const version = JSON.parse(readFileSync(join(swagger, 'package.json'), 'utf8')).version;

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/skygate/skygate/api"
+	"github.com/skygate/skygate/web"
+)
+
+// emittedEventTypes reads the event types the code can emit from the root package's
+// source: every constant named Event… with a string value.
+func emittedEventTypes(tb testing.TB) []string {
+	tb.Helper()
+	names, err := filepath.Glob("../../*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var types []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				for i, name := range v.Names {
+					if !strings.HasPrefix(name.Name, "Event") || i >= len(v.Values) {
+						continue
+					}
+					if lit, ok := v.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						types = append(types, s)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(types)
+	if len(types) < 6 {
+		tb.Fatalf("found only the event types %v", types)
+	}
+	return types
+}
+
+// Every event type the code can emit is in the OpenAPI document's webhooks and the
+// envelope's type enum, and has its section in the event catalog at /docs/events.
+func TestEventCatalogIsComplete(t *testing.T) {
+	t.Parallel()
+	doc, err := api.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enum []string
+	for _, v := range doc.Components.Schemas["WebhookEvent"].Value.Properties["type"].Value.Enum {
+		enum = append(enum, v.(string))
+	}
+	slices.Sort(enum)
+	types := emittedEventTypes(t)
+	if !slices.Equal(enum, types) {
+		t.Errorf("WebhookEvent type enum %v, the code emits %v", enum, types)
+	}
+	docsPage := getDocsPage(t, "/docs/events")
+	for _, typ := range types {
+		if doc.Webhooks[typ] == nil || doc.Webhooks[typ].Post == nil {
+			t.Errorf("%s: not in the document's webhooks", typ)
+		}
+		if !strings.Contains(docsPage, `<h2 id="`+strings.ReplaceAll(typ, ".", "")+`">`) {
+			t.Errorf("%s: no section in /docs/events", typ)
+		}
+	}
+}
+
+// getDocsPage renders a page of the docs.
+func getDocsPage(tb testing.TB, path string) string {
+	tb.Helper()
+	rec := httptest.NewRecorder()
+	web.DocsHandler(web.DocsConfig{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != 200 {
+		tb.Fatalf("GET %s: %d", path, rec.Code)
+	}
+	return rec.Body.String()
+}
+
+// checkDeliveries validates the deliveries the guide's receiver wrote to dir
+// (<webhook-id>.body) against the document's webhooks: each body against the request
+// schema of its type, which holds the envelope and the type's data schema. Every
+// event type must have been received.
+func checkDeliveries(t *testing.T, dir string) {
+	t.Helper()
+	doc, err := api.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies, err := filepath.Glob(filepath.Join(dir, "*.body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, f := range bodies {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var event struct {
+			Type string `json:"type"`
+		}
+		var v any
+		if err := json.Unmarshal(b, &event); err != nil || json.Unmarshal(b, &v) != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		seen[event.Type]++
+		item := doc.Webhooks[event.Type]
+		if item == nil || item.Post == nil {
+			t.Errorf("%s: event type %q is not in the document's webhooks", f, event.Type)
+			continue
+		}
+		schema := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+		if err := schema.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+			t.Errorf("%s event does not match its schema: %v\n%s", event.Type, err, b)
+		}
+	}
+	for _, typ := range emittedEventTypes(t) {
+		if seen[typ] == 0 {
+			t.Errorf("the guide's receiver got no %s event (got %v)", typ, seen)
+		}
+	}
+}
