@@ -37,8 +37,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 // catalogItem serves one lounge or fast-track by id.
 func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := requestLanguage(r)
-		page, err := s.deps.Catalog.Item(k, lang, r.PathValue("id"))
+		page, err := s.deps.Catalog.Item(k, requestLanguage(r), r.PathValue("id"))
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -74,12 +75,7 @@ func plainAddr(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
 
 // containsAddr reports whether one of prefixes contains a.
 func containsAddr(prefixes []netip.Prefix, a netip.Addr) bool {
-	for _, p := range prefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prefixes, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // addrText is a's text for logs: "" for the zero Addr, as in the access log.
