@@ -7,7 +7,6 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"time"
 )
@@ -113,8 +112,9 @@ func (a *Authority) Issue(csrPEM []byte, clientID string, now time.Time) (*x509.
 	if !notAfter.After(now) {
 		return nil, fmt.Errorf("clientca: the client CA certificate expired at %s", a.ca.NotAfter.UTC().Format(time.RFC3339))
 	}
+	// A nil SerialNumber makes CreateCertificate draw 159 random bits, as many as
+	// RFC 5280's 20 octets hold.
 	tmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
 		Subject:               pkix.Name{CommonName: clientID, Organization: []string{Organization}},
 		NotBefore:             notBefore,
 		NotAfter:              notAfter,
@@ -170,17 +170,4 @@ var strongSignatures = []x509.SignatureAlgorithm{
 	x509.SHA256WithRSAPSS, x509.SHA384WithRSAPSS, x509.SHA512WithRSAPSS,
 	x509.ECDSAWithSHA256, x509.ECDSAWithSHA384, x509.ECDSAWithSHA512,
 	x509.PureEd25519,
-}
-
-// randomSerial returns a positive serial number of 159 random bits: as many as
-// RFC 5280's 20 octets hold, far above the CA/Browser Forum's 64.
-func randomSerial() *big.Int {
-	for {
-		var b [20]byte
-		_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-		b[0] &= 0x7f
-		if n := new(big.Int).SetBytes(b[:]); n.Sign() > 0 {
-			return n
-		}
-	}
 }

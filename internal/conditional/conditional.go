@@ -2,6 +2,7 @@ package conditional
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,13 +15,10 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	if inm := r.Header.Values("If-None-Match"); present(inm) {
-		for _, field := range inm {
-			if ETagListMatches(field, etag) {
-				return true
-			}
-		}
-		return false
+	// A blank If-None-Match is not a valid list, and net/http's own file server treats
+	// it as absent too.
+	if inm := r.Header.Values("If-None-Match"); slices.ContainsFunc(inm, nonBlank) {
+		return slices.ContainsFunc(inm, func(field string) bool { return ETagListMatches(field, etag) })
 	}
 	ims := r.Header.Values("If-Modified-Since")
 	if len(ims) != 1 || lastModified.IsZero() {
@@ -33,16 +31,7 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 	return !lastModified.Truncate(time.Second).After(since)
 }
 
-// present reports whether an If-None-Match field has a non-blank line. A blank field is
-// not a valid list, and net/http's own file server treats it as absent too.
-func present(lines []string) bool {
-	for _, l := range lines {
-		if strings.Trim(l, " \t") != "" {
-			return true
-		}
-	}
-	return false
-}
+func nonBlank(line string) bool { return strings.Trim(line, " \t") != "" }
 
 // ETagListMatches reports whether an If-None-Match field value (a comma-separated list of
 // entity tags, or "*") matches etag by weak comparison. Malformed elements are skipped.
@@ -53,53 +42,38 @@ func ETagListMatches(list, etag string) bool {
 		if s == "" {
 			return false
 		}
-		var tag string
-		var ok bool
-		tag, s, ok = next(s)
+		tag, rest, ok := next(s)
 		if !ok {
 			// Skip the malformed element up to the next comma.
-			i := strings.IndexByte(s, ',')
-			if i < 0 {
+			if _, rest, ok = strings.Cut(s, ","); !ok {
 				return false
 			}
-			s = s[i+1:]
-			continue
-		}
-		if tag == "*" || (tag == want && want != "") {
+		} else if tag == "*" || (tag == want && want != "") {
 			return true
 		}
+		s = rest
 	}
 }
 
 // next parses the element at the start of s (which does not start with OWS or a comma):
 // "*" or [W/] DQUOTE *etagc DQUOTE followed by OWS and a comma or the end. It returns
-// the element without its W/ prefix and what follows; on failure ok is false and rest is
-// s itself.
+// the element without its W/ prefix and what follows; ok is false when it is malformed.
 func next(s string) (tag, rest string, ok bool) {
-	var end int
-	switch {
-	case s[0] == '*':
-		tag, end = "*", 1
-	default:
+	if s[0] == '*' {
+		tag, rest = "*", s[1:]
+	} else {
 		q := strings.TrimPrefix(s, "W/")
 		if q == "" || q[0] != '"' {
-			return "", s, false
+			return "", "", false
 		}
 		i := strings.IndexByte(q[1:], '"')
-		if i < 0 {
-			return "", s, false
+		if i < 0 || !validOpaque(q[1:i+1]) {
+			return "", "", false
 		}
-		tag = q[:i+2]
-		if !validOpaque(tag[1 : len(tag)-1]) {
-			return "", s, false
-		}
-		end = len(s) - len(q) + len(tag)
+		tag, rest = q[:i+2], q[i+2:]
 	}
-	rest = strings.TrimLeft(s[end:], " \t")
-	if rest != "" && rest[0] != ',' {
-		return "", s, false
-	}
-	return tag, rest, true
+	rest = strings.TrimLeft(rest, " \t")
+	return tag, rest, rest == "" || rest[0] == ','
 }
 
 // opaque returns the opaque-tag of an entity tag (the quoted part without W/), or "" when

@@ -24,10 +24,6 @@ type accountGate struct {
 	since  time.Time
 }
 
-func newAccountGate(store Directory, apps *oauth.ApplicationCache, now skygate.Clock) *accountGate {
-	return &accountGate{store: store, apps: apps, now: now, status: map[string]skygate.AccountStatus{}, since: now()}
-}
-
 // Active reports whether the account exists and is active.
 func (g *accountGate) Active(ctx context.Context, accountID string) (bool, error) {
 	g.mu.RLock()

@@ -46,23 +46,13 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := s.deps.Identity.Accounts(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return writeList(w, r, func(p skygate.Page) ([]*skygate.Account, int, error) {
+		return s.deps.Identity.Accounts(r.Context(), p)
+	})
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.deps.Identity.Account(r.Context(), r.PathValue("accountID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, a)
+	return reply(w, http.StatusOK)(s.deps.Identity.Account(r.Context(), r.PathValue("accountID")))
 }
 
 // patchAccount changes the status. A suspension applies at once on this replica and
@@ -98,23 +88,13 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) listApplications(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := s.deps.Identity.Applications(r.Context(), r.PathValue("accountID"), p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return writeList(w, r, func(p skygate.Page) ([]*skygate.Application, int, error) {
+		return s.deps.Identity.Applications(r.Context(), r.PathValue("accountID"), p)
+	})
 }
 
 func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) error {
-	app, err := s.deps.Identity.Application(r.Context(), r.PathValue("applicationID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, app)
+	return reply(w, http.StatusOK)(s.deps.Identity.Application(r.Context(), r.PathValue("applicationID")))
 }
 
 func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error {
@@ -163,15 +143,9 @@ func (s *Server) createApplicationCertificate(w http.ResponseWriter, r *http.Req
 }
 
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	f := skygate.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action"), AccountID: q.Get("account_id"), TargetID: q.Get("target_id")}
-	items, total, err := s.deps.Audit.ListAuditEvents(r.Context(), f, p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return writeList(w, r, func(p skygate.Page) ([]*skygate.AuditEvent, int, error) {
+		return s.deps.Audit.ListAuditEvents(r.Context(), f, p)
+	})
 }

@@ -28,25 +28,18 @@ type authError struct {
 func (e *authError) Error() string { return e.err.Error() }
 func (e *authError) Unwrap() error { return e.err }
 
+// bearerError is an authError of code with message, whose challenge has params.
+func bearerError(code, message, params string) error {
+	return &authError{err: skygate.Errorf(code, "%s", message), challenge: `Bearer realm="skygate", ` + params}
+}
+
 func invalidToken(desc string) error {
-	return &authError{
-		err:       skygate.Errorf(skygate.CodeUnauthorized, "%s", desc),
-		challenge: `Bearer realm="skygate", error="invalid_token", error_description="` + desc + `"`,
-	}
+	return bearerError(skygate.CodeUnauthorized, desc, `error="invalid_token", error_description="`+desc+`"`)
 }
 
 func insufficientScope(scope string) error {
-	return &authError{
-		err:       skygate.Errorf(skygate.CodeInsufficientScope, "the token lacks the scope %s", scope),
-		challenge: `Bearer realm="skygate", error="insufficient_scope", scope="` + scope + `"`,
-	}
-}
-
-func wrongAudience() error {
-	return &authError{
-		err:       skygate.Errorf(skygate.CodeForbidden, "the token was issued for another audience"),
-		challenge: `Bearer realm="skygate", error="invalid_token", error_description="wrong audience"`,
-	}
+	return bearerError(skygate.CodeInsufficientScope, "the token lacks the scope "+scope,
+		`error="insufficient_scope", scope="`+scope+`"`)
 }
 
 // authenticate wraps next so that it runs only for a valid bearer token that holds
@@ -99,7 +92,8 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*oauth.Claim
 	claims, err := s.deps.Tokens.VerifyAt(r.Context(), strings.TrimSpace(token), s.arrival(r.Context()))
 	if err != nil {
 		if errors.Is(err, oauth.ErrWrongAudience) {
-			return nil, wrongAudience()
+			return nil, bearerError(skygate.CodeForbidden, "the token was issued for another audience",
+				`error="invalid_token", error_description="wrong audience"`)
 		}
 		return nil, invalidToken("the token is invalid or expired")
 	}

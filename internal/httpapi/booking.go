@@ -75,58 +75,23 @@ func decodeBookingRequest(body []byte) (booking.Request, error) {
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
-}
-
-// listResponse is every paginated list: data and {count, offset, total}.
-type listResponse[T any] struct {
-	Data       []T        `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
-type pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
-func newList[T any](items []T, p skygate.Page, total int) listResponse[T] {
-	if items == nil {
-		items = []T{}
-	}
-	return listResponse[T]{Data: items, Pagination: pagination{Count: len(items), Offset: p.Offset, Total: total}}
+	return reply(w, http.StatusOK)(s.deps.Bookings.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	status := r.URL.Query().Get("status")
-	items, total, err := s.deps.Bookings.List(r.Context(), accountIDOf(r.Context()), status, p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return writeList(w, r, func(p skygate.Page) ([]*skygate.Booking, int, error) {
+		return s.deps.Bookings.List(r.Context(), accountIDOf(r.Context()), r.URL.Query().Get("status"), p)
+	})
 }
 
+// confirmBooking and cancelBooking answer 200 with the booking; a booking in another
+// status is 409 InvalidBookingStatus naming it.
 func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
+	return reply(w, http.StatusOK)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) error {
-	return writeBooking(w)(s.deps.Bookings.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
-}
-
-// writeBooking answers 200 with the booking, or the error (409 InvalidBookingStatus
-// names the current status).
-func writeBooking(w http.ResponseWriter) func(*skygate.Booking, error) error {
-	return func(b *skygate.Booking, err error) error {
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, b)
-	}
+	return reply(w, http.StatusOK)(s.deps.Bookings.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 // getPass answers the pass as JSON, or as a QR code PNG for Accept: image/png.
@@ -146,7 +111,7 @@ func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lang := s.requestLanguage(r)
+	lang := requestLanguage(r)
 	if pass.FastTrack, err = s.deps.Catalog.LocalizedFastTrack(lang, b.FastTrackID); err != nil && !skygate.IsCode(err, skygate.CodeNotFound) {
 		return err
 	}
@@ -212,7 +177,7 @@ func (s *Server) simulateBooking(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	return writeBooking(w)(s.deps.Bookings.Simulate(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID"), req.Event))
+	return reply(w, http.StatusOK)(s.deps.Bookings.Simulate(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID"), req.Event))
 }
 
 // adminGetBooking reads any account's booking (employees), with the names of its
@@ -288,23 +253,18 @@ func (s *Server) adminCompleteBooking(w http.ResponseWriter, r *http.Request) er
 // adminListBookings lists one account's bookings for employees, with the names of
 // the account and the fast-tracks.
 func (s *Server) adminListBookings(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	a, err := s.deps.Identity.Account(r.Context(), r.PathValue("accountID"))
-	if err != nil {
-		return err
-	}
-	items, total, err := s.deps.Bookings.List(r.Context(), a.ID, r.URL.Query().Get("status"), p)
-	if err != nil {
-		return err
-	}
-	named, err := s.adminBookings(a, items...)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(named, p, total))
+	return writeList(w, r, func(p skygate.Page) ([]adminBooking, int, error) {
+		a, err := s.deps.Identity.Account(r.Context(), r.PathValue("accountID"))
+		if err != nil {
+			return nil, 0, err
+		}
+		items, total, err := s.deps.Bookings.List(r.Context(), a.ID, r.URL.Query().Get("status"), p)
+		if err != nil {
+			return nil, 0, err
+		}
+		named, err := s.adminBookings(a, items...)
+		return named, total, err
+	})
 }
 
 // writePNG answers a QR code image (a pass, an activation code): private, never cached.

@@ -7,6 +7,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/conditional"
+	"github.com/skygate/skygate/internal/i18n"
 )
 
 // CatalogSource serves ready catalog pages. catalog.Service implements it over the
@@ -25,7 +26,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 		if err != nil {
 			return err
 		}
-		page, err := s.deps.Catalog.List(k, s.requestLanguage(r), q)
+		page, err := s.deps.Catalog.List(k, requestLanguage(r), q)
 		if err != nil {
 			return err
 		}
@@ -36,8 +37,7 @@ func (s *Server) catalogList(k catalog.Kind) handlerFunc {
 // catalogItem serves one lounge or fast-track by id.
 func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		lang := s.requestLanguage(r)
-		page, err := s.deps.Catalog.Item(k, lang, r.PathValue("id"))
+		page, err := s.deps.Catalog.Item(k, requestLanguage(r), r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -68,4 +68,17 @@ func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body)
 	return nil
+}
+
+// requestLanguage negotiates the response language from Accept-Language (its first
+// field line, as Header.Get reads it).
+func requestLanguage(r *http.Request) string {
+	return i18n.Negotiate(r.Header.Get("Accept-Language"))
+}
+
+// contentLanguage negotiates the response language of localized names and says it.
+func contentLanguage(w http.ResponseWriter, r *http.Request) string {
+	lang := requestLanguage(r)
+	w.Header().Set("Content-Language", lang)
+	return lang
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -32,7 +33,7 @@ func (s *Server) clientCertificate(r *http.Request) (*x509.Certificate, error) {
 		return endEntity(r.TLS.PeerCertificates[0])
 	}
 	cfg := s.deps.ClientCerts
-	if cfg.ProxyHeader != "" && cfg.CAs != nil && s.fromTrustedProxy(r) {
+	if peer, _ := parseAddr(r.RemoteAddr); cfg.ProxyHeader != "" && cfg.CAs != nil && containsAddr(s.deps.Proxies, peer) {
 		values := r.Header.Values(cfg.ProxyHeader)
 		if len(values) > 1 {
 			return nil, skygate.Errorf(skygate.CodeClientCertificateRequired, "the forwarded client certificate header appears more than once")
@@ -60,12 +61,6 @@ func endEntity(cert *x509.Certificate) (*x509.Certificate, error) {
 	return cert, nil
 }
 
-// fromTrustedProxy reports whether the request's peer is one of the trusted reverse
-// proxies (Deps.Proxies).
-func (s *Server) fromTrustedProxy(r *http.Request) bool {
-	return containsAddr(s.deps.Proxies, peerAddr(r.RemoteAddr))
-}
-
 func parseProxyCert(v string) (*x509.Certificate, error) {
 	unescaped, err := url.QueryUnescape(v)
 	if err != nil {
@@ -73,12 +68,10 @@ func parseProxyCert(v string) (*x509.Certificate, error) {
 	}
 	block, _ := pem.Decode([]byte(unescaped))
 	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errNotPEM
+		return nil, errors.New("not a PEM certificate")
 	}
 	return x509.ParseCertificate(block.Bytes)
 }
-
-var errNotPEM = skygate.Errorf(skygate.CodeBadRequest, "not a PEM certificate")
 
 // CertThumbprint is the RFC 8705 x5t#S256 of a certificate: base64url(SHA-256(DER)).
 func CertThumbprint(cert *x509.Certificate) string {
@@ -98,18 +91,8 @@ func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
 	}
 }
 
-// application returns the token's application from the application cache, so that
-// booking calls do not read the store each time.
-func (s *Server) application(r *http.Request, clientID string) (*skygate.Application, error) {
-	app, _, err := s.deps.Applications.ApplicationByClientID(r.Context(), clientID)
-	if skygate.IsCode(err, skygate.CodeNotFound) {
-		return nil, skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
-	}
-	return app, err
-}
-
 // isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,
-// or a sandbox application.
+// or a sandbox application (read from the application cache).
 func (s *Server) isSandbox(r *http.Request) (bool, error) {
 	if s.deps.Sandbox {
 		return true, nil
@@ -118,7 +101,10 @@ func (s *Server) isSandbox(r *http.Request) (bool, error) {
 	if claims == nil || claims.ClientID == "" {
 		return false, nil
 	}
-	app, err := s.application(r, claims.ClientID)
+	app, _, err := s.deps.Applications.ApplicationByClientID(r.Context(), claims.ClientID)
+	if skygate.IsCode(err, skygate.CodeNotFound) {
+		return false, skygate.Errorf(skygate.CodeUnauthorized, "the token's application no longer exists")
+	}
 	if err != nil {
 		return false, err
 	}

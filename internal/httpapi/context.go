@@ -23,11 +23,6 @@ type requestState struct {
 // stateKey is the context key of the *requestState.
 type stateKey struct{}
 
-// withState returns ctx carrying st.
-func withState(ctx context.Context, st *requestState) context.Context {
-	return context.WithValue(ctx, stateKey{}, st)
-}
-
 // stateOf returns the state that ServeHTTP put into ctx, or nil outside ServeHTTP.
 func stateOf(ctx context.Context) *requestState {
 	st, _ := ctx.Value(stateKey{}).(*requestState)

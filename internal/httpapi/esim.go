@@ -14,7 +14,7 @@ import (
 // sandbox drivers and the admin side (packages, pool, credits).
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
-	lang := s.requestLanguage(r)
+	lang := requestLanguage(r)
 	q, err := catalog.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
@@ -27,8 +27,7 @@ func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) esimPackage(w http.ResponseWriter, r *http.Request) error {
-	lang := s.requestLanguage(r)
-	page, err := s.deps.ESIM.Package(r.Context(), accountIDOf(r.Context()), lang, r.PathValue("packageID"))
+	page, err := s.deps.ESIM.Package(r.Context(), accountIDOf(r.Context()), requestLanguage(r), r.PathValue("packageID"))
 	if err != nil {
 		return err
 	}
@@ -49,7 +48,7 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := principalOf(r.Context())
 	o, replayed, err := s.deps.ESIM.Order(r.Context(), esim.OrderCommand{AccountID: c.AccountID, ClientID: c.ClientID,
-		IdempotencyKey: key, Lang: s.contentLanguage(w, r), OrderRequest: req})
+		IdempotencyKey: key, Lang: contentLanguage(w, r), OrderRequest: req})
 	if err != nil {
 		return err
 	}
@@ -59,49 +58,35 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	list, err := s.deps.ESIM.ListOrders(r.Context(), accountIDOf(r.Context()), s.contentLanguage(w, r), p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, list)
+	lang := contentLanguage(w, r)
+	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIMOrder], error) {
+		return s.deps.ESIM.ListOrders(r.Context(), accountIDOf(r.Context()), lang, p)
+	})
 }
 
 func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := s.deps.ESIM.GetOrder(r.Context(), accountIDOf(r.Context()), r.PathValue("orderID"), s.contentLanguage(w, r))
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, o)
+	return reply(w, http.StatusOK)(s.deps.ESIM.GetOrder(r.Context(), accountIDOf(r.Context()), r.PathValue("orderID"), contentLanguage(w, r)))
 }
 
 func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
-	list, err := s.deps.ESIM.ListESIMs(r.Context(), accountIDOf(r.Context()), s.contentLanguage(w, r), f, p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, list)
+	lang, f := contentLanguage(w, r), esimFilter(r)
+	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIM], error) {
+		return s.deps.ESIM.ListESIMs(r.Context(), accountIDOf(r.Context()), lang, f, p)
+	})
+}
+
+// esimFilter reads the filters of an eSIM list from the query.
+func esimFilter(r *http.Request) skygate.ESIMFilter {
+	q := r.URL.Query()
+	return skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
 }
 
 func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.deps.ESIM.ESIM(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"), s.contentLanguage(w, r))
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, e)
+	return reply(w, http.StatusOK)(s.deps.ESIM.ESIM(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"), contentLanguage(w, r)))
 }
 
 // esimQR answers the activation code as a QR code PNG.
@@ -122,7 +107,7 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := principalOf(r.Context())
 	t, replayed, err := s.deps.ESIM.TopUp(r.Context(), esim.TopUpCommand{AccountID: c.AccountID, ClientID: c.ClientID,
-		IdempotencyKey: key, ICCID: r.PathValue("iccid"), Lang: s.contentLanguage(w, r), TopUpRequest: req})
+		IdempotencyKey: key, ICCID: r.PathValue("iccid"), Lang: contentLanguage(w, r), TopUpRequest: req})
 	if err != nil {
 		return err
 	}
@@ -131,16 +116,10 @@ func (s *Server) createTopUp(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) esimBilling(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	b, err := s.deps.ESIM.Billing(r.Context(), accountIDOf(r.Context()), p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, b)
+	return writePaged(w, r, func(p skygate.Page) (*esim.Billing, error) {
+		return s.deps.ESIM.Billing(r.Context(), accountIDOf(r.Context()), p)
+	})
 }
 
 type usageRequest struct {
@@ -158,7 +137,7 @@ func (s *Server) sandboxESIM(action string) handlerFunc {
 		if !sandbox {
 			return skygate.Errorf(skygate.CodeForbidden, "sandbox routes are for sandbox applications only")
 		}
-		acc, iccid, lang := accountIDOf(r.Context()), r.PathValue("iccid"), s.contentLanguage(w, r)
+		acc, iccid, lang := accountIDOf(r.Context()), r.PathValue("iccid"), contentLanguage(w, r)
 		var e *skygate.ESIM
 		switch action {
 		case "install":
@@ -175,20 +154,13 @@ func (s *Server) sandboxESIM(action string) handlerFunc {
 			}
 			e, err = s.deps.ESIM.ReportUsage(r.Context(), acc, iccid, lang, *req.UsedMB)
 		}
-		if err != nil {
-			return err
-		}
 		w.Header().Set("Cache-Control", "no-store") // the activation code is in it
-		return writeJSON(w, http.StatusOK, e)
+		return reply(w, http.StatusOK)(e, err)
 	}
 }
 
 func (s *Server) adminESIMPackages(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.deps.ESIM.AdminCatalog(r.Context(), r.PathValue("accountID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, c)
+	return reply(w, http.StatusOK)(s.deps.ESIM.AdminCatalog(r.Context(), r.PathValue("accountID")))
 }
 
 // adminSetESIMPackages upserts packages: the listed ones are created or replaced,
@@ -222,19 +194,11 @@ func (s *Server) adminSetESIMPackages(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	c, err := s.deps.ESIM.SetPackages(r.Context(), acc, pkgs, audit)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, c)
+	return reply(w, http.StatusOK)(s.deps.ESIM.SetPackages(r.Context(), acc, pkgs, audit))
 }
 
 func (s *Server) adminPoolCounts(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.deps.ESIM.PoolCounts(r.Context(), r.PathValue("accountID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, c)
+	return reply(w, http.StatusOK)(s.deps.ESIM.PoolCounts(r.Context(), r.PathValue("accountID")))
 }
 
 // adminImportPool imports profiles from a JSON array or a CSV file, all or nothing.
@@ -254,11 +218,7 @@ func (s *Server) adminImportPool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.ESIM.ImportPool(r.Context(), acc, in, audit)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusCreated, res)
+	return reply(w, http.StatusCreated)(s.deps.ESIM.ImportPool(r.Context(), acc, in, audit))
 }
 
 func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
@@ -271,62 +231,33 @@ func (s *Server) adminCredit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.deps.ESIM.AddCredit(r.Context(), acc, req, audit)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusCreated, e)
+	return reply(w, http.StatusCreated)(s.deps.ESIM.AddCredit(r.Context(), acc, req, audit))
 }
 
 // adminESIMBilling answers an account's balances and a page of its ledger.
 func (s *Server) adminESIMBilling(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	b, err := s.deps.ESIM.AdminBilling(r.Context(), r.PathValue("accountID"), p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, b)
+	return writePaged(w, r, func(p skygate.Page) (*esim.Billing, error) {
+		return s.deps.ESIM.AdminBilling(r.Context(), r.PathValue("accountID"), p)
+	})
 }
 
 // adminESIMOrders answers a page of an account's orders with their eSIMs, without
 // activation codes.
 func (s *Server) adminESIMOrders(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	list, err := s.deps.ESIM.AdminOrders(r.Context(), r.PathValue("accountID"), s.contentLanguage(w, r), p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, list)
+	lang := contentLanguage(w, r)
+	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIMOrder], error) {
+		return s.deps.ESIM.AdminOrders(r.Context(), r.PathValue("accountID"), lang, p)
+	})
 }
 
 // adminESIMs answers a page of an account's eSIMs with their status and usage, without
 // activation codes.
 func (s *Server) adminESIMs(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	f := skygate.ESIMFilter{Status: skygate.ESIMStatus(q.Get("status")), OrderID: q.Get("order_id")}
-	list, err := s.deps.ESIM.AdminESIMs(r.Context(), r.PathValue("accountID"), s.contentLanguage(w, r), f, p)
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, list)
-}
-
-// contentLanguage negotiates the response language of localized names and says it.
-func (s *Server) contentLanguage(w http.ResponseWriter, r *http.Request) string {
-	lang := s.requestLanguage(r)
-	w.Header().Set("Content-Language", lang)
-	return lang
+	lang, f := contentLanguage(w, r), esimFilter(r)
+	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIM], error) {
+		return s.deps.ESIM.AdminESIMs(r.Context(), r.PathValue("accountID"), lang, f, p)
+	})
 }

@@ -29,15 +29,15 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return key, idempotency.ValidateKey(key)
 }
 
-// writeIdempotent answers an idempotent request with status and v, the resource it
+// writeIdempotent answers an idempotent request with code and v, the resource it
 // created, saying whether this is the stored answer to an earlier request with the
 // same key (Idempotency-Status: reused) or a new one (created). A replay is rendered
 // as the first answer was.
-func writeIdempotent(w http.ResponseWriter, status int, replayed bool, v any) error {
+func writeIdempotent(w http.ResponseWriter, code int, replayed bool, v any) error {
+	status := "created"
 	if replayed {
-		w.Header().Set("Idempotency-Status", "reused")
-	} else {
-		w.Header().Set("Idempotency-Status", "created")
+		status = "reused"
 	}
-	return writeJSON(w, status, v)
+	w.Header().Set("Idempotency-Status", status)
+	return writeJSON(w, code, v)
 }

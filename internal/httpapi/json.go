@@ -146,6 +146,17 @@ func jsonKind(k reflect.Kind) string {
 	}
 }
 
+// reply returns what answers a service's result: v with status (writeJSON), or the
+// service's error.
+func reply(w http.ResponseWriter, status int) func(v any, err error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, status, v)
+	}
+}
+
 // writeJSON writes v with the status, encoded by encoding/json, whose representation
 // of the domain types the contract documents. Encoding happens before the header is
 // sent, so an encoding failure is still a clean 500.

@@ -43,25 +43,17 @@ func (m *metrics) observe(route, method string, status int, d time.Duration) {
 	m.duration.WithLabelValues(route).Observe(d.Seconds())
 }
 
-// methodLabel is the method label of a request: its method when HTTP defines it, else
-// "other". Clients choose the method, and a label value per method they invent would
-// grow /metrics without bound (net/http's HTTP/2 server even
+// methodLabel is the method label of a request: its method when HTTP defines it (RFC
+// 9110 §9, RFC 5789), else "other". Clients choose the method, and a label value per
+// method they invent would grow /metrics without bound (net/http's HTTP/2 server even
 // passes a :method that is not valid UTF-8, which Prometheus refuses with a panic).
 func methodLabel(method string) string {
-	if standardMethod(method) {
-		return method
-	}
-	return "other"
-}
-
-// standardMethod reports whether HTTP defines method (RFC 9110 §9, RFC 5789).
-func standardMethod(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
 		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
-		return true
+		return method
 	}
-	return false
+	return "other"
 }
 
 // Register adds collectors of other components (workers, stores) to /metrics.

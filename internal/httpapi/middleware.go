@@ -105,7 +105,7 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // then the router.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
-	r = r.WithContext(withState(r.Context(), st))
+	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	w.Header().Set("X-Request-ID", st.id)
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {

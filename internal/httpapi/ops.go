@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -36,34 +37,19 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	checks := map[string]string{}
-	ok := true
+	var failing []string
 	for name, check := range s.deps.Ready {
-		if err := check(ctx); err != nil {
-			checks[name] = "failing"
-			ok = false
-			s.log.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
-			continue
-		}
 		checks[name] = "ok"
+		if err := check(ctx); err != nil {
+			failing = append(failing, name)
+			s.log.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
+		}
 	}
-	if !ok {
+	if len(failing) > 0 {
 		w.Header().Set("Retry-After", "1")
-		return &skygate.Error{Code: skygate.CodeUnavailable, Message: "not ready: " + failing(checks)}
+		return &skygate.Error{Code: skygate.CodeUnavailable, Message: "not ready: " + strings.Join(failing, ", ")}
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})
-}
-
-func failing(checks map[string]string) string {
-	out := ""
-	for name, st := range checks {
-		if st != "ok" {
-			if out != "" {
-				out += ", "
-			}
-			out += name
-		}
-	}
-	return out
 }
 
 // openAPI serves the contract in the representation the path names.

@@ -57,7 +57,7 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		s.log.WarnContext(r.Context(), "rate limiter failed; allowing", "err", err)
 		return nil
 	}
-	if d.Allowed && !quotaLow(d) {
+	if d.Allowed && d.Remaining*2 > d.Limit { // less than half of the burst used
 		return nil
 	}
 	h := w.Header()
@@ -72,7 +72,3 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 		retry: d.RetryAfter,
 	}
 }
-
-// quotaLow says whether the caller has used half of its burst or more: from then on
-// every answer carries the RateLimit headers.
-func quotaLow(d ratelimit.Decision) bool { return d.Remaining*2 <= d.Limit }

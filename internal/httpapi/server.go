@@ -157,7 +157,8 @@ func NewServer(d Deps) *Server {
 	if s.access != nil {
 		s.access.out = d.AccessLogOutput
 	}
-	s.accounts = newAccountGate(d.Directory, d.Applications, d.Now)
+	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
+		status: map[string]skygate.AccountStatus{}, since: d.Now()}
 	s.routes()
 	s.ops = s.newOps()
 	return s

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ import (
 //
 // The zero Addr means that the peer is not an IP address (a listener other than TCP).
 func (s *Server) source(r *http.Request) netip.Addr {
-	peer := peerAddr(r.RemoteAddr)
+	peer, _ := parseAddr(r.RemoteAddr)
 	trusted := s.deps.Proxies
 	if len(trusted) == 0 || !containsAddr(trusted, peer) {
 		return peer
@@ -40,7 +41,7 @@ func (s *Server) source(r *http.Request) netip.Addr {
 			if entry == "" {
 				continue
 			}
-			a, ok := forwardedAddr(entry)
+			a, ok := parseAddr(entry)
 			if !ok {
 				return src
 			}
@@ -53,27 +54,19 @@ func (s *Server) source(r *http.Request) netip.Addr {
 	return src
 }
 
-// peerAddr is the IP address of a RemoteAddr ("host:port"), or the zero Addr.
-func peerAddr(remote string) netip.Addr {
-	if ap, err := netip.ParseAddrPort(remote); err == nil {
-		return plainAddr(ap.Addr())
+// parseAddr parses a RemoteAddr or one X-Forwarded-For entry: an address, or an
+// address and a port ("192.0.2.7:4711", "[2001:db8::7]:4711"); the zero Addr and false
+// when it is neither.
+func parseAddr(s string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		ap, err := netip.ParseAddrPort(s)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		a = ap.Addr()
 	}
-	if a, err := netip.ParseAddr(remote); err == nil {
-		return plainAddr(a)
-	}
-	return netip.Addr{}
-}
-
-// forwardedAddr parses one X-Forwarded-For entry: an address, or an address and a port
-// ("192.0.2.7:4711", "[2001:db8::7]:4711"), as some proxies write it.
-func forwardedAddr(entry string) (netip.Addr, bool) {
-	if a, err := netip.ParseAddr(entry); err == nil {
-		return plainAddr(a), true
-	}
-	if ap, err := netip.ParseAddrPort(entry); err == nil {
-		return plainAddr(ap.Addr()), true
-	}
-	return netip.Addr{}, false
+	return plainAddr(a), true
 }
 
 // plainAddr drops what would make one host look like several: the IPv4-mapped IPv6
@@ -82,12 +75,7 @@ func plainAddr(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
 
 // containsAddr reports whether one of prefixes contains a.
 func containsAddr(prefixes []netip.Prefix, a netip.Addr) bool {
-	for _, p := range prefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prefixes, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // addrText is a's text for logs: "" for the zero Addr, as in the access log.

@@ -73,8 +73,5 @@ func (s *Server) checkCertificateBinding(r *http.Request, tokenBound, appBound s
 }
 
 func certificateBound(desc string) error {
-	return &authError{
-		err:       skygate.Errorf(skygate.CodeClientCertificateRequired, "%s", desc),
-		challenge: `Bearer realm="skygate", error="invalid_token", error_description="` + desc + `"`,
-	}
+	return bearerError(skygate.CodeClientCertificateRequired, desc, `error="invalid_token", error_description="`+desc+`"`)
 }

@@ -29,18 +29,11 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	subs, err := s.deps.Webhooks.List(r.Context(), accountIDOf(r.Context()))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(subs, skygate.Page{}, len(subs)))
+	return reply(w, http.StatusOK)(newList(subs, skygate.Page{}, len(subs)), err)
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	sub, err := s.deps.Webhooks.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, sub)
+	return reply(w, http.StatusOK)(s.deps.Webhooks.Get(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID")))
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -62,11 +55,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) err
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.RotateSecret(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.Secret)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, sub)
+	return reply(w, http.StatusOK)(s.deps.Webhooks.RotateSecret(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.Secret))
 }
 
 type urlRequest struct {
@@ -78,11 +67,7 @@ func (s *Server) changeWebhookURL(w http.ResponseWriter, r *http.Request) error 
 	if _, err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	sub, err := s.deps.Webhooks.ChangeURL(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.URL)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, sub)
+	return reply(w, http.StatusOK)(s.deps.Webhooks.ChangeURL(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), req.URL))
 }
 
 // testWebhook sends a webhook.test event through the outbox: 202 with its delivery.
@@ -96,32 +81,24 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limit(w, r, "webhook-test:"+acct+"/"+id, s.deps.Limits.WebhookTest); err != nil {
 		return err
 	}
-	d, err := s.deps.Webhooks.Test(r.Context(), acct, id)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusAccepted, d)
+	return reply(w, http.StatusAccepted)(s.deps.Webhooks.Test(r.Context(), acct, id))
 }
 
 func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return s.writeDeliveries(w, r, accountIDOf(r.Context()))
+}
+
+// writeDeliveries answers a page of the deliveries of the account's subscription
+// {webhookID}; another account's subscription is 404.
+func (s *Server) writeDeliveries(w http.ResponseWriter, r *http.Request, accountID string) error {
+	return writeList(w, r, func(p skygate.Page) ([]*skygate.WebhookDelivery, int, error) {
+		return s.deps.Webhooks.Deliveries(r.Context(), accountID, r.PathValue("webhookID"), p)
+	})
 }
 
 // retryWebhookDelivery makes a failed or pending delivery due now: 202.
 func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.deps.Webhooks.Retry(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), r.PathValue("deliveryID"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusAccepted, d)
+	return reply(w, http.StatusAccepted)(s.deps.Webhooks.Retry(r.Context(), accountIDOf(r.Context()), r.PathValue("webhookID"), r.PathValue("deliveryID")))
 }
 
 // adminListWebhooks answers an account's subscription (zero or one) for employees.
@@ -131,22 +108,11 @@ func (s *Server) adminListWebhooks(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	subs, err := s.deps.Webhooks.List(r.Context(), accountID)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(subs, skygate.Page{}, len(subs)))
+	return reply(w, http.StatusOK)(newList(subs, skygate.Page{}, len(subs)), err)
 }
 
 // adminListWebhookDeliveries answers a page of an account's subscription's deliveries
-// for employees; another account's subscription is 404.
+// for employees.
 func (s *Server) adminListWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := s.deps.Webhooks.Deliveries(r.Context(), r.PathValue("accountID"), r.PathValue("webhookID"), p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, newList(items, p, total))
+	return s.writeDeliveries(w, r, r.PathValue("accountID"))
 }

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"crypto/sha256"
 	"math"
 	"time"
 )
@@ -50,9 +51,15 @@ type Limiter interface {
 	Refund(ctx context.Context, key string, r Rate) error
 }
 
-// digest is what a limiter stores in place of a key: 128 bits, which no two keys in
-// use share by accident and no one can aim at another key's on purpose.
+// digest is what a limiter stores in place of a key: the first 128 bits of its
+// SHA-256 (digestOf), which no two keys in use share by accident, no one can aim at
+// another key's on purpose, and every replica computes alike.
 type digest [16]byte
+
+func digestOf(key string) digest {
+	sum := sha256.Sum256([]byte(key))
+	return digest(sum[:16])
+}
 
 // gcra is the algorithm on a theoretical arrival time (tat): it returns the new tat to
 // store (unchanged when refused) and the decision. Times are in one unit (ns or µs).
@@ -72,11 +79,4 @@ func gcra(now, tat, interval, burst int64) (newTAT int64, d Decision) {
 	d.Remaining = int(math.Floor(float64(burst*interval-(next-now)) / float64(interval)))
 	d.Reset = time.Duration(next - now)
 	return next, d
-}
-
-// refund is the tat after giving back one request: one interval earlier, and no state
-// at all (full) once that is not in the future; keep says whether to store it.
-func refund(now, tat, interval int64) (newTAT int64, keep bool) {
-	tat -= interval
-	return tat, tat > now
 }

@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -48,8 +47,7 @@ return 1
 `)
 
 // Redis is a Limiter shared by every replica that uses the same Redis. Its keys are
-// the prefix and the hexadecimal digest of the limiter's key (the first 128 bits of
-// its SHA-256, which every replica computes alike), and expire.
+// the prefix and the hexadecimal digest of the limiter's key, and expire.
 type Redis struct {
 	client *redis.Client
 	prefix string
@@ -74,8 +72,8 @@ func (l *Redis) Close() error { return l.client.Close() }
 
 // key is the Redis key of a limiter key.
 func (l *Redis) key(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return l.prefix + hex.EncodeToString(sum[:len(digest{})])
+	d := digestOf(key)
+	return l.prefix + hex.EncodeToString(d[:])
 }
 
 // microseconds is r's interval in the scripts' unit, at least 1.
