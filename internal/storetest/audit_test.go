@@ -37,17 +37,6 @@ func mustAppendAudit(tb testing.TB, s skygate.Store, actor, action, accountID, t
 	return e
 }
 
-// mustAuditEvents lists every stored record, newest first.
-func mustAuditEvents(tb testing.TB, s skygate.Store) []*skygate.AuditEvent {
-	tb.Helper()
-	got, total, err := s.ListAuditEvents(tb.Context(), skygate.AuditFilter{}, skygate.Page{})
-	MustNoError(tb, err, "ListAuditEvents")
-	if total != len(got) {
-		tb.Fatalf("ListAuditEvents: %d events, total %d", len(got), total)
-	}
-	return got
-}
-
 func testAuditAppendAndList(t *testing.T, s skygate.Store) {
 	first := mustAppendAudit(t, s, "alice", "account.create", "a1", "a1", 0)
 	second := mustAppendAudit(t, s, "bob", "account.update", "a1", "a1", time.Second)
