@@ -25,6 +25,14 @@
       var here = window.location.origin;
       var others = (spec.servers || []).filter(function (s) { return s.url !== here; });
       spec.servers = [{ url: here, description: 'this server' }].concat(others);
+      // The document's example dates are fixed; "Try it out" gets a week from today,
+      // which every seed fast-track's booking_before_hours allows.
+      var week = new Date(Date.now() + 7 * 86400000).toISOString().slice(0, 10);
+      (function walk(v) {
+        if (!v || typeof v !== 'object') return;
+        if (v.example && typeof v.example === 'object' && 'service_date' in v.example) v.example.service_date = week;
+        Object.keys(v).forEach(function (k) { walk(v[k]); });
+      })(spec);
       options.spec = spec;
       window.ui = SwaggerUIBundle(options);
     })
