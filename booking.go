@@ -204,18 +204,7 @@ func (b *Booking) Clone() *Booking {
 	c := *b
 	c.Passengers = slices.Clone(b.Passengers)
 	c.StatusHistory = slices.Clone(b.StatusHistory)
-	if b.ConfirmBefore != nil {
-		t := *b.ConfirmBefore
-		c.ConfirmBefore = &t
-	}
-	if b.PersonalDataRemovedAt != nil {
-		t := *b.PersonalDataRemovedAt
-		c.PersonalDataRemovedAt = &t
-	}
-	if b.Pass != nil {
-		p := *b.Pass
-		c.Pass = &p
-	}
+	c.ConfirmBefore, c.PersonalDataRemovedAt, c.Pass = clonePtr(b.ConfirmBefore), clonePtr(b.PersonalDataRemovedAt), clonePtr(b.Pass)
 	return &c
 }
 

@@ -69,7 +69,7 @@ type ESIMUsage struct {
 
 // NewESIMUsage returns the usage of an eSIM with total (nil: unlimited) and used.
 func NewESIMUsage(total *int, used int) ESIMUsage {
-	u := ESIMUsage{TotalMB: cloneInt(total), UsedMB: used}
+	u := ESIMUsage{TotalMB: clonePtr(total), UsedMB: used}
 	if total != nil {
 		r := max(*total-used, 0)
 		u.RemainingMB = &r
@@ -113,11 +113,11 @@ func (e *ESIM) Clone() *ESIM {
 	if e.Package != nil {
 		p := *e.Package
 		p.Countries = slices.Clone(e.Package.Countries)
-		p.DataMB = cloneInt(e.Package.DataMB)
+		p.DataMB = clonePtr(e.Package.DataMB)
 		c.Package = &p
 	}
 	c.Usage = NewESIMUsage(e.Usage.TotalMB, e.Usage.UsedMB)
-	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = cloneTime(e.InstalledAt), cloneTime(e.ActivatedAt), cloneTime(e.ExpiresAt)
+	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = clonePtr(e.InstalledAt), clonePtr(e.ActivatedAt), clonePtr(e.ExpiresAt)
 	c.MatchingIDSealed = slices.Clone(e.MatchingIDSealed)
 	c.NotifiedThresholds = slices.Clone(e.NotifiedThresholds)
 	return &c
@@ -310,11 +310,11 @@ func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 	return events, nil
 }
 
-// cloneTime returns a copy of *t, or nil.
-func cloneTime(t *time.Time) *time.Time {
-	if t == nil {
+// clonePtr returns a pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	v := *t
+	v := *p
 	return &v
 }
