@@ -2,7 +2,6 @@ package esim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,12 +19,8 @@ type Store interface {
 	Account(ctx context.Context, accountID string) (*skygate.Account, error)
 }
 
-// Sealer encrypts small secrets at rest; *seal.Box implements it. Open fails for a
-// value sealed with other associated data.
-type Sealer interface {
-	Seal(plaintext, associatedData []byte) []byte
-	Open(ciphertext, associatedData []byte) ([]byte, error)
-}
+// Sealer encrypts small secrets at rest; *seal.Box implements it.
+type Sealer = skygate.Sealer
 
 // Config is what a Service needs. Store and Sealer are required.
 type Config struct {
@@ -110,7 +105,8 @@ func (s *Service) present(ctx context.Context, accountID, lang string, esims ...
 	return s.name(ctx, accountID, lang, esims...)
 }
 
-// name fills each eSIM's package in lang, from one read of the account's catalog.
+// name fills each eSIM's package in lang (one of skygate.Languages; anything else is
+// en), from one read of the account's catalog.
 func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	if len(esims) == 0 {
 		return nil
@@ -125,7 +121,7 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	}
 	for _, e := range esims {
 		if p := pkgs[e.PackageID]; p != nil {
-			e.Package = p.In(lang)
+			e.Package = p.In(language(lang))
 		}
 	}
 	return nil
@@ -147,12 +143,6 @@ func idempotent(accountID, operation, key string, request any) (idempotency.Requ
 // notFoundESIM is the answer for an unknown ICCID, one of another account, or a path
 // value that cannot be an ICCID.
 func notFoundESIM() error { return skygate.Errorf(skygate.CodeNotFound, "eSIM not found") }
-
-// isNotFound reports whether err is CodeNotFound.
-func isNotFound(err error) bool {
-	var e *skygate.Error
-	return errors.As(err, &e) && e.Code == skygate.CodeNotFound
-}
 
 // stored is t as the store keeps it, so that what a write returns equals a later read.
 func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
