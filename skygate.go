@@ -24,6 +24,28 @@ type Page struct {
 	Offset int
 }
 
+// List is a page of a list in the shape every Skygate list has:
+// {"data":[…],"pagination":{"count","offset","total"}}. Data is never null.
+type List[T any] struct {
+	Data       []T        `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// Pagination says which part of a list Data is: Count items from Offset, of Total.
+type Pagination struct {
+	Count  int `json:"count"`
+	Offset int `json:"offset"`
+	Total  int `json:"total"`
+}
+
+// NewList returns the page data at offset of a list of total items.
+func NewList[T any](data []T, offset, total int) *List[T] {
+	if data == nil {
+		data = []T{}
+	}
+	return &List[T]{Data: data, Pagination: Pagination{Count: len(data), Offset: offset, Total: total}}
+}
+
 // Pinger reports whether a backend is reachable; /readyz uses it.
 type Pinger interface {
 	Ping(ctx context.Context) error

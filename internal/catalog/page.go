@@ -23,18 +23,6 @@ type Page struct {
 	Language string
 }
 
-// listBody is the body of a list page.
-type listBody struct {
-	Data       []any      `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
-type pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
 // Item returns the page of one item of kind k in lang (one of skygate.Languages;
 // anything else is en): the item as a bare object. An unknown id is CodeNotFound.
 func (c *Catalog) Item(k Kind, lang, id string) (*Page, error) {
@@ -70,7 +58,7 @@ func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
 		}
 		total++
 	}
-	body, err := encode(listBody{Data: data, Pagination: pagination{Count: len(data), Offset: q.Offset, Total: total}})
+	body, err := encode(skygate.NewList(data, q.Offset, total))
 	if err != nil {
 		return nil, err
 	}

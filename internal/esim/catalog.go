@@ -55,7 +55,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 	if q.Offset < len(matched) {
 		data = matched[q.Offset:min(q.Offset+q.Limit, len(matched))]
 	}
-	body := newList(data, q.Offset, len(matched))
+	body := skygate.NewList(data, q.Offset, len(matched))
 	return page(cat, lang, body, "list", strconv.Itoa(q.Limit), strconv.Itoa(q.Offset), q.Name, q.Country)
 }
 

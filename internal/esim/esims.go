@@ -29,12 +29,12 @@ func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*sky
 
 // ListESIMs returns a page of the account's eSIMs matching f, newest first. An unknown
 // status in f is CodeBadRequest; paging is as for ListOrders.
-func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*List[*skygate.ESIM], error) {
+func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
 	return s.listESIMs(ctx, accountID, lang, f, p, false)
 }
 
 // listESIMs is ListESIMs, or AdminESIMs when admin.
-func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page, admin bool) (*List[*skygate.ESIM], error) {
+func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIM], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skyga
 	if err := fill(ctx, accountID, lang, list...); err != nil {
 		return nil, err
 	}
-	return newList(list, p.Offset, total), nil
+	return skygate.NewList(list, p.Offset, total), nil
 }
 
 // QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera

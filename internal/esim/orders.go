@@ -178,12 +178,12 @@ func (s *Service) GetOrder(ctx context.Context, accountID, orderID, lang string)
 
 // ListOrders returns a page of the account's orders, newest first, with their eSIMs. A
 // zero Limit is DefaultLimit; out-of-range values are CodeBadRequest.
-func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*List[*skygate.ESIMOrder], error) {
+func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
 	return s.listOrders(ctx, accountID, lang, p, false)
 }
 
 // listOrders is ListOrders, or AdminOrders when admin.
-func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skygate.Page, admin bool) (*List[*skygate.ESIMOrder], error) {
+func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIMOrder], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
@@ -206,5 +206,5 @@ func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skyg
 	if err := fill(ctx, accountID, lang, esims...); err != nil {
 		return nil, err
 	}
-	return newList(orders, p.Offset, total), nil
+	return skygate.NewList(orders, p.Offset, total), nil
 }

@@ -147,24 +147,5 @@ func notFoundESIM() error { return skygate.Errorf(skygate.CodeNotFound, "eSIM no
 // stored is t as the store keeps it, so that what a write returns equals a later read.
 func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// List is a page of a list in the shape every Skygate list has:
-// {"data":[…],"pagination":{"count","offset","total"}}. Data is never null.
-type List[T any] struct {
-	Data       []T        `json:"data"`
-	Pagination Pagination `json:"pagination"`
-}
-
-// Pagination says which part of a list Data is: Count items from Offset, of Total.
-type Pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
-// newList returns the page data at offset of a list of total items.
-func newList[T any](data []T, offset, total int) *List[T] {
-	if data == nil {
-		data = []T{}
-	}
-	return &List[T]{Data: data, Pagination: Pagination{Count: len(data), Offset: offset, Total: total}}
-}
+// Pagination says which part of a list is answered (skygate.Pagination).
+type Pagination = skygate.Pagination
