@@ -208,7 +208,7 @@ func Load(getenv func(string) string) (*Config, error) {
 			l.fail(d.name, "must be positive")
 		}
 	}
-	if set := btoi(c.TLSCert != "") + btoi(c.TLSKey != "") + btoi(c.ClientCA != ""); set != 0 && set != 3 {
+	if cert := c.TLSCert != ""; cert != (c.TLSKey != "") || cert != (c.ClientCA != "") {
 		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together: set all three or none")
 	}
 	l.conveniences(c) // before anything asks DevIdP or DevPKI
@@ -262,13 +262,6 @@ func reachable(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 type loader struct {

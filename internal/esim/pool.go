@@ -174,8 +174,7 @@ func (s *Service) ImportPool(ctx context.Context, accountID string, in []Profile
 		}
 	}
 	if err := s.store.ImportPoolProfiles(ctx, accountID, profiles, audit); err != nil {
-		var e *skygate.Error
-		if errors.As(err, &e) && e.Code == skygate.CodeValidation {
+		if e, ok := errors.AsType[*skygate.Error](err); ok && e.Code == skygate.CodeValidation {
 			for i := range e.Fields {
 				e.Fields[i].Message = withLine(in, e.Fields[i])
 			}
