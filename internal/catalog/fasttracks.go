@@ -55,6 +55,6 @@ func (s *Service) LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error
 	if !ok {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
 	}
-	ft := localizeFastTrack(ref.rec, ref.hub, language(lang))
+	ft := localizeFastTrack(ref.rec, ref.hub, skygate.Language(lang))
 	return &ft, nil
 }

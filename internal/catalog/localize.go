@@ -7,14 +7,6 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// language returns lang when it is one of skygate.Languages, else en.
-func language(lang string) string {
-	if slices.Contains(skygate.Languages, lang) {
-		return lang
-	}
-	return skygate.LangEN
-}
-
 func localizeHub(h *skygate.HubRecord, lang string) skygate.Hub {
 	return skygate.Hub{
 		ID:       h.ID,
@@ -103,5 +95,5 @@ func (c *Catalog) LocalizedFastTrack(lang, id string) (skygate.FastTrack, error)
 	if !ok {
 		return skygate.FastTrack{}, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
 	}
-	return localizeFastTrack(ref.rec, ref.hub, language(lang)), nil
+	return localizeFastTrack(ref.rec, ref.hub, skygate.Language(lang)), nil
 }

@@ -26,7 +26,7 @@ type Page struct {
 // Item returns the page of one item of kind k in lang (one of skygate.Languages;
 // anything else is en): the item as a bare object. An unknown id is CodeNotFound.
 func (c *Catalog) Item(k Kind, lang, id string) (*Page, error) {
-	p, ok := c.items[itemKey{k, language(lang), id}]
+	p, ok := c.items[itemKey{k, skygate.Language(lang), id}]
 	if !ok {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no %s with id %q", k, id)
 	}
@@ -39,7 +39,7 @@ func (c *Catalog) Item(k Kind, lang, id string) (*Page, error) {
 // (or be DefaultQuery with changes within its limits); a limit or offset out of range
 // is CodeBadRequest.
 func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
-	key := pageKey{listKey{k, language(lang)}, q}
+	key := pageKey{listKey{k, skygate.Language(lang)}, q}
 	entries, ok := c.lists[key.list]
 	if !ok || q.Limit < 1 || q.Limit > MaxLimit || q.Offset < 0 || q.Offset > MaxOffset {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "invalid query")

@@ -35,7 +35,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 	if q.Limit < 1 || q.Limit > catalog.MaxLimit || q.Offset < 0 || q.Offset > catalog.MaxOffset {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "limit or offset out of range")
 	}
-	lang = language(lang)
+	lang = skygate.Language(lang)
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 // account in lang as a bare object, or CodeNotFound (also for an inactive package or
 // another account's).
 func (s *Service) Package(ctx context.Context, accountID, lang, packageID string) (*catalog.Page, error) {
-	lang = language(lang)
+	lang = skygate.Language(lang)
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -100,14 +100,6 @@ func page(cat *skygate.ESIMCatalog, lang string, body any, parts ...string) (*ca
 		LastModified: lastModified,
 		Language:     lang,
 	}, nil
-}
-
-// language returns lang when it is supported, else the default.
-func language(lang string) string {
-	if slices.Contains(skygate.Languages, lang) {
-		return lang
-	}
-	return skygate.LangEN
 }
 
 // AdminCatalog returns the account's packages, active or not, in the stored form with

@@ -96,18 +96,15 @@ type TopUpCommand struct {
 // Depleted or Expired eSIM becomes Active) and the events written. The top-up holds the
 // eSIM as it is after it.
 func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp, replayed bool, err error) {
-	if err := idempotency.ValidateKey(cmd.IdempotencyKey); err != nil {
-		return nil, false, err
-	}
-	if !skygate.IsICCID(cmd.ICCID) {
-		return nil, false, notFoundESIM()
-	}
 	req, err := idempotent(cmd.AccountID, skygate.OperationESIMTopUp, cmd.IdempotencyKey, struct {
 		ICCID string `json:"iccid"`
 		TopUpRequest
 	}{cmd.ICCID, cmd.TopUpRequest})
 	if err != nil {
 		return nil, false, err
+	}
+	if !skygate.IsICCID(cmd.ICCID) {
+		return nil, false, notFoundESIM()
 	}
 	now := s.now()
 	switch rec, err := idempotency.Lookup(ctx, s.store, req, now); {

@@ -84,7 +84,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 		o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, known)
 		return o, err == nil, err
 	}
-	item := pkg.In(language(cmd.Lang))
+	item := pkg.In(skygate.Language(cmd.Lang))
 	for _, e := range o.ESIMs {
 		if err := s.reveal(e); err != nil {
 			return nil, false, err

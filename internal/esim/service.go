@@ -121,7 +121,7 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	}
 	for _, e := range esims {
 		if p := pkgs[e.PackageID]; p != nil {
-			e.Package = p.In(language(lang))
+			e.Package = p.In(skygate.Language(lang))
 		}
 	}
 	return nil
