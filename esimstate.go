@@ -71,8 +71,7 @@ type ESIMUsage struct {
 func NewESIMUsage(total *int, used int) ESIMUsage {
 	u := ESIMUsage{TotalMB: clonePtr(total), UsedMB: used}
 	if total != nil {
-		r := max(*total-used, 0)
-		u.RemainingMB = &r
+		u.RemainingMB = new(max(*total-used, 0))
 	}
 	return u
 }
@@ -148,8 +147,7 @@ func (e *ESIM) Activate(now time.Time) error {
 	if err := e.setStatus(ESIMActive, "activate"); err != nil {
 		return err
 	}
-	exp := now.AddDate(0, 0, e.ValidityDays)
-	e.ActivatedAt, e.ExpiresAt = &now, &exp
+	e.ActivatedAt, e.ExpiresAt = &now, new(now.AddDate(0, 0, e.ValidityDays))
 	return nil
 }
 
@@ -212,8 +210,7 @@ func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 	case p.DataMB == nil:
 		total = nil
 	case total != nil:
-		t := *total + *p.DataMB
-		total = &t
+		total = new(*total + *p.DataMB)
 	}
 	e.Usage = NewESIMUsage(total, e.Usage.UsedMB)
 	e.ValidityDays += p.ValidityDays
@@ -222,8 +219,7 @@ func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 		if from.Before(now) {
 			from = now
 		}
-		exp := from.AddDate(0, 0, p.ValidityDays)
-		e.ExpiresAt = &exp
+		e.ExpiresAt = new(from.AddDate(0, 0, p.ValidityDays))
 	}
 	e.NotifiedThresholds = slices.DeleteFunc(e.NotifiedThresholds, func(t int) bool {
 		return total == nil || !reached(e.Usage.UsedMB, *total, t)
@@ -315,6 +311,5 @@ func clonePtr[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}
-	v := *p
-	return &v
+	return new(*p)
 }

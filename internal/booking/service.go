@@ -190,8 +190,7 @@ func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error
 		if err != nil {
 			return nil, err
 		}
-		deadline := after.UpdatedAt.Add(s.window)
-		after.Pass, after.ConfirmBefore = pass, &deadline
+		after.Pass, after.ConfirmBefore = pass, new(after.UpdatedAt.Add(s.window))
 	}
 	return skygate.BookingEvents(before, after, after.UpdatedAt)
 }
