@@ -74,17 +74,10 @@ func IsID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
+	for i, c := range []byte(s) {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (c == '-') || !dash && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
 		}
 	}
 	return true
