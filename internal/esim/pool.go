@@ -111,8 +111,7 @@ func parsePoolCSV(body []byte) ([]ProfileInput, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*csv.ParseError](err); ok {
 				return nil, skygate.Errorf(skygate.CodeBadRequest, "the CSV is malformed at line %d: %v", pe.Line, pe.Err)
 			}
 			return nil, skygate.Errorf(skygate.CodeBadRequest, "the CSV is malformed")
@@ -170,7 +169,7 @@ func (s *Service) ImportPool(ctx context.Context, accountID string, in []Profile
 	for i, p := range in {
 		profiles[i] = &skygate.PoolProfile{
 			ICCID: p.ICCID, AccountID: accountID, SMDPAddress: p.SMDPAddress,
-			MatchingIDSealed: s.sealMatchingID(p.ICCID, p.MatchingID), Status: skygate.PoolAvailable, ImportedAt: now,
+			MatchingIDSealed: s.sealer.Seal([]byte(p.MatchingID), associatedData(p.ICCID)), Status: skygate.PoolAvailable, ImportedAt: now,
 		}
 	}
 	if err := s.store.ImportPoolProfiles(ctx, accountID, profiles, audit); err != nil {

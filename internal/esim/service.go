@@ -77,11 +77,6 @@ func checkPage(p skygate.Page) (skygate.Page, error) {
 // profile's row does not open.
 func associatedData(iccid string) []byte { return []byte("skygate/esim/matching-id/v1\x00" + iccid) }
 
-// sealMatchingID seals a profile's matching ID.
-func (s *Service) sealMatchingID(iccid, matchingID string) []byte {
-	return s.sealer.Seal([]byte(matchingID), associatedData(iccid))
-}
-
 // reveal opens e's matching ID and fills MatchingID and ActivationCode, for the owning
 // account's reads only.
 func (s *Service) reveal(e *skygate.ESIM) error {
