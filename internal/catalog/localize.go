@@ -27,14 +27,6 @@ func localizeLocation(l skygate.LocationRecord, lang string) skygate.Location {
 	}
 }
 
-// orEmpty keeps JSON arrays as [] rather than null.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func localizeLounge(l *skygate.LoungeRecord, hub *skygate.HubRecord, amenities map[string]*skygate.AmenityRecord, lang string) skygate.Lounge {
 	h := localizeHub(hub, lang)
 	out := skygate.Lounge{
@@ -49,14 +41,14 @@ func localizeLounge(l *skygate.LoungeRecord, hub *skygate.HubRecord, amenities m
 		AirsideZone:        l.AirsideZone,
 		IsArrivalAvailable: l.IsArrivalAvailable,
 		Amenities:          make([]skygate.Amenity, 0, len(l.Amenities)),
-		BusinessHours:      orEmpty(l.BusinessHours),
+		BusinessHours:      l.BusinessHours,
 		IsActive:           l.IsActive,
 		IsPremium:          l.IsPremium,
 		Policy: skygate.LoungePolicy{
 			Age:  skygate.AgePolicy{MinAge: l.Policy.Age.MinAge, Notes: l.Policy.Age.Notes.In(lang)},
 			Stay: l.Policy.Stay,
 		},
-		RequiredBookingInfo: orEmpty(l.RequiredBookingInfo),
+		RequiredBookingInfo: l.RequiredBookingInfo,
 		Images:              make([]skygate.Image, 0, len(l.Images)),
 		DirectionInfo:       l.DirectionInfo.In(lang),
 	}
@@ -79,9 +71,9 @@ func localizeFastTrack(f *skygate.FastTrackRecord, hub *skygate.HubRecord, lang 
 		Location:            h.Location,
 		Hub:                 h,
 		AirsideZone:         f.AirsideZone,
-		BusinessHours:       orEmpty(f.BusinessHours),
+		BusinessHours:       f.BusinessHours,
 		IsActive:            f.IsActive,
-		RequiredBookingInfo: orEmpty(f.RequiredBookingInfo),
+		RequiredBookingInfo: f.RequiredBookingInfo,
 		Policy:              f.Policy,
 	}
 }

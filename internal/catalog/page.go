@@ -65,7 +65,7 @@ func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
 	p := &Page{
 		Body:         body,
 		ETag:         c.etag(fmt.Sprintf("list %d %q %d %d %q %q %q", k, key.list.lang, q.Limit, q.Offset, q.Name, q.IATA, q.Country)),
-		LastModified: c.updatedAt,
+		LastModified: c.UpdatedAt(),
 		Language:     key.list.lang,
 	}
 	c.pages.add(key, p)
