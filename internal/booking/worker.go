@@ -120,18 +120,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	var lastIssue time.Time
 	for all := true; ; {
-		var (
-			st  RunStats
-			err error
-		)
-		lastIssue = time.Now()
+		lastIssue, run := time.Now(), w.issue
 		if all {
-			st, err = w.RunOnce(ctx)
-		} else {
-			st, err = w.issue(ctx)
+			run = w.RunOnce
 		}
+		st, err := run(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
