@@ -85,9 +85,7 @@ func page(cat *skygate.ESIMCatalog, lang string, body any, parts ...string) (*ca
 	}
 	h := sha256.New()
 	for _, p := range append([]string{"esim-packages", cat.AccountID, strconv.FormatInt(cat.Version, 10), lang}, parts...) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(p)))
-		h.Write(n[:])
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
 		h.Write([]byte(p))
 	}
 	var lastModified time.Time
