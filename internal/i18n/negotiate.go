@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"cmp"
 	"net/textproto"
 	"slices"
 	"strconv"
@@ -69,10 +70,7 @@ func Negotiate(header string) string {
 			best, bestWeight = lang, p.weight
 		}
 	}
-	if best == "" {
-		return Default
-	}
-	return best
+	return cmp.Or(best, Default)
 }
 
 // parsePreference parses `language-range *( OWS ";" OWS parameter )`. Only the q
