@@ -52,11 +52,10 @@ type Actor struct {
 func (a Actor) Audit(at time.Time, action, targetType, targetID, accountID string, details any) (*AuditEvent, error) {
 	var raw json.RawMessage
 	if details != nil {
-		b, err := json.Marshal(details)
-		if err != nil {
+		var err error
+		if raw, err = json.Marshal(details); err != nil {
 			return nil, err
 		}
-		raw = b
 	}
 	return &AuditEvent{
 		ID: NewID(), Actor: a.Subject, Action: action, TargetType: targetType, TargetID: targetID,

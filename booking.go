@@ -105,20 +105,17 @@ const (
 // issued (issued) or not. ok is false when the booking has no pass: it is Pending, or
 // it was canceled while Pending.
 func PassStatusOf(s BookingStatus, issued bool) (status PassStatus, ok bool) {
-	switch {
-	case !issued:
-		return "", false
-	case s == BookingIssued || s == BookingConfirmed:
-		return PassActive, true
-	case s == BookingCompleted:
-		return PassUsed, true
-	case s == BookingCanceled:
-		return PassVoided, true
-	case s == BookingExpired:
-		return PassExpired, true
-	default:
+	if !issued {
 		return "", false
 	}
+	status, ok = passStatuses[s]
+	return status, ok
+}
+
+// passStatuses maps the status of a booking whose pass was issued to the pass's.
+var passStatuses = map[BookingStatus]PassStatus{
+	BookingIssued: PassActive, BookingConfirmed: PassActive, BookingCompleted: PassUsed,
+	BookingCanceled: PassVoided, BookingExpired: PassExpired,
 }
 
 // FlightDirection says whether the fast-track serves a departing or arriving flight.
@@ -204,18 +201,7 @@ func (b *Booking) Clone() *Booking {
 	c := *b
 	c.Passengers = slices.Clone(b.Passengers)
 	c.StatusHistory = slices.Clone(b.StatusHistory)
-	if b.ConfirmBefore != nil {
-		t := *b.ConfirmBefore
-		c.ConfirmBefore = &t
-	}
-	if b.PersonalDataRemovedAt != nil {
-		t := *b.PersonalDataRemovedAt
-		c.PersonalDataRemovedAt = &t
-	}
-	if b.Pass != nil {
-		p := *b.Pass
-		c.Pass = &p
-	}
+	c.ConfirmBefore, c.PersonalDataRemovedAt, c.Pass = clonePtr(b.ConfirmBefore), clonePtr(b.PersonalDataRemovedAt), clonePtr(b.Pass)
 	return &c
 }
 

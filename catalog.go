@@ -13,6 +13,8 @@ package skygate
 // have nothing to say are "". Identifiers are lowercase RFC 9562 UUIDs that never change
 // between catalog versions, so partners may store them.
 
+import "slices"
+
 // Languages of the catalog (ISO 639-1 base languages). LangEN is the default.
 const (
 	LangEN = "en"
@@ -26,6 +28,14 @@ const (
 
 // Languages lists the supported languages, the default first.
 var Languages = []string{LangEN, LangRU, LangUZ, LangKK}
+
+// Language returns lang when it is one of Languages, else LangEN.
+func Language(lang string) string {
+	if slices.Contains(Languages, lang) {
+		return lang
+	}
+	return LangEN
+}
 
 // LocalizedText is one human-readable text in every supported language. In a valid
 // catalog all four are non-empty.

@@ -74,29 +74,25 @@ func ValidationError(fields ...FieldError) *Error {
 // ErrorCode returns the code of the first *Error in err's chain, CodeInternal for any
 // other non-nil error, and "" for nil.
 func ErrorCode(err error) string {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &e):
-		return e.Code
-	default:
-		return CodeInternal
 	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return CodeInternal
 }
 
 // ErrorMessage returns the public message of err; internal errors get a fixed text so
 // that nothing private leaks.
 func ErrorMessage(err error) string {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &e):
-		return e.Message
-	default:
-		return "an internal error occurred"
 	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Message
+	}
+	return "an internal error occurred"
 }
 
 // IsCode reports whether err carries the code.

@@ -25,22 +25,17 @@ const MaxMoneyAmount int64 = 1_000_000_000_000
 // IsCurrency reports whether c has the form of an ISO 4217 alphabetic code: three
 // upper-case ASCII letters. The list of codes is not checked; an account simply has no
 // balance in a currency that does not exist.
-func IsCurrency(c string) bool {
-	if len(c) != 3 {
-		return false
-	}
-	for i := 0; i < 3; i++ {
-		if c[i] < 'A' || c[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
+func IsCurrency(c string) bool { return len(c) == 3 && !strings.ContainsFunc(c, notUpper) }
 
 // IsCountryCode reports whether c has the form of an ISO 3166-1 alpha-2 code: two
 // upper-case ASCII letters.
-func IsCountryCode(c string) bool {
-	return len(c) == 2 && 'A' <= c[0] && c[0] <= 'Z' && 'A' <= c[1] && c[1] <= 'Z'
+func IsCountryCode(c string) bool { return len(c) == 2 && !strings.ContainsFunc(c, notUpper) }
+
+func notUpper(r rune) bool { return r < 'A' || r > 'Z' }
+
+// notLDH reports whether r is not an ASCII letter, digit or hyphen.
+func notLDH(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
 }
 
 // ESIMPackage is a data plan an account may sell: the stored and admin form. Every
@@ -85,7 +80,7 @@ type ESIMPackageItem struct {
 // In returns p in the partner-facing form with its name in lang.
 func (p *ESIMPackage) In(lang string) *ESIMPackageItem {
 	return &ESIMPackageItem{
-		ID: p.ID, Name: p.Name.In(lang), Countries: slices.Clone(p.Countries), DataMB: cloneInt(p.DataMB),
+		ID: p.ID, Name: p.Name.In(lang), Countries: slices.Clone(p.Countries), DataMB: clonePtr(p.DataMB),
 		ValidityDays: p.ValidityDays, Price: p.Price, TopUp: p.TopUp,
 	}
 }
@@ -192,12 +187,8 @@ func IsICCID(s string) bool {
 	if len(s) < MinICCIDLen || len(s) > MaxICCIDLen {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return LuhnCheckDigit(s[:len(s)-1]) == s[len(s)-1]
+	check := LuhnCheckDigit(s[:len(s)-1]) // 0 when the payload holds a non-digit
+	return check != 0 && check == s[len(s)-1]
 }
 
 // LuhnCheckDigit returns the Luhn check digit ('0'–'9') to append to the decimal
@@ -236,14 +227,8 @@ func IsSMDPAddress(s string) bool {
 		return false
 	}
 	for _, label := range strings.Split(s, ".") {
-		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' || strings.ContainsFunc(label, notLDH) {
 			return false
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-				return false
-			}
 		}
 	}
 	return true
@@ -252,16 +237,7 @@ func IsSMDPAddress(s string) bool {
 // IsMatchingID reports whether s can be a matching ID (SGP.22: upper-case alphanumerics
 // and "-"; lower case is accepted too): 1–255 such characters.
 func IsMatchingID(s string) bool {
-	if len(s) == 0 || len(s) > 255 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 1 && len(s) <= 255 && !strings.ContainsFunc(s, notLDH)
 }
 
 // ESIMOrderStatus is the status of an order. Orders are all-or-nothing and synchronous,
@@ -359,13 +335,4 @@ type LedgerEntry struct {
 	CreatedAt    time.Time  `json:"created_at"`
 
 	AccountID string `json:"-"`
-}
-
-// cloneInt returns a copy of *p, or nil.
-func cloneInt(p *int) *int {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }

@@ -69,10 +69,9 @@ type ESIMUsage struct {
 
 // NewESIMUsage returns the usage of an eSIM with total (nil: unlimited) and used.
 func NewESIMUsage(total *int, used int) ESIMUsage {
-	u := ESIMUsage{TotalMB: cloneInt(total), UsedMB: used}
+	u := ESIMUsage{TotalMB: clonePtr(total), UsedMB: used}
 	if total != nil {
-		r := max(*total-used, 0)
-		u.RemainingMB = &r
+		u.RemainingMB = new(max(*total-used, 0))
 	}
 	return u
 }
@@ -113,11 +112,11 @@ func (e *ESIM) Clone() *ESIM {
 	if e.Package != nil {
 		p := *e.Package
 		p.Countries = slices.Clone(e.Package.Countries)
-		p.DataMB = cloneInt(e.Package.DataMB)
+		p.DataMB = clonePtr(e.Package.DataMB)
 		c.Package = &p
 	}
 	c.Usage = NewESIMUsage(e.Usage.TotalMB, e.Usage.UsedMB)
-	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = cloneTime(e.InstalledAt), cloneTime(e.ActivatedAt), cloneTime(e.ExpiresAt)
+	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = clonePtr(e.InstalledAt), clonePtr(e.ActivatedAt), clonePtr(e.ExpiresAt)
 	c.MatchingIDSealed = slices.Clone(e.MatchingIDSealed)
 	c.NotifiedThresholds = slices.Clone(e.NotifiedThresholds)
 	return &c
@@ -148,8 +147,7 @@ func (e *ESIM) Activate(now time.Time) error {
 	if err := e.setStatus(ESIMActive, "activate"); err != nil {
 		return err
 	}
-	exp := now.AddDate(0, 0, e.ValidityDays)
-	e.ActivatedAt, e.ExpiresAt = &now, &exp
+	e.ActivatedAt, e.ExpiresAt = &now, new(now.AddDate(0, 0, e.ValidityDays))
 	return nil
 }
 
@@ -212,8 +210,7 @@ func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 	case p.DataMB == nil:
 		total = nil
 	case total != nil:
-		t := *total + *p.DataMB
-		total = &t
+		total = new(*total + *p.DataMB)
 	}
 	e.Usage = NewESIMUsage(total, e.Usage.UsedMB)
 	e.ValidityDays += p.ValidityDays
@@ -222,8 +219,7 @@ func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 		if from.Before(now) {
 			from = now
 		}
-		exp := from.AddDate(0, 0, p.ValidityDays)
-		e.ExpiresAt = &exp
+		e.ExpiresAt = new(from.AddDate(0, 0, p.ValidityDays))
 	}
 	e.NotifiedThresholds = slices.DeleteFunc(e.NotifiedThresholds, func(t int) bool {
 		return total == nil || !reached(e.Usage.UsedMB, *total, t)
@@ -310,11 +306,10 @@ func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 	return events, nil
 }
 
-// cloneTime returns a copy of *t, or nil.
-func cloneTime(t *time.Time) *time.Time {
-	if t == nil {
+// clonePtr returns a pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	v := *t
-	return &v
+	return new(*p)
 }

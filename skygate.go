@@ -24,6 +24,28 @@ type Page struct {
 	Offset int
 }
 
+// List is a page of a list in the shape every Skygate list has:
+// {"data":[…],"pagination":{"count","offset","total"}}. Data is never null.
+type List[T any] struct {
+	Data       []T        `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// Pagination says which part of a list Data is: Count items from Offset, of Total.
+type Pagination struct {
+	Count  int `json:"count"`
+	Offset int `json:"offset"`
+	Total  int `json:"total"`
+}
+
+// NewList returns the page data at offset of a list of total items.
+func NewList[T any](data []T, offset, total int) *List[T] {
+	if data == nil {
+		data = []T{}
+	}
+	return &List[T]{Data: data, Pagination: Pagination{Count: len(data), Offset: offset, Total: total}}
+}
+
 // Pinger reports whether a backend is reachable; /readyz uses it.
 type Pinger interface {
 	Ping(ctx context.Context) error
@@ -42,17 +64,8 @@ func NewID() string {
 	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 	b[6] = b[6]&0x0f | 0x70
 	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:])
-	return string(out[:])
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // IsID reports whether s is a UUID in canonical lowercase form; path parameters that
@@ -61,17 +74,10 @@ func IsID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
+	for i, c := range []byte(s) {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (c == '-') || !dash && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
 		}
 	}
 	return true

@@ -102,13 +102,11 @@ func (s *Service) idempotent(cmd CreateCommand) (idempotency.Request, error) {
 	if err := idempotency.ValidateKey(cmd.IdempotencyKey); err != nil {
 		return req, err
 	}
+	var err error
 	if req.Fingerprint == nil {
-		var err error
-		if req.Fingerprint, err = idempotency.FingerprintOf(cmd.Request); err != nil {
-			return req, err
-		}
+		req.Fingerprint, err = idempotency.FingerprintOf(cmd.Request)
 	}
-	return req, nil
+	return req, err
 }
 
 // replay answers req from its key's live record, or CodeNotFound.

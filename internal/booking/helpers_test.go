@@ -26,7 +26,7 @@ var (
 // hubZone is the zone of ftAll's hub (Tashkent, without tzdata).
 var hubZone = time.FixedZone("UTC+5", 5*3600)
 
-// fastTracks is a fake catalog implementing booking.FastTracks and booking.Zones.
+// fastTracks is a fake catalog implementing booking.FastTracks.
 type fastTracks struct{}
 
 func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {

@@ -19,20 +19,13 @@ type FastTracks interface {
 	// skygate.BookingInfo strings) and whether it is active; ok is false for an
 	// unknown id.
 	FastTrackInfo(id string) (requiredBookingInfo []string, active bool, ok bool)
-}
-
-// Zones is optionally implemented by a FastTracks. It returns the time zone of the
-// fast-track's hub, in which service_date is a calendar day. Without it, or when ok is
-// false, service dates are UTC days.
-type Zones interface {
+	// FastTrackZone returns the time zone of the fast-track's hub, in which
+	// service_date is a calendar day. When ok is false, service dates are UTC days.
 	FastTrackZone(id string) (loc *time.Location, ok bool)
-}
-
-// Notices is optionally implemented by a FastTracks. It returns the fast-track's
-// minimum notice (the catalog's policy.booking_before_hours): a booking must be made at
-// least that long before its service day starts at the airport (00:00 in the hub's
-// zone). Without it, or when ok is false, a booking may be made up to the service day.
-type Notices interface {
+	// FastTrackNotice returns the fast-track's minimum notice (the catalog's
+	// policy.booking_before_hours): a booking must be made at least that long before
+	// its service day starts at the airport (00:00 in the hub's zone). When ok is
+	// false, a booking may be made up to the service day.
 	FastTrackNotice(id string) (notice time.Duration, ok bool)
 }
 
@@ -197,18 +190,15 @@ func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error
 		if err != nil {
 			return nil, err
 		}
-		deadline := after.UpdatedAt.Add(s.window)
-		after.Pass, after.ConfirmBefore = pass, &deadline
+		after.Pass, after.ConfirmBefore = pass, new(after.UpdatedAt.Add(s.window))
 	}
 	return skygate.BookingEvents(before, after, after.UpdatedAt)
 }
 
 // zone returns the time zone of the fast-track's hub, UTC when unknown.
 func (s *Service) zone(fastTrackID string) *time.Location {
-	if z, ok := s.fastTracks.(Zones); ok {
-		if loc, ok := z.FastTrackZone(fastTrackID); ok && loc != nil {
-			return loc
-		}
+	if loc, ok := s.fastTracks.FastTrackZone(fastTrackID); ok && loc != nil {
+		return loc
 	}
 	return time.UTC
 }

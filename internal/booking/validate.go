@@ -60,7 +60,11 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 		}
 	}
 
-	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)), s.notice(b.FastTrackID))
+	var notice time.Duration
+	if d, ok := s.fastTracks.FastTrackNotice(b.FastTrackID); ok {
+		notice = d
+	}
+	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)), notice)
 	if r.Flight == nil {
 		v.fail("flight", "is required")
 	} else {
@@ -112,16 +116,6 @@ func (v *validation) serviceDate(date string, local time.Time, notice time.Durat
 				notice.Hours(), first.Format(time.DateOnly)))
 		}
 	}
-}
-
-// notice returns the fast-track's minimum notice, 0 when it sets none.
-func (s *Service) notice(fastTrackID string) time.Duration {
-	if n, ok := s.fastTracks.(Notices); ok {
-		if d, ok := n.FastTrackNotice(fastTrackID); ok {
-			return d
-		}
-	}
-	return 0
 }
 
 func (v *validation) flight(f skygate.Flight, numberRequired bool) {

@@ -26,21 +26,17 @@ type Worker struct {
 	Interval time.Duration
 	// Batch bounds each step of RunOnce; DefaultBatch when zero.
 	Batch int
-	// NotifySpacing is the least time between the starts of two issue runs that new
-	// bookings trigger (DefaultNotifySpacing when zero). A quiet worker issues a new
-	// booking at once; under load, the bookings created meanwhile wait for the next run
-	// and share its transaction, instead of each paying for a claim and a commit of its
-	// own.
-	NotifySpacing time.Duration
 }
 
 // DefaultInterval is the worker's Interval unless set.
 const DefaultInterval = time.Second
 
-// DefaultNotifySpacing is the worker's NotifySpacing unless set: at most 200 issue runs a
-// second between ticks, and at most this much added to the time a booking stays
-// Pending.
-const DefaultNotifySpacing = 5 * time.Millisecond
+// notifySpacing is the least time between the starts of two issue runs that new
+// bookings trigger: at most 200 a second between ticks, and at most this much added
+// to the time a booking stays Pending. A quiet worker issues a new booking at once;
+// under load, the bookings created meanwhile wait for the next run and share its
+// transaction, instead of each paying for a claim and a commit of its own.
+const notifySpacing = 5 * time.Millisecond
 
 // NewWorker returns a worker for the service's store and clock; log receives one line
 // per failed step (nil discards).
@@ -51,7 +47,7 @@ func NewWorker(svc *Service, log *slog.Logger) *Worker {
 	return &Worker{svc: svc, log: log, Batch: DefaultBatch}
 }
 
-// wakeWorkers makes a running Worker of s issue Pending bookings now (or NotifySpacing
+// wakeWorkers makes a running Worker of s issue Pending bookings now (or notifySpacing
 // after its last issue run) instead of at the next tick: a booking was just created.
 // It never blocks.
 func (s *Service) wakeWorkers() {
@@ -124,22 +120,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	spacing := w.NotifySpacing
-	if spacing <= 0 {
-		spacing = DefaultNotifySpacing
-	}
-	var lastIssue time.Time
 	for all := true; ; {
-		var (
-			st  RunStats
-			err error
-		)
-		lastIssue = time.Now()
+		lastIssue, run := time.Now(), w.issue
 		if all {
-			st, err = w.RunOnce(ctx)
-		} else {
-			st, err = w.issue(ctx)
+			run = w.RunOnce
 		}
+		st, err := run(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -154,7 +140,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			all = true
 		case <-w.svc.wake:
 			all = false
-			if wait := spacing - time.Since(lastIssue); wait > 0 {
+			if wait := notifySpacing - time.Since(lastIssue); wait > 0 {
 				select {
 				case <-ctx.Done():
 					return nil

@@ -38,10 +38,8 @@ func (k Kind) String() string {
 // Catalog is one immutable, validated catalog document in its serving form. It is safe
 // for concurrent use.
 type Catalog struct {
-	version   int64
-	updatedAt time.Time
-	digest    [sha256.Size]byte
-	summary   Summary
+	summary Summary
+	digest  [sha256.Size]byte
 
 	// lists holds the items of each kind and language, localized and in list order.
 	lists map[listKey][]entry
@@ -117,10 +115,10 @@ func decodeValid(data []byte) (*skygate.CatalogData, error) {
 }
 
 // Version returns the version of the stored document (0 for Load).
-func (c *Catalog) Version() int64 { return c.version }
+func (c *Catalog) Version() int64 { return c.summary.Version }
 
 // UpdatedAt returns when the document was stored, truncated to seconds (zero for Load).
-func (c *Catalog) UpdatedAt() time.Time { return c.updatedAt }
+func (c *Catalog) UpdatedAt() time.Time { return c.summary.UpdatedAt }
 
 // Summary returns the version and item counts.
 func (c *Catalog) Summary() Summary { return c.summary }
@@ -129,16 +127,14 @@ func (c *Catalog) Summary() Summary { return c.summary }
 // lists sorted, and the page of every item encoded.
 func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, updatedAt time.Time) (*Catalog, error) {
 	c := &Catalog{
-		version:    version,
-		updatedAt:  updatedAt.UTC().Truncate(time.Second),
+		summary: Summary{
+			Version: version, UpdatedAt: updatedAt.UTC().Truncate(time.Second),
+			Hubs: len(d.Hubs), Lounges: len(d.Lounges), FastTracks: len(d.FastTracks),
+		},
 		digest:     digest,
 		lists:      map[listKey][]entry{},
 		items:      map[itemKey]*Page{},
 		fastTracks: make(map[string]fastTrackRef, len(d.FastTracks)),
-	}
-	c.summary = Summary{
-		Version: c.version, UpdatedAt: c.updatedAt,
-		Hubs: len(d.Hubs), Lounges: len(d.Lounges), FastTracks: len(d.FastTracks),
 	}
 	hubs := make(map[string]*skygate.HubRecord, len(d.Hubs))
 	for i := range d.Hubs {
@@ -200,7 +196,7 @@ func (c *Catalog) addList(k Kind, lang string, entries []entry) error {
 		c.items[itemKey{k, lang, e.id}] = &Page{
 			Body:         body,
 			ETag:         c.etag(fmt.Sprintf("item %d %q %q", k, lang, e.id)),
-			LastModified: c.updatedAt,
+			LastModified: c.UpdatedAt(),
 			Language:     lang,
 		}
 	}

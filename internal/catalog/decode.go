@@ -73,10 +73,8 @@ func ParseISODuration(s string) (time.Duration, error) {
 	}
 	var d time.Duration
 	for i, unit := range []time.Duration{24 * time.Hour, time.Hour, time.Minute} {
-		if m[i+1] != "" {
-			n, _ := strconv.Atoi(m[i+1]) // the pattern allows only short digit runs
-			d += time.Duration(n) * unit
-		}
+		n, _ := strconv.Atoi(m[i+1]) // a short digit run, or "" (0) for an absent unit
+		d += time.Duration(n) * unit
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("%q is not a positive duration", s)

@@ -6,14 +6,19 @@ import (
 	"github.com/skygate/skygate"
 )
 
+// fastTrack returns the fast-track of the current catalog; ok is false for an unknown
+// id or before Open.
+func (s *Service) fastTrack(id string) (ref fastTrackRef, ok bool) {
+	if c := s.Current(); c != nil {
+		ref, ok = c.fastTracks[id]
+	}
+	return ref, ok
+}
+
 // FastTrackInfo returns the fast-track's required_booking_info and whether it is
 // active; ok is false for an unknown id or before Open. Booking validation uses it.
 func (s *Service) FastTrackInfo(id string) (requiredBookingInfo []string, active bool, ok bool) {
-	c := s.Current()
-	if c == nil {
-		return nil, false, false
-	}
-	ref, ok := c.fastTracks[id]
+	ref, ok := s.fastTrack(id)
 	if !ok {
 		return nil, false, false
 	}
@@ -28,11 +33,7 @@ func (s *Service) FastTrackInfo(id string) (requiredBookingInfo []string, active
 // before its service day starts a booking must be made. ok is false for an unknown id,
 // before Open, or when the policy sets none.
 func (s *Service) FastTrackNotice(id string) (notice time.Duration, ok bool) {
-	c := s.Current()
-	if c == nil {
-		return 0, false
-	}
-	ref, ok := c.fastTracks[id]
+	ref, ok := s.fastTrack(id)
 	if !ok || ref.rec.Policy.BookingBeforeHours == "" {
 		return 0, false
 	}
@@ -43,27 +44,17 @@ func (s *Service) FastTrackNotice(id string) (notice time.Duration, ok bool) {
 // FastTrackZone returns the time zone of the fast-track's hub, in which a booking's
 // service_date is a calendar day.
 func (s *Service) FastTrackZone(id string) (*time.Location, bool) {
-	c := s.Current()
-	if c == nil {
-		return nil, false
-	}
-	ref, ok := c.fastTracks[id]
-	if !ok {
-		return nil, false
-	}
+	ref, _ := s.fastTrack(id)
 	return ref.zone, ref.zone != nil
 }
 
 // LocalizedFastTrack returns the fast-track in the response form in lang, or
 // CodeNotFound (also before Open).
 func (s *Service) LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error) {
-	c := s.Current()
-	if c == nil {
+	ref, ok := s.fastTrack(id)
+	if !ok {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
 	}
-	ft, err := c.LocalizedFastTrack(lang, id)
-	if err != nil {
-		return nil, err
-	}
+	ft := localizeFastTrack(ref.rec, ref.hub, skygate.Language(lang))
 	return &ft, nil
 }

@@ -7,14 +7,6 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// language returns lang when it is one of skygate.Languages, else en.
-func language(lang string) string {
-	if slices.Contains(skygate.Languages, lang) {
-		return lang
-	}
-	return skygate.LangEN
-}
-
 func localizeHub(h *skygate.HubRecord, lang string) skygate.Hub {
 	return skygate.Hub{
 		ID:       h.ID,
@@ -35,14 +27,6 @@ func localizeLocation(l skygate.LocationRecord, lang string) skygate.Location {
 	}
 }
 
-// orEmpty keeps JSON arrays as [] rather than null.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func localizeLounge(l *skygate.LoungeRecord, hub *skygate.HubRecord, amenities map[string]*skygate.AmenityRecord, lang string) skygate.Lounge {
 	h := localizeHub(hub, lang)
 	out := skygate.Lounge{
@@ -57,14 +41,14 @@ func localizeLounge(l *skygate.LoungeRecord, hub *skygate.HubRecord, amenities m
 		AirsideZone:        l.AirsideZone,
 		IsArrivalAvailable: l.IsArrivalAvailable,
 		Amenities:          make([]skygate.Amenity, 0, len(l.Amenities)),
-		BusinessHours:      orEmpty(l.BusinessHours),
+		BusinessHours:      l.BusinessHours,
 		IsActive:           l.IsActive,
 		IsPremium:          l.IsPremium,
 		Policy: skygate.LoungePolicy{
 			Age:  skygate.AgePolicy{MinAge: l.Policy.Age.MinAge, Notes: l.Policy.Age.Notes.In(lang)},
 			Stay: l.Policy.Stay,
 		},
-		RequiredBookingInfo: orEmpty(l.RequiredBookingInfo),
+		RequiredBookingInfo: l.RequiredBookingInfo,
 		Images:              make([]skygate.Image, 0, len(l.Images)),
 		DirectionInfo:       l.DirectionInfo.In(lang),
 	}
@@ -87,9 +71,9 @@ func localizeFastTrack(f *skygate.FastTrackRecord, hub *skygate.HubRecord, lang 
 		Location:            h.Location,
 		Hub:                 h,
 		AirsideZone:         f.AirsideZone,
-		BusinessHours:       orEmpty(f.BusinessHours),
+		BusinessHours:       f.BusinessHours,
 		IsActive:            f.IsActive,
-		RequiredBookingInfo: orEmpty(f.RequiredBookingInfo),
+		RequiredBookingInfo: f.RequiredBookingInfo,
 		Policy:              f.Policy,
 	}
 }
@@ -103,5 +87,5 @@ func (c *Catalog) LocalizedFastTrack(lang, id string) (skygate.FastTrack, error)
 	if !ok {
 		return skygate.FastTrack{}, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", id)
 	}
-	return localizeFastTrack(ref.rec, ref.hub, language(lang)), nil
+	return localizeFastTrack(ref.rec, ref.hub, skygate.Language(lang)), nil
 }

@@ -23,22 +23,10 @@ type Page struct {
 	Language string
 }
 
-// listBody is the body of a list page.
-type listBody struct {
-	Data       []any      `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
-type pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
 // Item returns the page of one item of kind k in lang (one of skygate.Languages;
 // anything else is en): the item as a bare object. An unknown id is CodeNotFound.
 func (c *Catalog) Item(k Kind, lang, id string) (*Page, error) {
-	p, ok := c.items[itemKey{k, language(lang), id}]
+	p, ok := c.items[itemKey{k, skygate.Language(lang), id}]
 	if !ok {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no %s with id %q", k, id)
 	}
@@ -51,7 +39,7 @@ func (c *Catalog) Item(k Kind, lang, id string) (*Page, error) {
 // (or be DefaultQuery with changes within its limits); a limit or offset out of range
 // is CodeBadRequest.
 func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
-	key := pageKey{listKey{k, language(lang)}, q}
+	key := pageKey{listKey{k, skygate.Language(lang)}, q}
 	entries, ok := c.lists[key.list]
 	if !ok || q.Limit < 1 || q.Limit > MaxLimit || q.Offset < 0 || q.Offset > MaxOffset {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "invalid query")
@@ -70,14 +58,14 @@ func (c *Catalog) List(k Kind, lang string, q Query) (*Page, error) {
 		}
 		total++
 	}
-	body, err := encode(listBody{Data: data, Pagination: pagination{Count: len(data), Offset: q.Offset, Total: total}})
+	body, err := encode(skygate.NewList(data, q.Offset, total))
 	if err != nil {
 		return nil, err
 	}
 	p := &Page{
 		Body:         body,
 		ETag:         c.etag(fmt.Sprintf("list %d %q %d %d %q %q %q", k, key.list.lang, q.Limit, q.Offset, q.Name, q.IATA, q.Country)),
-		LastModified: c.updatedAt,
+		LastModified: c.UpdatedAt(),
 		Language:     key.list.lang,
 	}
 	c.pages.add(key, p)

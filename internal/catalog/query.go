@@ -46,7 +46,7 @@ func ParseQuery(raw string) (Query, error) {
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
 	values, err := url.ParseQuery(raw)
 	if err != nil {
-		bad("query", malformedQuery)
+		bad("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
 	}
 
 	// get returns the parameter's value when it was given once and is not empty.
@@ -93,17 +93,10 @@ func ParseQuery(raw string) (Query, error) {
 		}
 	}
 	if problems != nil {
-		return DefaultQuery, &skygate.Error{
-			Code:    skygate.CodeBadRequest,
-			Message: "invalid query parameter",
-			Fields:  problems,
-		}
+		return DefaultQuery, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter", Fields: problems}
 	}
 	return q, nil
 }
-
-// malformedQuery is the message for a query string url.ParseQuery cannot decode.
-const malformedQuery = "must be a well-formed query string (percent-encoded, pairs separated by &)"
 
 // number parses s, decimal digits only (no sign, no spaces), as an integer from lo to
 // hi.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,14 +161,10 @@ func Load(getenv func(string) string) (*Config, error) {
 	// Unset, the public URL is the plain listener's, so that changing the port keeps
 	// discovery and the console's sign-in working.
 	c.PublicURL = strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://"+reachable(c.HTTPAddr)), "/")
-	switch strings.ToLower(c.LogLevel) {
-	case "debug", "info", "warn", "error":
-	default:
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.LogLevel)) {
 		l.fail("SKYGATE_LOG_LEVEL", "must be debug, info, warn or error, got %q", c.LogLevel)
 	}
-	switch c.Env {
-	case EnvDevelopment, EnvSandbox, EnvProduction:
-	default:
+	if !slices.Contains([]string{EnvDevelopment, EnvSandbox, EnvProduction}, c.Env) {
 		l.fail("SKYGATE_ENV", "must be development, sandbox or production, got %q", c.Env)
 	}
 	c.DatabaseURL = l.str("SKYGATE_DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "skygate.db"))
@@ -208,7 +205,7 @@ func Load(getenv func(string) string) (*Config, error) {
 			l.fail(d.name, "must be positive")
 		}
 	}
-	if set := btoi(c.TLSCert != "") + btoi(c.TLSKey != "") + btoi(c.ClientCA != ""); set != 0 && set != 3 {
+	if cert := c.TLSCert != ""; cert != (c.TLSKey != "") || cert != (c.ClientCA != "") {
 		l.fail("SKYGATE_TLS_CERT", "SKYGATE_TLS_CERT, SKYGATE_TLS_KEY and SKYGATE_CLIENT_CA go together: set all three or none")
 	}
 	l.conveniences(c) // before anything asks DevIdP or DevPKI
@@ -262,13 +259,6 @@ func reachable(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 type loader struct {

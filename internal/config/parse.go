@@ -35,10 +35,8 @@ func ParseMasterKey(v string) ([]byte, error) {
 			return k, nil
 		}
 	}
-	return nil, errBadKey
+	return nil, errors.New("master key must be 32 bytes as 64 hex digits or base64")
 }
-
-var errBadKey = errors.New("master key must be 32 bytes as 64 hex digits or base64")
 
 // roleMap parses "group=role,group=role".
 func (l *loader) roleMap(name string) map[string]string {

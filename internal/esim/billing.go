@@ -11,8 +11,8 @@ import (
 // account holds (ordered by currency; a currency never credited is absent, meaning
 // zero) and a page of the ledger, newest first.
 type Billing struct {
-	Balances []skygate.Money             `json:"balances"`
-	Ledger   *List[*skygate.LedgerEntry] `json:"ledger"`
+	Balances []skygate.Money                     `json:"balances"`
+	Ledger   *skygate.List[*skygate.LedgerEntry] `json:"ledger"`
 }
 
 // Billing returns the account's balances and a page of its ledger (esim:read). Paging
@@ -30,7 +30,7 @@ func (s *Service) Billing(ctx context.Context, accountID string, p skygate.Page)
 	if err != nil {
 		return nil, err
 	}
-	return &Billing{Balances: balances, Ledger: newList(entries, p.Offset, total)}, nil
+	return &Billing{Balances: balances, Ledger: skygate.NewList(entries, p.Offset, total)}, nil
 }
 
 // CreditRequest is an admin's credit: Amount (positive, minor units) in Currency, Kind

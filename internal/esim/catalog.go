@@ -35,7 +35,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 	if q.Limit < 1 || q.Limit > catalog.MaxLimit || q.Offset < 0 || q.Offset > catalog.MaxOffset {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "limit or offset out of range")
 	}
-	lang = language(lang)
+	lang = skygate.Language(lang)
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 	if q.Offset < len(matched) {
 		data = matched[q.Offset:min(q.Offset+q.Limit, len(matched))]
 	}
-	body := newList(data, q.Offset, len(matched))
+	body := skygate.NewList(data, q.Offset, len(matched))
 	return page(cat, lang, body, "list", strconv.Itoa(q.Limit), strconv.Itoa(q.Offset), q.Name, q.Country)
 }
 
@@ -63,7 +63,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 // account in lang as a bare object, or CodeNotFound (also for an inactive package or
 // another account's).
 func (s *Service) Package(ctx context.Context, accountID, lang, packageID string) (*catalog.Page, error) {
-	lang = language(lang)
+	lang = skygate.Language(lang)
 	cat, err := s.store.ESIMCatalog(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -85,9 +85,7 @@ func page(cat *skygate.ESIMCatalog, lang string, body any, parts ...string) (*ca
 	}
 	h := sha256.New()
 	for _, p := range append([]string{"esim-packages", cat.AccountID, strconv.FormatInt(cat.Version, 10), lang}, parts...) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(p)))
-		h.Write(n[:])
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
 		h.Write([]byte(p))
 	}
 	var lastModified time.Time
@@ -100,14 +98,6 @@ func page(cat *skygate.ESIMCatalog, lang string, body any, parts ...string) (*ca
 		LastModified: lastModified,
 		Language:     lang,
 	}, nil
-}
-
-// language returns lang when it is supported, else the default.
-func language(lang string) string {
-	if slices.Contains(skygate.Languages, lang) {
-		return lang
-	}
-	return skygate.LangEN
 }
 
 // AdminCatalog returns the account's packages, active or not, in the stored form with

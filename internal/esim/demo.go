@@ -128,8 +128,7 @@ func DemoPackages(accountID string) []*skygate.ESIMPackage {
 			ValidityDays: d.days, Price: skygate.Money{Amount: d.cents, Currency: "USD"}, TopUp: d.topUp, Active: true,
 		}
 		if d.dataMB > 0 {
-			mb := d.dataMB
-			p.DataMB = &mb
+			p.DataMB = new(d.dataMB)
 		}
 		out[i] = p
 	}

@@ -21,7 +21,7 @@ func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*sky
 	if err != nil {
 		return nil, err
 	}
-	if err := s.present(ctx, accountID, language(lang), e); err != nil {
+	if err := s.present(ctx, accountID, lang, e); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -29,28 +29,35 @@ func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*sky
 
 // ListESIMs returns a page of the account's eSIMs matching f, newest first. An unknown
 // status in f is CodeBadRequest; paging is as for ListOrders.
-func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*List[*skygate.ESIM], error) {
+func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
+	return s.listESIMs(ctx, accountID, lang, f, p, false)
+}
+
+// listESIMs is ListESIMs, or AdminESIMs when admin.
+func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIM], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
 	}
 	if f.Status != "" && !f.Status.IsValid() {
-		return nil, errESIMStatus()
+		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
+			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
+	}
+	fill := s.present
+	if admin { // an employee: the account must exist, and matching IDs stay sealed
+		if _, err := s.store.Account(ctx, accountID); err != nil {
+			return nil, err
+		}
+		fill = s.name
 	}
 	list, total, err := s.store.ListESIMs(ctx, accountID, f, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.present(ctx, accountID, language(lang), list...); err != nil {
+	if err := fill(ctx, accountID, lang, list...); err != nil {
 		return nil, err
 	}
-	return newList(list, p.Offset, total), nil
-}
-
-// errESIMStatus is the answer for an unknown status filter.
-func errESIMStatus() error {
-	return &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
-		Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
+	return skygate.NewList(list, p.Offset, total), nil
 }
 
 // QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera
@@ -89,12 +96,6 @@ type TopUpCommand struct {
 // Depleted or Expired eSIM becomes Active) and the events written. The top-up holds the
 // eSIM as it is after it.
 func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp, replayed bool, err error) {
-	if err := idempotency.ValidateKey(cmd.IdempotencyKey); err != nil {
-		return nil, false, err
-	}
-	if !skygate.IsICCID(cmd.ICCID) {
-		return nil, false, notFoundESIM()
-	}
 	req, err := idempotent(cmd.AccountID, skygate.OperationESIMTopUp, cmd.IdempotencyKey, struct {
 		ICCID string `json:"iccid"`
 		TopUpRequest
@@ -102,12 +103,15 @@ func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp
 	if err != nil {
 		return nil, false, err
 	}
+	if !skygate.IsICCID(cmd.ICCID) {
+		return nil, false, notFoundESIM()
+	}
 	now := s.now()
 	switch rec, err := idempotency.Lookup(ctx, s.store, req, now); {
 	case err == nil:
 		t, err := s.replayTopUp(ctx, cmd.AccountID, cmd.Lang, rec)
 		return t, err == nil, err
-	case !isNotFound(err):
+	case !skygate.IsCode(err, skygate.CodeNotFound):
 		return nil, false, err
 	}
 	e, err := s.store.ESIM(ctx, cmd.AccountID, cmd.ICCID)
@@ -149,7 +153,7 @@ func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp
 		t, err := s.replayTopUp(ctx, cmd.AccountID, cmd.Lang, known)
 		return t, err == nil, err
 	}
-	if err := s.present(ctx, cmd.AccountID, language(cmd.Lang), t.ESIM); err != nil {
+	if err := s.present(ctx, cmd.AccountID, cmd.Lang, t.ESIM); err != nil {
 		return nil, false, err
 	}
 	return t, false, nil
@@ -174,7 +178,7 @@ func (s *Service) replayTopUp(ctx context.Context, accountID, lang string, rec *
 	if err != nil {
 		return nil, fmt.Errorf("esim: the top-up %s of a stored key: %w", rec.ResourceID, err)
 	}
-	if err := s.present(ctx, accountID, language(lang), t.ESIM); err != nil {
+	if err := s.present(ctx, accountID, lang, t.ESIM); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -218,7 +222,7 @@ func (s *Service) change(ctx context.Context, accountID, iccid, lang string, fn 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.present(ctx, accountID, language(lang), e); err != nil {
+	if err := s.present(ctx, accountID, lang, e); err != nil {
 		return nil, err
 	}
 	return e, nil

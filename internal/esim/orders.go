@@ -56,7 +56,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 		case lookup == nil:
 			o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, rec)
 			return o, err == nil, err
-		case !isNotFound(lookup):
+		case !skygate.IsCode(lookup, skygate.CodeNotFound):
 			return nil, false, lookup
 		}
 		return nil, false, err
@@ -84,7 +84,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 		o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, known)
 		return o, err == nil, err
 	}
-	item := pkg.In(language(cmd.Lang))
+	item := pkg.In(skygate.Language(cmd.Lang))
 	for _, e := range o.ESIMs {
 		if err := s.reveal(e); err != nil {
 			return nil, false, err
@@ -127,7 +127,7 @@ func (s *Service) activePackage(ctx context.Context, accountID, id string, topUp
 	}
 	pkg, err := s.store.ESIMPackage(ctx, accountID, id)
 	switch {
-	case isNotFound(err):
+	case skygate.IsCode(err, skygate.CodeNotFound):
 		return nil, "is not a package of this account", nil
 	case err != nil:
 		return nil, "", err
@@ -170,7 +170,7 @@ func (s *Service) GetOrder(ctx context.Context, accountID, orderID, lang string)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.present(ctx, accountID, language(lang), o.ESIMs...); err != nil {
+	if err := s.present(ctx, accountID, lang, o.ESIMs...); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -178,10 +178,22 @@ func (s *Service) GetOrder(ctx context.Context, accountID, orderID, lang string)
 
 // ListOrders returns a page of the account's orders, newest first, with their eSIMs. A
 // zero Limit is DefaultLimit; out-of-range values are CodeBadRequest.
-func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*List[*skygate.ESIMOrder], error) {
+func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
+	return s.listOrders(ctx, accountID, lang, p, false)
+}
+
+// listOrders is ListOrders, or AdminOrders when admin.
+func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIMOrder], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
+	}
+	fill := s.present
+	if admin { // an employee: the account must exist, and matching IDs stay sealed
+		if _, err := s.store.Account(ctx, accountID); err != nil {
+			return nil, err
+		}
+		fill = s.name
 	}
 	orders, total, err := s.store.ListESIMOrders(ctx, accountID, p)
 	if err != nil {
@@ -191,8 +203,8 @@ func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skyg
 	for _, o := range orders {
 		esims = append(esims, o.ESIMs...)
 	}
-	if err := s.present(ctx, accountID, language(lang), esims...); err != nil {
+	if err := fill(ctx, accountID, lang, esims...); err != nil {
 		return nil, err
 	}
-	return newList(orders, p.Offset, total), nil
+	return skygate.NewList(orders, p.Offset, total), nil
 }

@@ -49,17 +49,13 @@ type ImportResult struct {
 // CodeUnsupportedMediaType. Values are trimmed of surrounding spaces; they are checked
 // by ImportPool.
 func ParsePool(contentType string, body []byte) ([]ProfileInput, error) {
-	mt, _, err := mime.ParseMediaType(contentType)
-	switch {
-	case err != nil:
-		return nil, skygate.Errorf(skygate.CodeUnsupportedMediaType, "the body must be application/json or text/csv")
-	case mt == "application/json":
+	switch mt, _, err := mime.ParseMediaType(contentType); {
+	case err == nil && mt == "application/json":
 		return parsePoolJSON(body)
-	case mt == "text/csv":
+	case err == nil && mt == "text/csv":
 		return parsePoolCSV(body)
-	default:
-		return nil, skygate.Errorf(skygate.CodeUnsupportedMediaType, "the body must be application/json or text/csv")
 	}
+	return nil, skygate.Errorf(skygate.CodeUnsupportedMediaType, "the body must be application/json or text/csv")
 }
 
 func parsePoolJSON(body []byte) ([]ProfileInput, error) {
@@ -105,7 +101,7 @@ func parsePoolCSV(body []byte) ([]ProfileInput, error) {
 	for i, h := range header {
 		col[strings.ToLower(strings.TrimSpace(h))] = i
 	}
-	if len(header) != len(PoolColumns) || !hasAll(col, PoolColumns) {
+	if len(header) != len(PoolColumns) || slices.ContainsFunc(PoolColumns, func(n string) bool { _, ok := col[n]; return !ok }) {
 		return nil, skygate.Errorf(skygate.CodeBadRequest, "the CSV header must be exactly iccid,smdp_address,matching_id")
 	}
 	in := []ProfileInput{}
@@ -115,8 +111,7 @@ func parsePoolCSV(body []byte) ([]ProfileInput, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*csv.ParseError](err); ok {
 				return nil, skygate.Errorf(skygate.CodeBadRequest, "the CSV is malformed at line %d: %v", pe.Line, pe.Err)
 			}
 			return nil, skygate.Errorf(skygate.CodeBadRequest, "the CSV is malformed")
@@ -127,15 +122,6 @@ func parsePoolCSV(body []byte) ([]ProfileInput, error) {
 		in = append(in, p)
 	}
 	return in, nil
-}
-
-func hasAll(col map[string]int, names []string) bool {
-	for _, n := range names {
-		if _, ok := col[n]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func trim(p *ProfileInput) {
@@ -183,12 +169,11 @@ func (s *Service) ImportPool(ctx context.Context, accountID string, in []Profile
 	for i, p := range in {
 		profiles[i] = &skygate.PoolProfile{
 			ICCID: p.ICCID, AccountID: accountID, SMDPAddress: p.SMDPAddress,
-			MatchingIDSealed: s.sealMatchingID(p.ICCID, p.MatchingID), Status: skygate.PoolAvailable, ImportedAt: now,
+			MatchingIDSealed: s.sealer.Seal([]byte(p.MatchingID), associatedData(p.ICCID)), Status: skygate.PoolAvailable, ImportedAt: now,
 		}
 	}
 	if err := s.store.ImportPoolProfiles(ctx, accountID, profiles, audit); err != nil {
-		var e *skygate.Error
-		if errors.As(err, &e) && e.Code == skygate.CodeValidation {
+		if e, ok := errors.AsType[*skygate.Error](err); ok && e.Code == skygate.CodeValidation {
 			for i := range e.Fields {
 				e.Fields[i].Message = withLine(in, e.Fields[i])
 			}

@@ -2,7 +2,6 @@ package esim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,12 +19,8 @@ type Store interface {
 	Account(ctx context.Context, accountID string) (*skygate.Account, error)
 }
 
-// Sealer encrypts small secrets at rest; *seal.Box implements it. Open fails for a
-// value sealed with other associated data.
-type Sealer interface {
-	Seal(plaintext, associatedData []byte) []byte
-	Open(ciphertext, associatedData []byte) ([]byte, error)
-}
+// Sealer encrypts small secrets at rest; *seal.Box implements it.
+type Sealer = skygate.Sealer
 
 // Config is what a Service needs. Store and Sealer are required.
 type Config struct {
@@ -82,11 +77,6 @@ func checkPage(p skygate.Page) (skygate.Page, error) {
 // profile's row does not open.
 func associatedData(iccid string) []byte { return []byte("skygate/esim/matching-id/v1\x00" + iccid) }
 
-// sealMatchingID seals a profile's matching ID.
-func (s *Service) sealMatchingID(iccid, matchingID string) []byte {
-	return s.sealer.Seal([]byte(matchingID), associatedData(iccid))
-}
-
 // reveal opens e's matching ID and fills MatchingID and ActivationCode, for the owning
 // account's reads only.
 func (s *Service) reveal(e *skygate.ESIM) error {
@@ -110,7 +100,8 @@ func (s *Service) present(ctx context.Context, accountID, lang string, esims ...
 	return s.name(ctx, accountID, lang, esims...)
 }
 
-// name fills each eSIM's package in lang, from one read of the account's catalog.
+// name fills each eSIM's package in lang (one of skygate.Languages; anything else is
+// en), from one read of the account's catalog.
 func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	if len(esims) == 0 {
 		return nil
@@ -125,7 +116,7 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	}
 	for _, e := range esims {
 		if p := pkgs[e.PackageID]; p != nil {
-			e.Package = p.In(lang)
+			e.Package = p.In(skygate.Language(lang))
 		}
 	}
 	return nil
@@ -148,33 +139,8 @@ func idempotent(accountID, operation, key string, request any) (idempotency.Requ
 // value that cannot be an ICCID.
 func notFoundESIM() error { return skygate.Errorf(skygate.CodeNotFound, "eSIM not found") }
 
-// isNotFound reports whether err is CodeNotFound.
-func isNotFound(err error) bool {
-	var e *skygate.Error
-	return errors.As(err, &e) && e.Code == skygate.CodeNotFound
-}
-
 // stored is t as the store keeps it, so that what a write returns equals a later read.
 func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// List is a page of a list in the shape every Skygate list has:
-// {"data":[…],"pagination":{"count","offset","total"}}. Data is never null.
-type List[T any] struct {
-	Data       []T        `json:"data"`
-	Pagination Pagination `json:"pagination"`
-}
-
-// Pagination says which part of a list Data is: Count items from Offset, of Total.
-type Pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
-// newList returns the page data at offset of a list of total items.
-func newList[T any](data []T, offset, total int) *List[T] {
-	if data == nil {
-		data = []T{}
-	}
-	return &List[T]{Data: data, Pagination: Pagination{Count: len(data), Offset: offset, Total: total}}
-}
+// Pagination says which part of a list is answered (skygate.Pagination).
+type Pagination = skygate.Pagination

@@ -60,7 +60,7 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) listESIMOrders(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	lang := contentLanguage(w, r)
-	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIMOrder], error) {
+	return writePaged(w, r, func(p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
 		return s.deps.ESIM.ListOrders(r.Context(), accountIDOf(r.Context()), lang, p)
 	})
 }
@@ -73,7 +73,7 @@ func (s *Server) getESIMOrder(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) listESIMs(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	lang, f := contentLanguage(w, r), esimFilter(r)
-	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIM], error) {
+	return writePaged(w, r, func(p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
 		return s.deps.ESIM.ListESIMs(r.Context(), accountIDOf(r.Context()), lang, f, p)
 	})
 }
@@ -247,7 +247,7 @@ func (s *Server) adminESIMBilling(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) adminESIMOrders(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	lang := contentLanguage(w, r)
-	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIMOrder], error) {
+	return writePaged(w, r, func(p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
 		return s.deps.ESIM.AdminOrders(r.Context(), r.PathValue("accountID"), lang, p)
 	})
 }
@@ -257,7 +257,7 @@ func (s *Server) adminESIMOrders(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) adminESIMs(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	lang, f := contentLanguage(w, r), esimFilter(r)
-	return writePaged(w, r, func(p skygate.Page) (*esim.List[*skygate.ESIM], error) {
+	return writePaged(w, r, func(p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
 		return s.deps.ESIM.AdminESIMs(r.Context(), r.PathValue("accountID"), lang, f, p)
 	})
 }

@@ -47,25 +47,6 @@ func parsePage(r *http.Request) (skygate.Page, error) {
 	return p, nil
 }
 
-// listResponse is every paginated list: data and {count, offset, total}.
-type listResponse[T any] struct {
-	Data       []T        `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
-type pagination struct {
-	Count  int `json:"count"`
-	Offset int `json:"offset"`
-	Total  int `json:"total"`
-}
-
-func newList[T any](items []T, p skygate.Page, total int) listResponse[T] {
-	if items == nil {
-		items = []T{}
-	}
-	return listResponse[T]{Data: items, Pagination: pagination{Count: len(items), Offset: p.Offset, Total: total}}
-}
-
 // writePaged answers 200 with what read returns for the request's page (parsePage).
 func writePaged[T any](w http.ResponseWriter, r *http.Request, read func(skygate.Page) (T, error)) error {
 	p, err := parsePage(r)
@@ -76,10 +57,10 @@ func writePaged[T any](w http.ResponseWriter, r *http.Request, read func(skygate
 }
 
 // writeList answers 200 with the items and total that list returns for the request's
-// page, as a listResponse.
+// page, as a skygate.List.
 func writeList[T any](w http.ResponseWriter, r *http.Request, list func(skygate.Page) ([]T, int, error)) error {
-	return writePaged(w, r, func(p skygate.Page) (listResponse[T], error) {
+	return writePaged(w, r, func(p skygate.Page) (*skygate.List[T], error) {
 		items, total, err := list(p)
-		return newList(items, p, total), err
+		return skygate.NewList(items, p.Offset, total), err
 	})
 }

@@ -29,7 +29,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	subs, err := s.deps.Webhooks.List(r.Context(), accountIDOf(r.Context()))
-	return reply(w, http.StatusOK)(newList(subs, skygate.Page{}, len(subs)), err)
+	return reply(w, http.StatusOK)(skygate.NewList(subs, 0, len(subs)), err)
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -108,7 +108,7 @@ func (s *Server) adminListWebhooks(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	subs, err := s.deps.Webhooks.List(r.Context(), accountID)
-	return reply(w, http.StatusOK)(newList(subs, skygate.Page{}, len(subs)), err)
+	return reply(w, http.StatusOK)(skygate.NewList(subs, 0, len(subs)), err)
 }
 
 // adminListWebhookDeliveries answers a page of an account's subscription's deliveries

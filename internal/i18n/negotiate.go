@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"cmp"
 	"net/textproto"
 	"slices"
 	"strconv"
@@ -69,10 +70,7 @@ func Negotiate(header string) string {
 			best, bestWeight = lang, p.weight
 		}
 	}
-	if best == "" {
-		return Default
-	}
-	return best
+	return cmp.Or(best, Default)
 }
 
 // parsePreference parses `language-range *( OWS ";" OWS parameter )`. Only the q
@@ -106,30 +104,15 @@ func parsePreference(elem string) (preference, bool) {
 // isLanguageRange reports whether tag is an RFC 4647 basic language range other than
 // "*": 1*8ALPHA *("-" 1*8alphanum).
 func isLanguageRange(tag string) bool {
-	primary, rest, more := strings.Cut(tag, "-")
-	if !isSubtag(primary, false) {
-		return false
+	digits := false // the primary subtag is letters only
+	invalid := func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || digits && '0' <= r && r <= '9')
 	}
-	for more {
-		var sub string
-		sub, rest, more = strings.Cut(rest, "-")
-		if !isSubtag(sub, true) {
+	for sub := range strings.SplitSeq(tag, "-") {
+		if len(sub) < 1 || len(sub) > 8 || strings.ContainsFunc(sub, invalid) {
 			return false
 		}
-	}
-	return true
-}
-
-// isSubtag reports whether s is 1 to 8 ASCII letters, or letters and digits when
-// digits is set.
-func isSubtag(s string, digits bool) bool {
-	if len(s) < 1 || len(s) > 8 {
-		return false
-	}
-	for _, r := range s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || digits && '0' <= r && r <= '9') {
-			return false
-		}
+		digits = true
 	}
 	return true
 }

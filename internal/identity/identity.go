@@ -1,8 +1,6 @@
 package identity
 
 import (
-	"time"
-
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/clientca"
 	"github.com/skygate/skygate/internal/oauth"
@@ -22,8 +20,6 @@ type Config struct {
 	// ClientCA issues and checks the client certificates that applications are bound
 	// to; nil refuses certificates.
 	ClientCA *clientca.Authority
-	// Now defaults to time.Now.
-	Now skygate.Clock
 }
 
 // Service manages accounts, applications, their secrets and certificates.
@@ -31,16 +27,11 @@ type Service struct {
 	store   Store
 	secrets *oauth.SecretHasher
 	ca      *clientca.Authority
-	now     skygate.Clock
 }
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, secrets: c.Secrets, ca: c.ClientCA, now: c.Now}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	return s
+	return &Service{store: c.Store, secrets: c.Secrets, ca: c.ClientCA}
 }
 
 // Target types of the audit records.
