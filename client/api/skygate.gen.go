@@ -20,22 +20,22 @@ import (
 
 // Defines values for AirsideZone.
 const (
-	Domestic      AirsideZone = "Domestic"
-	International AirsideZone = "International"
-	NonSchengen   AirsideZone = "NonSchengen"
-	Schengen      AirsideZone = "Schengen"
+	AirsideZoneDomestic      AirsideZone = "Domestic"
+	AirsideZoneInternational AirsideZone = "International"
+	AirsideZoneNonSchengen   AirsideZone = "NonSchengen"
+	AirsideZoneSchengen      AirsideZone = "Schengen"
 )
 
 // Valid indicates whether the value is a known member of the AirsideZone enum.
 func (e AirsideZone) Valid() bool {
 	switch e {
-	case Domestic:
+	case AirsideZoneDomestic:
 		return true
-	case International:
+	case AirsideZoneInternational:
 		return true
-	case NonSchengen:
+	case AirsideZoneNonSchengen:
 		return true
-	case Schengen:
+	case AirsideZoneSchengen:
 		return true
 	default:
 		return false
@@ -44,31 +44,31 @@ func (e AirsideZone) Valid() bool {
 
 // Defines values for BookingInfo.
 const (
-	DateOfBirth    BookingInfo = "DateOfBirth"
-	Email          BookingInfo = "Email"
-	FlightNumber   BookingInfo = "FlightNumber"
-	Name           BookingInfo = "Name"
-	Nationality    BookingInfo = "Nationality"
-	PassportNumber BookingInfo = "PassportNumber"
-	Phone          BookingInfo = "Phone"
+	BookingInfoDateOfBirth    BookingInfo = "DateOfBirth"
+	BookingInfoEmail          BookingInfo = "Email"
+	BookingInfoFlightNumber   BookingInfo = "FlightNumber"
+	BookingInfoName           BookingInfo = "Name"
+	BookingInfoNationality    BookingInfo = "Nationality"
+	BookingInfoPassportNumber BookingInfo = "PassportNumber"
+	BookingInfoPhone          BookingInfo = "Phone"
 )
 
 // Valid indicates whether the value is a known member of the BookingInfo enum.
 func (e BookingInfo) Valid() bool {
 	switch e {
-	case DateOfBirth:
+	case BookingInfoDateOfBirth:
 		return true
-	case Email:
+	case BookingInfoEmail:
 		return true
-	case FlightNumber:
+	case BookingInfoFlightNumber:
 		return true
-	case Name:
+	case BookingInfoName:
 		return true
-	case Nationality:
+	case BookingInfoNationality:
 		return true
-	case PassportNumber:
+	case BookingInfoPassportNumber:
 		return true
-	case Phone:
+	case BookingInfoPhone:
 		return true
 	default:
 		return false
@@ -107,19 +107,19 @@ func (e BookingStatus) Valid() bool {
 
 // Defines values for BusinessHoursTimesType.
 const (
-	CLOSED   BusinessHoursTimesType = "CLOSED"
-	N24H     BusinessHoursTimesType = "24H"
-	STANDARD BusinessHoursTimesType = "STANDARD"
+	BusinessHoursTimesTypeCLOSED   BusinessHoursTimesType = "CLOSED"
+	BusinessHoursTimesTypeN24H     BusinessHoursTimesType = "24H"
+	BusinessHoursTimesTypeSTANDARD BusinessHoursTimesType = "STANDARD"
 )
 
 // Valid indicates whether the value is a known member of the BusinessHoursTimesType enum.
 func (e BusinessHoursTimesType) Valid() bool {
 	switch e {
-	case CLOSED:
+	case BusinessHoursTimesTypeCLOSED:
 		return true
-	case N24H:
+	case BusinessHoursTimesTypeN24H:
 		return true
-	case STANDARD:
+	case BusinessHoursTimesTypeSTANDARD:
 		return true
 	default:
 		return false
@@ -128,13 +128,13 @@ func (e BusinessHoursTimesType) Valid() bool {
 
 // Defines values for DiscoveryTlsClientCertificateBoundAccessTokens.
 const (
-	True DiscoveryTlsClientCertificateBoundAccessTokens = true
+	DiscoveryTlsClientCertificateBoundAccessTokensTrue DiscoveryTlsClientCertificateBoundAccessTokens = true
 )
 
 // Valid indicates whether the value is a known member of the DiscoveryTlsClientCertificateBoundAccessTokens enum.
 func (e DiscoveryTlsClientCertificateBoundAccessTokens) Valid() bool {
 	switch e {
-	case True:
+	case DiscoveryTlsClientCertificateBoundAccessTokensTrue:
 		return true
 	default:
 		return false
@@ -200,16 +200,16 @@ func (e ESIMStatus) Valid() bool {
 
 // Defines values for ESIMUsageThresholdDataThreshold.
 const (
-	N100 ESIMUsageThresholdDataThreshold = 100
-	N80  ESIMUsageThresholdDataThreshold = 80
+	ESIMUsageThresholdDataThresholdN100 ESIMUsageThresholdDataThreshold = 100
+	ESIMUsageThresholdDataThresholdN80  ESIMUsageThresholdDataThreshold = 80
 )
 
 // Valid indicates whether the value is a known member of the ESIMUsageThresholdDataThreshold enum.
 func (e ESIMUsageThresholdDataThreshold) Valid() bool {
 	switch e {
-	case N100:
+	case ESIMUsageThresholdDataThresholdN100:
 		return true
-	case N80:
+	case ESIMUsageThresholdDataThresholdN80:
 		return true
 	default:
 		return false
@@ -218,16 +218,16 @@ func (e ESIMUsageThresholdDataThreshold) Valid() bool {
 
 // Defines values for FlightDirection.
 const (
-	Arrival   FlightDirection = "arrival"
-	Departure FlightDirection = "departure"
+	FlightDirectionArrival   FlightDirection = "arrival"
+	FlightDirectionDeparture FlightDirection = "departure"
 )
 
 // Valid indicates whether the value is a known member of the FlightDirection enum.
 func (e FlightDirection) Valid() bool {
 	switch e {
-	case Arrival:
+	case FlightDirectionArrival:
 		return true
-	case Departure:
+	case FlightDirectionDeparture:
 		return true
 	default:
 		return false
@@ -266,13 +266,13 @@ func (e HubMetaKind) Valid() bool {
 
 // Defines values for JWKSKeysAlg.
 const (
-	ES256 JWKSKeysAlg = "ES256"
+	JWKSKeysAlgES256 JWKSKeysAlg = "ES256"
 )
 
 // Valid indicates whether the value is a known member of the JWKSKeysAlg enum.
 func (e JWKSKeysAlg) Valid() bool {
 	switch e {
-	case ES256:
+	case JWKSKeysAlgES256:
 		return true
 	default:
 		return false
@@ -281,13 +281,13 @@ func (e JWKSKeysAlg) Valid() bool {
 
 // Defines values for JWKSKeysCrv.
 const (
-	P256 JWKSKeysCrv = "P-256"
+	JWKSKeysCrvP256 JWKSKeysCrv = "P-256"
 )
 
 // Valid indicates whether the value is a known member of the JWKSKeysCrv enum.
 func (e JWKSKeysCrv) Valid() bool {
 	switch e {
-	case P256:
+	case JWKSKeysCrvP256:
 		return true
 	default:
 		return false
@@ -296,13 +296,13 @@ func (e JWKSKeysCrv) Valid() bool {
 
 // Defines values for JWKSKeysKty.
 const (
-	EC JWKSKeysKty = "EC"
+	JWKSKeysKtyEC JWKSKeysKty = "EC"
 )
 
 // Valid indicates whether the value is a known member of the JWKSKeysKty enum.
 func (e JWKSKeysKty) Valid() bool {
 	switch e {
-	case EC:
+	case JWKSKeysKtyEC:
 		return true
 	default:
 		return false
@@ -311,13 +311,13 @@ func (e JWKSKeysKty) Valid() bool {
 
 // Defines values for JWKSKeysUse.
 const (
-	Sig JWKSKeysUse = "sig"
+	JWKSKeysUseSig JWKSKeysUse = "sig"
 )
 
 // Valid indicates whether the value is a known member of the JWKSKeysUse enum.
 func (e JWKSKeysUse) Valid() bool {
 	switch e {
-	case Sig:
+	case JWKSKeysUseSig:
 		return true
 	default:
 		return false
@@ -326,19 +326,19 @@ func (e JWKSKeysUse) Valid() bool {
 
 // Defines values for LedgerEntryKind.
 const (
-	Charge LedgerEntryKind = "charge"
-	Credit LedgerEntryKind = "credit"
-	Refund LedgerEntryKind = "refund"
+	LedgerEntryKindCharge LedgerEntryKind = "charge"
+	LedgerEntryKindCredit LedgerEntryKind = "credit"
+	LedgerEntryKindRefund LedgerEntryKind = "refund"
 )
 
 // Valid indicates whether the value is a known member of the LedgerEntryKind enum.
 func (e LedgerEntryKind) Valid() bool {
 	switch e {
-	case Charge:
+	case LedgerEntryKindCharge:
 		return true
-	case Credit:
+	case LedgerEntryKindCredit:
 		return true
-	case Refund:
+	case LedgerEntryKindRefund:
 		return true
 	default:
 		return false
@@ -347,31 +347,31 @@ func (e LedgerEntryKind) Valid() bool {
 
 // Defines values for LocationContinent.
 const (
-	Africa       LocationContinent = "Africa"
-	Antarctica   LocationContinent = "Antarctica"
-	Asia         LocationContinent = "Asia"
-	Europe       LocationContinent = "Europe"
-	NorthAmerica LocationContinent = "NorthAmerica"
-	Oceania      LocationContinent = "Oceania"
-	SouthAmerica LocationContinent = "SouthAmerica"
+	LocationContinentAfrica       LocationContinent = "Africa"
+	LocationContinentAntarctica   LocationContinent = "Antarctica"
+	LocationContinentAsia         LocationContinent = "Asia"
+	LocationContinentEurope       LocationContinent = "Europe"
+	LocationContinentNorthAmerica LocationContinent = "NorthAmerica"
+	LocationContinentOceania      LocationContinent = "Oceania"
+	LocationContinentSouthAmerica LocationContinent = "SouthAmerica"
 )
 
 // Valid indicates whether the value is a known member of the LocationContinent enum.
 func (e LocationContinent) Valid() bool {
 	switch e {
-	case Africa:
+	case LocationContinentAfrica:
 		return true
-	case Antarctica:
+	case LocationContinentAntarctica:
 		return true
-	case Asia:
+	case LocationContinentAsia:
 		return true
-	case Europe:
+	case LocationContinentEurope:
 		return true
-	case NorthAmerica:
+	case LocationContinentNorthAmerica:
 		return true
-	case Oceania:
+	case LocationContinentOceania:
 		return true
-	case SouthAmerica:
+	case LocationContinentSouthAmerica:
 		return true
 	default:
 		return false
@@ -380,37 +380,37 @@ func (e LocationContinent) Valid() bool {
 
 // Defines values for OAuthErrorError.
 const (
-	AccessDenied           OAuthErrorError = "access_denied"
-	InvalidClient          OAuthErrorError = "invalid_client"
-	InvalidGrant           OAuthErrorError = "invalid_grant"
-	InvalidRequest         OAuthErrorError = "invalid_request"
-	InvalidScope           OAuthErrorError = "invalid_scope"
-	ServerError            OAuthErrorError = "server_error"
-	TemporarilyUnavailable OAuthErrorError = "temporarily_unavailable"
-	UnauthorizedClient     OAuthErrorError = "unauthorized_client"
-	UnsupportedGrantType   OAuthErrorError = "unsupported_grant_type"
+	OAuthErrorErrorAccessDenied           OAuthErrorError = "access_denied"
+	OAuthErrorErrorInvalidClient          OAuthErrorError = "invalid_client"
+	OAuthErrorErrorInvalidGrant           OAuthErrorError = "invalid_grant"
+	OAuthErrorErrorInvalidRequest         OAuthErrorError = "invalid_request"
+	OAuthErrorErrorInvalidScope           OAuthErrorError = "invalid_scope"
+	OAuthErrorErrorServerError            OAuthErrorError = "server_error"
+	OAuthErrorErrorTemporarilyUnavailable OAuthErrorError = "temporarily_unavailable"
+	OAuthErrorErrorUnauthorizedClient     OAuthErrorError = "unauthorized_client"
+	OAuthErrorErrorUnsupportedGrantType   OAuthErrorError = "unsupported_grant_type"
 )
 
 // Valid indicates whether the value is a known member of the OAuthErrorError enum.
 func (e OAuthErrorError) Valid() bool {
 	switch e {
-	case AccessDenied:
+	case OAuthErrorErrorAccessDenied:
 		return true
-	case InvalidClient:
+	case OAuthErrorErrorInvalidClient:
 		return true
-	case InvalidGrant:
+	case OAuthErrorErrorInvalidGrant:
 		return true
-	case InvalidRequest:
+	case OAuthErrorErrorInvalidRequest:
 		return true
-	case InvalidScope:
+	case OAuthErrorErrorInvalidScope:
 		return true
-	case ServerError:
+	case OAuthErrorErrorServerError:
 		return true
-	case TemporarilyUnavailable:
+	case OAuthErrorErrorTemporarilyUnavailable:
 		return true
-	case UnauthorizedClient:
+	case OAuthErrorErrorUnauthorizedClient:
 		return true
-	case UnsupportedGrantType:
+	case OAuthErrorErrorUnsupportedGrantType:
 		return true
 	default:
 		return false
@@ -419,13 +419,13 @@ func (e OAuthErrorError) Valid() bool {
 
 // Defines values for PassBarcodeFormat.
 const (
-	QR PassBarcodeFormat = "QR"
+	PassBarcodeFormatQR PassBarcodeFormat = "QR"
 )
 
 // Valid indicates whether the value is a known member of the PassBarcodeFormat enum.
 func (e PassBarcodeFormat) Valid() bool {
 	switch e {
-	case QR:
+	case PassBarcodeFormatQR:
 		return true
 	default:
 		return false
@@ -566,16 +566,16 @@ func (e ProblemCode) Valid() bool {
 
 // Defines values for TokenRequestGrantType.
 const (
-	AuthorizationCode TokenRequestGrantType = "authorization_code"
-	ClientCredentials TokenRequestGrantType = "client_credentials"
+	TokenRequestGrantTypeAuthorizationCode TokenRequestGrantType = "authorization_code"
+	TokenRequestGrantTypeClientCredentials TokenRequestGrantType = "client_credentials"
 )
 
 // Valid indicates whether the value is a known member of the TokenRequestGrantType enum.
 func (e TokenRequestGrantType) Valid() bool {
 	switch e {
-	case AuthorizationCode:
+	case TokenRequestGrantTypeAuthorizationCode:
 		return true
-	case ClientCredentials:
+	case TokenRequestGrantTypeClientCredentials:
 		return true
 	default:
 		return false
@@ -584,13 +584,13 @@ func (e TokenRequestGrantType) Valid() bool {
 
 // Defines values for TokenResponseTokenType.
 const (
-	Bearer TokenResponseTokenType = "Bearer"
+	TokenResponseTokenTypeBearer TokenResponseTokenType = "Bearer"
 )
 
 // Valid indicates whether the value is a known member of the TokenResponseTokenType enum.
 func (e TokenResponseTokenType) Valid() bool {
 	switch e {
-	case Bearer:
+	case TokenResponseTokenTypeBearer:
 		return true
 	default:
 		return false
@@ -620,28 +620,28 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
-	BookingStatusChanged WebhookEventType = "booking.status.changed"
-	EsimOrderCompleted   WebhookEventType = "esim.order.completed"
-	EsimStatusChanged    WebhookEventType = "esim.status.changed"
-	EsimUsageThreshold   WebhookEventType = "esim.usage.threshold"
-	PassStatusChanged    WebhookEventType = "pass.status.changed"
-	WebhookTest          WebhookEventType = "webhook.test"
+	WebhookEventTypeBookingStatusChanged WebhookEventType = "booking.status.changed"
+	WebhookEventTypeEsimOrderCompleted   WebhookEventType = "esim.order.completed"
+	WebhookEventTypeEsimStatusChanged    WebhookEventType = "esim.status.changed"
+	WebhookEventTypeEsimUsageThreshold   WebhookEventType = "esim.usage.threshold"
+	WebhookEventTypePassStatusChanged    WebhookEventType = "pass.status.changed"
+	WebhookEventTypeWebhookTest          WebhookEventType = "webhook.test"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
-	case BookingStatusChanged:
+	case WebhookEventTypeBookingStatusChanged:
 		return true
-	case EsimOrderCompleted:
+	case WebhookEventTypeEsimOrderCompleted:
 		return true
-	case EsimStatusChanged:
+	case WebhookEventTypeEsimStatusChanged:
 		return true
-	case EsimUsageThreshold:
+	case WebhookEventTypeEsimUsageThreshold:
 		return true
-	case PassStatusChanged:
+	case WebhookEventTypePassStatusChanged:
 		return true
-	case WebhookTest:
+	case WebhookEventTypeWebhookTest:
 		return true
 	default:
 		return false
@@ -650,19 +650,19 @@ func (e WebhookEventType) Valid() bool {
 
 // Defines values for SimulateFastTrackBookingJSONBodyEvent.
 const (
-	Expire SimulateFastTrackBookingJSONBodyEvent = "expire"
-	Issue  SimulateFastTrackBookingJSONBodyEvent = "issue"
-	Use    SimulateFastTrackBookingJSONBodyEvent = "use"
+	SimulateFastTrackBookingJSONBodyEventExpire SimulateFastTrackBookingJSONBodyEvent = "expire"
+	SimulateFastTrackBookingJSONBodyEventIssue  SimulateFastTrackBookingJSONBodyEvent = "issue"
+	SimulateFastTrackBookingJSONBodyEventUse    SimulateFastTrackBookingJSONBodyEvent = "use"
 )
 
 // Valid indicates whether the value is a known member of the SimulateFastTrackBookingJSONBodyEvent enum.
 func (e SimulateFastTrackBookingJSONBodyEvent) Valid() bool {
 	switch e {
-	case Expire:
+	case SimulateFastTrackBookingJSONBodyEventExpire:
 		return true
-	case Issue:
+	case SimulateFastTrackBookingJSONBodyEventIssue:
 		return true
-	case Use:
+	case SimulateFastTrackBookingJSONBodyEventUse:
 		return true
 	default:
 		return false
