@@ -157,11 +157,11 @@ func config(getenv func(string) string) (client.Config, error) {
 		cfg.MTLSURL = "https://127.0.0.1:8443"
 	}
 	var missing []string
-	for name, v := range map[string]string{
-		"SKYGATE_CLIENT_ID": cfg.ClientID, "SKYGATE_CLIENT_SECRET": cfg.ClientSecret, "SKYGATE_PKI_DIR": cfg.PKIDir,
+	for _, v := range [][2]string{
+		{"SKYGATE_CLIENT_ID", cfg.ClientID}, {"SKYGATE_CLIENT_SECRET", cfg.ClientSecret}, {"SKYGATE_PKI_DIR", cfg.PKIDir},
 	} {
-		if v == "" {
-			missing = append(missing, name)
+		if v[1] == "" {
+			missing = append(missing, v[0])
 		}
 	}
 	if len(missing) > 0 {
