@@ -702,7 +702,9 @@ type Booking struct {
 // BookingInfo A field a booking must carry (Name = first_name and last_name of every passenger; FlightNumber = flight.number; the rest are passenger fields).
 type BookingInfo string
 
-// BookingRequest defines model for BookingRequest.
+// BookingRequest The example books the seed catalog's first fast-track at Tashkent (TAS), which
+// requires the passengers' names and the flight number. The reference at /docs
+// shows its `service_date` as a week from the day you read it.
 type BookingRequest struct {
 	// FastTrackId An active fast-track of the catalog.
 	FastTrackId      openapi_types.UUID `json:"fast_track_id"`
