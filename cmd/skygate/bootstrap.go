@@ -29,7 +29,7 @@ type credentials struct {
 // API's validation, and audit records with the actor skygate.ActorBootstrap.
 func defineBootstrap(fs *flag.FlagSet) func(context.Context, *invocation) error {
 	name := fs.String("account", "", "account name (required)")
-	scopes := fs.String("scopes", "", "space-separated allowed scopes (required), such as \"catalog:lounges:read booking:write\"")
+	scopes := fs.String("scopes", "", "space-separated allowed scopes (required), such as \"catalog.fasttrack:read booking.fasttrack:write\"")
 	sandbox := fs.Bool("sandbox", false, "sandbox application")
 	certSHA := fs.String("client-cert-sha256", "", "bind the application to a client certificate (x5t#S256)")
 	rotate := fs.Bool("rotate-secret", false, "when the account exists, issue a new secret for its application")
@@ -43,6 +43,9 @@ func defineBootstrap(fs *flag.FlagSet) func(context.Context, *invocation) error 
 			c.Rotation = identity.NewSecretRevokingTokens
 		case *rotate:
 			c.Rotation = identity.NewSecret
+		}
+		if err := c.Validate(); err != nil { // before anything is created
+			return bootstrapError(err)
 		}
 		return bootstrap(ctx, in.cfg, in.log, c, in.stdout)
 	}

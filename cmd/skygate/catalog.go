@@ -24,6 +24,14 @@ func importCatalog(ctx context.Context, cfg *config.Config, log *slog.Logger, pa
 	if err != nil {
 		return err
 	}
+	// The document is checked before anything is created or migrated.
+	d, err := catalog.Decode(data)
+	if err == nil {
+		err = catalog.Validate(d)
+	}
+	if err != nil {
+		return fmt.Errorf("catalog import %s: %w%s", path, err, fieldList(err, 50))
+	}
 	box, err := openBox(cfg, log)
 	if err != nil {
 		return err

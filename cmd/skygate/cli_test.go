@@ -17,7 +17,7 @@ import (
 func cliEnv(t *testing.T, overrides map[string]string) (getenv func(string) string, dataDir string) {
 	t.Helper()
 	dataDir = filepath.Join(t.TempDir(), "data")
-	env := map[string]string{"SKYGATE_DATA_DIR": dataDir, "SKYGATE_HTTP_ADDR": "127.0.0.1:0",
+	env := map[string]string{"SKYGATE_DATA_DIR": dataDir, "SKYGATE_HTTP_ADDR": "127.0.0.1:0", "SKYGATE_PUBLIC_URL": "http://skygate.test",
 		"SKYGATE_MTLS_ADDR": "127.0.0.1:0", "SKYGATE_OPS_ADDR": "127.0.0.1:0"}
 	for k, v := range overrides {
 		env[k] = v
@@ -42,7 +42,7 @@ func TestHelpPrintsEveryFlagAndVariableAndTouchesNothing(t *testing.T) {
 		{[]string{"--help"}, []string{"usage: skygate COMMAND", "serve", "migrate", "bootstrap", "catalog import FILE", "keys rotate", "version"}},
 		{[]string{"-h"}, []string{"usage: skygate COMMAND"}},
 		{[]string{"help"}, []string{"usage: skygate COMMAND"}},
-		{[]string{"help", "bootstrap"}, []string{"usage: skygate bootstrap [flags]", "-account", "-scopes", "-sandbox", "-client-cert-sha256", "-rotate-secret", "-revoke-tokens"}},
+		{[]string{"help", "bootstrap"}, []string{"usage: skygate bootstrap [flags]", "-account", "-scopes", "catalog.fasttrack:read booking.fasttrack:write", "-sandbox", "-client-cert-sha256", "-rotate-secret", "-revoke-tokens"}},
 		{[]string{"bootstrap", "--help"}, []string{"usage: skygate bootstrap [flags]", "-revoke-tokens"}},
 		{[]string{"serve", "-h"}, []string{"usage: skygate serve\n"}},
 		{[]string{"migrate", "--help"}, []string{"usage: skygate migrate\n"}},
@@ -91,6 +91,11 @@ func TestCommandLineMistakesAreErrors(t *testing.T) {
 		{[]string{"catalog", "import", "a.json", "b.json"}, "catalog import takes FILE"},
 		{[]string{"bootstrap", "--acount", "x"}, "flag provided but not defined: -acount"},
 		{[]string{"version", "--json"}, "version takes no arguments"},
+		{[]string{"help", "serve", "extra"}, `unknown command "serve extra"`},
+		{[]string{"bootstrap", "--scopes", "catalog.lounges:read"}, "--account"},
+		{[]string{"bootstrap", "--account", "a", "--scopes", "catalog:lounges:read"}, "unknown B2B scope"},
+		{[]string{"catalog", "import", "/nonexistent/catalog.json"}, "no such file"},
+		{[]string{"catalog", "import", "cli_test.go"}, "catalog import cli_test.go"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -126,7 +131,7 @@ func TestConfigurationProblemsComeFirst(t *testing.T) {
 		{"port taken", []string{"serve"}, map[string]string{"SKYGATE_MTLS_ADDR": taken.Addr().String()}, "SKYGATE_MTLS_ADDR: listen tcp"},
 		{"database unreachable", []string{"serve"}, map[string]string{"SKYGATE_DATABASE_URL": "postgres://postgres@127.0.0.1:1/test?sslmode=disable"}, "SKYGATE_DATABASE_URL: cannot reach the database"},
 		{"database unreachable on migrate", []string{"migrate"}, map[string]string{"SKYGATE_DATABASE_URL": "postgres://postgres@127.0.0.1:1/test?sslmode=disable"}, "SKYGATE_DATABASE_URL: cannot reach the database"},
-		{"database unreachable on bootstrap", []string{"bootstrap", "--account", "a", "--scopes", "catalog:lounges:read"}, map[string]string{"SKYGATE_DATABASE_URL": "postgres://postgres@127.0.0.1:1/test?sslmode=disable"}, "SKYGATE_DATABASE_URL: cannot reach the database"},
+		{"database unreachable on bootstrap", []string{"bootstrap", "--account", "a", "--scopes", "catalog.lounges:read"}, map[string]string{"SKYGATE_DATABASE_URL": "postgres://postgres@127.0.0.1:1/test?sslmode=disable"}, "SKYGATE_DATABASE_URL: cannot reach the database"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -44,15 +44,32 @@ func TestESIMEndToEnd(t *testing.T) {
 		acc := "/accounts/" + c.AccountID + "/esim"
 
 		// Admin: packages, a pool of three (CSV), funds for two 1 GB eSIMs and a top-up.
-		if resp, body := s.adminCall(http.MethodPost, acc+"/packages", esimPackages); resp.StatusCode != 200 {
+		resp, body := s.adminCall(http.MethodPost, acc+"/packages", esimPackages)
+		if resp.StatusCode != 200 {
 			t.Fatalf("packages: %d %s", resp.StatusCode, body)
+		}
+		// The second package was sent without "active": it is active.
+		var set struct {
+			Packages []struct {
+				ID     string `json:"id"`
+				Active bool   `json:"active"`
+			} `json:"packages"`
+		}
+		storetest.MustNoError(t, json.Unmarshal(body, &set), "packages answer")
+		for _, p := range set.Packages {
+			if !p.Active {
+				t.Errorf("package %s is retired; it was sent active or without \"active\"", p.ID)
+			}
+		}
+		if len(set.Packages) != 2 {
+			t.Errorf("packages answer lists %d packages, want 2", len(set.Packages))
 		}
 		csv := "iccid,smdp_address,matching_id\n"
 		for range 3 {
 			icc := storetest.NewICCID()
 			csv += icc + ",smdp.example.com,MATCH-" + icc[10:] + "\n"
 		}
-		resp, body := s.do(s.client, http.MethodPost, s.base+"/api/v1/admin"+acc+"/pool", strings.NewReader(csv),
+		resp, body = s.do(s.client, http.MethodPost, s.base+"/api/v1/admin"+acc+"/pool", strings.NewReader(csv),
 			map[string]string{"Authorization": "Bearer " + s.adminToken(), "Content-Type": "text/csv"})
 		if resp.StatusCode != 201 || !strings.Contains(string(body), `"imported":3`) {
 			t.Fatalf("pool: %d %s", resp.StatusCode, body)

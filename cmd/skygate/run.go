@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[1] {
 	case "-h", "-help", "--help", "help":
 		if len(args) > 2 {
-			if c, _, ok := findCommand(args[2:]); ok {
+			if c, rest, ok := findCommand(args[2:]); ok && len(rest) == 0 {
 				return printCommandUsage(stdout, c)
 			}
 			printUsage(stderr)

@@ -159,8 +159,19 @@ func Load(getenv func(string) string) (*Config, error) {
 		}
 	}
 	// Unset, the public URL is the plain listener's, so that changing the port keeps
-	// discovery and the console's sign-in working.
-	c.PublicURL = strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", "http://"+reachable(c.HTTPAddr)), "/")
+	// discovery and the console's sign-in working; production, which partners reach
+	// through a URL only the operator knows (https), requires it.
+	c.PublicURL = strings.TrimRight(l.str("SKYGATE_PUBLIC_URL", ""), "/")
+	if c.PublicURL == "" {
+		switch _, port, _ := net.SplitHostPort(c.HTTPAddr); {
+		case c.Env == EnvProduction:
+			l.fail("SKYGATE_PUBLIC_URL", "is required in %s: the URL partners reach the service at (token issuer and audience), such as https://api.example.com", c.Env)
+		case port == "0":
+			l.fail("SKYGATE_PUBLIC_URL", "is required when SKYGATE_HTTP_ADDR's port is 0: the port is only known once the listener is bound")
+		default:
+			c.PublicURL = "http://" + reachable(c.HTTPAddr)
+		}
+	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.LogLevel)) {
 		l.fail("SKYGATE_LOG_LEVEL", "must be debug, info, warn or error, got %q", c.LogLevel)
 	}
@@ -174,12 +185,16 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.DatabaseMaxConns = l.integer("SKYGATE_DATABASE_MAX_CONNS", 0)
 	c.TokenSourceRate = l.float("SKYGATE_TOKEN_SOURCE_RATE_LIMIT", 10)
 	c.TokenSourceBurst = l.integer("SKYGATE_TOKEN_SOURCE_RATE_BURST", 20)
-	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(c.PublicURL); c.PublicURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		l.fail("SKYGATE_PUBLIC_URL", "must be an absolute http(s) URL")
 	}
 	c.WebhookPrivate = l.boolean("SKYGATE_WEBHOOK_ALLOW_PRIVATE", c.Env == EnvDevelopment)
 	c.MasterKey = l.masterKey("SKYGATE_MASTER_KEY")
-	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", c.PublicURL+"/admin/callback"), ",", " "))
+	defaultRedirect := ""
+	if c.PublicURL != "" {
+		defaultRedirect = c.PublicURL + "/admin/callback"
+	}
+	c.AdminRedirects = strings.Fields(strings.ReplaceAll(l.str("SKYGATE_ADMIN_REDIRECT_URIS", defaultRedirect), ",", " "))
 	for _, r := range c.AdminRedirects {
 		// The login compares redirect_uri with these exactly; an entry that is no
 		// absolute URL of a host could only match a request crafted to it.

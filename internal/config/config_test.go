@@ -177,6 +177,8 @@ func TestLoadRefusesMalformedSettings(t *testing.T) {
 		{"listen address without a port", map[string]string{"SKYGATE_HTTP_ADDR": "127.0.0.1"}, `SKYGATE_HTTP_ADDR must be HOST:PORT`},
 		{"listen port out of range", map[string]string{"SKYGATE_MTLS_ADDR": ":65536"}, `SKYGATE_MTLS_ADDR must be HOST:PORT`},
 		{"listen port by name", map[string]string{"SKYGATE_OPS_ADDR": "localhost:http"}, `SKYGATE_OPS_ADDR must be HOST:PORT`},
+		{"public URL with port 0", map[string]string{"SKYGATE_HTTP_ADDR": "127.0.0.1:0"}, `SKYGATE_PUBLIC_URL is required when SKYGATE_HTTP_ADDR's port is 0`},
+		{"public URL in production", map[string]string{"SKYGATE_ENV": "production"}, `SKYGATE_PUBLIC_URL is required in production`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -23,7 +23,7 @@ var Variables = []Variable{
 	{"SKYGATE_DATA_DIR", "./data", "SQLite file, development PKI (pki/), generated master key"},
 	{"SKYGATE_DATABASE_URL", "sqlite://$SKYGATE_DATA_DIR/skygate.db", "sqlite://PATH or postgres://…"},
 	{"SKYGATE_DATABASE_MAX_CONNS", "max(4, CPUs)", "PostgreSQL connections of one replica's pool"},
-	{"SKYGATE_PUBLIC_URL", "http://$SKYGATE_HTTP_ADDR", "token issuer and audience, base of links (https in production)"},
+	{"SKYGATE_PUBLIC_URL", "http://$SKYGATE_HTTP_ADDR", "token issuer and audience, base of links; required in production (https)"},
 	{"SKYGATE_MASTER_KEY", "generated in development", "32 bytes (64 hex digits or base64) sealing secrets at rest"},
 	{"SKYGATE_MIGRATE", "true", "migrate on start; false refuses a database that lacks migrations"},
 	{"SKYGATE_TOKEN_TTL", "1h", "B2B access-token lifetime"},

@@ -38,6 +38,13 @@ type Bootstrap struct {
 	Secret string
 }
 
+// Validate checks c as Service.Bootstrap does, without a store, so that the command
+// line can refuse its flags before it creates anything.
+func (c Bootstrap) Validate() error {
+	return invalid(checkName("account", strings.TrimSpace(c.Account)), checkScopes("scopes", c.Scopes),
+		checkThumbprint("client_cert_sha256", c.ClientCertSHA256))
+}
+
 // Bootstrapped is Bootstrap's result.
 type Bootstrapped struct {
 	Account     *skygate.Account
@@ -55,7 +62,7 @@ type Bootstrapped struct {
 func (s *Service) Bootstrap(ctx context.Context, by skygate.Actor, c Bootstrap) (*Bootstrapped, error) {
 	c.Account = strings.TrimSpace(c.Account)
 	spec := NewApplication{Name: defaultApplicationName(c.Account), AllowedScopes: c.Scopes, Sandbox: c.Sandbox, ClientCertSHA256: c.ClientCertSHA256}
-	if err := invalid(checkName("account", c.Account), checkScopes("scopes", c.Scopes), checkThumbprint("client_cert_sha256", c.ClientCertSHA256)); err != nil {
+	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	acc, err := s.createAccount(ctx, by, NewAccount{Name: c.Account})

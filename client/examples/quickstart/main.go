@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -170,17 +171,28 @@ func config(getenv func(string) string) (client.Config, error) {
 	return cfg, nil
 }
 
+// isoNotice is the ISO 8601 duration subset of booking_before_hours: days, hours and
+// minutes ("PT24H", "P1D", "PT2H30M").
+var isoNotice = regexp.MustCompile(`^P(?:(\d{1,4})D)?(?:T(?:(\d{1,5})H)?(?:(\d{1,5})M)?)?$`)
+
 // serviceDate is a week from now, or later when the fast-track's notice
-// (booking_before_hours, an ISO 8601 duration such as PT24H) needs it: the service day
-// starts at midnight in the hub's time zone, up to 14 hours ahead of UTC.
+// (booking_before_hours) needs it: the service day starts at midnight in the hub's
+// time zone, up to 14 hours ahead of UTC. A date beyond the 366 days a booking may be
+// made ahead is an error.
 func serviceDate(now time.Time, notice string) (time.Time, error) {
-	hours, ok := strings.CutPrefix(notice, "PT")
-	hours, ok2 := strings.CutSuffix(hours, "H")
-	n, err := strconv.Atoi(hours)
-	if !ok || !ok2 || err != nil || n < 0 {
-		return time.Time{}, fmt.Errorf("booking_before_hours %q is not PT<hours>H", notice)
+	m := isoNotice.FindStringSubmatch(notice)
+	if m == nil || notice == "P" || strings.HasSuffix(notice, "T") {
+		return time.Time{}, fmt.Errorf("booking_before_hours %q is not an ISO 8601 duration of days, hours and minutes", notice)
 	}
-	days := max(7, n/24+2)
+	var d time.Duration
+	for i, unit := range []time.Duration{24 * time.Hour, time.Hour, time.Minute} {
+		n, _ := strconv.Atoi(m[i+1]) // "" reads as 0
+		d += time.Duration(n) * unit
+	}
+	days := max(7, int(d/(24*time.Hour))+2)
+	if days > 366 {
+		return time.Time{}, fmt.Errorf("booking_before_hours %q leaves no service date within 366 days", notice)
+	}
 	return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, days), nil
 }
 
