@@ -17,10 +17,13 @@ import (
 //     operations and metrics routes);
 //   - "x-partner-description" next to a "description" replaces it in the partner view,
 //     where the description mixes partner text with operator material (proxy headers,
-//     SKYGATE_* variables). The whole document keeps the full description.
+//     SKYGATE_* variables). The whole document keeps the full description;
+//   - "x-partner-enum" next to an "enum" replaces it likewise (a grant type employees
+//     use, say).
 const (
 	audienceKey           = "x-audience"
 	partnerDescriptionKey = "x-partner-description"
+	partnerEnumKey        = "x-partner-enum"
 )
 
 // partnerJSON is computed once: the document is embedded, so its partner view never
@@ -80,7 +83,7 @@ func filterAudience(v any) (out any, keep bool) {
 		}
 		m := make(map[string]any, len(v))
 		for k, e := range v {
-			if k == audienceKey || k == partnerDescriptionKey {
+			if k == audienceKey || k == partnerDescriptionKey || k == partnerEnumKey {
 				continue
 			}
 			if f, ok := filterAudience(e); ok {
@@ -93,6 +96,9 @@ func filterAudience(v any) (out any, keep bool) {
 			} else {
 				m["description"] = s
 			}
+		}
+		if e, ok := v[partnerEnumKey]; ok {
+			m["enum"] = e
 		}
 		// A schema's required list may name a property that was just removed.
 		if props, ok := m["properties"].(map[string]any); ok {

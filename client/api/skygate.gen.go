@@ -566,15 +566,12 @@ func (e ProblemCode) Valid() bool {
 
 // Defines values for TokenRequestGrantType.
 const (
-	TokenRequestGrantTypeAuthorizationCode TokenRequestGrantType = "authorization_code"
 	TokenRequestGrantTypeClientCredentials TokenRequestGrantType = "client_credentials"
 )
 
 // Valid indicates whether the value is a known member of the TokenRequestGrantType enum.
 func (e TokenRequestGrantType) Valid() bool {
 	switch e {
-	case TokenRequestGrantTypeAuthorizationCode:
-		return true
 	case TokenRequestGrantTypeClientCredentials:
 		return true
 	default:
@@ -1224,18 +1221,9 @@ type ProblemCode string
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
-	ClientId     *string `json:"client_id,omitempty"`
-	ClientSecret *string `json:"client_secret,omitempty"`
-
-	// Code authorization_code only.
-	Code *string `json:"code,omitempty"`
-
-	// CodeVerifier authorization_code only (PKCE, RFC 7636).
-	CodeVerifier *string               `json:"code_verifier,omitempty"`
+	ClientId     *string               `json:"client_id,omitempty"`
+	ClientSecret *string               `json:"client_secret,omitempty"`
 	GrantType    TokenRequestGrantType `json:"grant_type"`
-
-	// RedirectUri authorization_code only; must equal the login's.
-	RedirectUri *string `json:"redirect_uri,omitempty"`
 
 	// Scope Space-separated scopes.
 	Scope *string `json:"scope,omitempty"`
