@@ -24,7 +24,7 @@ import (
 	"github.com/skygate/skygate/internal/login"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/seal"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 )
 
 // employeeBrowser is a user agent with cookies that follows redirects until the
@@ -125,7 +125,7 @@ func TestEmployeeLoginWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := storetest.MustSQLite(t)
+	store := sqlitetest.MustOpen(t)
 	keys := oauth.NewKeyManager(store, box, time.Now, oauth.KeyManagerOptions{})
 	if err := keys.EnsureKey(t.Context()); err != nil {
 		t.Fatal(err)
@@ -176,11 +176,11 @@ func TestNewEmployeeLoginRefusesDevIdPInProduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := oauth.NewKeyManager(storetest.MustSQLite(t), box, time.Now, oauth.KeyManagerOptions{})
+	keys := oauth.NewKeyManager(sqlitetest.MustOpen(t), box, time.Now, oauth.KeyManagerOptions{})
 	// A production configuration that enables the dev IdP, as config.Load never returns.
 	cfg := &config.Config{Env: config.EnvProduction, PublicURL: "https://skygate.test", EnableDevIdP: true,
 		AdminRedirects: []string{"https://skygate.test/admin/callback"}, RoleMap: map[string]string{"grp-ops": "admin"}}
-	_, err = newEmployeeLogin(cfg, box, storetest.MustSQLite(t), keys, slog.New(slog.DiscardHandler))
+	_, err = newEmployeeLogin(cfg, box, sqlitetest.MustOpen(t), keys, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "production") {
 		t.Fatalf("err = %v, want the dev IdP refused in production", err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/devpki"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
 // testMasterKey seals the test servers' secrets; tests open the same store with it.
@@ -239,7 +239,7 @@ var engines = []engine{
 	{"sqlite", testEnv},
 	{"postgres", func(tb testing.TB, overrides map[string]string) map[string]string {
 		env := testEnv(tb, overrides)
-		env["SKYGATE_DATABASE_URL"] = storetest.MustPostgresDSN(tb)
+		env["SKYGATE_DATABASE_URL"] = pgtest.MustDSN(tb)
 		return env
 	}},
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
 // PostgreSQL outage: the database goes away under load (every connection dropped, new
@@ -132,7 +132,7 @@ func throughProxy(t *testing.T, dsn, addr string) (string, string) {
 
 func TestPostgresOutage(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.MustPostgresDSN(t)
+	dsn := pgtest.MustDSN(t)
 	restart := os.Getenv("SKYGATE_TEST_PG_RESTART")
 	var proxy *pgProxy
 	if restart == "" {

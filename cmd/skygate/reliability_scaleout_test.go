@@ -16,7 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
 // Scale-out: three `serve` replicas on one PostgreSQL database, no proxy in front; the
@@ -86,7 +86,7 @@ func (h *hookLog) has(id string) bool {
 
 func TestScaleOutThreeReplicas(t *testing.T) {
 	t.Parallel()
-	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": storetest.MustPostgresDSN(t)})
+	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": pgtest.MustDSN(t)})
 	// One data directory: the replicas share the development PKI (one client CA), as
 	// real replicas share their certificates.
 	var replicas []*testServer

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/httpapi"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -139,7 +140,7 @@ func checkRevocation(t *testing.T, replicas []*testServer) {
 // through one and checked on all.
 func TestRevocationThreeReplicas(t *testing.T) {
 	t.Parallel()
-	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": storetest.MustPostgresDSN(t)})
+	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": pgtest.MustDSN(t)})
 	// One data directory: the replicas share the development PKI (one client CA).
 	var replicas []*testServer
 	for range 3 {

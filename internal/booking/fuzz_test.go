@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -75,7 +76,7 @@ func FuzzLifecycle(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	b := setupStore(f, storetest.MustSQLite(f))
+	b := setupStore(f, sqlitetest.MustOpen(f))
 	ctx := context.Background()
 	var seen int64 // the outbox before this input's booking; fuzz inputs run one at a time per process
 	f.Fuzz(func(t *testing.T, ops []byte) {

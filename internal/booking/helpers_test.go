@@ -11,6 +11,8 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/idempotency"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -85,7 +87,7 @@ type bundle struct {
 // setup returns a service over a fresh SQLite store with two accounts.
 func setup(tb testing.TB) *bundle {
 	tb.Helper()
-	return setupStore(tb, storetest.MustSQLite(tb))
+	return setupStore(tb, sqlitetest.MustOpen(tb))
 }
 
 func setupStore(tb testing.TB, s skygate.Store) *bundle {
@@ -105,8 +107,8 @@ var engines = []struct {
 	name string
 	open func(tb testing.TB) skygate.Store
 }{
-	{"sqlite", func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) }},
-	{"postgres", func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) }},
+	{"sqlite", func(tb testing.TB) skygate.Store { return sqlitetest.MustOpen(tb) }},
+	{"postgres", func(tb testing.TB) skygate.Store { return pgtest.MustOpen(tb) }},
 }
 
 // request returns a valid create request for ftName; mods change it.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -18,7 +20,7 @@ import (
 // both.
 func TestCreateWakesWorker(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	account := storetest.MustCreateAccount(t, s).ID
 	storetest.MustCreateWebhook(t, s, account)
 	// The hook runs after its commit: a hook call that finds the booking Issued
@@ -57,7 +59,7 @@ func TestCreateWakesWorker(t *testing.T) {
 // to every issue.
 func TestNotifyIssuesOnly(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	account := storetest.MustCreateAccount(t, s).ID
 	b := startWorker(t, s, account)
 	svc := b.svc
@@ -124,13 +126,13 @@ func TestDeliveriesWakeOnlyOnCommit(t *testing.T) {
 			skygate.Store
 			OnDeliveries(func())
 		} {
-			return storetest.MustSQLite(tb)
+			return sqlitetest.MustOpen(tb)
 		}},
 		{"postgres", func(tb testing.TB) interface {
 			skygate.Store
 			OnDeliveries(func())
 		} {
-			return storetest.MustPostgres(tb)
+			return pgtest.MustOpen(tb)
 		}},
 	} {
 		t.Run(e.name, func(t *testing.T) {

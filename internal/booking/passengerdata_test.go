@@ -6,6 +6,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -64,7 +65,7 @@ func TestWorkerErasesPassengerData(t *testing.T) {
 // TestWorkerRetentionConfigured: Config.PassengerDataRetention replaces the default.
 func TestWorkerRetentionConfigured(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	c := &clock{t: Start}
 	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, PassengerDataRetention: 36 * time.Hour})
 	b := &bundle{store: s, svc: svc, worker: booking.NewWorker(svc, nil), clock: c, account: storetest.MustCreateAccount(t, s).ID}

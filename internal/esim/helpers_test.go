@@ -7,7 +7,9 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -23,8 +25,8 @@ var engines = []struct {
 	name string
 	open func(tb testing.TB) store
 }{
-	{"SQLite", func(tb testing.TB) store { return storetest.MustSQLite(tb) }},
-	{"PostgreSQL", func(tb testing.TB) store { return storetest.MustPostgres(tb) }},
+	{"SQLite", func(tb testing.TB) store { return sqlitetest.MustOpen(tb) }},
+	{"PostgreSQL", func(tb testing.TB) store { return pgtest.MustOpen(tb) }},
 }
 
 // forEachEngine runs fn as a parallel subtest per engine.

@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 )
 
 // newTestServer builds a Server on a real SQLite store with test-only routes added.
 func newTestServer(t *testing.T) *Server {
 	t.Helper()
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none})
+	s := NewServer(Deps{Directory: sqlitetest.MustOpen(t), TokenEndpoint: none, JWKS: none, Discovery: none})
 	s.mux.Handle("GET /test/panic", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		panic("boom at /src/skygate/handler.go:42")
 	}))
@@ -141,7 +141,7 @@ func TestRoutePattern(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
 	none := http.NotFoundHandler()
-	s := NewServer(Deps{Directory: storetest.MustSQLite(t), TokenEndpoint: none, JWKS: none, Discovery: none,
+	s := NewServer(Deps{Directory: sqlitetest.MustOpen(t), TokenEndpoint: none, JWKS: none, Discovery: none,
 		AccessLog: slog.New(slog.NewJSONHandler(&log, nil))})
 	for _, tc := range []struct{ method, target, route string }{
 		{"GET", "/healthz", "GET /healthz"},

@@ -21,7 +21,9 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -159,8 +161,8 @@ func wantRefused(t *testing.T, what string, w *httptest.ResponseRecorder, code, 
 // PostgreSQL.
 func gateEngines(t *testing.T, f func(t *testing.T, g *gate)) {
 	for name, open := range map[string]func(testing.TB) skygate.Store{
-		"sqlite":   func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) },
-		"postgres": func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) },
+		"sqlite":   func(tb testing.TB) skygate.Store { return sqlitetest.MustOpen(tb) },
+		"postgres": func(tb testing.TB) skygate.Store { return pgtest.MustOpen(tb) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/idempotency"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -128,7 +129,7 @@ func TestFingerprintOfStored(t *testing.T) {
 
 func TestRecordAndReplay(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	ctx := t.Context()
 	acc := storetest.MustCreateAccount(t, s).ID
 	now := time.Date(2025, 6, 1, 20, 0, 0, 0, time.UTC)

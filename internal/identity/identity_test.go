@@ -11,7 +11,9 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -25,8 +27,8 @@ type bundle struct {
 // engines runs f on SQLite and, when SKYGATE_TEST_DATABASE_URL is set, on PostgreSQL.
 func engines(t *testing.T, f func(t *testing.T, b *bundle)) {
 	for name, open := range map[string]func(testing.TB) skygate.Store{
-		"sqlite":   func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) },
-		"postgres": func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) },
+		"sqlite":   func(tb testing.TB) skygate.Store { return sqlitetest.MustOpen(tb) },
+		"postgres": func(tb testing.TB) skygate.Store { return pgtest.MustOpen(tb) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -182,7 +184,7 @@ func TestBootstrap(t *testing.T) {
 // naming its own fields, and write nothing.
 func TestValidation(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.MustSQLite(t))
+	b := setup(t, sqlitetest.MustOpen(t))
 	ctx := t.Context()
 	acc, err := b.svc.CreateAccount(ctx, employee, identity.NewAccount{Name: "acme"})
 	storetest.MustNoError(t, err, "CreateAccount")
@@ -332,7 +334,7 @@ func TestWritesAreAudited(t *testing.T) {
 // within the length of a name.
 func TestBootstrapLongName(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.MustSQLite(t))
+	b := setup(t, sqlitetest.MustOpen(t))
 	name := strings.Repeat("ж", identity.MaxNameLen)
 	res, err := b.svc.Bootstrap(t.Context(), cli, identity.Bootstrap{Account: name, Scopes: scopes})
 	storetest.MustNoError(t, err, "Bootstrap")

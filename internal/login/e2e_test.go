@@ -14,7 +14,8 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/oauth"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 )
 
 // engines are the stores the end-to-end tests run on; PostgreSQL is skipped without
@@ -23,8 +24,8 @@ var engines = []struct {
 	name string
 	open func(tb testing.TB) codeStore
 }{
-	{"sqlite", func(tb testing.TB) codeStore { return storetest.MustSQLite(tb) }},
-	{"postgres", func(tb testing.TB) codeStore { return storetest.MustPostgres(tb) }},
+	{"sqlite", func(tb testing.TB) codeStore { return sqlitetest.MustOpen(tb) }},
+	{"postgres", func(tb testing.TB) codeStore { return pgtest.MustOpen(tb) }},
 }
 
 // TestEndToEndDevIdP runs the whole flow against the built-in dev IdP: login → dev

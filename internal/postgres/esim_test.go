@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestESIMOrdersSideBySide(t *testing.T) {
 	t.Parallel()
 	for _, price := range []int64{0, 500} {
-		s := storetest.MustPostgres(t)
+		s := pgtest.MustOpen(t)
 		acc := storetest.MustCreateAccount(t, s)
 		pkg := storetest.MustESIMPackage(t, s, acc.ID, storetest.WithPrice(price, "USD"))
 		storetest.MustImportPool(t, s, acc.ID, 2)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -16,8 +17,8 @@ import (
 // come after the cursor of a reader that read the others, not before it.
 func TestEventsLateCommit(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.MustPostgresDSN(t)
-	s := storetest.MustPostgresAt(t, dsn)
+	dsn := pgtest.MustDSN(t)
+	s := pgtest.MustOpenAt(t, dsn)
 	acc := storetest.MustCreateAccount(t, s)
 
 	db, err := sql.Open("pgx", dsn)

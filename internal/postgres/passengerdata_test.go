@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -15,7 +17,7 @@ import (
 // the names are.
 func TestPassengerDataAtRest(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustPostgres(t)
+	s := pgtest.MustOpen(t)
 	b := storetest.MustWriteBookingLife(t, s)
 	storetest.MustHoldNoneInClear(t, s.DB(), storetest.BookingTables, storetest.PersonalValues(b))
 	storetest.MustHoldInClear(t, s.DB(), "bookings", "Karimova")
@@ -26,15 +28,15 @@ func TestPassengerDataAtRest(t *testing.T) {
 // SealLegacyData.
 func TestLegacyPassengerData(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.MustPostgresDSN(t)
-	s, err := postgres.Open(t.Context(), dsn, 0, storetest.NewSealer(t))
+	dsn := pgtest.MustDSN(t)
+	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t))
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	// The test's own statements (SELECT *) unprepared, on a pool of their own: the
 	// migration changes what they return, which a statement prepared before may not.
 	simple := " default_query_exec_mode=simple_protocol"
 	if strings.Contains(dsn, "://") {
-		simple = "&default_query_exec_mode=simple_protocol" // MustPostgresDSN set search_path
+		simple = "&default_query_exec_mode=simple_protocol" // pgtest.MustDSN set search_path
 	}
 	db, err := sql.Open("pgx", dsn+simple)
 	storetest.MustNoError(t, err, "sql.Open")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate/internal/postgres"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
 // TestClaimsUsePartialIndexes checks that the worker's claims are planned on the
@@ -42,8 +42,8 @@ func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
 // wherever an index can serve.
 func mustPlanDB(tb testing.TB) *sql.DB {
 	tb.Helper()
-	dsn := storetest.MustPostgresDSN(tb)
-	storetest.MustPostgresAt(tb, dsn) // the migrated schema
+	dsn := pgtest.MustDSN(tb)
+	pgtest.MustOpenAt(tb, dsn) // the migrated schema
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		tb.Fatalf("open: %v", err)

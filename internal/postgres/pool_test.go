@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -17,7 +19,7 @@ import (
 // backend, its statements parsed and its catalog caches loaded again.
 func TestPoolKeepsItsConnections(t *testing.T) {
 	t.Parallel()
-	s, err := postgres.Open(t.Context(), storetest.MustPostgresDSN(t), 0, storetest.NewSealer(t))
+	s, err := postgres.Open(t.Context(), pgtest.MustDSN(t), 0, sealtest.New(t))
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	db := s.Pools()["postgres"]

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate/internal/postgres"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -12,11 +14,11 @@ import (
 // advisory lock must let each Migrate succeed and leave one schema.
 func TestConcurrentMigrate(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.MustPostgresDSN(t)
+	dsn := pgtest.MustDSN(t)
 	const replicas = 5
 	stores := make([]*postgres.Store, replicas)
 	for i := range stores {
-		s, err := postgres.Open(t.Context(), dsn, 0, storetest.NewSealer(t))
+		s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -43,7 +45,7 @@ func TestConcurrentMigrate(t *testing.T) {
 
 func TestOpenBadDSN(t *testing.T) {
 	t.Parallel()
-	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0, storetest.NewSealer(t)); err == nil {
+	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0, sealtest.New(t)); err == nil {
 		s.Close()
 		t.Fatal("Open of an unreachable server succeeded")
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skygate/skygate/internal/postgres"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 )
 
 func TestTransient(t *testing.T) {
@@ -34,7 +34,7 @@ func TestTransient(t *testing.T) {
 	// A server that is not there.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s, err := postgres.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", 0, storetest.NewSealer(t))
+	s, err := postgres.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", 0, sealtest.New(t))
 	if err == nil {
 		s.Close()
 		t.Fatal("opened a database on port 1")

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/sqlite"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -14,7 +16,7 @@ import (
 // the names are.
 func TestPassengerDataAtRest(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	b := storetest.MustWriteBookingLife(t, s)
 	storetest.MustHoldNoneInClear(t, s.DB(), storetest.BookingTables, storetest.PersonalValues(b))
 	storetest.MustHoldInClear(t, s.DB(), "bookings", "Karimova")
@@ -25,7 +27,7 @@ func TestPassengerDataAtRest(t *testing.T) {
 // SealLegacyData.
 func TestLegacyPassengerData(t *testing.T) {
 	t.Parallel()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), storetest.NewSealer(t))
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t))
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	// 00010 is the migration that seals passenger data.

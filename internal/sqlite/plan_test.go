@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate/internal/sqlite"
-	"github.com/skygate/skygate/internal/storetest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 )
 
 // TestClaimsUsePartialIndexes checks that the worker's claims are planned on the
@@ -15,7 +15,7 @@ import (
 // the index's, so a claim that took its status as a parameter would scan the table.
 func TestClaimsUsePartialIndexes(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
 	for index, query := range sqlite.DueBookingClaims {
 		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+query, 0, 1)
@@ -30,7 +30,7 @@ func TestClaimsUsePartialIndexes(t *testing.T) {
 // not by a scan of the account's pool.
 func TestPoolAllocationPlan(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
 	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlite.PoolAllocation, "order", "acc", 1)
 	if !strings.Contains(plan, "INDEX esim_pool_available (account_id=? AND status=?)") ||
@@ -45,7 +45,7 @@ func TestPoolAllocationPlan(t *testing.T) {
 // for them: run every second, neither may scan the table.
 func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
 	for index, st := range sqlite.PassengerDataScans {
 		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+st.Query, st.Args...)

@@ -6,14 +6,16 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/sqlite"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
 func TestOpenCreatesDirectory(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a", "b c?#", "skygate.db")
-	s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t))
+	s, err := sqlite.Open(t.Context(), path, sealtest.New(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -30,7 +32,7 @@ func TestOpenCreatesDirectory(t *testing.T) {
 func TestOpenRejectsMemory(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"", ":memory:"} {
-		if s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t)); err == nil {
+		if s, err := sqlite.Open(t.Context(), path, sealtest.New(t)); err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", path)
 		}
@@ -42,7 +44,7 @@ func TestMigrateTwice(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "skygate.db")
 	for range 2 {
-		s, err := sqlite.Open(t.Context(), path, storetest.NewSealer(t))
+		s, err := sqlite.Open(t.Context(), path, sealtest.New(t))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -60,7 +62,7 @@ func TestMigrateTwice(t *testing.T) {
 // concurrent writers instead of failing with SQLITE_BUSY while readers go on.
 func TestConcurrentWritesAndReads(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustSQLite(t)
+	s := sqlitetest.MustOpen(t)
 	acc := storetest.MustCreateAccount(t, s)
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)

@@ -5,19 +5,21 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 )
 
 // TestSQLite runs the suite on SQLite stores.
 func TestSQLite(t *testing.T) {
 	t.Parallel()
-	runTests(t, func(t *testing.T) skygate.Store { return MustSQLite(t) })
+	runTests(t, func(t *testing.T) skygate.Store { return sqlitetest.MustOpen(t) })
 }
 
 // TestPostgres runs the suite on PostgreSQL stores; each case skips when
 // SKYGATE_TEST_DATABASE_URL is unset.
 func TestPostgres(t *testing.T) {
 	t.Parallel()
-	runTests(t, func(t *testing.T) skygate.Store { return MustPostgres(t) })
+	runTests(t, func(t *testing.T) skygate.Store { return pgtest.MustOpen(t) })
 }
 
 // runTests runs the conformance suite. newStore must return a fresh, migrated, empty

@@ -14,7 +14,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 	"github.com/skygate/skygate/internal/webhook"
 )
@@ -133,8 +135,8 @@ type engine struct {
 }
 
 var engines = []engine{
-	{"sqlite", func(tb testing.TB) skygate.Store { return storetest.MustSQLite(tb) }},
-	{"postgres", func(tb testing.TB) skygate.Store { return storetest.MustPostgres(tb) }},
+	{"sqlite", func(tb testing.TB) skygate.Store { return sqlitetest.MustOpen(tb) }},
+	{"postgres", func(tb testing.TB) skygate.Store { return pgtest.MustOpen(tb) }},
 }
 
 // setup builds a bundle on SQLite whose account is subscribed to rc with secret1.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 	"github.com/skygate/skygate/internal/webhook"
 )
@@ -59,7 +60,7 @@ func TestCreate(t *testing.T) {
 
 func TestCreateValidation(t *testing.T) {
 	t.Parallel()
-	store := storetest.MustSQLite(t)
+	store := sqlitetest.MustOpen(t)
 	box := mustBox(t)
 	svc := webhook.NewService(webhook.Config{Store: store, Box: box,
 		Policy: webhook.Policy{Resolver: testResolver()}})
