@@ -14,14 +14,14 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, createWriteStream } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { createServer as createHTTPServer } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { assert, finish, freePort, runSteps } from './lib.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'skygate-e2e-'));
@@ -32,17 +32,6 @@ if (!process.env.SKYGATE_E2E_ARTIFACTS) rmSync(artifacts, { recursive: true, for
 mkdirSync(artifacts, { recursive: true });
 console.log(`screenshots and the server log: ${artifacts}`);
 const STEP_TIMEOUT = 30_000;
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
-}
 
 async function waitReady(base, proc, deadlineMs = 60_000) {
   const until = Date.now() + deadlineMs;
@@ -261,10 +250,6 @@ async function webhookReceiver() {
   return { url: `http://127.0.0.1:${srv.address().port}/hook`, types, close: () => new Promise((ok) => srv.close(ok)) };
 }
 
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
-
 const results = [];
 
 async function main() {
@@ -272,7 +257,7 @@ async function main() {
   const { base } = server;
   console.log(`server at ${base}`);
   try {
-    await runSteps(server);
+    await run(server);
   } finally {
     await server.stop();
   }
@@ -284,7 +269,7 @@ async function main() {
   }
 }
 
-async function runSteps(server) {
+async function run(server) {
   const { base } = server;
   // A fresh profile every run; playwright-core drives the system's Chromium.
   const context = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
@@ -734,27 +719,7 @@ async function runSteps(server) {
     }],
   ];
 
-  let failed = false;
-  for (const [name, fn] of steps) {
-    if (failed) {
-      results.push({ name, outcome: 'skipped' });
-      console.log(`SKIP ${name}`);
-      continue;
-    }
-    const t0 = Date.now();
-    try {
-      await fn();
-      results.push({ name, outcome: 'passed' });
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (err) {
-      failed = true;
-      results.push({ name, outcome: 'failed' });
-      const shot = join(artifacts, `failure-${results.length}.png`);
-      await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-      console.log(`FAIL ${name} (${Date.now() - t0} ms)\n     ${String(err?.stack ?? err).split('\n').join('\n     ')}\n     page: ${page.url()}\n     screenshot: ${shot}\n     server log: ${join(artifacts, 'server.log')}`);
-    }
-    await page.screenshot({ path: join(artifacts, `step-${String(results.length).padStart(2, '0')}.png`), fullPage: true }).catch(() => {});
-  }
+  await runSteps(steps, { page, artifacts, results, logFile: join(artifacts, 'server.log'), everyStep: true });
   await context.close();
   await receiver.close();
 }
@@ -766,10 +731,5 @@ try {
   crashed = err;
   console.log(`FAIL setup: ${err?.stack ?? err}`);
 }
-const count = (o) => results.filter((r) => r.outcome === o).length;
-const failedCount = count('failed') + (crashed ? 1 : 0);
-writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
 rmSync(work, { recursive: true, force: true });
-console.log(`screenshots and the server log: ${artifacts}`);
-console.log(`${count('passed')} passed, ${failedCount} failed, ${count('skipped')} skipped`);
-process.exit(failedCount === 0 && count('passed') > 0 ? 0 : 1);
+finish(results, crashed, artifacts, 'screenshots and the server log');

@@ -13,33 +13,18 @@
 //   CHROMIUM=/usr/bin/chromium       the browser (default)
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, mkdirSync, rmSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { assert, finish, freePort, runSteps } from './lib.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'skygate-docs-e2e-'));
 const artifacts = join(process.env.SKYGATE_E2E_ARTIFACTS ? resolve(process.env.SKYGATE_E2E_ARTIFACTS) : join(work, 'artifacts'), 'docs');
 mkdirSync(artifacts, { recursive: true });
 console.log(`screenshots: ${artifacts}`);
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 async function startServer() {
   let bin = process.env.SKYGATE_E2E_BIN;
@@ -107,7 +92,7 @@ async function startServer() {
 
 const results = [];
 
-async function runSteps(server) {
+async function run(server) {
   const { base } = server;
   const context = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -216,26 +201,7 @@ async function runSteps(server) {
     }],
   ];
 
-  let failed = false;
-  for (const [name, fn] of steps) {
-    if (failed) {
-      results.push({ name, outcome: 'skipped' });
-      console.log(`SKIP ${name}`);
-      continue;
-    }
-    const t0 = Date.now();
-    try {
-      await fn();
-      results.push({ name, outcome: 'passed' });
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (err) {
-      failed = true;
-      results.push({ name, outcome: 'failed' });
-      const shot = join(artifacts, `failure-${results.length}.png`);
-      await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-      console.log(`FAIL ${name} (${Date.now() - t0} ms)\n     ${String(err?.stack ?? err).split('\n').join('\n     ')}\n     page: ${page.url()}\n     screenshot: ${shot}\n     server log: ${server.logFile}`);
-    }
-  }
+  await runSteps(steps, { page, artifacts, results, logFile: server.logFile });
   await context.close();
 }
 
@@ -244,7 +210,7 @@ try {
   const server = await startServer();
   console.log(`server at ${server.base}`);
   try {
-    await runSteps(server);
+    await run(server);
   } finally {
     await server.stop();
   }
@@ -252,10 +218,5 @@ try {
   crashed = err;
   console.log(`FAIL setup: ${err?.stack ?? err}`);
 }
-const count = (o) => results.filter((r) => r.outcome === o).length;
-const failedCount = count('failed') + (crashed ? 1 : 0);
-writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
 for (const d of ['skygate', 'data', 'chromium-profile']) rmSync(join(work, d), { recursive: true, force: true });
-console.log(`screenshots: ${artifacts}`);
-console.log(`${count('passed')} passed, ${failedCount} failed, ${count('skipped')} skipped`);
-process.exit(failedCount === 0 && count('passed') > 0 ? 0 : 1);
+finish(results, crashed, artifacts, 'screenshots');
