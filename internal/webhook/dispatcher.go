@@ -20,8 +20,7 @@ import (
 const (
 	DefaultLease        = 30 * time.Second
 	DefaultPollInterval = time.Second
-	// workers bounds the requests in flight of Run, batchSize the deliveries RunOnce
-	// claims.
+	// workers bounds the requests in flight, batchSize the deliveries RunOnce claims.
 	workers   = 16
 	batchSize = 32
 	// completeTimeout bounds the write of outcomes, which runs even while the
@@ -150,7 +149,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			for _, j := range jobs {
 				slots <- struct{}{}
 				wg.Go(func() {
-					d.complete(ctx, d.attempt(ctx, j))
+					d.complete(ctx, []*skygate.WebhookOutcome{d.attempt(ctx, j)})
 					<-slots
 					signal(d.freed)
 				})
@@ -174,17 +173,27 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// RunOnce claims up to 32 due deliveries, sends them all at once, records their
-// outcomes and returns how many it sent. Tests drive the dispatcher with it; Run is
-// the production loop.
+// RunOnce claims one batch of due deliveries, sends them with at most 16 in flight,
+// records every outcome in one transaction and returns how many it sent. Tests and
+// benchmarks drive the dispatcher with it; Run is the production loop.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	jobs, err := d.claim(ctx, batchSize)
+	if err != nil {
+		return 0, err
+	}
+	outcomes := make([]*skygate.WebhookOutcome, len(jobs))
 	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Go(func() { d.complete(ctx, d.attempt(ctx, j)) })
+	slots := make(chan struct{}, workers)
+	for i, j := range jobs {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			outcomes[i] = d.attempt(ctx, j)
+		})
 	}
 	wg.Wait()
-	return len(jobs), err
+	d.complete(ctx, outcomes)
+	return len(jobs), nil
 }
 
 // claim leases up to n due deliveries.
@@ -201,14 +210,17 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, e
 	return jobs, nil
 }
 
-// complete writes the outcome, even while the dispatcher shuts down. If the write
-// fails the lease ends and another attempt follows: at-least-once holds.
-func (d *Dispatcher) complete(ctx context.Context, o *skygate.WebhookOutcome) {
+// complete writes outcomes, even while the dispatcher shuts down. If the write fails
+// the leases end and other attempts follow: at-least-once holds.
+func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOutcome) {
+	if len(outcomes) == 0 {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeTimeout)
 	defer cancel()
-	if err := d.c.Store.CompleteWebhookDeliveries(ctx, []*skygate.WebhookOutcome{o}); err != nil {
+	if err := d.c.Store.CompleteWebhookDeliveries(ctx, outcomes); err != nil {
 		d.counts.errors.Add(1)
-		d.c.Logger.ErrorContext(ctx, "webhook: record delivery outcome", "error", err, "delivery_id", o.DeliveryID)
+		d.c.Logger.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
 	}
 }
 
