@@ -16,15 +16,14 @@ import (
 	"github.com/skygate/skygate/internal/seal"
 )
 
-// Dispatcher defaults and limits.
+// Dispatcher defaults.
 const (
+	DefaultWorkers      = 16
+	DefaultBatchSize    = 32
 	DefaultLease        = 30 * time.Second
 	DefaultPollInterval = time.Second
-	// workers bounds the requests in flight, batchSize the deliveries RunOnce claims.
-	workers   = 16
-	batchSize = 32
-	// completeTimeout bounds the write of outcomes, which runs even while the
-	// dispatcher shuts down.
+	// completeTimeout bounds the write of a batch of outcomes, which runs even while
+	// the dispatcher shuts down.
 	completeTimeout = 10 * time.Second
 )
 
@@ -41,6 +40,10 @@ type DispatcherConfig struct {
 	// time.Now. Latency is measured on the monotonic clock.
 	Clock  skygate.Clock
 	Logger *slog.Logger
+	// Workers bounds the requests in flight (DefaultWorkers).
+	Workers int
+	// BatchSize bounds the deliveries claimed in one transaction (DefaultBatchSize).
+	BatchSize int
 	// Lease is how long a claimed delivery is reserved for this dispatcher; when it
 	// crashes, another one retries after the lease (DefaultLease). It is raised to twice
 	// the Client's timeout when shorter.
@@ -48,7 +51,15 @@ type DispatcherConfig struct {
 	// PollInterval is how often Run looks for due deliveries without a Notify, which
 	// picks up retries and other replicas' events (DefaultPollInterval).
 	PollInterval time.Duration
-	// Rand returns numbers in [0, 1) for the retry jitter; nil is math/rand/v2.
+	// Schedule is the wait after each failed attempt (DefaultSchedule).
+	Schedule []time.Duration
+	// Jitter is the spread of each wait, ±Jitter of it (DefaultJitter; negative: none).
+	Jitter float64
+	// DisableAfter is the 72-hour rule (DefaultDisableAfter).
+	DisableAfter time.Duration
+	// MaxRetryAfter caps a receiver's Retry-After (DefaultMaxRetryAfter).
+	MaxRetryAfter time.Duration
+	// Rand returns numbers in [0, 1) for the jitter; nil is math/rand/v2.
 	Rand func() float64
 	// UserAgent is sent with every request.
 	UserAgent string
@@ -72,6 +83,9 @@ type Stats struct {
 // sent again, with the same webhook-id, when its lease ends.
 type Dispatcher struct {
 	c      DispatcherConfig
+	now    skygate.Clock
+	log    *slog.Logger
+	rnd    func() float64
 	wake   chan struct{}
 	freed  chan struct{}
 	counts struct {
@@ -85,29 +99,51 @@ func NewDispatcher(c DispatcherConfig) *Dispatcher {
 	if c.Client == nil {
 		c.Client = NewClient(ClientOptions{AllowPrivate: c.AllowPrivate})
 	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
 	if c.Lease <= 0 {
 		c.Lease = DefaultLease
 	}
 	// A lease that ends while the request may still be in flight would let another
 	// dispatcher send the same delivery at the same time: keep it well above the
 	// client's timeout.
-	c.Lease = max(c.Lease, 2*cmp.Or(c.Client.Timeout, Timeout))
+	if floor := 2 * cmp.Or(c.Client.Timeout, Timeout); c.Lease < floor {
+		c.Lease = floor
+	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
+	}
+	if c.Schedule == nil {
+		c.Schedule = DefaultSchedule
+	}
+	if c.Jitter == 0 {
+		c.Jitter = DefaultJitter
+	}
+	if c.DisableAfter <= 0 {
+		c.DisableAfter = DefaultDisableAfter
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = "Skygate-Webhooks/1"
 	}
-	if c.Clock == nil {
-		c.Clock = time.Now
+	d := &Dispatcher{c: c, now: c.Clock, log: c.Logger, rnd: c.Rand,
+		wake: make(chan struct{}, 1), freed: make(chan struct{}, 1)}
+	if d.now == nil {
+		d.now = time.Now
 	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
 	}
-	if c.Rand == nil {
-		c.Rand = rand.Float64
+	if d.rnd == nil {
+		d.rnd = rand.Float64
 	}
-	return &Dispatcher{c: c, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1)}
+	return d
 }
 
 // Notify wakes Run to look for due deliveries now. Call it after committing a
@@ -127,37 +163,57 @@ func (d *Dispatcher) Stats() Stats {
 	}
 }
 
-// Run sends due deliveries until ctx ends, keeping up to 16 requests in flight, each
-// worker recording its own outcome. It claims deliveries for its free workers and
-// looks again on Notify, every PollInterval, and, when a claim filled every free
-// worker (more may be due), as soon as a worker frees up. When ctx ends Run stops
-// claiming, lets the requests in flight finish (each is bounded by the client's
-// timeout), records their outcomes and returns nil.
+// Run sends due deliveries until ctx ends, keeping up to Workers requests in flight:
+// it claims deliveries for its free workers (once a quarter of them are free, so that
+// claims come in batches under load), and looks again when workers free up, on
+// Notify, and every PollInterval. Outcomes are written in batches by one recorder, so
+// that a commit serves many deliveries. When ctx ends Run stops claiming, lets the
+// requests in flight finish (each is bounded by the client's timeout), records their
+// outcomes and returns nil.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	ticker := time.NewTicker(d.c.PollInterval)
 	defer ticker.Stop()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	slots := make(chan struct{}, workers)
+	outcomes := make(chan *skygate.WebhookOutcome, d.c.Workers)
+	var recorder sync.WaitGroup
+	recorder.Go(func() { d.record(ctx, outcomes) })
+	var workers sync.WaitGroup
+	defer func() {
+		workers.Wait()
+		close(outcomes)
+		recorder.Wait()
+	}()
+	slots := make(chan struct{}, d.c.Workers)
+	threshold := max(1, d.c.Workers/4)
 	for {
-		saturated := true // every worker is busy, or more may be due
-		if free := workers - len(slots); free > 0 {
-			jobs, err := d.claim(ctx, free)
+		free := cap(slots) - len(slots)
+		want := 0
+		if free >= threshold || free == cap(slots) {
+			want = min(free, d.c.BatchSize)
+		}
+		claimed := 0
+		if want > 0 {
+			jobs, err := d.claim(ctx, want)
 			if err != nil && ctx.Err() == nil {
-				d.c.Logger.ErrorContext(ctx, "webhook: claim deliveries", "error", err)
+				d.log.ErrorContext(ctx, "webhook: claim deliveries", "error", err)
 			}
 			for _, j := range jobs {
 				slots <- struct{}{}
-				wg.Go(func() {
-					d.complete(ctx, []*skygate.WebhookOutcome{d.attempt(ctx, j)})
+				workers.Go(func() {
+					outcomes <- d.attempt(ctx, j) // a slow recorder holds the worker: backpressure
 					<-slots
 					signal(d.freed)
 				})
 			}
-			saturated = len(jobs) == free
+			claimed = len(jobs)
 		}
 		if ctx.Err() != nil {
 			return nil
+		}
+		// Saturated: too few workers were free, or the claim took all it asked for, so
+		// more may be due. Claim again as soon as enough workers are free.
+		saturated := want == 0 || claimed == want
+		if saturated && claimed > 0 && cap(slots)-len(slots) >= threshold {
+			continue
 		}
 		var freed <-chan struct{}
 		if saturated {
@@ -173,17 +229,17 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// RunOnce claims one batch of due deliveries, sends them with at most 16 in flight,
-// records every outcome in one transaction and returns how many it sent. Tests and
-// benchmarks drive the dispatcher with it; Run is the production loop.
+// RunOnce claims one batch of due deliveries, sends them with at most Workers in
+// flight, records every outcome in one transaction and returns how many it sent.
+// Tests and benchmarks drive the dispatcher with it; Run is the production loop.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
-	jobs, err := d.claim(ctx, batchSize)
+	jobs, err := d.claim(ctx, d.c.BatchSize)
 	if err != nil {
 		return 0, err
 	}
 	outcomes := make([]*skygate.WebhookOutcome, len(jobs))
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, workers)
+	slots := make(chan struct{}, d.c.Workers)
 	for i, j := range jobs {
 		slots <- struct{}{}
 		wg.Go(func() {
@@ -198,7 +254,7 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 
 // claim leases up to n due deliveries.
 func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, error) {
-	now := d.c.Clock()
+	now := d.now()
 	jobs, err := d.c.Store.ClaimWebhookDeliveries(ctx, now, now.Add(d.c.Lease), n)
 	if err != nil {
 		if ctx.Err() == nil { // a claim cut short by shutdown is no store error
@@ -208,6 +264,31 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, e
 	}
 	d.counts.claimed.Add(uint64(len(jobs)))
 	return jobs, nil
+}
+
+// maxRecordBatch bounds the outcomes written in one transaction.
+const maxRecordBatch = 128
+
+// record writes the outcomes that arrive on in, batching those that queued up while
+// the previous batch was written, until in is closed.
+func (d *Dispatcher) record(ctx context.Context, in <-chan *skygate.WebhookOutcome) {
+	batch := make([]*skygate.WebhookOutcome, 0, maxRecordBatch)
+	for o := range in {
+		batch = append(batch[:0], o)
+	more:
+		for len(batch) < maxRecordBatch {
+			select {
+			case o, ok := <-in:
+				if !ok {
+					break more
+				}
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		d.complete(ctx, batch)
+	}
 }
 
 // complete writes outcomes, even while the dispatcher shuts down. If the write fails
@@ -220,7 +301,7 @@ func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOu
 	defer cancel()
 	if err := d.c.Store.CompleteWebhookDeliveries(ctx, outcomes); err != nil {
 		d.counts.errors.Add(1)
-		d.c.Logger.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
+		d.log.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
 	}
 }
 
@@ -248,16 +329,16 @@ func (d *Dispatcher) attempt(ctx context.Context, j *skygate.WebhookJob) *skygat
 // send makes the request and decides the outcome.
 func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.WebhookOutcome {
 	del, sub := j.Delivery, j.Subscription
-	at := d.c.Clock()
+	at := d.now()
 	o := &skygate.WebhookOutcome{
 		DeliveryID:     del.ID,
 		SubscriptionID: del.SubscriptionID,
 		Attempt:        skygate.WebhookAttempt{DeliveryID: del.ID, Attempt: del.AttemptCount, At: at},
-		FailingCutoff:  at.Add(-DefaultDisableAfter),
+		FailingCutoff:  at.Add(-d.c.DisableAfter),
 	}
 	keys, err := openSecrets(d.c.Box, sub, at)
 	if err != nil {
-		d.c.Logger.ErrorContext(ctx, "webhook: open signing secret", "error", err, "subscription_id", sub.ID)
+		d.log.ErrorContext(ctx, "webhook: open signing secret", "error", err, "subscription_id", sub.ID)
 		o.Attempt.Error = "internal error: the request could not be signed"
 		d.fail(o, 0, nil)
 		return o
@@ -303,13 +384,13 @@ func (d *Dispatcher) fail(o *skygate.WebhookOutcome, code int, h http.Header) {
 		o.Status, o.Disable = skygate.WebhookFailed, true
 		return
 	}
-	wait, again := backoff(DefaultSchedule, DefaultJitter, o.Attempt.Attempt, d.c.Rand)
+	wait, again := backoff(d.c.Schedule, d.c.Jitter, o.Attempt.Attempt, d.rnd)
 	if !again {
 		o.Status = skygate.WebhookFailed
 		return
 	}
 	if ra, ok := retryAfter(h, o.Attempt.At); ok {
-		wait = max(wait, min(ra, DefaultMaxRetryAfter))
+		wait = max(wait, min(ra, d.c.MaxRetryAfter))
 	}
 	o.Status, o.NextAttemptAt = skygate.WebhookPending, o.Attempt.At.Add(wait)
 }

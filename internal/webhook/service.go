@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -73,11 +74,11 @@ type CreateRequest struct {
 // returned subscription never carries the secret in its JSON form.
 func (s *Service) Create(ctx context.Context, accountID string, req CreateRequest) (*skygate.WebhookSubscription, error) {
 	var fields []skygate.FieldError
-	if msg := s.policy.checkURL(ctx, req.URL); msg != "" {
-		fields = append(fields, skygate.FieldError{Field: "url", Message: msg})
+	if _, err := s.policy.CheckURL(ctx, req.URL); err != nil {
+		fields = append(fields, fieldErrors(err)...)
 	}
-	if msg := checkSecret(req.Secret); msg != "" {
-		fields = append(fields, skygate.FieldError{Field: "secret", Message: msg})
+	if err := CheckSecret(req.Secret); err != nil {
+		fields = append(fields, fieldErrors(err)...)
 	}
 	if len(fields) > 0 {
 		return nil, skygate.ValidationError(fields...)
@@ -234,4 +235,13 @@ func openSecrets(box *seal.Box, w *skygate.WebhookSubscription, now time.Time) (
 		}
 	}
 	return keys, nil
+}
+
+// fieldErrors returns the field problems of a CodeValidation error.
+func fieldErrors(err error) []skygate.FieldError {
+	var e *skygate.Error
+	if errors.As(err, &e) {
+		return e.Fields
+	}
+	return nil
 }
