@@ -12,16 +12,16 @@
 //                                       CI keeps it as an artifact; the test prints the path)
 //   CHROMIUM=/usr/bin/chromium          the browser (default)
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { createServer as createHTTPServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { assert, finish, freePort, runSteps } from './lib.mjs';
+import { assert, finish, runSteps, startServer as startSkygate } from './lib.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'skygate-e2e-'));
@@ -33,83 +33,9 @@ mkdirSync(artifacts, { recursive: true });
 console.log(`screenshots and the server log: ${artifacts}`);
 const STEP_TIMEOUT = 30_000;
 
-async function waitReady(base, proc, deadlineMs = 60_000) {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    if (proc && proc.exitCode !== null) throw new Error(`skygate exited with ${proc.exitCode} before it was ready`);
-    try {
-      const r = await fetch(base + '/readyz');
-      if (r.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`${base}/readyz never answered 200`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function startServer() {
   if (process.env.SKYGATE_E2E_URL) return { base: process.env.SKYGATE_E2E_URL.replace(/\/$/, ''), stop: async () => {}, raceReported: null };
-  let bin = process.env.SKYGATE_E2E_BIN;
-  if (!bin) {
-    bin = join(work, 'skygate');
-    // -race: a data race the browser's requests provoke fails the run (raceReported), and
-    // the build shares its compiled packages with scripts/test's `go vet -race` and
-    // `go test -race` instead of compiling every package once more without it.
-    console.log('building ./cmd/skygate -race …');
-    execFileSync('go', ['build', '-race', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
-  }
-  const [httpPort, mtlsPort, opsPort] = [await freePort(), await freePort(), await freePort()];
-  const base = `http://127.0.0.1:${httpPort}`;
-  const dataDir = join(work, 'data');
-  mkdirSync(dataDir);
-  const log = createWriteStream(join(artifacts, 'server.log'));
-  const proc = spawn(bin, ['serve'], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      SKYGATE_ENV: 'development',
-      SKYGATE_HTTP_ADDR: `127.0.0.1:${httpPort}`,
-      SKYGATE_MTLS_ADDR: `127.0.0.1:${mtlsPort}`,
-      SKYGATE_OPS_ADDR: `127.0.0.1:${opsPort}`,
-      SKYGATE_PUBLIC_URL: base,
-      SKYGATE_DATA_DIR: dataDir,
-      SKYGATE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  proc.stdout.pipe(log);
-  proc.stderr.pipe(log);
-  // The race detector writes its reports to stderr (and makes the exit status 66).
-  let tail = '';
-  let raced = false;
-  proc.stderr.on('data', (chunk) => {
-    tail = (tail + chunk).slice(-4096);
-    raced ||= tail.includes('WARNING: DATA RACE');
-  });
-  // null: a binary from SKYGATE_E2E_BIN, which need not have the race detector.
-  const raceReported = process.env.SKYGATE_E2E_BIN ? null : () => raced || proc.exitCode === 66;
-  const stop = async () => {
-    if (proc.exitCode !== null) return;
-    proc.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(() => {
-        proc.kill('SIGKILL');
-        r();
-      }, 15_000);
-      proc.once('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  };
-  try {
-    await waitReady(base, proc);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { base, stop, raceReported, mtlsBase: `https://127.0.0.1:${mtlsPort}`, dataDir, logFile: join(artifacts, 'server.log') };
+  return startSkygate({ repo, work, artifacts });
 }
 
 // Token endpoint calls made by the test itself, to prove what the console showed works.

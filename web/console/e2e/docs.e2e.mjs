@@ -12,13 +12,12 @@
 //   SKYGATE_E2E_ARTIFACTS=dir        screenshots (under dir/docs) and the server log
 //   CHROMIUM=/usr/bin/chromium       the browser (default)
 
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { assert, finish, freePort, runSteps } from './lib.mjs';
+import { assert, finish, runSteps, startServer as startSkygate } from './lib.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'skygate-docs-e2e-'));
@@ -27,67 +26,9 @@ mkdirSync(artifacts, { recursive: true });
 console.log(`screenshots: ${artifacts}`);
 
 async function startServer() {
-  let bin = process.env.SKYGATE_E2E_BIN;
-  if (!bin) {
-    bin = join(work, 'skygate');
-    console.log('building ./cmd/skygate -race …');
-    execFileSync('go', ['build', '-race', '-o', bin, './cmd/skygate'], { cwd: repo, stdio: 'inherit' });
-  }
-  const [httpPort, mtlsPort, opsPort] = [await freePort(), await freePort(), await freePort()];
-  const base = `http://127.0.0.1:${httpPort}`;
-  const dataDir = join(work, 'data');
-  mkdirSync(dataDir);
-  const logFile = join(artifacts, 'server.log');
-  const log = createWriteStream(logFile);
-  const proc = spawn(bin, ['serve'], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      SKYGATE_ENV: 'development',
-      SKYGATE_HTTP_ADDR: `127.0.0.1:${httpPort}`,
-      SKYGATE_MTLS_ADDR: `127.0.0.1:${mtlsPort}`,
-      SKYGATE_OPS_ADDR: `127.0.0.1:${opsPort}`,
-      SKYGATE_PUBLIC_URL: base,
-      SKYGATE_DATA_DIR: dataDir,
-      SKYGATE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  proc.stdout.on('data', (chunk) => (stdout += chunk));
-  proc.stdout.pipe(log);
-  proc.stderr.pipe(log);
-  const stop = async () => {
-    if (proc.exitCode !== null) return;
-    proc.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(() => {
-        proc.kill('SIGKILL');
-        r();
-      }, 15_000);
-      proc.once('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  };
-  const until = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`skygate exited with ${proc.exitCode}; log: ${logFile}`);
-    try {
-      const r = await fetch(base + '/readyz');
-      if (r.status === 200 && /Demo client/.test(stdout)) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) {
-      await stop();
-      throw new Error(`${base}/readyz never answered 200`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const m = stdout.match(/client_id=(\S+) client_secret=(\S+)/);
-  return { base, stop, logFile, demo: { clientID: m[1], secret: m[2] } };
+  const server = await startSkygate({ repo, work, artifacts });
+  const m = server.stdout().match(/client_id=(\S+) client_secret=(\S+)/);
+  return { ...server, demo: { clientID: m[1], secret: m[2] } };
 }
 
 const results = [];
