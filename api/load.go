@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -21,11 +22,21 @@ func Load(ctx context.Context) (*openapi3.T, error) {
 	return doc, nil
 }
 
-// JSON returns the document as JSON, for GET /openapi.json.
-func JSON(ctx context.Context) ([]byte, error) {
-	doc, err := Load(ctx)
+// wholeJSON is computed once: the document is embedded, and every server start and
+// the partner view (PartnerJSON) read it.
+var wholeJSON = sync.OnceValues(func() ([]byte, error) {
+	doc, err := Load(context.Background())
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(doc)
+})
+
+// JSON returns the document as JSON, for GET /openapi.json. Callers must not modify
+// the bytes: every call returns the same slice.
+func JSON(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return wholeJSON()
 }

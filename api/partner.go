@@ -9,7 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// The document marks what a partner is not meant to read with two vendor extensions,
+// The document marks what a partner is not meant to read with three vendor extensions,
 // which PartnerJSON interprets:
 //
 //   - "x-audience": "employee" or "operator" on a path item, an operation, a parameter
