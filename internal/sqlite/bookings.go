@@ -110,10 +110,7 @@ func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID stri
 // TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
 // account.
 func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
-	if err := sqlstore.Audited("transition booking (admin)", audit); err != nil {
-		return nil, err
-	}
-	return sqlstore.TransitionBooking(ctx, s.db, s.writeTransitions, "transition booking (admin)", audit, t, now, apply, selectBookingAdmin, bookingID)
+	return sqlstore.TransitionBookingAdmin(ctx, s.db, s.writeTransitions, audit, t, now, apply, selectBookingAdmin, bookingID)
 }
 
 // ClaimBookings implements skygate.BookingStore.

@@ -38,12 +38,10 @@ var keySQL = sqlstore.KeySQL{Claim: claimIdempotency, Record: selectIdempotency}
 
 // IdempotencyRecord implements skygate.BookingStore.
 func (s *Store) IdempotencyRecord(ctx context.Context, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error) {
-	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get idempotency record", NotFound: sqlstore.IdempotencyNotFound},
-		s.db.ScanIdempotency, selectLiveIdempotency, accountID, operation, key, s.db.Time(now))
+	return sqlstore.IdempotencyRecord(ctx, s.db, selectLiveIdempotency, accountID, operation, key, now)
 }
 
 // PurgeIdempotencyRecords implements skygate.BookingStore.
 func (s *Store) PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error) {
-	n, err := sqlstore.Affected(ctx, s.db, "purge idempotency records", purgeIdempotency, s.db.Time(before))
-	return int(n), err
+	return sqlstore.PurgeIdempotencyRecords(ctx, s.db, purgeIdempotency, before)
 }

@@ -125,6 +125,16 @@ func TransitionBooking(ctx context.Context, db *DB, write WriteTransitions, op s
 	return out, nil
 }
 
+// TransitionBookingAdmin is TransitionBooking for an employee, which ignores the
+// account: read takes the booking id only, and audit's record is required.
+func TransitionBookingAdmin(ctx context.Context, db *DB, write WriteTransitions, audit *skygate.AuditEvent, t skygate.Trigger, now time.Time, apply skygate.BookingApply, read, bookingID string) (*skygate.Booking, error) {
+	const op = "transition booking (admin)"
+	if err := Audited(op, audit); err != nil {
+		return nil, err
+	}
+	return TransitionBooking(ctx, db, write, op, audit, t, now, apply, read, bookingID)
+}
+
 // ClaimBookings is skygate.BookingStore's ClaimBookings: pending and issued read
 // (now, limit) the oldest due bookings of their status, locking them where the engine
 // has concurrent claimers; write writes their transitions. Up to claimsPerTx bookings

@@ -2,14 +2,29 @@ package sqlstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/skygate/skygate"
 )
 
-// IdempotencyNotFound is the public message of a missing idempotency record.
-const IdempotencyNotFound = "idempotency key not found"
+// idempotencyNotFound is the public message of a missing idempotency record.
+const idempotencyNotFound = "idempotency key not found"
 
-// ScanIdempotency reads a record as ScanIdempotency does, with db's sealer.
+// IdempotencyRecord is skygate.BookingStore's IdempotencyRecord with live, which reads
+// the record of account_id, operation, idem_key that expires after the fourth argument.
+func IdempotencyRecord(ctx context.Context, db *DB, live, accountID, operation, key string, now time.Time) (*skygate.IdempotencyRecord, error) {
+	return Get(ctx, db, Outcome{Op: "get idempotency record", NotFound: idempotencyNotFound},
+		db.ScanIdempotency, live, accountID, operation, key, db.Time(now))
+}
+
+// PurgeIdempotencyRecords is skygate.BookingStore's PurgeIdempotencyRecords with
+// purge, which deletes the records that expired before its argument.
+func PurgeIdempotencyRecords(ctx context.Context, db *DB, purge string, before time.Time) (int, error) {
+	n, err := Affected(ctx, db, "purge idempotency records", purge, db.Time(before))
+	return int(n), err
+}
+
+// ScanIdempotency reads a record as scanIdempotency does, with db's sealer.
 func (db *DB) ScanIdempotency(row Scanner) (*skygate.IdempotencyRecord, error) {
 	return scanIdempotency(db.Sealer, row)
 }

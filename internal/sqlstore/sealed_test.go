@@ -6,24 +6,14 @@ import (
 	"testing"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 )
-
-// testSealer returns a sealer under a new random master key.
-func testSealer(tb testing.TB) skygate.Sealer {
-	tb.Helper()
-	box, err := seal.New(seal.NewMasterKey())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return box
-}
 
 // TestSealedValuesStayInTheirRow: a sealed value opens in its own row and column only,
 // so that rows cannot be swapped in the database; an opened value is what was sealed.
 func TestSealedValuesStayInTheirRow(t *testing.T) {
 	t.Parallel()
-	sealer := testSealer(t)
+	sealer := sealtest.New(t)
 	a := &skygate.Booking{ID: "booking-a", AccountID: "account", Passengers: []skygate.Passenger{
 		{FirstName: "Ada", LastName: "Lovelace", PassportNumber: "FA1234567", Email: "ada@example.com"}}}
 	sealed, err := sealPassengers(sealer, a)
