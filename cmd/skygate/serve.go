@@ -154,14 +154,13 @@ func mtlsConfig(cfg *config.Config, log *slog.Logger) (*tls.Config, *x509.CertPo
 // listen binds the three listeners, naming the variable of an address it cannot bind.
 func listen(cfg *config.Config) (plain, mtls, ops net.Listener, err error) {
 	var lns []net.Listener
-	for _, a := range []struct{ name, addr string }{
-		{"SKYGATE_HTTP_ADDR", cfg.HTTPAddr}, {"SKYGATE_MTLS_ADDR", cfg.MTLSAddr}, {"SKYGATE_OPS_ADDR", cfg.OpsAddr}} {
-		ln, err := net.Listen("tcp", a.addr)
+	for _, a := range cfg.ListenAddrs() {
+		ln, err := net.Listen("tcp", a.Addr)
 		if err != nil {
 			for _, l := range lns {
 				l.Close()
 			}
-			return nil, nil, nil, fmt.Errorf("%s: %w", a.name, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", a.Variable, err)
 		}
 		lns = append(lns, ln)
 	}

@@ -75,6 +75,8 @@ type fastTrackRef struct {
 	hub *skygate.HubRecord
 	// zone is the hub's time zone, nil if its name does not load.
 	zone *time.Location
+	// notice is policy.booking_before_hours, 0 when the policy sets none.
+	notice time.Duration
 }
 
 // Summary describes a catalog, for logs and the admin import response.
@@ -148,7 +150,11 @@ func build(d *skygate.CatalogData, digest [sha256.Size]byte, version int64, upda
 		f := &d.FastTracks[i]
 		hub := hubs[f.HubID]
 		zone, _ := time.LoadLocation(hub.Timezone) // validated; nil if it does not load
-		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub, zone: zone}
+		var notice time.Duration
+		if f.Policy.BookingBeforeHours != "" {
+			notice, _ = ParseISODuration(f.Policy.BookingBeforeHours) // validated; 0 if not
+		}
+		c.fastTracks[f.ID] = fastTrackRef{rec: f, hub: hub, zone: zone, notice: notice}
 	}
 
 	for _, lang := range skygate.Languages {

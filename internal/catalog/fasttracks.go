@@ -33,12 +33,8 @@ func (s *Service) FastTrackInfo(id string) (requiredBookingInfo []string, active
 // before its service day starts a booking must be made. ok is false for an unknown id,
 // before Open, or when the policy sets none.
 func (s *Service) FastTrackNotice(id string) (notice time.Duration, ok bool) {
-	ref, ok := s.fastTrack(id)
-	if !ok || ref.rec.Policy.BookingBeforeHours == "" {
-		return 0, false
-	}
-	d, err := ParseISODuration(ref.rec.Policy.BookingBeforeHours) // validated on import
-	return d, err == nil
+	ref, _ := s.fastTrack(id)
+	return ref.notice, ref.notice > 0
 }
 
 // FastTrackZone returns the time zone of the fast-track's hub, in which a booking's

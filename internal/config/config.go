@@ -110,6 +110,14 @@ func (c *Config) DevPKI() bool { return c.EnableDevPKI }
 // (SKYGATE_DEV_IDP).
 func (c *Config) DevIdP() bool { return c.EnableDevIdP }
 
+// ListenAddr is the address of one listener and the variable that sets it.
+type ListenAddr struct{ Variable, Addr string }
+
+// ListenAddrs returns the listeners' addresses: plain, mutual-TLS, operator.
+func (c *Config) ListenAddrs() [3]ListenAddr {
+	return [3]ListenAddr{{"SKYGATE_HTTP_ADDR", c.HTTPAddr}, {"SKYGATE_MTLS_ADDR", c.MTLSAddr}, {"SKYGATE_OPS_ADDR", c.OpsAddr}}
+}
+
 // SQLitePath returns the file of a sqlite:// database URL and true, or "" and false for
 // any other engine.
 func (c *Config) SQLitePath() (string, bool) {
@@ -152,10 +160,9 @@ func Load(getenv func(string) string) (*Config, error) {
 		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
 		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
 	}
-	for _, a := range []struct{ name, addr string }{
-		{"SKYGATE_HTTP_ADDR", c.HTTPAddr}, {"SKYGATE_MTLS_ADDR", c.MTLSAddr}, {"SKYGATE_OPS_ADDR", c.OpsAddr}} {
-		if !validListenAddr(a.addr) {
-			l.fail(a.name, "must be HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080 or :8080, got %q", a.addr)
+	for _, a := range c.ListenAddrs() {
+		if !validListenAddr(a.Addr) {
+			l.fail(a.Variable, "must be HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080 or :8080, got %q", a.Addr)
 		}
 	}
 	// Unset, the public URL is the plain listener's, so that changing the port keeps

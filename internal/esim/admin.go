@@ -22,12 +22,18 @@ func (s *Service) AdminBilling(ctx context.Context, accountID string, p skygate.
 // AdminOrders returns a page of the account's orders, newest first, with their eSIMs
 // (packages in lang, no activation codes). Paging is as for ListOrders.
 func (s *Service) AdminOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
-	return s.listOrders(ctx, accountID, lang, p, true)
+	if _, err := s.store.Account(ctx, accountID); err != nil {
+		return nil, err
+	}
+	return s.listOrders(ctx, accountID, lang, p, s.name)
 }
 
 // AdminESIMs returns a page of the account's eSIMs matching f, newest first, with
 // their status and usage (packages in lang, no activation codes). Filter and paging
 // are as for ListESIMs.
 func (s *Service) AdminESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
-	return s.listESIMs(ctx, accountID, lang, f, p, true)
+	if _, err := s.store.Account(ctx, accountID); err != nil {
+		return nil, err
+	}
+	return s.listESIMs(ctx, accountID, lang, f, p, s.name)
 }

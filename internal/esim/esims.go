@@ -30,11 +30,11 @@ func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*sky
 // ListESIMs returns a page of the account's eSIMs matching f, newest first. An unknown
 // status in f is CodeBadRequest; paging is as for ListOrders.
 func (s *Service) ListESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page) (*skygate.List[*skygate.ESIM], error) {
-	return s.listESIMs(ctx, accountID, lang, f, p, false)
+	return s.listESIMs(ctx, accountID, lang, f, p, s.present)
 }
 
-// listESIMs is ListESIMs, or AdminESIMs when admin.
-func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIM], error) {
+// listESIMs is ListESIMs with fill preparing the eSIMs for the reader (present or name).
+func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skygate.ESIMFilter, p skygate.Page, fill filler) (*skygate.List[*skygate.ESIM], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
@@ -42,13 +42,6 @@ func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skyga
 	if f.Status != "" && !f.Status.IsValid() {
 		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
 			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
-	}
-	fill := s.present
-	if admin { // an employee: the account must exist, and matching IDs stay sealed
-		if _, err := s.store.Account(ctx, accountID); err != nil {
-			return nil, err
-		}
-		fill = s.name
 	}
 	list, total, err := s.store.ListESIMs(ctx, accountID, f, p)
 	if err != nil {

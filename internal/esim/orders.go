@@ -179,21 +179,15 @@ func (s *Service) GetOrder(ctx context.Context, accountID, orderID, lang string)
 // ListOrders returns a page of the account's orders, newest first, with their eSIMs. A
 // zero Limit is DefaultLimit; out-of-range values are CodeBadRequest.
 func (s *Service) ListOrders(ctx context.Context, accountID, lang string, p skygate.Page) (*skygate.List[*skygate.ESIMOrder], error) {
-	return s.listOrders(ctx, accountID, lang, p, false)
+	return s.listOrders(ctx, accountID, lang, p, s.present)
 }
 
-// listOrders is ListOrders, or AdminOrders when admin.
-func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skygate.Page, admin bool) (*skygate.List[*skygate.ESIMOrder], error) {
+// listOrders is ListOrders with fill preparing the eSIMs for the reader (present or
+// name).
+func (s *Service) listOrders(ctx context.Context, accountID, lang string, p skygate.Page, fill filler) (*skygate.List[*skygate.ESIMOrder], error) {
 	p, err := checkPage(p)
 	if err != nil {
 		return nil, err
-	}
-	fill := s.present
-	if admin { // an employee: the account must exist, and matching IDs stay sealed
-		if _, err := s.store.Account(ctx, accountID); err != nil {
-			return nil, err
-		}
-		fill = s.name
 	}
 	orders, total, err := s.store.ListESIMOrders(ctx, accountID, p)
 	if err != nil {

@@ -89,6 +89,9 @@ func (s *Service) reveal(e *skygate.ESIM) error {
 	return nil
 }
 
+// filler prepares eSIMs for a reader: present for their owner, name for an employee.
+type filler func(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error
+
 // present prepares eSIMs for their owner: activation codes revealed and each eSIM's
 // package in lang, from one read of the account's catalog.
 func (s *Service) present(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
