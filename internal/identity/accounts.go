@@ -3,7 +3,6 @@ package identity
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -26,7 +25,7 @@ func (s *Service) CreateAccount(ctx context.Context, by skygate.Actor, c NewAcco
 
 // createAccount inserts the account of a valid command, audited.
 func (s *Service) createAccount(ctx context.Context, by skygate.Actor, c NewAccount) (*skygate.Account, error) {
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	c.Name = strings.TrimSpace(c.Name)
 	a := &skygate.Account{ID: skygate.NewID(), Name: c.Name, Status: skygate.AccountActive, CreatedAt: now, UpdatedAt: now}
 	audit, err := by.Audit(now, "account.create", accountType, a.ID, a.ID, c)
@@ -64,7 +63,7 @@ func (s *Service) SetAccountStatus(ctx context.Context, by skygate.Actor, c Stat
 	if c.Status != skygate.AccountActive && c.Status != skygate.AccountSuspended {
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "status", Message: "must be active or suspended"})
 	}
-	now := time.Now()
+	now := s.now()
 	audit, err := by.Audit(now, "account.update", accountType, c.AccountID, c.AccountID, c)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package identity
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/oauth"
@@ -60,7 +59,7 @@ func (s *Service) newApplication(by skygate.Actor, c NewApplication, secret stri
 			return nil, "", nil, err
 		}
 	}
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	c.Name = strings.TrimSpace(c.Name)
 	c.AllowedScopes = skygate.ParseScopes(strings.Join(c.AllowedScopes, " "))
 	app := &skygate.Application{
@@ -98,7 +97,7 @@ func (s *Service) DeleteApplication(ctx context.Context, by skygate.Actor, appli
 	if err != nil {
 		return nil, err
 	}
-	audit, err := by.Audit(time.Now(), "application.delete", applicationType, app.ID, app.AccountID, nil)
+	audit, err := by.Audit(s.now(), "application.delete", applicationType, app.ID, app.AccountID, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +136,7 @@ func (s *Service) RotateSecret(ctx context.Context, by skygate.Actor, c SecretRo
 
 // setSecret gives app secret, audited, and returns the application as written.
 func (s *Service) setSecret(ctx context.Context, by skygate.Actor, app *skygate.Application, secret string, c SecretRotation) (*skygate.Application, error) {
-	now, hash := time.Now(), s.secrets.Hash(secret)
+	now, hash := s.now(), s.secrets.Hash(secret)
 	audit, err := by.Audit(now, "application.rotate_secret", applicationType, app.ID, app.AccountID, c)
 	if err != nil {
 		return nil, err

@@ -104,7 +104,7 @@ func (s *Service) AddCertificate(ctx context.Context, by skygate.Actor, c Certif
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := s.now()
 	action, field := "application.certificate.bind", "certificate"
 	var cert *x509.Certificate
 	if strings.TrimSpace(c.CSR) != "" {

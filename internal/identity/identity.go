@@ -1,6 +1,8 @@
 package identity
 
 import (
+	"time"
+
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/clientca"
 	"github.com/skygate/skygate/internal/oauth"
@@ -20,6 +22,8 @@ type Config struct {
 	// ClientCA issues and checks the client certificates that applications are bound
 	// to; nil refuses certificates.
 	ClientCA *clientca.Authority
+	// Now defaults to time.Now.
+	Now skygate.Clock
 }
 
 // Service manages accounts, applications, their secrets and certificates.
@@ -27,11 +31,16 @@ type Service struct {
 	store   Store
 	secrets *oauth.SecretHasher
 	ca      *clientca.Authority
+	now     skygate.Clock
 }
 
 // New returns a Service.
 func New(c Config) *Service {
-	return &Service{store: c.Store, secrets: c.Secrets, ca: c.ClientCA}
+	s := &Service{store: c.Store, secrets: c.Secrets, ca: c.ClientCA, now: c.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
 }
 
 // Target types of the audit records.
