@@ -107,6 +107,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	w.Header().Set("X-Request-ID", st.id)
+	if s.draining.Load() {
+		w.Header().Set("Connection", "close") // see Drain
+	}
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
 		if v := recover(); v != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -126,6 +127,8 @@ type Server struct {
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
 	ops *Server
+	// draining is set by Drain; the operator server shares it.
+	draining *atomic.Bool
 }
 
 // ApplicationCacheTTL is how long a change to an application or an account made on
@@ -159,6 +162,7 @@ func NewServer(d Deps) *Server {
 	}
 	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
 		status: map[string]skygate.AccountStatus{}, since: d.Now()}
+	s.draining = new(atomic.Bool)
 	s.routes()
 	s.ops = s.newOps()
 	return s
