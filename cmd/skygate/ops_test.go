@@ -112,14 +112,6 @@ func TestProductionRefusesDevConveniences(t *testing.T) {
 	}
 }
 
-func TestVersion(t *testing.T) {
-	t.Parallel()
-	var out strings.Builder
-	if err := run(t.Context(), []string{"skygate", "version"}, nil, &out, nil); err != nil || !strings.HasPrefix(out.String(), "skygate ") {
-		t.Fatalf("version: %v %q", err, out.String())
-	}
-}
-
 // TestMigrateCommand: `skygate migrate` prepares an empty database (twice is harmless),
 // after which `serve` with SKYGATE_MIGRATE=false starts on it; on a database nobody
 // migrated, such a serve refuses to start instead of serving errors.
