@@ -167,6 +167,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	a.db.OnDeliveries(a.dispatch.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)
+	a.server.Register(newBacklogCollector(a.db, time.Now, log), buildInfo(thisBuild()))
 	return a, nil
 }
 

@@ -51,6 +51,17 @@ func TestRateLimits(t *testing.T) {
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || problemOf(t, resp, body)["code"] != "RateLimited" {
 		t.Errorf("token over the limit: %d %s", resp.StatusCode, body)
 	}
+	// /metrics counts each refusal under its limit.
+	metrics := s.scrape()
+	for _, series := range []string{
+		`skygate_rate_limit_rejections_total{limit="account"} 1`, `skygate_rate_limit_rejections_total{limit="token_client"} 1`,
+		`skygate_rate_limit_rejections_total{limit="token_source"} 0`, `skygate_rate_limit_rejections_total{limit="webhook_test"} 0`,
+		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="429",http_route="/v2/catalog/lounges"} 1`,
+	} {
+		if !strings.Contains(metrics, series+"\n") {
+			t.Errorf("/metrics lacks %s", series)
+		}
+	}
 }
 
 // TestRateLimitsSharedThroughRedis runs two replicas on one PostgreSQL schema and one
@@ -372,6 +383,9 @@ func TestWebhookTestLimited(t *testing.T) {
 		wantRateLimited(t, "the eleventh test", resp, body, "10")
 		if resp.Header.Get("Retry-After") != "6" {
 			t.Errorf("Retry-After %q, want 6 (ten a minute)", resp.Header.Get("Retry-After"))
+		}
+		if want := `skygate_rate_limit_rejections_total{limit="webhook_test"} 1` + "\n"; !strings.Contains(s.scrape(), want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 		if resp, body := test(tokB, idA); resp.StatusCode != 404 || problemOf(t, resp, body)["code"] != "NotFound" {
 			t.Errorf("another account's subscription: %d %s", resp.StatusCode, body)

@@ -7,16 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/skygate/skygate/internal/config"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
 
 // command is one of skygate's commands. define declares its flags on fs and returns
 // the function that runs it once fs parsed the arguments, with fs.Args() as the
@@ -200,25 +196,4 @@ func logOutput(log *slog.Logger) io.Writer {
 		return h.w
 	}
 	return nil
-}
-
-func printVersion(w io.Writer) error {
-	goVersion, revision := "", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
-	}
-	_, err := fmt.Fprintf(w, "skygate %s (go %s, revision %s)\n", version, goVersion, orUnknown(revision))
-	return err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

@@ -138,7 +138,7 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 	if route == "" {
 		route = "unmatched"
 	}
-	s.metrics.observe(route, r.Method, status, elapsed)
+	s.metrics.observe(r.Pattern, r.Method, status, elapsed)
 	if s.access == nil {
 		return
 	}

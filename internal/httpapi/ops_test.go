@@ -51,7 +51,7 @@ func TestOpsListener(t *testing.T) {
 		}
 	}
 	// The operator's /metrics counts the partner listeners' requests.
-	if body := get(ops, "/metrics").Body.String(); !strings.Contains(body, `skygate_http_requests_total{code="200",method="GET",route="GET /healthz"}`) {
+	if body := get(ops, "/metrics").Body.String(); !strings.Contains(body, `http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="200",http_route="/healthz"}`) {
 		t.Errorf("/metrics lacks the partner handler's requests:\n%.2000s", body)
 	}
 	if got := ops.Routes(); !slices.Equal(got, []string{"GET /metrics", "GET /healthz", "GET /readyz"}) {
