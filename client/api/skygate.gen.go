@@ -1548,12 +1548,15 @@ type ConfirmFastTrackBookingParams struct {
 
 // GetFastTrackPassParams defines parameters for GetFastTrackPass.
 type GetFastTrackPassParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1580,12 +1583,15 @@ type ListESIMOrdersParams struct {
 	// Offset Records to skip, 0–1000000.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1599,12 +1605,15 @@ type CreateESIMOrderParams struct {
 	// key, since which copy would count depends on the proxies on the way.
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1613,12 +1622,15 @@ type CreateESIMOrderParams struct {
 
 // GetESIMOrderParams defines parameters for GetESIMOrder.
 type GetESIMOrderParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1636,12 +1648,15 @@ type ListESIMsParams struct {
 	// Offset Records to skip, 0–1000000.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1650,12 +1665,15 @@ type ListESIMsParams struct {
 
 // GetESIMParams defines parameters for GetESIM.
 type GetESIMParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1680,12 +1698,15 @@ type CreateESIMTopUpParams struct {
 	// key, since which copy would count depends on the proxies on the way.
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1706,12 +1727,15 @@ type ListESIMPackagesParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
@@ -1726,12 +1750,15 @@ type ListESIMPackagesParams struct {
 
 // GetESIMPackageParams defines parameters for GetESIMPackage.
 type GetESIMPackageParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
@@ -1761,12 +1788,15 @@ type ListFastTracksParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
@@ -1781,12 +1811,15 @@ type ListFastTracksParams struct {
 
 // GetFastTrackParams defines parameters for GetFastTrack.
 type GetFastTrackParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
@@ -1816,12 +1849,15 @@ type ListLoungesParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
@@ -1836,12 +1872,15 @@ type ListLoungesParams struct {
 
 // GetLoungeParams defines parameters for GetLounge.
 type GetLoungeParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
