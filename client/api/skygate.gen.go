@@ -1714,7 +1714,7 @@ type ListESIMPackagesParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1734,7 +1734,7 @@ type GetESIMPackageParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1769,7 +1769,7 @@ type ListFastTracksParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1789,7 +1789,7 @@ type GetFastTrackParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1824,7 +1824,7 @@ type ListLoungesParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1844,7 +1844,7 @@ type GetLoungeParams struct {
 	// en. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -6879,6 +6879,7 @@ type ClientWithResponsesInterface interface {
 // GetJWKSResponse200Headers the declared response headers of an HTTP 200 response for GetJWKS
 type GetJWKSResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -6928,6 +6929,7 @@ func (r GetJWKSResponse) ContentType() string {
 // GetAuthorizationServerMetadataResponse200Headers the declared response headers of an HTTP 200 response for GetAuthorizationServerMetadata
 type GetAuthorizationServerMetadataResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -6977,6 +6979,7 @@ func (r GetAuthorizationServerMetadataResponse) ContentType() string {
 // GetOpenidConfigurationResponse200Headers the declared response headers of an HTTP 200 response for GetOpenidConfiguration
 type GetOpenidConfigurationResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -7028,6 +7031,7 @@ type ListWebhooksResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7038,6 +7042,7 @@ type ListWebhooksResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7049,6 +7054,7 @@ type ListWebhooksResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7061,6 +7067,7 @@ type ListWebhooksResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7071,6 +7078,7 @@ type ListWebhooksResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7082,6 +7090,7 @@ type ListWebhooksResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7179,6 +7188,7 @@ type CreateWebhookResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7189,6 +7199,7 @@ type CreateWebhookResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7199,6 +7210,7 @@ type CreateWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7210,6 +7222,7 @@ type CreateWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7221,6 +7234,7 @@ type CreateWebhookResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7231,6 +7245,7 @@ type CreateWebhookResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7241,6 +7256,7 @@ type CreateWebhookResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7251,6 +7267,7 @@ type CreateWebhookResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7262,6 +7279,7 @@ type CreateWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7272,6 +7290,7 @@ type CreateWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7283,6 +7302,7 @@ type CreateWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7424,6 +7444,7 @@ type DeleteWebhookResponse204Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7434,6 +7455,7 @@ type DeleteWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7445,6 +7467,7 @@ type DeleteWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7456,6 +7479,7 @@ type DeleteWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7467,6 +7491,7 @@ type DeleteWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7477,6 +7502,7 @@ type DeleteWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7488,6 +7514,7 @@ type DeleteWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7586,6 +7613,7 @@ type GetWebhookResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7596,6 +7624,7 @@ type GetWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7607,6 +7636,7 @@ type GetWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7618,6 +7648,7 @@ type GetWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7629,6 +7660,7 @@ type GetWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7639,6 +7671,7 @@ type GetWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7650,6 +7683,7 @@ type GetWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7755,6 +7789,7 @@ type ChangeWebhookURLResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7765,6 +7800,7 @@ type ChangeWebhookURLResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7775,6 +7811,7 @@ type ChangeWebhookURLResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7786,6 +7823,7 @@ type ChangeWebhookURLResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7797,6 +7835,7 @@ type ChangeWebhookURLResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7807,6 +7846,7 @@ type ChangeWebhookURLResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7817,6 +7857,7 @@ type ChangeWebhookURLResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7828,6 +7869,7 @@ type ChangeWebhookURLResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7838,6 +7880,7 @@ type ChangeWebhookURLResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7849,6 +7892,7 @@ type ChangeWebhookURLResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7981,6 +8025,7 @@ type ListWebhookDeliveriesResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7991,6 +8036,7 @@ type ListWebhookDeliveriesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8001,6 +8047,7 @@ type ListWebhookDeliveriesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8012,6 +8059,7 @@ type ListWebhookDeliveriesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8023,6 +8071,7 @@ type ListWebhookDeliveriesResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8034,6 +8083,7 @@ type ListWebhookDeliveriesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8044,6 +8094,7 @@ type ListWebhookDeliveriesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8055,6 +8106,7 @@ type ListWebhookDeliveriesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8169,6 +8221,7 @@ type RetryWebhookDeliveryResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8179,6 +8232,7 @@ type RetryWebhookDeliveryResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8190,6 +8244,7 @@ type RetryWebhookDeliveryResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8201,6 +8256,7 @@ type RetryWebhookDeliveryResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8211,6 +8267,7 @@ type RetryWebhookDeliveryResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8222,6 +8279,7 @@ type RetryWebhookDeliveryResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8232,6 +8290,7 @@ type RetryWebhookDeliveryResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8243,6 +8302,7 @@ type RetryWebhookDeliveryResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8357,6 +8417,7 @@ type RotateWebhookSecretResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8367,6 +8428,7 @@ type RotateWebhookSecretResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8377,6 +8439,7 @@ type RotateWebhookSecretResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8388,6 +8451,7 @@ type RotateWebhookSecretResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8399,6 +8463,7 @@ type RotateWebhookSecretResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8409,6 +8474,7 @@ type RotateWebhookSecretResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8419,6 +8485,7 @@ type RotateWebhookSecretResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8430,6 +8497,7 @@ type RotateWebhookSecretResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8440,6 +8508,7 @@ type RotateWebhookSecretResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8451,6 +8520,7 @@ type RotateWebhookSecretResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8583,6 +8653,7 @@ type TestWebhookResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8593,6 +8664,7 @@ type TestWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8604,6 +8676,7 @@ type TestWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8615,6 +8688,7 @@ type TestWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8625,6 +8699,7 @@ type TestWebhookResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8636,6 +8711,7 @@ type TestWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8646,6 +8722,7 @@ type TestWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8657,6 +8734,7 @@ type TestWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8773,6 +8851,7 @@ type IssueTokenResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8783,6 +8862,7 @@ type IssueTokenResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8793,6 +8873,7 @@ type IssueTokenResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8804,6 +8885,7 @@ type IssueTokenResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8815,6 +8897,7 @@ type IssueTokenResponse405Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8826,6 +8909,7 @@ type IssueTokenResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8837,6 +8921,7 @@ type IssueTokenResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8848,6 +8933,7 @@ type IssueTokenResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8969,6 +9055,7 @@ type ListFastTrackBookingsResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8979,6 +9066,7 @@ type ListFastTrackBookingsResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8989,6 +9077,7 @@ type ListFastTrackBookingsResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9000,6 +9089,7 @@ type ListFastTrackBookingsResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9011,6 +9101,7 @@ type ListFastTrackBookingsResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9022,6 +9113,7 @@ type ListFastTrackBookingsResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9032,6 +9124,7 @@ type ListFastTrackBookingsResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9043,6 +9136,7 @@ type ListFastTrackBookingsResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9165,6 +9259,7 @@ type CreateFastTrackBookingResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9175,6 +9270,7 @@ type CreateFastTrackBookingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9185,6 +9281,7 @@ type CreateFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9196,6 +9293,7 @@ type CreateFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9207,6 +9305,7 @@ type CreateFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9217,6 +9316,7 @@ type CreateFastTrackBookingResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9227,6 +9327,7 @@ type CreateFastTrackBookingResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9237,6 +9338,7 @@ type CreateFastTrackBookingResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9248,6 +9350,7 @@ type CreateFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9258,6 +9361,7 @@ type CreateFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9269,6 +9373,7 @@ type CreateFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9410,6 +9515,7 @@ type GetFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9420,6 +9526,7 @@ type GetFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9431,6 +9538,7 @@ type GetFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9442,6 +9550,7 @@ type GetFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9453,6 +9562,7 @@ type GetFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9463,6 +9573,7 @@ type GetFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9474,6 +9585,7 @@ type GetFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9579,6 +9691,7 @@ type CancelFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9589,6 +9702,7 @@ type CancelFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9600,6 +9714,7 @@ type CancelFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9611,6 +9726,7 @@ type CancelFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9621,6 +9737,7 @@ type CancelFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9632,6 +9749,7 @@ type CancelFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9642,6 +9760,7 @@ type CancelFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9653,6 +9772,7 @@ type CancelFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9767,6 +9887,7 @@ type ConfirmFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9777,6 +9898,7 @@ type ConfirmFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9788,6 +9910,7 @@ type ConfirmFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9799,6 +9922,7 @@ type ConfirmFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9809,6 +9933,7 @@ type ConfirmFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9820,6 +9945,7 @@ type ConfirmFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9830,6 +9956,7 @@ type ConfirmFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9841,6 +9968,7 @@ type ConfirmFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9957,6 +10085,7 @@ type GetFastTrackPassResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9967,6 +10096,7 @@ type GetFastTrackPassResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9978,6 +10108,7 @@ type GetFastTrackPassResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9989,6 +10120,7 @@ type GetFastTrackPassResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9999,6 +10131,7 @@ type GetFastTrackPassResponse406Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10009,6 +10142,7 @@ type GetFastTrackPassResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10020,6 +10154,7 @@ type GetFastTrackPassResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10030,6 +10165,7 @@ type GetFastTrackPassResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10041,6 +10177,7 @@ type GetFastTrackPassResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10165,6 +10302,7 @@ type GetESIMBillingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10175,6 +10313,7 @@ type GetESIMBillingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10185,6 +10324,7 @@ type GetESIMBillingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10196,6 +10336,7 @@ type GetESIMBillingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10208,6 +10349,7 @@ type GetESIMBillingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10218,6 +10360,7 @@ type GetESIMBillingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10229,6 +10372,7 @@ type GetESIMBillingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10336,6 +10480,7 @@ type ListESIMOrdersResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10346,6 +10491,7 @@ type ListESIMOrdersResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10356,6 +10502,7 @@ type ListESIMOrdersResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10367,6 +10514,7 @@ type ListESIMOrdersResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10379,6 +10527,7 @@ type ListESIMOrdersResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10389,6 +10538,7 @@ type ListESIMOrdersResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10400,6 +10550,7 @@ type ListESIMOrdersResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10509,6 +10660,7 @@ type CreateESIMOrderResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10519,6 +10671,7 @@ type CreateESIMOrderResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10529,6 +10682,7 @@ type CreateESIMOrderResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10540,6 +10694,7 @@ type CreateESIMOrderResponse402Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10550,6 +10705,7 @@ type CreateESIMOrderResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10561,6 +10717,7 @@ type CreateESIMOrderResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10571,6 +10728,7 @@ type CreateESIMOrderResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10581,6 +10739,7 @@ type CreateESIMOrderResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10591,6 +10750,7 @@ type CreateESIMOrderResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10602,6 +10762,7 @@ type CreateESIMOrderResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10612,6 +10773,7 @@ type CreateESIMOrderResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10623,6 +10785,7 @@ type CreateESIMOrderResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10775,6 +10938,7 @@ type GetESIMOrderResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10785,6 +10949,7 @@ type GetESIMOrderResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10796,6 +10961,7 @@ type GetESIMOrderResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10807,6 +10973,7 @@ type GetESIMOrderResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10818,6 +10985,7 @@ type GetESIMOrderResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10828,6 +10996,7 @@ type GetESIMOrderResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10839,6 +11008,7 @@ type GetESIMOrderResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10946,6 +11116,7 @@ type ListESIMsResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10956,6 +11127,7 @@ type ListESIMsResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10966,6 +11138,7 @@ type ListESIMsResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10977,6 +11150,7 @@ type ListESIMsResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10988,6 +11162,7 @@ type ListESIMsResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10999,6 +11174,7 @@ type ListESIMsResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11009,6 +11185,7 @@ type ListESIMsResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11020,6 +11197,7 @@ type ListESIMsResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11136,6 +11314,7 @@ type GetESIMResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11146,6 +11325,7 @@ type GetESIMResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11157,6 +11337,7 @@ type GetESIMResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11168,6 +11349,7 @@ type GetESIMResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11179,6 +11361,7 @@ type GetESIMResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11189,6 +11372,7 @@ type GetESIMResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11200,6 +11384,7 @@ type GetESIMResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11306,6 +11491,7 @@ type GetESIMQRCodeResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11316,6 +11502,7 @@ type GetESIMQRCodeResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11327,6 +11514,7 @@ type GetESIMQRCodeResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11338,6 +11526,7 @@ type GetESIMQRCodeResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11349,6 +11538,7 @@ type GetESIMQRCodeResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11359,6 +11549,7 @@ type GetESIMQRCodeResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11370,6 +11561,7 @@ type GetESIMQRCodeResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11471,6 +11663,7 @@ type CreateESIMTopUpResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11481,6 +11674,7 @@ type CreateESIMTopUpResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11491,6 +11685,7 @@ type CreateESIMTopUpResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11502,6 +11697,7 @@ type CreateESIMTopUpResponse402Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11512,6 +11708,7 @@ type CreateESIMTopUpResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11523,6 +11720,7 @@ type CreateESIMTopUpResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11533,6 +11731,7 @@ type CreateESIMTopUpResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11543,6 +11742,7 @@ type CreateESIMTopUpResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11553,6 +11753,7 @@ type CreateESIMTopUpResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11564,6 +11765,7 @@ type CreateESIMTopUpResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11574,6 +11776,7 @@ type CreateESIMTopUpResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11585,6 +11788,7 @@ type CreateESIMTopUpResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11761,6 +11965,7 @@ type ListESIMPackagesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11771,6 +11976,7 @@ type ListESIMPackagesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11782,6 +11988,7 @@ type ListESIMPackagesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11794,6 +12001,7 @@ type ListESIMPackagesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11804,6 +12012,7 @@ type ListESIMPackagesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11815,6 +12024,7 @@ type ListESIMPackagesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11954,6 +12164,7 @@ type GetESIMPackageResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11965,6 +12176,7 @@ type GetESIMPackageResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11976,6 +12188,7 @@ type GetESIMPackageResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11987,6 +12200,7 @@ type GetESIMPackageResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11997,6 +12211,7 @@ type GetESIMPackageResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12008,6 +12223,7 @@ type GetESIMPackageResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12141,6 +12357,7 @@ type ListFastTracksResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12151,6 +12368,7 @@ type ListFastTracksResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12162,6 +12380,7 @@ type ListFastTracksResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12174,6 +12393,7 @@ type ListFastTracksResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12184,6 +12404,7 @@ type ListFastTracksResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12195,6 +12416,7 @@ type ListFastTracksResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12334,6 +12556,7 @@ type GetFastTrackResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12345,6 +12568,7 @@ type GetFastTrackResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12356,6 +12580,7 @@ type GetFastTrackResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12367,6 +12592,7 @@ type GetFastTrackResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12377,6 +12603,7 @@ type GetFastTrackResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12388,6 +12615,7 @@ type GetFastTrackResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12521,6 +12749,7 @@ type ListLoungesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12531,6 +12760,7 @@ type ListLoungesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12542,6 +12772,7 @@ type ListLoungesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12554,6 +12785,7 @@ type ListLoungesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12564,6 +12796,7 @@ type ListLoungesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12575,6 +12808,7 @@ type ListLoungesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12714,6 +12948,7 @@ type GetLoungeResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12725,6 +12960,7 @@ type GetLoungeResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12736,6 +12972,7 @@ type GetLoungeResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12747,6 +12984,7 @@ type GetLoungeResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12757,6 +12995,7 @@ type GetLoungeResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12768,6 +13007,7 @@ type GetLoungeResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12875,6 +13115,7 @@ type SimulateFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12885,6 +13126,7 @@ type SimulateFastTrackBookingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12895,6 +13137,7 @@ type SimulateFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12906,6 +13149,7 @@ type SimulateFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12917,6 +13161,7 @@ type SimulateFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12927,6 +13172,7 @@ type SimulateFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12937,6 +13183,7 @@ type SimulateFastTrackBookingResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12947,6 +13194,7 @@ type SimulateFastTrackBookingResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12958,6 +13206,7 @@ type SimulateFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12968,6 +13217,7 @@ type SimulateFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12979,6 +13229,7 @@ type SimulateFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13122,6 +13373,7 @@ type SandboxESIMActivateResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13132,6 +13384,7 @@ type SandboxESIMActivateResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13142,6 +13395,7 @@ type SandboxESIMActivateResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13153,6 +13407,7 @@ type SandboxESIMActivateResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13164,6 +13419,7 @@ type SandboxESIMActivateResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13174,6 +13430,7 @@ type SandboxESIMActivateResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13184,6 +13441,7 @@ type SandboxESIMActivateResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13195,6 +13453,7 @@ type SandboxESIMActivateResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13205,6 +13464,7 @@ type SandboxESIMActivateResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13216,6 +13476,7 @@ type SandboxESIMActivateResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13350,6 +13611,7 @@ type SandboxESIMInstallResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13360,6 +13622,7 @@ type SandboxESIMInstallResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13370,6 +13633,7 @@ type SandboxESIMInstallResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13381,6 +13645,7 @@ type SandboxESIMInstallResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13392,6 +13657,7 @@ type SandboxESIMInstallResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13402,6 +13668,7 @@ type SandboxESIMInstallResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13412,6 +13679,7 @@ type SandboxESIMInstallResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13423,6 +13691,7 @@ type SandboxESIMInstallResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13433,6 +13702,7 @@ type SandboxESIMInstallResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13444,6 +13714,7 @@ type SandboxESIMInstallResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13578,6 +13849,7 @@ type SandboxESIMUsageResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13588,6 +13860,7 @@ type SandboxESIMUsageResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13598,6 +13871,7 @@ type SandboxESIMUsageResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13609,6 +13883,7 @@ type SandboxESIMUsageResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13620,6 +13895,7 @@ type SandboxESIMUsageResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13630,6 +13906,7 @@ type SandboxESIMUsageResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13640,6 +13917,7 @@ type SandboxESIMUsageResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13651,6 +13929,7 @@ type SandboxESIMUsageResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13661,6 +13940,7 @@ type SandboxESIMUsageResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13672,6 +13952,7 @@ type SandboxESIMUsageResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -14706,6 +14987,13 @@ func ParseGetJWKSResponse(rsp *http.Response) (*GetJWKSResponse, error) {
 			}
 			headers.CacheControl = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14752,6 +15040,13 @@ func ParseGetAuthorizationServerMetadataResponse(rsp *http.Response) (*GetAuthor
 			}
 			headers.CacheControl = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14797,6 +15092,13 @@ func ParseGetOpenidConfigurationResponse(rsp *http.Response) (*GetOpenidConfigur
 				return nil, err
 			}
 			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -14893,6 +15195,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14937,6 +15246,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -14989,6 +15305,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15049,6 +15372,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15093,6 +15423,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15145,6 +15482,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15283,6 +15627,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15328,6 +15679,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15372,6 +15730,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15425,6 +15790,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15477,6 +15849,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15521,6 +15900,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15567,6 +15953,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15611,6 +16004,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15664,6 +16064,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15708,6 +16115,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15760,6 +16174,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15859,6 +16280,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15903,6 +16331,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15956,6 +16391,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16007,6 +16449,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16060,6 +16509,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16104,6 +16560,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16156,6 +16619,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16259,6 +16729,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16303,6 +16780,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -16356,6 +16840,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16407,6 +16898,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16460,6 +16958,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16504,6 +17009,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16556,6 +17068,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16680,6 +17199,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16725,6 +17251,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16769,6 +17302,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -16822,6 +17362,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16874,6 +17421,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16919,6 +17473,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16963,6 +17524,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17016,6 +17584,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17060,6 +17635,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17112,6 +17694,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17222,6 +17811,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17267,6 +17863,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17311,6 +17914,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -17364,6 +17974,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17415,6 +18032,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17468,6 +18092,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17512,6 +18143,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17564,6 +18202,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17674,6 +18319,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17718,6 +18370,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -17771,6 +18430,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17823,6 +18489,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17867,6 +18540,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17920,6 +18600,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17964,6 +18651,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18016,6 +18710,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18140,6 +18841,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18185,6 +18893,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18229,6 +18944,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -18282,6 +19004,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18334,6 +19063,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18379,6 +19115,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18423,6 +19166,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18476,6 +19226,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18520,6 +19277,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18572,6 +19336,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18682,6 +19453,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18726,6 +19504,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -18779,6 +19564,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18831,6 +19623,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18875,6 +19674,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18928,6 +19734,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18972,6 +19785,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19024,6 +19844,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19155,6 +19982,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19200,6 +20034,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19244,6 +20085,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -19297,6 +20145,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19348,6 +20203,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19401,6 +20263,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19453,6 +20322,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19504,6 +20380,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19617,6 +20500,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19662,6 +20552,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19706,6 +20603,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -19759,6 +20663,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19810,6 +20721,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19863,6 +20781,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19907,6 +20832,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19959,6 +20891,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20104,6 +21043,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20149,6 +21095,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20193,6 +21146,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -20246,6 +21206,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20298,6 +21265,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20342,6 +21316,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20388,6 +21369,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20432,6 +21420,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20485,6 +21480,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20529,6 +21531,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20581,6 +21590,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20684,6 +21700,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20728,6 +21751,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -20781,6 +21811,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20832,6 +21869,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20885,6 +21929,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20929,6 +21980,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20981,6 +22039,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21091,6 +22156,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21135,6 +22207,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -21188,6 +22267,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21240,6 +22326,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21284,6 +22377,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21337,6 +22437,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21381,6 +22488,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21433,6 +22547,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21543,6 +22664,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21587,6 +22715,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -21640,6 +22775,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21692,6 +22834,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21736,6 +22885,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21789,6 +22945,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21833,6 +22996,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21885,6 +23055,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22019,6 +23196,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22063,6 +23247,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22116,6 +23307,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22168,6 +23366,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22213,6 +23418,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22257,6 +23469,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22310,6 +23529,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22354,6 +23580,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22406,6 +23639,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22516,6 +23756,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22561,6 +23808,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22605,6 +23859,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22657,6 +23918,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22717,6 +23985,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22761,6 +24036,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22813,6 +24095,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22930,6 +24219,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22975,6 +24271,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23019,6 +24322,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23071,6 +24381,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23131,6 +24448,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23175,6 +24499,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23227,6 +24558,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23393,6 +24731,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23438,6 +24783,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23482,6 +24834,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23535,6 +24894,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23579,6 +24945,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23632,6 +25005,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23676,6 +25056,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23722,6 +25109,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23766,6 +25160,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23819,6 +25220,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23863,6 +25271,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23915,6 +25330,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24032,6 +25454,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24076,6 +25505,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -24129,6 +25565,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24180,6 +25623,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24233,6 +25683,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24277,6 +25734,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24329,6 +25793,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24453,6 +25924,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24498,6 +25976,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24542,6 +26027,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -24595,6 +26087,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24646,6 +26145,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24699,6 +26205,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24743,6 +26256,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24795,6 +26315,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24912,6 +26439,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24956,6 +26490,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25009,6 +26550,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25060,6 +26608,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25113,6 +26668,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25157,6 +26719,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25209,6 +26778,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25312,6 +26888,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25356,6 +26939,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25409,6 +26999,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25460,6 +27057,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25513,6 +27117,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25557,6 +27168,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25609,6 +27227,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25768,6 +27393,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25813,6 +27445,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25857,6 +27496,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25910,6 +27556,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25954,6 +27607,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26007,6 +27667,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26051,6 +27718,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26097,6 +27771,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26141,6 +27822,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26194,6 +27882,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26238,6 +27933,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26290,6 +27992,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26531,6 +28240,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26575,6 +28291,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26627,6 +28350,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26687,6 +28417,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26731,6 +28468,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26783,6 +28527,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27021,6 +28772,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27072,6 +28830,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27125,6 +28890,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27177,6 +28949,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27221,6 +29000,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27273,6 +29059,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27514,6 +29307,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27558,6 +29358,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27610,6 +29417,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27670,6 +29484,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27714,6 +29535,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27766,6 +29594,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28004,6 +29839,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28055,6 +29897,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28108,6 +29957,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28160,6 +30016,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28204,6 +30067,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28256,6 +30126,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28497,6 +30374,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28541,6 +30425,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28593,6 +30484,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28653,6 +30551,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28697,6 +30602,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28749,6 +30661,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28987,6 +30906,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29038,6 +30964,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -29091,6 +31024,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29143,6 +31083,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29187,6 +31134,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29239,6 +31193,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29370,6 +31331,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29415,6 +31383,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29459,6 +31434,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -29512,6 +31494,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29564,6 +31553,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29608,6 +31604,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29654,6 +31657,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29698,6 +31708,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29751,6 +31768,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29795,6 +31819,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29847,6 +31878,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29985,6 +32023,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30030,6 +32075,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30074,6 +32126,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -30127,6 +32186,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30179,6 +32245,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30224,6 +32297,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30268,6 +32348,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30321,6 +32408,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30365,6 +32459,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30417,6 +32518,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30555,6 +32663,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30600,6 +32715,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30644,6 +32766,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -30697,6 +32826,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30749,6 +32885,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30794,6 +32937,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30838,6 +32988,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30891,6 +33048,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30935,6 +33099,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30987,6 +33158,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31125,6 +33303,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31170,6 +33355,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31214,6 +33406,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -31267,6 +33466,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31319,6 +33525,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31364,6 +33577,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31408,6 +33628,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31461,6 +33688,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31505,6 +33739,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31557,6 +33798,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string

@@ -126,6 +126,9 @@ type Server struct {
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
 	ops *Server
+	// next is what ServeHTTP's outer middleware hands a request to: mux, behind
+	// compression on the partner listeners (compress.go).
+	next http.Handler
 }
 
 // ApplicationCacheTTL is how long a change to an application or an account made on
@@ -159,6 +162,7 @@ func NewServer(d Deps) *Server {
 	}
 	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
 		status: map[string]skygate.AccountStatus{}, since: d.Now()}
+	s.next = compress(s.mux)
 	s.routes()
 	s.ops = s.newOps()
 	return s
