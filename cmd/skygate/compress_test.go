@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -75,6 +76,35 @@ func TestCompression(t *testing.T) {
 		decoded, err := gunzipBody(body)
 		if resp.Header.Get("Content-Encoding") != "gzip" || err != nil || !bytes.Equal(decoded, want) {
 			t.Errorf("%s: Content-Encoding %q, decoded (%v) the same: %v", doc, resp.Header.Get("Content-Encoding"), err, bytes.Equal(decoded, want))
+		}
+	}
+
+	// The docs and the console arrive gzip-coded from package web when 1 KiB or more:
+	// coded once, with one Vary field. They are not in the contract, so a plain client
+	// fetches them.
+	raw := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	for _, page := range []string{"/docs/", "/admin/"} {
+		plain, want := s.do(raw, http.MethodGet, s.base+page, nil, identity(map[string]string{}))
+		resp, body := s.do(raw, http.MethodGet, s.base+page, nil, gzipped(map[string]string{}))
+		wantCoding, wantETag := []string(nil), plain.Header.Get("ETag")
+		if page == "/docs/" && len(want) < 1024 {
+			t.Errorf("/docs/ has %d bytes, too few for the test", len(want))
+		}
+		if len(want) >= 1024 {
+			wantCoding, wantETag = []string{"gzip"}, conditional.GzipETag(wantETag)
+			var err error
+			if body, err = gunzipBody(body); err != nil {
+				t.Errorf("%s: %v", page, err)
+			}
+		}
+		if got := resp.Header.Values("Content-Encoding"); !slices.Equal(got, wantCoding) || !bytes.Equal(body, want) {
+			t.Errorf("%s: Content-Encoding %q (want %q), decoded the same: %v", page, got, wantCoding, bytes.Equal(body, want))
+		}
+		if n := varyCount(resp.Header, "Accept-Encoding"); n != 1 || len(resp.Header.Values("Vary")) != 1 {
+			t.Errorf("%s: Vary %q", page, resp.Header.Values("Vary"))
+		}
+		if etag := resp.Header.Get("ETag"); etag != wantETag {
+			t.Errorf("%s: ETag %s, want %s", page, etag, wantETag)
 		}
 	}
 
