@@ -102,7 +102,7 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
-// then the router.
+// then s.next (compression and the router).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
@@ -123,7 +123,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.observe(rw, r, st)
 	}()
-	s.mux.ServeHTTP(rw, r)
+	s.next.ServeHTTP(rw, r)
 }
 
 // observe updates the metrics and writes the access-log line of a request.

@@ -16,10 +16,11 @@ import (
 func (s *Server) Ops() *Server { return s.ops }
 
 // newOps builds the operator server, sharing s's metrics, access log and readiness
-// checks.
+// checks. It does not compress: promhttp gzip-codes /metrics itself.
 func (s *Server) newOps() *Server {
 	o := &Server{deps: s.deps, mux: http.NewServeMux(), log: s.log, now: s.now,
 		metrics: s.metrics, access: s.access, draining: s.draining}
+	o.next = o.mux
 	o.route("GET /metrics", o.metrics.handler())
 	o.route("GET /healthz", o.handle(o.healthz))
 	o.route("GET /readyz", o.handle(o.readyz))

@@ -129,6 +129,9 @@ type Server struct {
 	ops *Server
 	// draining is set by Drain; the operator server shares it.
 	draining *atomic.Bool
+	// next is what ServeHTTP's outer middleware hands a request to: mux, behind
+	// compression on the partner listeners (compress.go).
+	next http.Handler
 }
 
 // ApplicationCacheTTL is how long a change to an application or an account made on
@@ -163,6 +166,7 @@ func NewServer(d Deps) *Server {
 	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
 		status: map[string]skygate.AccountStatus{}, since: d.Now()}
 	s.draining = new(atomic.Bool)
+	s.next = compress(s.mux)
 	s.routes()
 	s.ops = s.newOps()
 	return s
