@@ -81,9 +81,10 @@ type Deps struct {
 	AccessLog *slog.Logger
 	// AccessLogOutput, when not nil, is the writer of AccessLog's handler, which must
 	// then be a slog.NewJSONHandler without ReplaceAttr, AddSource, attributes or
-	// groups: the access log writes the lines of ordinary requests there itself, byte
-	// for byte as that handler would, and only the others through AccessLog. Its Write
-	// must be safe for concurrent use and write each call whole, as *os.File's is.
+	// groups, wrapped by telemetry.LogHandler when requests are traced: the access log
+	// writes the lines of ordinary requests there itself, byte for byte as that handler
+	// would, and only the others through AccessLog. Its Write must be safe for
+	// concurrent use and write each call whole, as *os.File's is.
 	AccessLogOutput io.Writer
 	Now             skygate.Clock
 }
