@@ -38,6 +38,9 @@ type accessLog struct {
 	// telemetry.LogHandler (Deps.AccessLogOutput): write then encodes the line of an
 	// ordinary request itself (appendLine) and writes it there.
 	out io.Writer
+	// traced: log's handler adds the trace ids of a request's span (Deps.Traced), and so
+	// must appendLine.
+	traced bool
 }
 
 // newAccessLog returns the access log written to log, or nil (no access log) for a
@@ -50,7 +53,8 @@ func newAccessLog(log *slog.Logger) *accessLog {
 }
 
 // accessEntry is what one line reports. claims is nil for a request that was not
-// authenticated; span is the request's span context, set by write from its context.
+// authenticated; span is the request's span context, which write sets from its context
+// when the log is traced.
 type accessEntry struct {
 	at                  time.Time
 	method, path, route string
@@ -69,7 +73,7 @@ func (l *accessLog) write(ctx context.Context, e *accessEntry) {
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	if l.out != nil {
+	if l.out != nil && l.traced {
 		e.span = trace.SpanContextFromContext(ctx)
 	}
 	if l.out != nil && l.writeDirect(e) {

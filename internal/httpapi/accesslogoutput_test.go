@@ -21,7 +21,7 @@ import (
 func directLines(ctx context.Context, e *accessEntry) (direct, handled []byte) {
 	var out, handler bytes.Buffer
 	l := newAccessLog(slog.New(telemetry.LogHandler(slog.NewJSONHandler(&handler, nil))))
-	l.out = &out
+	l.out, l.traced = &out, true
 	l.write(ctx, e)
 	return out.Bytes(), handler.Bytes()
 }
