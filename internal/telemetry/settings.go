@@ -41,7 +41,11 @@ var Variables = []Variable{
 func PrintVariables(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, v := range Variables {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, v.Default, v.Description)
+		def := v.Default
+		if def == "" {
+			def = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Description)
 	}
 	return tw.Flush()
 }

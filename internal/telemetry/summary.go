@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -15,45 +16,78 @@ var verbs = map[string]bool{
 
 // Summarize names a SQL statement by its kind and the table it mainly works on, as the
 // OpenTelemetry database conventions' query summary does: "SELECT bookings", "INSERT
-// webhook_deliveries", "UPDATE esims", "DELETE login_codes". The kind of a WITH
-// statement is that of its main statement; a statement without a table it can name
-// (SELECT 1, BEGIN, a SELECT from a subquery) is its kind alone, and a kind outside
-// the common ones is OTHER. verb is the kind, table the table or "". The result
-// carries no literal of the statement, and takes its names from the statement's text
-// only: the store's statements are a fixed set, so its summaries are too.
+// webhook_deliveries", "UPDATE esims", "DELETE login_codes". The kind and table of a
+// WITH statement are those of its main statement, unless that works on no table or
+// only on one of the WITH queries: then they are those of its first WITH query that
+// writes, if any. A statement without a table it can name (SELECT 1, BEGIN, a SELECT
+// from a subquery) is its kind alone, and a kind outside the common ones is OTHER.
+// verb is the kind, table the table or "". The result carries no literal of the
+// statement, and takes its names from the statement's text only: the store's
+// statements are a fixed set, so its summaries are too.
 func Summarize(query string) (summary, verb, table string) {
 	t := tokenizer{s: query}
-	first := strings.ToUpper(t.word())
-	if !verbs[first] {
+	verb = strings.ToUpper(t.word())
+	if !verbs[verb] {
 		return "OTHER", "OTHER", ""
 	}
-	verb = first
+	var (
+		ctes  []string
+		write [2]string // the first writing WITH query's kind and table
+	)
 	if verb == "WITH" {
-		verb = t.until("SELECT", "INSERT", "UPDATE", "DELETE")
-		if verb == "" {
-			return "WITH", "WITH", ""
+		verb = ""
+		prev := ""
+		for verb == "" {
+			w := t.word()
+			up := strings.ToUpper(w)
+			switch {
+			case w == "":
+				return "WITH", "WITH", ""
+			case t.depth == 0 && (up == "SELECT" || up == "INSERT" || up == "UPDATE" || up == "DELETE"):
+				verb = up
+			case t.depth == 0 && up != "RECURSIVE" && up != "AS" && up != "NOT" && up != "MATERIALIZED":
+				ctes = append(ctes, w)
+			case t.depth == 1 && (prev == "AS" || prev == "MATERIALIZED") && write[0] == "" &&
+				(up == "INSERT" || up == "UPDATE" || up == "DELETE"):
+				write = [2]string{up, t.target(up, 1)}
+			}
+			prev = up
 		}
 	}
-	switch verb {
-	case "SELECT", "DELETE":
-		if t.until("FROM") != "" {
-			table = t.table()
+	table = t.target(verb, 0)
+	if verb != "" && (table == "" || slices.Contains(ctes, table)) {
+		table = ""
+		if write[0] != "" {
+			verb, table = write[0], write[1]
 		}
-	case "INSERT":
-		if t.until("INTO") != "" {
-			table = t.table()
-		}
-	case "UPDATE":
-		if next := t; strings.EqualFold(next.word(), "OR") { // SQLite's UPDATE OR <action> t
-			next.word()
-			t = next
-		}
-		table = t.table()
 	}
 	if table == "" {
 		return verb, verb, ""
 	}
 	return verb + " " + table, verb, table
+}
+
+// target reads the table that a statement of kind verb, whose first word was just
+// read, works on: the one after FROM (SELECT, DELETE), INTO (INSERT) or the kind
+// itself (UPDATE), at parenthesis depth depth; "" when it names none.
+func (t *tokenizer) target(verb string, depth int) string {
+	switch verb {
+	case "SELECT", "DELETE":
+		if t.until(depth, "FROM") != "" {
+			return t.table()
+		}
+	case "INSERT":
+		if t.until(depth, "INTO") != "" {
+			return t.table()
+		}
+	case "UPDATE":
+		if next := *t; strings.EqualFold(next.word(), "OR") { // SQLite's UPDATE OR <action> t
+			next.word()
+			*t = next
+		}
+		return t.table()
+	}
+	return ""
 }
 
 // tokenizer reads the words of a SQL statement outside comments, string literals and
@@ -104,15 +138,15 @@ func (t *tokenizer) word() string {
 	return ""
 }
 
-// until skips to the first of words (any case) outside parentheses and returns it in
-// upper case, or "" when none follows.
-func (t *tokenizer) until(words ...string) string {
+// until skips to the first of words (any case) at parenthesis depth depth and returns
+// it in upper case, or "" when none follows before the end or the close of that depth.
+func (t *tokenizer) until(depth int, words ...string) string {
 	for {
 		w := t.word()
-		if w == "" {
+		if w == "" || t.depth < depth {
 			return ""
 		}
-		if t.depth != 0 {
+		if t.depth != depth {
 			continue
 		}
 		for _, want := range words {
