@@ -60,7 +60,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
 	}
-	if a.db, err = openMigrated(ctx, cfg, log, a.box, cfg.Migrate); err != nil {
+	if a.db, err = openMigrated(ctx, cfg, log, a.box, cfg.Migrate, nil); err != nil {
 		return nil, err
 	}
 	defer func() {

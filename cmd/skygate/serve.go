@@ -173,7 +173,7 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, true)
+	db, err := openMigrated(ctx, cfg, log, box, true, nil)
 	if err != nil {
 		return err
 	}
