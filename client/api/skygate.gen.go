@@ -1381,6 +1381,9 @@ type WebhookSignatureHeader = string
 // WebhookTimestampHeader defines model for WebhookTimestampHeader.
 type WebhookTimestampHeader = int
 
+// WebhookTraceparentHeader defines model for WebhookTraceparentHeader.
+type WebhookTraceparentHeader = string
+
 // XRequestID defines model for XRequestID.
 type XRequestID = string
 
@@ -1913,6 +1916,9 @@ type BookingStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
@@ -1936,6 +1942,9 @@ type EsimOrderCompletedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimStatusChangedEventJSONBody defines parameters for EsimStatusChangedEvent.
@@ -1959,6 +1968,9 @@ type EsimStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimUsageThresholdEventJSONBody defines parameters for EsimUsageThresholdEvent.
@@ -1982,6 +1994,9 @@ type EsimUsageThresholdEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // PassStatusChangedEventJSONBody defines parameters for PassStatusChangedEvent.
@@ -2005,6 +2020,9 @@ type PassStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // WebhookTestEventJSONBody defines parameters for WebhookTestEvent.
@@ -2028,6 +2046,9 @@ type WebhookTestEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
@@ -31869,6 +31890,17 @@ func NewBookingStatusChangedEventWebhookRequestWithBody(targetURL string, params
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -31929,6 +31961,17 @@ func NewEsimOrderCompletedEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -31991,6 +32034,17 @@ func NewEsimStatusChangedEventWebhookRequestWithBody(targetURL string, params *E
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -32051,6 +32105,17 @@ func NewEsimUsageThresholdEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -32113,6 +32178,17 @@ func NewPassStatusChangedEventWebhookRequestWithBody(targetURL string, params *P
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -32173,6 +32249,17 @@ func NewWebhookTestEventWebhookRequestWithBody(targetURL string, params *Webhook
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
