@@ -51,7 +51,7 @@ func TestSummarize(t *testing.T) {
 }
 
 // FuzzSummarize: whatever the text, a summary is a known kind and at most a plain
-// table name, and no part of a string literal.
+// table name.
 func FuzzSummarize(f *testing.F) {
 	f.Add("SELECT * FROM bookings WHERE name = 'Ada Lovelace'")
 	f.Add("INSERT INTO t (a) VALUES ('x')")
