@@ -260,8 +260,8 @@ func TestTracingOff(t *testing.T) {
 	}
 	// The store's statement durations are on /metrics all the same.
 	_, metrics := s.do(s.opsClient, http.MethodGet, s.opsBase+"/metrics", nil, nil)
-	for _, series := range []string{`skygate_db_client_operation_duration_seconds_count{engine="sqlite",operation="INSERT webhook_subscriptions"}`,
-		`skygate_db_client_operation_duration_seconds_bucket{engine="sqlite",operation="COMMIT",le="0.001"}`} {
+	for _, series := range []string{`db_client_operation_duration_seconds_count{db_collection_name="webhook_subscriptions",db_operation_name="INSERT",db_system_name="sqlite"}`,
+		`db_client_operation_duration_seconds_bucket{db_collection_name="",db_operation_name="COMMIT",db_system_name="sqlite",le="0.001"}`} {
 		if !strings.Contains(string(metrics), series) {
 			t.Errorf("/metrics lacks %s", series)
 		}

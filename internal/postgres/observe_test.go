@@ -80,11 +80,11 @@ func TestStatementsObserved(t *testing.T) {
 	}
 	ops := map[string]bool{}
 	for _, m := range mfs[0].GetMetric() {
+		labels := map[string]string{}
 		for _, l := range m.GetLabel() {
-			if l.GetName() == "operation" {
-				ops[l.GetValue()] = true
-			}
+			labels[l.GetName()] = l.GetValue()
 		}
+		ops[strings.TrimSpace(labels["db_operation_name"]+" "+labels["db_collection_name"])] = true
 	}
 	for _, want := range []string{"INSERT accounts", "INSERT idempotency_records", "SELECT bookings", "BEGIN", "COMMIT"} {
 		if !ops[want] {

@@ -16,8 +16,16 @@ import (
 )
 
 // StatementDurationName is the histogram of the store's statement durations on
-// /metrics, labelled engine and operation (Summarize's summary).
-const StatementDurationName = "skygate_db_client_operation_duration_seconds"
+// /metrics. Its name, labels and buckets are OpenTelemetry's db.client.operation.duration
+// as OpenTelemetry's Prometheus exporter writes it: labelled db_system_name
+// ("postgresql", "sqlite"), db_operation_name and db_collection_name (Summarize's verb
+// and table; "" is no label).
+const StatementDurationName = "db_client_operation_duration_seconds"
+
+// statementBuckets are the bucket boundaries, in seconds, that the semantic
+// conventions advise for db.client.operation.duration, so that the histogram
+// aggregates with those of other services.
+var statementBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
 
 // maxOperations bounds the statements whose Operation is kept: the store's statements
 // are a fixed set, far smaller.
@@ -29,8 +37,7 @@ const maxOperations = 4096
 // outside any trace (background work) is measured but makes no span. It is safe for
 // concurrent use.
 type Statements struct {
-	engine  string
-	system  attribute.KeyValue
+	system  attribute.KeyValue // db.system.name
 	latency *prometheus.HistogramVec
 	tracer  trace.Tracer // nil: no spans
 	ops     sync.Map     // SQL text → *Operation
@@ -41,13 +48,12 @@ type Statements struct {
 // "sqlite"), making spans with tp's tracer; nil tp makes none.
 func NewStatements(engine string, tp trace.TracerProvider) *Statements {
 	s := &Statements{
-		engine: engine,
 		system: semconv.DBSystemNameKey.String(engine),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    StatementDurationName,
-			Help:    "Duration of the store's SQL statements, until their rows are read, by engine and operation (kind and main table, as in \"SELECT bookings\").",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
-		}, []string{"engine", "operation"}),
+			Help:    "Duration of the store's SQL statements, until their rows are read, by database, statement kind and main table.",
+			Buckets: statementBuckets,
+		}, []string{"db_system_name", "db_operation_name", "db_collection_name"}),
 	}
 	switch engine {
 	case "postgres":
@@ -80,7 +86,7 @@ func (s *Statements) Operation(query string) *Operation {
 		return o.(*Operation)
 	}
 	summary, verb, table := Summarize(query)
-	o := &Operation{s: s, name: summary, observer: s.latency.WithLabelValues(s.engine, summary)}
+	o := &Operation{s: s, name: summary, observer: s.latency.WithLabelValues(s.system.Value.AsString(), verb, table)}
 	o.attrs = []attribute.KeyValue{s.system, semconv.DBOperationName(verb), semconv.DBQuerySummary(summary),
 		semconv.DBQueryText(query)}
 	if table != "" {

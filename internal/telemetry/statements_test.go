@@ -30,6 +30,7 @@ func TestStatementsMeasureEveryStatement(t *testing.T) {
 	t.Parallel()
 	tp, _ := tracer(t)
 	for _, s := range []*Statements{NewStatements("sqlite", nil), NewStatements("postgres", tp)} {
+		system := s.system.Value.AsString()
 		for range 3 {
 			_, st := s.Operation("SELECT * FROM bookings WHERE id = $1").Start(context.Background())
 			st.End(nil)
@@ -39,7 +40,7 @@ func TestStatementsMeasureEveryStatement(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(s.Collector())
 		if n := testutil.CollectAndCount(s.Collector(), StatementDurationName); n != 2 {
-			t.Errorf("%s: %d series, want 2", s.engine, n)
+			t.Errorf("%s: %d series, want 2", system, n)
 		}
 		mfs, err := reg.Gather()
 		if err != nil {
@@ -51,13 +52,13 @@ func TestStatementsMeasureEveryStatement(t *testing.T) {
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["engine"] != s.engine {
-				t.Errorf("engine label %q, want %q", labels["engine"], s.engine)
+			if labels["db_system_name"] != system {
+				t.Errorf("db_system_name %q, want %q", labels["db_system_name"], system)
 			}
-			counts[labels["operation"]] = m.GetHistogram().GetSampleCount()
+			counts[labels["db_operation_name"]+" "+labels["db_collection_name"]] = m.GetHistogram().GetSampleCount()
 		}
 		if counts["SELECT bookings"] != 3 || counts["UPDATE bookings"] != 1 {
-			t.Errorf("%s: counts %v", s.engine, counts)
+			t.Errorf("%s: counts %v", system, counts)
 		}
 	}
 }
