@@ -1381,6 +1381,9 @@ type WebhookSignatureHeader = string
 // WebhookTimestampHeader defines model for WebhookTimestampHeader.
 type WebhookTimestampHeader = int
 
+// WebhookTraceparentHeader defines model for WebhookTraceparentHeader.
+type WebhookTraceparentHeader = string
+
 // XRequestID defines model for XRequestID.
 type XRequestID = string
 
@@ -1952,6 +1955,9 @@ type BookingStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
@@ -1975,6 +1981,9 @@ type EsimOrderCompletedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimStatusChangedEventJSONBody defines parameters for EsimStatusChangedEvent.
@@ -1998,6 +2007,9 @@ type EsimStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimUsageThresholdEventJSONBody defines parameters for EsimUsageThresholdEvent.
@@ -2021,6 +2033,9 @@ type EsimUsageThresholdEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // PassStatusChangedEventJSONBody defines parameters for PassStatusChangedEvent.
@@ -2044,6 +2059,9 @@ type PassStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // WebhookTestEventJSONBody defines parameters for WebhookTestEvent.
@@ -2067,6 +2085,9 @@ type WebhookTestEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
@@ -34156,6 +34177,17 @@ func NewBookingStatusChangedEventWebhookRequestWithBody(targetURL string, params
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -34216,6 +34248,17 @@ func NewEsimOrderCompletedEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -34278,6 +34321,17 @@ func NewEsimStatusChangedEventWebhookRequestWithBody(targetURL string, params *E
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -34338,6 +34392,17 @@ func NewEsimUsageThresholdEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -34400,6 +34465,17 @@ func NewPassStatusChangedEventWebhookRequestWithBody(targetURL string, params *P
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -34460,6 +34536,17 @@ func NewWebhookTestEventWebhookRequestWithBody(targetURL string, params *Webhook
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil

@@ -40,7 +40,7 @@ func benchAppLimited(b *testing.B, rate string) (*app, credentials) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, newLogger(io.Discard, "info"), httpapi.ClientCertConfig{}, nil)
+	a, err := newApp(context.Background(), cfg, newLogger(io.Discard, "info"), httpapi.ClientCertConfig{}, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,14 +18,17 @@ import (
 	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/lifecycle"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 // serve runs the API on both listeners, the operator listener and the background
 // workers until ctx ends (a signal), then drains and shuts down (stopper.stop).
 // log receives the access log too, when it writes info lines; stdout receives what a
 // person reads at the terminal (the development demo client's credentials), never the
-// log. The listeners are bound before anything is created or migrated.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer) (err error) {
+// log. tr traces the partner listeners' requests, the store's statements and the
+// webhook deliveries when it is on. The listeners are bound before anything is created
+// or migrated.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, tr *telemetry.Tracing) (err error) {
 	stop := &stopper{delay: cfg.ShutdownDelay, timeout: cfg.ShutdownTimeout, log: log}
 	defer func() { stop.logStopped(err) }() // the last line, once the store closed
 	warnConveniences(cfg, log)
@@ -45,7 +48,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority)
+	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority, tr)
 	if err != nil {
 		return err
 	}
@@ -74,8 +77,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 		}
 	}
 	// The operator listener serves /metrics, /healthz and /readyz only: partners'
-	// listeners do not show the service's internals.
-	plain, secure, ops := newServer(a.server, nil), newServer(a.server, tlsCfg), newServer(a.server.Ops(), nil)
+	// listeners do not show the service's internals. Its requests are not traced.
+	partners := tr.Handler(a.server)
+	plain, secure, ops := newServer(partners, nil), newServer(partners, tlsCfg), newServer(a.server.Ops(), nil)
 
 	// The background work goes on while serve drains; stop ends it.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
@@ -177,7 +181,7 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, true)
+	db, err := openMigrated(ctx, cfg, log, box, true, nil)
 	if err != nil {
 		return err
 	}

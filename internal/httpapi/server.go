@@ -82,11 +82,16 @@ type Deps struct {
 	AccessLog *slog.Logger
 	// AccessLogOutput, when not nil, is the writer of AccessLog's handler, which must
 	// then be a slog.NewJSONHandler without ReplaceAttr, AddSource, attributes or
-	// groups: the access log writes the lines of ordinary requests there itself, byte
-	// for byte as that handler would, and only the others through AccessLog. Its Write
-	// must be safe for concurrent use and write each call whole, as *os.File's is.
+	// groups, wrapped by telemetry.LogHandler when Traced: the access log writes the
+	// lines of ordinary requests there itself, byte for byte as that handler would, and
+	// only the others through AccessLog. Its Write must be safe for concurrent use and
+	// write each call whole, as *os.File's is.
 	AccessLogOutput io.Writer
-	Now             skygate.Clock
+	// Traced says that requests arrive traced (the server is wrapped by
+	// telemetry.Tracing.Handler) and that the logs add trace ids (telemetry.LogHandler):
+	// the access log then writes them too. False, it never looks for a span.
+	Traced bool
+	Now    skygate.Clock
 }
 
 // Directory is what the token gate reads of accounts and applications: the account
@@ -161,7 +166,7 @@ func NewServer(d Deps) *Server {
 		problemBase: problemTypeBase(d.PublicURL),
 	}
 	if s.access != nil {
-		s.access.out = d.AccessLogOutput
+		s.access.out, s.access.traced = d.AccessLogOutput, d.Traced
 	}
 	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
 		status: map[string]skygate.AccountStatus{}, since: d.Now()}
