@@ -112,7 +112,7 @@ func TestCompression(t *testing.T) {
 	resp, body := s.do(s.opsClient, http.MethodGet, s.opsBase+"/metrics", nil, gzipped(map[string]string{}))
 	decoded, err := gunzipBody(body)
 	if got := resp.Header.Values("Content-Encoding"); len(got) != 1 || got[0] != "gzip" || err != nil ||
-		!bytes.Contains(decoded, []byte("skygate_http_requests_total")) {
+		!bytes.Contains(decoded, []byte("http_server_request_duration_seconds")) {
 		t.Errorf("/metrics: Content-Encoding %q, decoded: %v", got, err)
 	}
 }
