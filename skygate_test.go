@@ -31,6 +31,15 @@ func TestNewID(t *testing.T) {
 	if later := skygate.NewID(); later <= id {
 		t.Fatalf("id %s made 2 ms after %s sorts before it", later, id)
 	}
+	// Within a process, even inside one millisecond, each id sorts after the last.
+	prev := skygate.NewID()
+	for range 1000 {
+		next := skygate.NewID()
+		if next <= prev {
+			t.Fatalf("id %s made after %s sorts before it", next, prev)
+		}
+		prev = next
+	}
 	for _, bad := range []string{"", "x", strings.ToUpper(skygate.NewID()), "00000000-0000-0000-0000-00000000000g", "000000000000-0000-0000-0000-00000000"} {
 		if skygate.IsID(bad) {
 			t.Errorf("IsID(%q) = true", bad)

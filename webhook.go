@@ -117,6 +117,19 @@ type WebhookOutcome struct {
 	FailingCutoff  time.Time
 }
 
+// WebhookBacklog is the delivery work of every account that is not done yet, as the
+// operator's metrics report it.
+type WebhookBacklog struct {
+	// Pending counts the pending deliveries of active subscriptions: due, waiting for
+	// a retry, or in flight. Deliveries parked by an inactive subscription are not
+	// counted: no dispatcher sends them until the partner makes it active again.
+	Pending int
+	// OldestDue is when the one of them that has waited longest for a dispatcher
+	// became due: the earliest NextAttemptAt at or before the time asked about, or the
+	// zero time when none is due. A delivery in flight is due when its lease ends.
+	OldestDue time.Time
+}
+
 // WebhookStore keeps webhook subscriptions, their deliveries and the attempt log.
 // Every tenant method takes the account id; another account's subscription or
 // delivery is CodeNotFound. Deliveries are created by the store itself: every event
@@ -180,4 +193,10 @@ type WebhookStore interface {
 	// manual retry intervened). An outcome whose delivery was deleted meanwhile is
 	// ignored. Outcomes of one subscription apply in the order of their attempt times.
 	CompleteWebhookDeliveries(ctx context.Context, outcomes []*WebhookOutcome) error
+	// WebhookBacklog returns the backlog at now. Like the dispatcher's claim it spans
+	// every account, so it takes no account id: it serves the operator's metrics and
+	// must never answer a tenant. It reads the pending deliveries alone, through the
+	// index of the claim, so its cost grows with the backlog, not with the delivery
+	// log.
+	WebhookBacklog(ctx context.Context, now time.Time) (WebhookBacklog, error)
 }

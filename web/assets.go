@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skygate/skygate/internal/conditional"
 )
 
 //go:embed dist
@@ -99,6 +101,19 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
+// varyAcceptEncoding lists Accept-Encoding in the Vary header unless it is there: the
+// server's compression middleware puts it on every answer.
+func varyAcceptEncoding(h http.Header) {
+	for _, line := range h.Values("Vary") {
+		for field := range strings.SplitSeq(line, ",") {
+			if strings.EqualFold(strings.TrimSpace(field), "Accept-Encoding") {
+				return
+			}
+		}
+	}
+	h.Add("Vary", "Accept-Encoding")
+}
+
 // securityHeaders are sent with every page and asset of the package.
 func securityHeaders(h http.Header, csp string) {
 	h.Set("Content-Security-Policy", csp)
@@ -110,7 +125,8 @@ func securityHeaders(h http.Header, csp string) {
 }
 
 // serveAsset writes a with the given Cache-Control; conditional requests, HEAD and
-// ranges are http.ServeContent's. A gzip variant has its own ETag (RFC 9110 §8.8.3).
+// ranges are http.ServeContent's. A gzip variant has its own ETag (RFC 9110 §8.8.3),
+// the one the server's compression gives gzip-coded answers (conditional.GzipETag).
 func serveAsset(w http.ResponseWriter, r *http.Request, a *asset, cacheControl, csp string) {
 	h := w.Header()
 	securityHeaders(h, csp)
@@ -118,9 +134,9 @@ func serveAsset(w http.ResponseWriter, r *http.Request, a *asset, cacheControl, 
 	h.Set("Cache-Control", cacheControl)
 	body, etag := a.body, a.etag
 	if a.compressible() {
-		h.Add("Vary", "Accept-Encoding")
+		varyAcceptEncoding(h)
 		if acceptsGzip(r) {
-			body, etag = a.gzip(), strings.TrimSuffix(a.etag, `"`)+`-gz"`
+			body, etag = a.gzip(), conditional.GzipETag(a.etag)
 			h.Set("Content-Encoding", "gzip")
 		}
 	}

@@ -1381,6 +1381,9 @@ type WebhookSignatureHeader = string
 // WebhookTimestampHeader defines model for WebhookTimestampHeader.
 type WebhookTimestampHeader = int
 
+// WebhookTraceparentHeader defines model for WebhookTraceparentHeader.
+type WebhookTraceparentHeader = string
+
 // XRequestID defines model for XRequestID.
 type XRequestID = string
 
@@ -1549,12 +1552,15 @@ type ConfirmFastTrackBookingParams struct {
 
 // GetFastTrackPassParams defines parameters for GetFastTrackPass.
 type GetFastTrackPassParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1581,12 +1587,15 @@ type ListESIMOrdersParams struct {
 	// Offset Records to skip, 0–1000000.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1600,12 +1609,15 @@ type CreateESIMOrderParams struct {
 	// key, since which copy would count depends on the proxies on the way.
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1614,12 +1626,15 @@ type CreateESIMOrderParams struct {
 
 // GetESIMOrderParams defines parameters for GetESIMOrder.
 type GetESIMOrderParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1640,12 +1655,15 @@ type ListESIMsParams struct {
 	// Offset Records to skip, 0–1000000.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1654,12 +1672,15 @@ type ListESIMsParams struct {
 
 // GetESIMParams defines parameters for GetESIM.
 type GetESIMParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1684,12 +1705,15 @@ type CreateESIMTopUpParams struct {
 	// key, since which copy would count depends on the proxies on the way.
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -1710,15 +1734,18 @@ type ListESIMPackagesParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1730,15 +1757,18 @@ type ListESIMPackagesParams struct {
 
 // GetESIMPackageParams defines parameters for GetESIMPackage.
 type GetESIMPackageParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1765,15 +1795,18 @@ type ListFastTracksParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1785,15 +1818,18 @@ type ListFastTracksParams struct {
 
 // GetFastTrackParams defines parameters for GetFastTrack.
 type GetFastTrackParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1820,15 +1856,18 @@ type ListLoungesParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1840,15 +1879,18 @@ type ListLoungesParams struct {
 
 // GetLoungeParams defines parameters for GetLounge.
 type GetLoungeParams struct {
-	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4). Supported base languages: en, ru, uz
-	// (Latin script; uz-Cyrl is answered in Latin), kk. Regional tags are reduced to their
-	// base language; the highest-weighted supported one wins, ties by order. `*` stands for
-	// every language not named elsewhere in the header (en, or when en is named the first
-	// of ru, uz, kk that is not); `q=0` excludes. Empty, invalid or unsupported values give
-	// en. Not stored.
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
 
-	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
+	// IfNoneMatch ETags from earlier responses (strong or weak, comma-separated) or `*`; weak comparison, and a tag's gzip variant (`-gzip` before the closing quote) matches it too. When present, If-Modified-Since is ignored (RFC 9110 §13.2.2).
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
@@ -1917,6 +1959,9 @@ type BookingStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
@@ -1940,6 +1985,9 @@ type EsimOrderCompletedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimStatusChangedEventJSONBody defines parameters for EsimStatusChangedEvent.
@@ -1963,6 +2011,9 @@ type EsimStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // EsimUsageThresholdEventJSONBody defines parameters for EsimUsageThresholdEvent.
@@ -1986,6 +2037,9 @@ type EsimUsageThresholdEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // PassStatusChangedEventJSONBody defines parameters for PassStatusChangedEvent.
@@ -2009,6 +2063,9 @@ type PassStatusChangedEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // WebhookTestEventJSONBody defines parameters for WebhookTestEvent.
@@ -2032,6 +2089,9 @@ type WebhookTestEventParams struct {
 
 	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
@@ -6883,6 +6943,7 @@ type ClientWithResponsesInterface interface {
 // GetJWKSResponse200Headers the declared response headers of an HTTP 200 response for GetJWKS
 type GetJWKSResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -6932,6 +6993,7 @@ func (r GetJWKSResponse) ContentType() string {
 // GetAuthorizationServerMetadataResponse200Headers the declared response headers of an HTTP 200 response for GetAuthorizationServerMetadata
 type GetAuthorizationServerMetadataResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -6981,6 +7043,7 @@ func (r GetAuthorizationServerMetadataResponse) ContentType() string {
 // GetOpenidConfigurationResponse200Headers the declared response headers of an HTTP 200 response for GetOpenidConfiguration
 type GetOpenidConfigurationResponse200Headers struct {
 	CacheControl *string
+	Vary         *string
 	XRequestID   *string
 }
 
@@ -7032,6 +7095,7 @@ type ListWebhooksResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7042,6 +7106,7 @@ type ListWebhooksResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7053,6 +7118,7 @@ type ListWebhooksResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7065,6 +7131,7 @@ type ListWebhooksResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7075,6 +7142,7 @@ type ListWebhooksResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7086,6 +7154,7 @@ type ListWebhooksResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7183,6 +7252,7 @@ type CreateWebhookResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7193,6 +7263,7 @@ type CreateWebhookResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7203,6 +7274,7 @@ type CreateWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7214,6 +7286,7 @@ type CreateWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7225,6 +7298,7 @@ type CreateWebhookResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7235,6 +7309,7 @@ type CreateWebhookResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7245,6 +7320,7 @@ type CreateWebhookResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7255,6 +7331,7 @@ type CreateWebhookResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7266,6 +7343,7 @@ type CreateWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7276,6 +7354,7 @@ type CreateWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7287,6 +7366,7 @@ type CreateWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7428,6 +7508,7 @@ type DeleteWebhookResponse204Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7438,6 +7519,7 @@ type DeleteWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7449,6 +7531,7 @@ type DeleteWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7460,6 +7543,7 @@ type DeleteWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7471,6 +7555,7 @@ type DeleteWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7481,6 +7566,7 @@ type DeleteWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7492,6 +7578,7 @@ type DeleteWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7590,6 +7677,7 @@ type GetWebhookResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7600,6 +7688,7 @@ type GetWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7611,6 +7700,7 @@ type GetWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7622,6 +7712,7 @@ type GetWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7633,6 +7724,7 @@ type GetWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7643,6 +7735,7 @@ type GetWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7654,6 +7747,7 @@ type GetWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7759,6 +7853,7 @@ type ChangeWebhookURLResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7769,6 +7864,7 @@ type ChangeWebhookURLResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7779,6 +7875,7 @@ type ChangeWebhookURLResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7790,6 +7887,7 @@ type ChangeWebhookURLResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -7801,6 +7899,7 @@ type ChangeWebhookURLResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7811,6 +7910,7 @@ type ChangeWebhookURLResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7821,6 +7921,7 @@ type ChangeWebhookURLResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7832,6 +7933,7 @@ type ChangeWebhookURLResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7842,6 +7944,7 @@ type ChangeWebhookURLResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7853,6 +7956,7 @@ type ChangeWebhookURLResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7985,6 +8089,7 @@ type ListWebhookDeliveriesResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -7995,6 +8100,7 @@ type ListWebhookDeliveriesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8005,6 +8111,7 @@ type ListWebhookDeliveriesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8016,6 +8123,7 @@ type ListWebhookDeliveriesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8027,6 +8135,7 @@ type ListWebhookDeliveriesResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8038,6 +8147,7 @@ type ListWebhookDeliveriesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8048,6 +8158,7 @@ type ListWebhookDeliveriesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8059,6 +8170,7 @@ type ListWebhookDeliveriesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8173,6 +8285,7 @@ type RetryWebhookDeliveryResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8183,6 +8296,7 @@ type RetryWebhookDeliveryResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8194,6 +8308,7 @@ type RetryWebhookDeliveryResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8205,6 +8320,7 @@ type RetryWebhookDeliveryResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8215,6 +8331,7 @@ type RetryWebhookDeliveryResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8226,6 +8343,7 @@ type RetryWebhookDeliveryResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8236,6 +8354,7 @@ type RetryWebhookDeliveryResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8247,6 +8366,7 @@ type RetryWebhookDeliveryResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8361,6 +8481,7 @@ type RotateWebhookSecretResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8371,6 +8492,7 @@ type RotateWebhookSecretResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8381,6 +8503,7 @@ type RotateWebhookSecretResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8392,6 +8515,7 @@ type RotateWebhookSecretResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8403,6 +8527,7 @@ type RotateWebhookSecretResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8413,6 +8538,7 @@ type RotateWebhookSecretResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8423,6 +8549,7 @@ type RotateWebhookSecretResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8434,6 +8561,7 @@ type RotateWebhookSecretResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8444,6 +8572,7 @@ type RotateWebhookSecretResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8455,6 +8584,7 @@ type RotateWebhookSecretResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8587,6 +8717,7 @@ type TestWebhookResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8597,6 +8728,7 @@ type TestWebhookResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8608,6 +8740,7 @@ type TestWebhookResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8619,6 +8752,7 @@ type TestWebhookResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8629,6 +8763,7 @@ type TestWebhookResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8640,6 +8775,7 @@ type TestWebhookResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8650,6 +8786,7 @@ type TestWebhookResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8661,6 +8798,7 @@ type TestWebhookResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8777,6 +8915,7 @@ type IssueTokenResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8787,6 +8926,7 @@ type IssueTokenResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8797,6 +8937,7 @@ type IssueTokenResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -8808,6 +8949,7 @@ type IssueTokenResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8819,6 +8961,7 @@ type IssueTokenResponse405Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8830,6 +8973,7 @@ type IssueTokenResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8841,6 +8985,7 @@ type IssueTokenResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8852,6 +8997,7 @@ type IssueTokenResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8973,6 +9119,7 @@ type ListFastTrackBookingsResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8983,6 +9130,7 @@ type ListFastTrackBookingsResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -8993,6 +9141,7 @@ type ListFastTrackBookingsResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9004,6 +9153,7 @@ type ListFastTrackBookingsResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9015,6 +9165,7 @@ type ListFastTrackBookingsResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9026,6 +9177,7 @@ type ListFastTrackBookingsResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9036,6 +9188,7 @@ type ListFastTrackBookingsResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9047,6 +9200,7 @@ type ListFastTrackBookingsResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9169,6 +9323,7 @@ type CreateFastTrackBookingResponse202Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9179,6 +9334,7 @@ type CreateFastTrackBookingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9189,6 +9345,7 @@ type CreateFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9200,6 +9357,7 @@ type CreateFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9211,6 +9369,7 @@ type CreateFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9221,6 +9380,7 @@ type CreateFastTrackBookingResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9231,6 +9391,7 @@ type CreateFastTrackBookingResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9241,6 +9402,7 @@ type CreateFastTrackBookingResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9252,6 +9414,7 @@ type CreateFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9262,6 +9425,7 @@ type CreateFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9273,6 +9437,7 @@ type CreateFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9414,6 +9579,7 @@ type GetFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9424,6 +9590,7 @@ type GetFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9435,6 +9602,7 @@ type GetFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9446,6 +9614,7 @@ type GetFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9457,6 +9626,7 @@ type GetFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9467,6 +9637,7 @@ type GetFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9478,6 +9649,7 @@ type GetFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9583,6 +9755,7 @@ type CancelFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9593,6 +9766,7 @@ type CancelFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9604,6 +9778,7 @@ type CancelFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9615,6 +9790,7 @@ type CancelFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9625,6 +9801,7 @@ type CancelFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9636,6 +9813,7 @@ type CancelFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9646,6 +9824,7 @@ type CancelFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9657,6 +9836,7 @@ type CancelFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9771,6 +9951,7 @@ type ConfirmFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9781,6 +9962,7 @@ type ConfirmFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9792,6 +9974,7 @@ type ConfirmFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9803,6 +9986,7 @@ type ConfirmFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9813,6 +9997,7 @@ type ConfirmFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9824,6 +10009,7 @@ type ConfirmFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9834,6 +10020,7 @@ type ConfirmFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9845,6 +10032,7 @@ type ConfirmFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9961,6 +10149,7 @@ type GetFastTrackPassResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -9971,6 +10160,7 @@ type GetFastTrackPassResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9982,6 +10172,7 @@ type GetFastTrackPassResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -9993,6 +10184,7 @@ type GetFastTrackPassResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10003,6 +10195,7 @@ type GetFastTrackPassResponse406Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10013,6 +10206,7 @@ type GetFastTrackPassResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10024,6 +10218,7 @@ type GetFastTrackPassResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10034,6 +10229,7 @@ type GetFastTrackPassResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10045,6 +10241,7 @@ type GetFastTrackPassResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10169,6 +10366,7 @@ type GetESIMBillingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10179,6 +10377,7 @@ type GetESIMBillingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10189,6 +10388,7 @@ type GetESIMBillingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10200,6 +10400,7 @@ type GetESIMBillingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10212,6 +10413,7 @@ type GetESIMBillingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10222,6 +10424,7 @@ type GetESIMBillingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10233,6 +10436,7 @@ type GetESIMBillingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10340,6 +10544,7 @@ type ListESIMOrdersResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10350,6 +10555,7 @@ type ListESIMOrdersResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10360,6 +10566,7 @@ type ListESIMOrdersResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10371,6 +10578,7 @@ type ListESIMOrdersResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10383,6 +10591,7 @@ type ListESIMOrdersResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10393,6 +10602,7 @@ type ListESIMOrdersResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10404,6 +10614,7 @@ type ListESIMOrdersResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10513,6 +10724,7 @@ type CreateESIMOrderResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10523,6 +10735,7 @@ type CreateESIMOrderResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10533,6 +10746,7 @@ type CreateESIMOrderResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10544,6 +10758,7 @@ type CreateESIMOrderResponse402Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10554,6 +10769,7 @@ type CreateESIMOrderResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10565,6 +10781,7 @@ type CreateESIMOrderResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10575,6 +10792,7 @@ type CreateESIMOrderResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10585,6 +10803,7 @@ type CreateESIMOrderResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10595,6 +10814,7 @@ type CreateESIMOrderResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10606,6 +10826,7 @@ type CreateESIMOrderResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10616,6 +10837,7 @@ type CreateESIMOrderResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10627,6 +10849,7 @@ type CreateESIMOrderResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10779,6 +11002,7 @@ type GetESIMOrderResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10789,6 +11013,7 @@ type GetESIMOrderResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10800,6 +11025,7 @@ type GetESIMOrderResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10811,6 +11037,7 @@ type GetESIMOrderResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10822,6 +11049,7 @@ type GetESIMOrderResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10832,6 +11060,7 @@ type GetESIMOrderResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10843,6 +11072,7 @@ type GetESIMOrderResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10950,6 +11180,7 @@ type ListESIMsResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10960,6 +11191,7 @@ type ListESIMsResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -10970,6 +11202,7 @@ type ListESIMsResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10981,6 +11214,7 @@ type ListESIMsResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -10992,6 +11226,7 @@ type ListESIMsResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11003,6 +11238,7 @@ type ListESIMsResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11013,6 +11249,7 @@ type ListESIMsResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11024,6 +11261,7 @@ type ListESIMsResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11140,6 +11378,7 @@ type GetESIMResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11150,6 +11389,7 @@ type GetESIMResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11161,6 +11401,7 @@ type GetESIMResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11172,6 +11413,7 @@ type GetESIMResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11183,6 +11425,7 @@ type GetESIMResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11193,6 +11436,7 @@ type GetESIMResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11204,6 +11448,7 @@ type GetESIMResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11310,6 +11555,7 @@ type GetESIMQRCodeResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11320,6 +11566,7 @@ type GetESIMQRCodeResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11331,6 +11578,7 @@ type GetESIMQRCodeResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11342,6 +11590,7 @@ type GetESIMQRCodeResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11353,6 +11602,7 @@ type GetESIMQRCodeResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11363,6 +11613,7 @@ type GetESIMQRCodeResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11374,6 +11625,7 @@ type GetESIMQRCodeResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11475,6 +11727,7 @@ type CreateESIMTopUpResponse201Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11485,6 +11738,7 @@ type CreateESIMTopUpResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11495,6 +11749,7 @@ type CreateESIMTopUpResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11506,6 +11761,7 @@ type CreateESIMTopUpResponse402Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11516,6 +11772,7 @@ type CreateESIMTopUpResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11527,6 +11784,7 @@ type CreateESIMTopUpResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11537,6 +11795,7 @@ type CreateESIMTopUpResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11547,6 +11806,7 @@ type CreateESIMTopUpResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11557,6 +11817,7 @@ type CreateESIMTopUpResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11568,6 +11829,7 @@ type CreateESIMTopUpResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11578,6 +11840,7 @@ type CreateESIMTopUpResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11589,6 +11852,7 @@ type CreateESIMTopUpResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11765,6 +12029,7 @@ type ListESIMPackagesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11775,6 +12040,7 @@ type ListESIMPackagesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11786,6 +12052,7 @@ type ListESIMPackagesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11798,6 +12065,7 @@ type ListESIMPackagesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11808,6 +12076,7 @@ type ListESIMPackagesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11819,6 +12088,7 @@ type ListESIMPackagesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11958,6 +12228,7 @@ type GetESIMPackageResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11969,6 +12240,7 @@ type GetESIMPackageResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -11980,6 +12252,7 @@ type GetESIMPackageResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -11991,6 +12264,7 @@ type GetESIMPackageResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12001,6 +12275,7 @@ type GetESIMPackageResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12012,6 +12287,7 @@ type GetESIMPackageResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12145,6 +12421,7 @@ type ListFastTracksResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12155,6 +12432,7 @@ type ListFastTracksResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12166,6 +12444,7 @@ type ListFastTracksResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12178,6 +12457,7 @@ type ListFastTracksResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12188,6 +12468,7 @@ type ListFastTracksResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12199,6 +12480,7 @@ type ListFastTracksResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12338,6 +12620,7 @@ type GetFastTrackResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12349,6 +12632,7 @@ type GetFastTrackResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12360,6 +12644,7 @@ type GetFastTrackResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12371,6 +12656,7 @@ type GetFastTrackResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12381,6 +12667,7 @@ type GetFastTrackResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12392,6 +12679,7 @@ type GetFastTrackResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12525,6 +12813,7 @@ type ListLoungesResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12535,6 +12824,7 @@ type ListLoungesResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12546,6 +12836,7 @@ type ListLoungesResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12558,6 +12849,7 @@ type ListLoungesResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12568,6 +12860,7 @@ type ListLoungesResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12579,6 +12872,7 @@ type ListLoungesResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12718,6 +13012,7 @@ type GetLoungeResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12729,6 +13024,7 @@ type GetLoungeResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12740,6 +13036,7 @@ type GetLoungeResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12751,6 +13048,7 @@ type GetLoungeResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12761,6 +13059,7 @@ type GetLoungeResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12772,6 +13071,7 @@ type GetLoungeResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12879,6 +13179,7 @@ type SimulateFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12889,6 +13190,7 @@ type SimulateFastTrackBookingResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12899,6 +13201,7 @@ type SimulateFastTrackBookingResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12910,6 +13213,7 @@ type SimulateFastTrackBookingResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -12921,6 +13225,7 @@ type SimulateFastTrackBookingResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12931,6 +13236,7 @@ type SimulateFastTrackBookingResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12941,6 +13247,7 @@ type SimulateFastTrackBookingResponse415Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12951,6 +13258,7 @@ type SimulateFastTrackBookingResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12962,6 +13270,7 @@ type SimulateFastTrackBookingResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12972,6 +13281,7 @@ type SimulateFastTrackBookingResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -12983,6 +13293,7 @@ type SimulateFastTrackBookingResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13126,6 +13437,7 @@ type SandboxESIMActivateResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13136,6 +13448,7 @@ type SandboxESIMActivateResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13146,6 +13459,7 @@ type SandboxESIMActivateResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13157,6 +13471,7 @@ type SandboxESIMActivateResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13168,6 +13483,7 @@ type SandboxESIMActivateResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13178,6 +13494,7 @@ type SandboxESIMActivateResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13188,6 +13505,7 @@ type SandboxESIMActivateResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13199,6 +13517,7 @@ type SandboxESIMActivateResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13209,6 +13528,7 @@ type SandboxESIMActivateResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13220,6 +13540,7 @@ type SandboxESIMActivateResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13354,6 +13675,7 @@ type SandboxESIMInstallResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13364,6 +13686,7 @@ type SandboxESIMInstallResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13374,6 +13697,7 @@ type SandboxESIMInstallResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13385,6 +13709,7 @@ type SandboxESIMInstallResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13396,6 +13721,7 @@ type SandboxESIMInstallResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13406,6 +13732,7 @@ type SandboxESIMInstallResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13416,6 +13743,7 @@ type SandboxESIMInstallResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13427,6 +13755,7 @@ type SandboxESIMInstallResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13437,6 +13766,7 @@ type SandboxESIMInstallResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13448,6 +13778,7 @@ type SandboxESIMInstallResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13582,6 +13913,7 @@ type SandboxESIMUsageResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13592,6 +13924,7 @@ type SandboxESIMUsageResponse400Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13602,6 +13935,7 @@ type SandboxESIMUsageResponse401Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13613,6 +13947,7 @@ type SandboxESIMUsageResponse403Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	WWWAuthenticate    *string
 	XRequestID         *string
 }
@@ -13624,6 +13959,7 @@ type SandboxESIMUsageResponse404Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13634,6 +13970,7 @@ type SandboxESIMUsageResponse409Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13644,6 +13981,7 @@ type SandboxESIMUsageResponse422Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13655,6 +13993,7 @@ type SandboxESIMUsageResponse429Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13665,6 +14004,7 @@ type SandboxESIMUsageResponse500Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -13676,6 +14016,7 @@ type SandboxESIMUsageResponse503Headers struct {
 	RateLimitRemaining *int
 	RateLimitReset     *int
 	RetryAfter         *int
+	Vary               *string
 	XRequestID         *string
 }
 
@@ -14710,6 +15051,13 @@ func ParseGetJWKSResponse(rsp *http.Response) (*GetJWKSResponse, error) {
 			}
 			headers.CacheControl = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14756,6 +15104,13 @@ func ParseGetAuthorizationServerMetadataResponse(rsp *http.Response) (*GetAuthor
 			}
 			headers.CacheControl = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14801,6 +15156,13 @@ func ParseGetOpenidConfigurationResponse(rsp *http.Response) (*GetOpenidConfigur
 				return nil, err
 			}
 			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -14897,6 +15259,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14941,6 +15310,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -14993,6 +15369,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15053,6 +15436,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15097,6 +15487,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15149,6 +15546,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15287,6 +15691,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15332,6 +15743,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15376,6 +15794,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15429,6 +15854,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15481,6 +15913,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15525,6 +15964,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15571,6 +16017,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15615,6 +16068,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15668,6 +16128,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15712,6 +16179,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15764,6 +16238,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -15863,6 +16344,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15907,6 +16395,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -15960,6 +16455,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16011,6 +16513,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16064,6 +16573,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16108,6 +16624,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16160,6 +16683,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16263,6 +16793,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16307,6 +16844,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -16360,6 +16904,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16411,6 +16962,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16464,6 +17022,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16508,6 +17073,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16560,6 +17132,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -16684,6 +17263,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16729,6 +17315,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16773,6 +17366,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -16826,6 +17426,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16878,6 +17485,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16923,6 +17537,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16967,6 +17588,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17020,6 +17648,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17064,6 +17699,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17116,6 +17758,13 @@ func ParseChangeWebhookURLResponse(rsp *http.Response) (*ChangeWebhookURLRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17226,6 +17875,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17271,6 +17927,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17315,6 +17978,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -17368,6 +18038,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17419,6 +18096,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17472,6 +18156,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17516,6 +18207,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17568,6 +18266,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17678,6 +18383,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17722,6 +18434,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -17775,6 +18494,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17827,6 +18553,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17871,6 +18604,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -17924,6 +18664,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17968,6 +18715,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18020,6 +18774,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18144,6 +18905,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18189,6 +18957,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18233,6 +19008,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -18286,6 +19068,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18338,6 +19127,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18383,6 +19179,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18427,6 +19230,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18480,6 +19290,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18524,6 +19341,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18576,6 +19400,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18686,6 +19517,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18730,6 +19568,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -18783,6 +19628,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18835,6 +19687,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18879,6 +19738,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -18932,6 +19798,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18976,6 +19849,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19028,6 +19908,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19159,6 +20046,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19204,6 +20098,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19248,6 +20149,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -19301,6 +20209,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19352,6 +20267,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19405,6 +20327,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19457,6 +20386,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19508,6 +20444,13 @@ func ParseIssueTokenResponse(rsp *http.Response) (*IssueTokenResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19621,6 +20564,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19666,6 +20616,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19710,6 +20667,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -19763,6 +20727,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19814,6 +20785,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19867,6 +20845,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19911,6 +20896,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -19963,6 +20955,13 @@ func ParseListFastTrackBookingsResponse(rsp *http.Response) (*ListFastTrackBooki
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20108,6 +21107,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20153,6 +21159,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20197,6 +21210,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -20250,6 +21270,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20302,6 +21329,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20346,6 +21380,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20392,6 +21433,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20436,6 +21484,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20489,6 +21544,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20533,6 +21595,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20585,6 +21654,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20688,6 +21764,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20732,6 +21815,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -20785,6 +21875,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20836,6 +21933,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20889,6 +21993,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20933,6 +22044,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -20985,6 +22103,13 @@ func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21095,6 +22220,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21139,6 +22271,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -21192,6 +22331,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21244,6 +22390,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21288,6 +22441,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21341,6 +22501,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21385,6 +22552,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21437,6 +22611,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21547,6 +22728,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21591,6 +22779,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -21644,6 +22839,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21696,6 +22898,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21740,6 +22949,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21793,6 +23009,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21837,6 +23060,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -21889,6 +23119,13 @@ func ParseConfirmFastTrackBookingResponse(rsp *http.Response) (*ConfirmFastTrack
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22023,6 +23260,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22067,6 +23311,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22120,6 +23371,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22172,6 +23430,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22217,6 +23482,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22261,6 +23533,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22314,6 +23593,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22358,6 +23644,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22410,6 +23703,13 @@ func ParseGetFastTrackPassResponse(rsp *http.Response) (*GetFastTrackPassRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22520,6 +23820,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22565,6 +23872,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22609,6 +23923,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22661,6 +23982,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22721,6 +24049,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22765,6 +24100,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22817,6 +24159,13 @@ func ParseGetESIMBillingResponse(rsp *http.Response) (*GetESIMBillingResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -22934,6 +24283,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22979,6 +24335,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23023,6 +24386,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23075,6 +24445,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23135,6 +24512,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23179,6 +24563,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23231,6 +24622,13 @@ func ParseListESIMOrdersResponse(rsp *http.Response) (*ListESIMOrdersResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23397,6 +24795,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23442,6 +24847,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23486,6 +24898,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23539,6 +24958,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23583,6 +25009,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -23636,6 +25069,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23680,6 +25120,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23726,6 +25173,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23770,6 +25224,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23823,6 +25284,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23867,6 +25335,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -23919,6 +25394,13 @@ func ParseCreateESIMOrderResponse(rsp *http.Response) (*CreateESIMOrderResponse,
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24036,6 +25518,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24080,6 +25569,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -24133,6 +25629,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24184,6 +25687,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24237,6 +25747,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24281,6 +25798,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24333,6 +25857,13 @@ func ParseGetESIMOrderResponse(rsp *http.Response) (*GetESIMOrderResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24457,6 +25988,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24502,6 +26040,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24546,6 +26091,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -24599,6 +26151,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24650,6 +26209,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24703,6 +26269,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24747,6 +26320,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24799,6 +26379,13 @@ func ParseListESIMsResponse(rsp *http.Response) (*ListESIMsResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -24916,6 +26503,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24960,6 +26554,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25013,6 +26614,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25064,6 +26672,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25117,6 +26732,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25161,6 +26783,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25213,6 +26842,13 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25316,6 +26952,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25360,6 +27003,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25413,6 +27063,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25464,6 +27121,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25517,6 +27181,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25561,6 +27232,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25613,6 +27291,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25772,6 +27457,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25817,6 +27509,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25861,6 +27560,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -25914,6 +27620,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25958,6 +27671,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26011,6 +27731,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26055,6 +27782,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26101,6 +27835,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26145,6 +27886,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26198,6 +27946,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26242,6 +27997,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26294,6 +28056,13 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26535,6 +28304,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26579,6 +28355,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26631,6 +28414,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -26691,6 +28481,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26735,6 +28532,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -26787,6 +28591,13 @@ func ParseListESIMPackagesResponse(rsp *http.Response) (*ListESIMPackagesRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27025,6 +28836,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27076,6 +28894,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27129,6 +28954,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27181,6 +29013,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27225,6 +29064,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27277,6 +29123,13 @@ func ParseGetESIMPackageResponse(rsp *http.Response) (*GetESIMPackageResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27518,6 +29371,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27562,6 +29422,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27614,6 +29481,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -27674,6 +29548,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27718,6 +29599,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -27770,6 +29658,13 @@ func ParseListFastTracksResponse(rsp *http.Response) (*ListFastTracksResponse, e
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28008,6 +29903,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28059,6 +29961,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28112,6 +30021,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28164,6 +30080,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28208,6 +30131,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28260,6 +30190,13 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28501,6 +30438,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28545,6 +30489,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28597,6 +30548,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -28657,6 +30615,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28701,6 +30666,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28753,6 +30725,13 @@ func ParseListLoungesResponse(rsp *http.Response) (*ListLoungesResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -28991,6 +30970,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29042,6 +31028,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -29095,6 +31088,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29147,6 +31147,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29191,6 +31198,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29243,6 +31257,13 @@ func ParseGetLoungeResponse(rsp *http.Response) (*GetLoungeResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29374,6 +31395,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29419,6 +31447,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29463,6 +31498,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -29516,6 +31558,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29568,6 +31617,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29612,6 +31668,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29658,6 +31721,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29702,6 +31772,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29755,6 +31832,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29799,6 +31883,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29851,6 +31942,13 @@ func ParseSimulateFastTrackBookingResponse(rsp *http.Response) (*SimulateFastTra
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -29989,6 +32087,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30034,6 +32139,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30078,6 +32190,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -30131,6 +32250,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30183,6 +32309,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30228,6 +32361,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30272,6 +32412,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30325,6 +32472,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30369,6 +32523,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30421,6 +32582,13 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30559,6 +32727,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30604,6 +32779,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30648,6 +32830,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -30701,6 +32890,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30753,6 +32949,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30798,6 +33001,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30842,6 +33052,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30895,6 +33112,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30939,6 +33163,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -30991,6 +33222,13 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31129,6 +33367,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31174,6 +33419,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31218,6 +33470,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -31271,6 +33530,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31323,6 +33589,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31368,6 +33641,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RateLimitReset = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31412,6 +33692,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31465,6 +33752,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 			}
 			headers.RetryAfter = &value
 		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31509,6 +33803,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31561,6 +33862,13 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 				return nil, err
 			}
 			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -31873,6 +34181,17 @@ func NewBookingStatusChangedEventWebhookRequestWithBody(targetURL string, params
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -31933,6 +34252,17 @@ func NewEsimOrderCompletedEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -31995,6 +34325,17 @@ func NewEsimStatusChangedEventWebhookRequestWithBody(targetURL string, params *E
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -32055,6 +34396,17 @@ func NewEsimUsageThresholdEventWebhookRequestWithBody(targetURL string, params *
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil
@@ -32117,6 +34469,17 @@ func NewPassStatusChangedEventWebhookRequestWithBody(targetURL string, params *P
 
 		req.Header.Set("webhook-signature", headerParam2)
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 	return req, nil
 }
@@ -32177,6 +34540,17 @@ func NewWebhookTestEventWebhookRequestWithBody(targetURL string, params *Webhook
 		}
 
 		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
 
 	}
 	return req, nil

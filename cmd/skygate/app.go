@@ -24,6 +24,7 @@ import (
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/ratelimit"
 	"github.com/skygate/skygate/internal/seal"
+	"github.com/skygate/skygate/internal/telemetry"
 	"github.com/skygate/skygate/internal/webhook"
 )
 
@@ -54,13 +55,15 @@ type app struct {
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
 // and builds the HTTP handler. ca issues and checks the client certificates of
-// applications; nil refuses them.
-func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCerts httpapi.ClientCertConfig, ca *clientca.Authority) (_ *app, err error) {
+// applications; nil refuses them. tr (nil is off) traces the store's statements and
+// the webhook deliveries; the latency of the statements is on /metrics either way.
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCerts httpapi.ClientCertConfig, ca *clientca.Authority, tr *telemetry.Tracing) (_ *app, err error) {
 	a := &app{cfg: cfg, log: log}
 	if a.box, err = openBox(cfg, log); err != nil {
 		return nil, err
 	}
-	if a.db, err = openMigrated(ctx, cfg, log, a.box, cfg.Migrate); err != nil {
+	statements := telemetry.NewStatements(engineName(cfg), tr.TracerProvider())
+	if a.db, err = openMigrated(ctx, cfg, log, a.box, cfg.Migrate, statements); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -109,6 +112,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Store: a.db, Box: webhookSecrets, Logger: log, Lease: cfg.WebhookLease,
 		Client:    webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookPrivate, Timeout: cfg.WebhookTimeout}),
 		UserAgent: "Skygate-Webhooks/1 (+" + cfg.PublicURL + ")",
+		Tracer:    tr.TracerProvider(),
 	})
 	a.webhooks = webhook.NewService(webhook.Config{
 		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,
@@ -159,6 +163,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Log:             log,
 		AccessLog:       log,
 		AccessLogOutput: logOutput(log),
+		Traced:          tr.Enabled(),
 		Now:             time.Now,
 	})
 	tokens.Hooks = a.server.TokenHooks()
@@ -167,6 +172,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	a.db.OnDeliveries(a.dispatch.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)
+	a.server.Register(newBacklogCollector(a.db, time.Now, log), buildInfo(thisBuild()))
+	a.server.Register(statements.Collector())
 	return a, nil
 }
 

@@ -57,7 +57,7 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, c iden
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate, nil)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func importCatalog(ctx context.Context, cfg *config.Config, log *slog.Logger, pa
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate, nil)
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func TestCatalogLanguages(t *testing.T) {
 			if p := mustPage(t, body); len(p.Data) != 1 || p.Data[0].Location.City != tc.city {
 				t.Errorf("city %+v, want %s", p.Data, tc.city)
 			}
-			if resp.Header.Get("Vary") != "Accept-Language" || resp.Header.Get("Cache-Control") != "private, no-cache" {
+			if resp.Header.Get("Vary") != "Accept-Encoding, Accept-Language" || resp.Header.Get("Cache-Control") != "private, no-cache" {
 				t.Errorf("Vary %q Cache-Control %q", resp.Header.Get("Vary"), resp.Header.Get("Cache-Control"))
 			}
 		})
@@ -225,7 +225,7 @@ func TestCatalogConditionalRequests(t *testing.T) {
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
 			}
-			if resp.Header.Get("ETag") != etag || resp.Header.Get("Vary") != "Accept-Language" || resp.Header.Get("Cache-Control") != "private, no-cache" {
+			if resp.Header.Get("ETag") != etag || resp.Header.Get("Vary") != "Accept-Encoding, Accept-Language" || resp.Header.Get("Cache-Control") != "private, no-cache" {
 				t.Errorf("headers ETag %q Vary %q Cache-Control %q", resp.Header.Get("ETag"), resp.Header.Get("Vary"), resp.Header.Get("Cache-Control"))
 			}
 			// RFC 9110 §15.4.5: a 304 carries the validators and caching fields of

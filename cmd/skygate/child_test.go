@@ -85,7 +85,7 @@ func (c *childServer) start() {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChildServe+"=1")
+	cmd.Env = append(os.Environ(), envChildServe+"=1", "SKYGATE_SHUTDOWN_DELAY="+noShutdownDelay)
 	for k, v := range c.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -84,7 +84,7 @@ func (s *testServer) openStore() database {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	db, err := openStore(context.Background(), cfg, box)
+	db, err := openStore(context.Background(), cfg, box, nil)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -47,6 +47,9 @@ type hostileCase struct {
 	// for RFC 6749 error JSON, "redirect" for a 302 to the console with error=, "any"
 	// for net/http's own answers.
 	format string
+	// coding is the Content-Encoding the answer must have ("identity": none); "" does
+	// not check. A gzip-coded body is checked decoded.
+	coding string
 	// bug names a known defect: the case states the right answer, and while the server
 	// still gives the wrong one the test logs it instead of failing (a 5xx still
 	// fails). Once fixed, the test fails until the marker is removed.
@@ -112,6 +115,15 @@ func (s *testServer) runHostile(t *testing.T, cases []hostileCase) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		coding := resp.Header.Get("Content-Encoding")
+		if coding == "gzip" {
+			if body, err = gunzipBody(body); err != nil {
+				t.Errorf("%s: Content-Encoding gzip, but the body is not: %v", c.name, err)
+			}
+		}
+		if c.coding != "" && coding != strings.TrimPrefix(c.coding, "identity") {
+			t.Errorf("%s: Content-Encoding %q, want %s", c.name, coding, c.coding)
+		}
 		checkHostileAnswer(t, c, resp, body)
 	}
 }
@@ -376,6 +388,7 @@ func TestHostileRequests(t *testing.T) {
 		_, lounges := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etagResp, _ := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etag := etagResp.Header.Get("ETag")
+		const bigPage = "/v2/catalog/lounges?limit=20" // over 1 KiB, so gzip-coded when accepted
 		admin := s.adminToken()
 		pkg := s.seedESIMCatalog(c.AccountID, 2)
 
@@ -489,6 +502,27 @@ func TestHostileRequests(t *testing.T) {
 			{name: "If-Modified-Since year 9999", path: "/v2/catalog/lounges?limit=5", header: with("If-Modified-Since", "Fri, 31 Dec 9999 23:59:59 GMT"), want: 304, format: "any"},
 			{name: "If-Modified-Since with If-None-Match mismatch", path: "/v2/catalog/lounges?limit=5", header: with("If-None-Match", `"nope"`, "If-Modified-Since", "Fri, 31 Dec 9999 23:59:59 GMT"), want: 200},
 			{name: "Accept image/png on JSON", path: "/v2/catalog/lounges?limit=1", header: with("Accept", "image/png"), want: 200},
+
+			// Accept-Encoding (RFC 9110 §12.5.3: q=0 refuses, "*" stands for what is not
+			// named); an answer no coding suits is sent as it is, never refused.
+			{name: "Accept-Encoding gzip", path: bigPage, header: with("Accept-Encoding", "gzip"), want: 200, coding: "gzip"},
+			{name: "Accept-Encoding gzip;q=0", path: bigPage, header: with("Accept-Encoding", "gzip;q=0"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding *;q=0", path: bigPage, header: with("Accept-Encoding", "*;q=0"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding identity;q=0", path: bigPage, header: with("Accept-Encoding", "identity;q=0"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding identity;q=0, *;q=0", path: bigPage, header: with("Accept-Encoding", "identity;q=0, *;q=0"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding *", path: bigPage, header: with("Accept-Encoding", "*"), want: 200, coding: "gzip"},
+			{name: "Accept-Encoding *;q=0, gzip", path: bigPage, header: with("Accept-Encoding", "*;q=0, gzip"), want: 200, coding: "gzip"},
+			{name: "Accept-Encoding gzip;q=0, *", path: bigPage, header: with("Accept-Encoding", "gzip;q=0, *"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding br and zstd only", path: bigPage, header: with("Accept-Encoding", "br, zstd"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding q garbage", path: bigPage, header: with("Accept-Encoding", "gzip;q=abc, *;q=NaN, deflate;q=-1"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding q 1e999", path: bigPage, header: with("Accept-Encoding", "GZIP;Q=1e999"), want: 200, coding: "gzip"},
+			{name: "Accept-Encoding 10 KiB list", path: bigPage, header: with("Accept-Encoding", strings.Repeat("br;q=0.5, ", 1000)+"gzip"), want: 200, coding: "gzip"},
+			{name: "Accept-Encoding 10 KiB garbage", path: bigPage, header: with("Accept-Encoding", strings.Repeat(";,x=", 2560)), want: 200, coding: "identity"},
+			{name: "Accept-Encoding gzip on HEAD", method: "HEAD", path: bigPage, header: with("Accept-Encoding", "gzip"), want: 200, coding: "identity"},
+			{name: "Accept-Encoding gzip with If-None-Match", path: bigPage, header: with("Accept-Encoding", "gzip", "If-None-Match", "*"), want: 304, format: "any", coding: "identity"},
+			{name: "Accept-Encoding gzip on a problem", path: "/v2/catalog/lounges?limit=0", header: with("Accept-Encoding", "gzip"), want: 400},
+			{name: "Accept-Encoding gzip on a 404", path: "/v2/nowhere", header: with("Accept-Encoding", "gzip"), want: 404},
+			{name: "Accept-Encoding gzip on a pass (PNG)", mtls: true, path: bookingPath + "/" + bookingID + "/pass", header: with("Accept-Encoding", "gzip", "Accept", "image/png"), want: anyStatus, coding: "identity"},
 			{name: "pass with Accept garbage", mtls: true, path: bookingPath + "/" + bookingID + "/pass", header: with("Accept", ";;;"), want: 0},
 
 			// Paging and query parameters.

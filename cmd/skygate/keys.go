@@ -18,7 +18,7 @@ func rotateKeys(ctx context.Context, cfg *config.Config, log *slog.Logger, stdou
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate)
+	db, err := openMigrated(ctx, cfg, log, box, cfg.Migrate, nil)
 	if err != nil {
 		return err
 	}

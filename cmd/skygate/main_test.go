@@ -87,6 +87,10 @@ func testEnv(tb testing.TB, overrides map[string]string) map[string]string {
 	return env
 }
 
+// noShutdownDelay is the SKYGATE_SHUTDOWN_DELAY of test servers unless their env sets
+// one: no load balancer needs to notice that they stop.
+const noShutdownDelay = "0s"
+
 // startServer runs `skygate serve` with env until the test ends, waits for the
 // listening line and for /readyz.
 func startServer(tb testing.TB, env map[string]string) *testServer {
@@ -96,8 +100,11 @@ func startServer(tb testing.TB, env map[string]string) *testServer {
 	done := make(chan error, 1)
 	// The listening line is logged at info; keep info for it and filter nothing else.
 	runEnv := func(k string) string {
-		if k == "SKYGATE_LOG_LEVEL" {
+		switch {
+		case k == "SKYGATE_LOG_LEVEL":
 			return "info"
+		case k == "SKYGATE_SHUTDOWN_DELAY" && env[k] == "":
+			return noShutdownDelay
 		}
 		return env[k]
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -29,6 +30,9 @@ type validatingTransport struct {
 	tb     testing.TB
 	base   http.RoundTripper
 	router routers.Router
+	// partner are the partner listeners' base URLs, whose answers all say Vary:
+	// Accept-Encoding.
+	partner []string
 }
 
 func newValidatingTransport(tb testing.TB, base http.RoundTripper, urls ...string) http.RoundTripper {
@@ -107,7 +111,29 @@ func validatingTransportOf(tb testing.TB, base http.RoundTripper, urls []string,
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &validatingTransport{tb: tb, base: base, router: r}
+	return &validatingTransport{tb: tb, base: base, router: r, partner: urls}
+}
+
+// gunzipBody decodes a gzip-coded body.
+func gunzipBody(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// varyCount counts the times the Vary lines of h list field.
+func varyCount(h http.Header, field string) int {
+	n := 0
+	for _, line := range h.Values("Vary") {
+		for f := range strings.SplitSeq(line, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), field) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -123,6 +149,19 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if resp.Header.Get("X-Request-ID") == "" && !strings.HasPrefix(req.URL.Path, "/metrics") {
 		v.tb.Errorf("%s %s: response without X-Request-ID", req.Method, req.URL.Path)
+	}
+	if slices.ContainsFunc(v.partner, func(u string) bool { return strings.HasPrefix(req.URL.String(), u+"/") }) &&
+		varyCount(resp.Header, "Accept-Encoding") != 1 {
+		v.tb.Errorf("%s %s: Vary %q, want Accept-Encoding listed once", req.Method, req.URL.Path, resp.Header.Values("Vary"))
+	}
+	// A client that asked for gzip itself gets the coded body (the transport decodes
+	// only what it asked for); the contract describes the decoded one.
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		decoded, err := gunzipBody(body)
+		if err != nil {
+			v.tb.Errorf("%s %s: Content-Encoding gzip, but the body is not: %v", req.Method, req.URL.Path, err)
+		}
+		body = decoded
 	}
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {

@@ -88,7 +88,7 @@ func serverRoutes(t *testing.T) (partner, ops []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), httpapi.ClientCertConfig{}, nil)
+	a, err := newApp(context.Background(), cfg, slog.New(slog.DiscardHandler), httpapi.ClientCertConfig{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

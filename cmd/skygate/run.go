@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"go.opentelemetry.io/otel"
 
 	"github.com/skygate/skygate/internal/config"
+	"github.com/skygate/skygate/internal/telemetry"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
 
 // command is one of skygate's commands. define declares its flags on fs and returns
 // the function that runs it once fs parsed the arguments, with fs.Args() as the
@@ -127,11 +127,47 @@ func findCommand(args []string) (command, []string, bool) {
 // runServe is the serve command.
 func runServe(ctx context.Context, c *invocation) error {
 	c.log.Info("garbage collector", "gogc", tuneGC(c.getenv))
+	tr, log, err := startTracing(ctx, c.getenv, c.log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(ctx, tr, log)
 	stopProfile, err := startCPUProfile(c.cfg.CPUProfile)
 	if err != nil {
 		return err
 	}
-	return errors.Join(serve(ctx, c.cfg, c.log, c.stdout), stopProfile())
+	return errors.Join(serve(ctx, c.cfg, log, c.stdout, tr), stopProfile())
+}
+
+// startTracing sets up tracing from the OpenTelemetry variables of the environment
+// (telemetry.Setup) and returns it with the logger to use: log itself when tracing is
+// off, else log adding the trace_id and span_id of the span in each record's context.
+// Errors of the exporter go to that logger.
+func startTracing(ctx context.Context, getenv func(string) string, log *slog.Logger) (*telemetry.Tracing, *slog.Logger, error) {
+	tr, err := telemetry.Setup(ctx, getenv, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !tr.Enabled() {
+		return tr, log, nil
+	}
+	if h, ok := log.Handler().(*jsonHandler); ok {
+		log = slog.New(&jsonHandler{Handler: telemetry.LogHandler(h.Handler), w: h.w})
+	} else {
+		log = slog.New(telemetry.LogHandler(log.Handler()))
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "error", err) }))
+	log.Info("tracing", "endpoint", tr.Endpoint, "protocol", tr.Protocol)
+	return tr, log, nil
+}
+
+// stopTracing exports the spans still queued, for up to five seconds.
+func stopTracing(ctx context.Context, tr *telemetry.Tracing, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tr.Shutdown(ctx); err != nil {
+		log.Warn("tracing: spans lost at shutdown", "error", err)
+	}
 }
 
 // printUsage writes the program's usage: the commands and the configuration. Like
@@ -149,6 +185,14 @@ func printUsage(w io.Writer) {
 	_ = tw.Flush()
 	_, _ = fmt.Fprint(w, "\nEvery command but version and help reads its configuration from these environment\nvariables (default in the middle column; README.md has the details):\n\n")
 	_ = config.PrintVariables(w)
+	printTracingVariables(w)
+}
+
+// printTracingVariables writes the OpenTelemetry variables that serve reads; like
+// printUsage it ignores write errors.
+func printTracingVariables(w io.Writer) {
+	_, _ = fmt.Fprint(w, "\nserve traces requests with OpenTelemetry when the standard OTEL_* variables name an\nOTLP endpoint (off otherwise; README.md, Tracing):\n\n")
+	_ = telemetry.PrintVariables(w)
 }
 
 // printCommandUsage writes c's usage, flags and the configuration variables.
@@ -169,7 +213,13 @@ func printCommandUsage(w io.Writer, c command) error {
 		fs.PrintDefaults()
 	}
 	_, _ = fmt.Fprint(w, "\nconfiguration (environment variables):\n\n")
-	return config.PrintVariables(w)
+	if err := config.PrintVariables(w); err != nil {
+		return err
+	}
+	if c.name == "serve" {
+		printTracingVariables(w)
+	}
+	return nil
 }
 
 func hasFlags(fs *flag.FlagSet) bool {
@@ -185,14 +235,15 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(&jsonHandler{JSONHandler: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}), w: w})
+	return slog.New(&jsonHandler{Handler: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}), w: w})
 }
 
-// jsonHandler is slog's JSON handler that remembers its writer, so that newApp can
-// give it to the access log (httpapi.Deps.AccessLogOutput). Loggers derived with With
-// or WithGroup have the plain JSON handler, and logOutput none.
+// jsonHandler is slog's JSON handler, or that handler wrapped by telemetry.LogHandler
+// (startTracing), that remembers its writer, so that newApp can give it to the access
+// log (httpapi.Deps.AccessLogOutput). Loggers derived with With or WithGroup have the
+// handler without the writer, and logOutput none.
 type jsonHandler struct {
-	*slog.JSONHandler
+	slog.Handler
 	w io.Writer
 }
 
@@ -202,25 +253,4 @@ func logOutput(log *slog.Logger) io.Writer {
 		return h.w
 	}
 	return nil
-}
-
-func printVersion(w io.Writer) error {
-	goVersion, revision := "", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
-	}
-	_, err := fmt.Fprintf(w, "skygate %s (go %s, revision %s)\n", version, goVersion, orUnknown(revision))
-	return err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

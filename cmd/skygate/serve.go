@@ -18,14 +18,19 @@ import (
 	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/lifecycle"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 // serve runs the API on both listeners, the operator listener and the background
-// workers until ctx ends, then shuts down gracefully.
+// workers until ctx ends (a signal), then drains and shuts down (stopper.stop).
 // log receives the access log too, when it writes info lines; stdout receives what a
 // person reads at the terminal (the development demo client's credentials), never the
-// log. The listeners are bound before anything is created or migrated.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer) error {
+// log. tr traces the partner listeners' requests, the store's statements and the
+// webhook deliveries when it is on. The listeners are bound before anything is created
+// or migrated.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, tr *telemetry.Tracing) (err error) {
+	stop := &stopper{delay: cfg.ShutdownDelay, timeout: cfg.ShutdownTimeout, log: log}
+	defer func() { stop.logStopped(err) }() // the last line, once the store closed
 	warnConveniences(cfg, log)
 	warnPublicURL(cfg, log)
 	plainLn, mtlsLn, opsLn, err := listen(cfg)
@@ -43,7 +48,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority)
+	a, err := newApp(ctx, cfg, log, httpapi.ClientCertConfig{CAs: clientCAs, ProxyHeader: cfg.ProxyCertHeader}, authority, tr)
 	if err != nil {
 		return err
 	}
@@ -72,10 +77,12 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 		}
 	}
 	// The operator listener serves /metrics, /healthz and /readyz only: partners'
-	// listeners do not show the service's internals.
-	plain, secure, ops := newServer(a.server, nil), newServer(a.server, tlsCfg), newServer(a.server.Ops(), nil)
+	// listeners do not show the service's internals. Its requests are not traced.
+	partners := tr.Handler(a.server)
+	plain, secure, ops := newServer(partners, nil), newServer(partners, tlsCfg), newServer(a.server.Ops(), nil)
 
-	bg, stopBG := context.WithCancel(ctx)
+	// The background work goes on while serve drains; stop ends it.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	var bgErr error
 	bgDone := make(chan struct{})
@@ -89,20 +96,21 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 		"ops", "http://"+opsLn.Addr().String(), "database", engineName(cfg), "env", cfg.Env)
 
 	var serveErr error
+	signalled := false
 	select {
 	case <-ctx.Done():
+		signalled = true
 	case serveErr = <-errc:
 	case <-bgDone: // only a failure ends the background work early
 		log.Error("background work failed", "err", bgErr)
 	}
-	log.Info("shutting down")
-	stopBG()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	err = errors.Join(plain.Shutdown(sctx), secure.Shutdown(sctx), ops.Shutdown(sctx))
-	<-bgDone // workers finish what they hold before the store closes
+	bgReturned, err := stop.stop(signalled, work{servers: []*http.Server{plain, secure, ops},
+		drain: a.server.Drain, stopBG: stopBG, done: bgDone})
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
+	}
+	if !bgReturned { // bgErr is still the background work's to write
+		return errors.Join(serveErr, err)
 	}
 	return errors.Join(serveErr, bgErr, err)
 }
@@ -173,7 +181,7 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg, log, box, true)
+	db, err := openMigrated(ctx, cfg, log, box, true, nil)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/skygate/skygate/internal/postgres"
 	"github.com/skygate/skygate/internal/seal"
 	"github.com/skygate/skygate/internal/sqlite"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 // database is a store that can also migrate its schema.
@@ -34,23 +35,23 @@ type database interface {
 }
 
 // openStore opens the engine the database URL names, sealing what rests in its rows
-// with a subkey of box (seal.PurposeStoreRecords). It is the only place that names
-// concrete storage engines.
-func openStore(ctx context.Context, cfg *config.Config, box *seal.Box) (database, error) {
+// with a subkey of box (seal.PurposeStoreRecords), its statements observed by obs when
+// it is not nil. It is the only place that names concrete storage engines.
+func openStore(ctx context.Context, cfg *config.Config, box *seal.Box, obs *telemetry.Statements) (database, error) {
 	sealer, err := seal.New(box.DeriveKey(seal.PurposeStoreRecords))
 	if err != nil {
 		return nil, err
 	}
 	if path, ok := cfg.SQLitePath(); ok {
-		return sqlite.Open(ctx, path, sealer)
+		return sqlite.Open(ctx, path, sealer, obs)
 	}
-	return postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns, sealer)
+	return postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns, sealer, obs)
 }
 
 // openMigrated opens the store (openStore) and applies migrations when asked to; when
 // not, it refuses a database that lacks migrations of this binary, naming the fix.
-func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box *seal.Box, migrate bool) (database, error) {
-	db, err := openStore(ctx, cfg, box)
+func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box *seal.Box, migrate bool, obs *telemetry.Statements) (database, error) {
+	db, err := openStore(ctx, cfg, box, obs)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

@@ -112,7 +112,9 @@ func (w *Worker) logFailed(ctx context.Context, step string, err error) {
 // backlog drains without waiting for the ticker. Between ticks, a booking created
 // through the Service triggers the issue step alone: expiry and the purge of
 // idempotency keys are due by the clock, not by new bookings, so they wait for the
-// tick. Run is a lifecycle.Service.
+// tick. When ctx ends, the run in progress finishes (its context carries ctx's values
+// but not its end) and Run returns: a batch it claimed commits rather than rolling
+// back. Run is a lifecycle.Service.
 func (w *Worker) Run(ctx context.Context) error {
 	interval := w.Interval
 	if interval <= 0 {
@@ -125,7 +127,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		if all {
 			run = w.RunOnce
 		}
-		st, err := run(ctx)
+		st, err := run(context.WithoutCancel(ctx))
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/idempotency"
 	"github.com/skygate/skygate/internal/qr"
+	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -232,5 +234,49 @@ func BenchmarkCreateAndIssue(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// claimGate is a store whose first ClaimBookings waits for the test before it claims,
+// and reports whether its context had ended by then.
+type claimGate struct {
+	skygate.Store
+	once             sync.Once
+	entered, release chan struct{}
+	ctxErr           error
+}
+
+func (g *claimGate) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+		g.ctxErr = ctx.Err()
+	})
+	return g.Store.ClaimBookings(ctx, from, t, now, limit, apply)
+}
+
+// TestWorkerFinishesItsRunWhenStopped: a worker stopped while it claims bookings
+// finishes the run (the batch commits) and then returns.
+func TestWorkerFinishesItsRunWhenStopped(t *testing.T) {
+	t.Parallel()
+	gate := &claimGate{Store: sqlitetest.MustOpen(t), entered: make(chan struct{}), release: make(chan struct{})}
+	b := setupStore(t, gate)
+	for range 3 {
+		b.MustCreate(t, request())
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.worker.Run(ctx) }()
+	<-gate.entered
+	cancel()
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if gate.ctxErr != nil {
+		t.Errorf("the claim's context ended (%v) when Run's did", gate.ctxErr)
+	}
+	if _, n, err := b.svc.List(t.Context(), b.account, "Issued", skygate.Page{}); err != nil || n != 3 {
+		t.Errorf("%d of 3 bookings issued when Run returned (%v)", n, err)
 	}
 }

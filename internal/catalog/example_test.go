@@ -27,9 +27,9 @@ func Example() {
 		if err != nil {
 			return http.StatusInternalServerError, lang
 		}
-		// The handler sets ETag, Vary: Accept-Language and Cache-Control: private,
-		// no-cache on 200 and 304 alike, and Content-Language and Last-Modified (when
-		// not zero) on 200 only (RFC 9110 §15.4.5).
+		// The handler sets ETag, Vary (Accept-Encoding, Accept-Language) and
+		// Cache-Control: private, no-cache on 200 and 304 alike, and Content-Language
+		// and Last-Modified (when not zero) on 200 only (RFC 9110 §15.4.5).
 		if conditional.NotModified(r, page.ETag, page.LastModified) {
 			return http.StatusNotModified, page.Language
 		}

@@ -33,8 +33,25 @@ func NotModified(r *http.Request, etag string, lastModified time.Time) bool {
 
 func nonBlank(line string) bool { return strings.Trim(line, " \t") != "" }
 
+// GzipSuffix ends the opaque-tag of a gzip-coded representation's entity tag, which is
+// the identity representation's tag with GzipSuffix before its closing quote: RFC 9110
+// §8.8.3 gives representations that differ in content coding different strong tags.
+const GzipSuffix = "-gzip"
+
+// GzipETag returns the entity tag of the gzip-coded variant of the representation
+// whose entity tag is etag: "v1" becomes "v1-gzip", W/"v1" becomes W/"v1-gzip".
+func GzipETag(etag string) string {
+	i := strings.LastIndexByte(etag, '"')
+	if i < 0 {
+		return etag + GzipSuffix
+	}
+	return etag[:i] + GzipSuffix + etag[i:]
+}
+
 // ETagListMatches reports whether an If-None-Match field value (a comma-separated list of
-// entity tags, or "*") matches etag by weak comparison. Malformed elements are skipped.
+// entity tags, or "*") matches etag by weak comparison. An element that is etag's gzip
+// variant (GzipETag) matches too: the client holds the same content, gzip-coded.
+// Malformed elements are skipped.
 func ETagListMatches(list, etag string) bool {
 	want := opaque(etag)
 	for s := list; ; {
@@ -48,11 +65,18 @@ func ETagListMatches(list, etag string) bool {
 			if _, rest, ok = strings.Cut(s, ","); !ok {
 				return false
 			}
-		} else if tag == "*" || (tag == want && want != "") {
+		} else if tag == "*" || (want != "" && (tag == want || gzipVariant(tag, want))) {
 			return true
 		}
 		s = rest
 	}
+}
+
+// gzipVariant reports whether tag is the gzip variant of want (GzipETag), both quoted
+// opaque-tags without W/.
+func gzipVariant(tag, want string) bool {
+	n := len(want) - 1 // want without its closing quote
+	return len(tag) == len(want)+len(GzipSuffix) && tag[:n] == want[:n] && tag[n:len(tag)-1] == GzipSuffix
 }
 
 // next parses the element at the start of s (which does not start with OWS or a comma):

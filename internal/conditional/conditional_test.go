@@ -52,6 +52,17 @@ func TestNotModified(t *testing.T) {
 		{name: "no current etag", headers: h("If-None-Match", `"v1-abc"`), etag: "-", want: false},
 		{name: "no current etag, star", headers: h("If-None-Match", `*`), etag: "-", want: true},
 		{name: "empty list elements", headers: h("If-None-Match", `, ,"v1-abc",`), want: true},
+		{name: "gzip variant", headers: h("If-None-Match", `"v1-abc-gzip"`), want: true},
+		{name: "weak gzip variant", headers: h("If-None-Match", `W/"v1-abc-gzip"`), want: true},
+		{name: "gzip variant in a list", headers: h("If-None-Match", `"a", "v1-abc-gzip"`), want: true},
+		{name: "gzip variant, weak current", headers: h("If-None-Match", `"v1-abc-gzip"`), etag: `W/"v1-abc"`, want: true},
+		{name: "gzip variant twice over", headers: h("If-None-Match", `"v1-abc-gzip-gzip"`), want: false},
+		{name: "another suffix", headers: h("If-None-Match", `"v1-abc-gz"`), want: false},
+		{name: "suffix without its dash", headers: h("If-None-Match", `"v1-abcgzip"`), want: false},
+		{name: "gzip variant of another tag", headers: h("If-None-Match", `"v1-abd-gzip"`), want: false},
+		{name: "the suffix alone", headers: h("If-None-Match", `"-gzip"`), want: false},
+		{name: "gzip variant of the empty tag", headers: h("If-None-Match", `"-gzip"`), etag: `""`, want: true},
+		{name: "identity tag when the current one is a gzip tag", headers: h("If-None-Match", `"v1-abc"`), etag: `"v1-abc-gzip"`, want: false},
 		{
 			name:    "If-None-Match mismatch ignores matching If-Modified-Since",
 			headers: hh(h("If-None-Match", `"other"`), h("If-Modified-Since", date(modified.Add(time.Hour)))),
@@ -111,6 +122,17 @@ func TestNotModified(t *testing.T) {
 	}
 }
 
+func TestGzipETag(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`"v1-abc"`: `"v1-abc-gzip"`, `W/"v1"`: `W/"v1-gzip"`, `""`: `"-gzip"`, `unquoted`: `unquoted-gzip`,
+	} {
+		if got := conditional.GzipETag(in); got != want {
+			t.Errorf("GzipETag(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func h(k string, vs ...string) map[string][]string { return map[string][]string{k: vs} }
 
 func hh(a, b map[string][]string) map[string][]string {
@@ -137,6 +159,17 @@ func FuzzETagListMatches(f *testing.F) {
 		}
 		if !conditional.ETagListMatches("*", tag) {
 			t.Fatalf("* does not match %q", tag)
+		}
+		// A valid entity tag (quoted, and matching itself) matches its gzip variant,
+		// which matches only itself and its own gzip variant, never the tag.
+		if strings.HasPrefix(strings.TrimPrefix(tag, "W/"), `"`) && conditional.ETagListMatches(tag, tag) {
+			gz := conditional.GzipETag(tag)
+			if !conditional.ETagListMatches(gz, tag) {
+				t.Fatalf("%s does not match its gzip variant %s", tag, gz)
+			}
+			if conditional.ETagListMatches(tag, gz) {
+				t.Fatalf("%s matches %s", gz, tag)
+			}
 		}
 	})
 }

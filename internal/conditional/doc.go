@@ -9,6 +9,9 @@
 //     If-Modified-Since is ignored (RFC 9110 §13.2.2). Its value is a list of entity tags
 //     (several header lines are one list). Comparison is weak: a W/ prefix is ignored on
 //     both sides. "*" matches the current representation. Malformed elements are skipped.
+//   - The gzip-coded variant of a representation has the identity tag with GzipSuffix
+//     before the closing quote ("v1" and "v1-gzip"), and If-None-Match naming either
+//     matches: a client that cached the gzip body revalidates it like the identity one.
 //   - Otherwise If-Modified-Since is used when it is exactly one valid HTTP-date (IMF-fixdate,
 //     RFC 850 or asctime, as http.ParseTime reads them) and the resource has a
 //     modification time: 304 when that time, truncated to whole seconds, is not after the

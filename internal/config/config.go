@@ -97,6 +97,13 @@ type Config struct {
 	// CatalogRefresh is how often a server looks for a catalog version that another
 	// process stored, such as skygate catalog import (SKYGATE_CATALOG_REFRESH).
 	CatalogRefresh time.Duration
+	// ShutdownDelay is how long serve goes on serving after SIGTERM or SIGINT, with
+	// /readyz answering 503, so that load balancers take the replica out before its
+	// listeners close (SKYGATE_SHUTDOWN_DELAY). ShutdownTimeout then bounds the wait for
+	// the requests in flight and the background work's current round
+	// (SKYGATE_SHUTDOWN_TIMEOUT). Both are between 0 and MaxShutdownWait.
+	ShutdownDelay   time.Duration
+	ShutdownTimeout time.Duration
 }
 
 // Production reports whether the service runs in production.
@@ -159,6 +166,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
 		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
 		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
+		ShutdownDelay:   l.wait("SKYGATE_SHUTDOWN_DELAY", 5*time.Second),
+		ShutdownTimeout: l.wait("SKYGATE_SHUTDOWN_TIMEOUT", 30*time.Second),
 	}
 	for _, a := range c.ListenAddrs() {
 		if !validListenAddr(a.Addr) {

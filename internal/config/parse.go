@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // masterKey accepts 32 bytes as 64 hex digits or standard/URL base64.
@@ -100,4 +101,23 @@ func (l *loader) integer(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+// MaxShutdownWait bounds SKYGATE_SHUTDOWN_DELAY and SKYGATE_SHUTDOWN_TIMEOUT. A
+// supervisor kills a process that takes longer to stop well before (Kubernetes waits
+// 30 s unless told otherwise), so a larger value is a mistake of unit.
+const MaxShutdownWait = 10 * time.Minute
+
+// wait parses a duration from 0 to MaxShutdownWait.
+func (l *loader) wait(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > MaxShutdownWait {
+		l.fail(name, "must be a Go duration from 0s to %s, such as 5s, got %q", MaxShutdownWait, v)
+		return def
+	}
+	return d
 }

@@ -20,6 +20,8 @@ var Variables = []Variable{
 	{"SKYGATE_HTTP_ADDR", "127.0.0.1:8080", "plain listener (everything but booking)"},
 	{"SKYGATE_MTLS_ADDR", "127.0.0.1:8443", "TLS listener requesting client certificates (booking)"},
 	{"SKYGATE_OPS_ADDR", "127.0.0.1:9090", "operator listener: /metrics, /healthz, /readyz"},
+	{"SKYGATE_SHUTDOWN_DELAY", "5s", "time serve goes on serving after SIGTERM, /readyz answering 503, before its listeners close"},
+	{"SKYGATE_SHUTDOWN_TIMEOUT", "30s", "then, bound of the wait for requests in flight and the background work's current round"},
 	{"SKYGATE_DATA_DIR", "./data", "SQLite file, development PKI (pki/), generated master key"},
 	{"SKYGATE_DATABASE_URL", "sqlite://$SKYGATE_DATA_DIR/skygate.db", "sqlite://PATH or postgres://…"},
 	{"SKYGATE_DATABASE_MAX_CONNS", "max(4, CPUs)", "PostgreSQL connections of one replica's pool"},

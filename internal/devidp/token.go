@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // token serves the authorization_code grant (RFC 6749 §4.1.3, OpenID Connect Core
@@ -80,13 +82,13 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// verifierMatches checks an RFC 7636 S256 code_verifier against the challenge.
+// verifierMatches checks an RFC 7636 S256 code_verifier against the challenge, in
+// constant time.
 func verifierMatches(verifier, challenge string) bool {
 	if len(verifier) < 43 || len(verifier) > 128 {
 		return false
 	}
-	sum := sha256.Sum256([]byte(verifier))
-	return subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(challenge)) == 1
+	return subtle.ConstantTimeCompare([]byte(oauth2.S256ChallengeFromVerifier(verifier)), []byte(challenge)) == 1
 }
 
 // userinfo answers the claims of the employee an access token belongs to (OpenID

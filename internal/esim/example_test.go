@@ -22,7 +22,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	master, _ := seal.New(seal.NewMasterKey())
 	records, _ := seal.New(master.DeriveKey(seal.PurposeStoreRecords))
-	db, _ := sqlite.Open(ctx, filepath.Join(dir, "skygate.db"), records)
+	db, _ := sqlite.Open(ctx, filepath.Join(dir, "skygate.db"), records, nil)
 	defer db.Close()
 	_ = db.Migrate(ctx)
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/skygate/skygate/internal/oauth"
 )
@@ -25,13 +28,19 @@ import (
 // time is when the request ended, by the server's clock, in UTC; duration_ms has
 // microsecond precision; source is the address the request came from (Server.source),
 // "" when it is not an IP address; account_id is there for B2B tokens only, sub for
-// every authenticated request.
+// every authenticated request. When the request is traced (its context holds a valid
+// span context), the line ends with the trace_id and span_id of its server span, as
+// telemetry.LogHandler adds them to every line.
 type accessLog struct {
 	log *slog.Logger
 	// out, when not nil, is the writer of log's handler, a slog.NewJSONHandler without
-	// ReplaceAttr, AddSource, attributes or groups (Deps.AccessLogOutput): write then
-	// encodes the line of an ordinary request itself (appendLine) and writes it there.
+	// ReplaceAttr, AddSource, attributes or groups, perhaps wrapped by
+	// telemetry.LogHandler (Deps.AccessLogOutput): write then encodes the line of an
+	// ordinary request itself (appendLine) and writes it there.
 	out io.Writer
+	// traced: log's handler adds the trace ids of a request's span (Deps.Traced), and so
+	// must appendLine.
+	traced bool
 }
 
 // newAccessLog returns the access log written to log, or nil (no access log) for a
@@ -44,7 +53,8 @@ func newAccessLog(log *slog.Logger) *accessLog {
 }
 
 // accessEntry is what one line reports. claims is nil for a request that was not
-// authenticated.
+// authenticated; span is the request's span context, which write sets from its context
+// when the log is traced.
 type accessEntry struct {
 	at                  time.Time
 	method, path, route string
@@ -54,6 +64,7 @@ type accessEntry struct {
 	requestID           string
 	source              netip.Addr
 	claims              *oauth.Claims
+	span                trace.SpanContext
 }
 
 // write writes e's line, unless the logger's level leaves out info lines.
@@ -61,6 +72,9 @@ func (l *accessLog) write(ctx context.Context, e *accessEntry) {
 	h := l.log.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
+	}
+	if l.out != nil && l.traced {
+		e.span = trace.SpanContextFromContext(ctx)
 	}
 	if l.out != nil && l.writeDirect(e) {
 		return
@@ -110,7 +124,7 @@ func (l *accessLog) writeDirect(e *accessEntry) bool {
 var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendLine appends e's line to b as slog's JSON handler (without options) writes it,
-// byte for byte, when every string of the line is plain (see plain), the time is set
+// wrapped by telemetry.LogHandler when e.span is valid, byte for byte, when every string of the line is plain (see plain), the time is set
 // and has four digits of year, and the duration is written without an exponent: the
 // line of an ordinary request. For any other entry it returns false, and write leaves
 // the line to the handler, whose escaping and error text stay the only definition.
@@ -157,6 +171,14 @@ func appendLine(b []byte, e *accessEntry) ([]byte, bool) {
 		}
 		b = append(b, `,"sub":"`...)
 		b = append(b, sub...)
+		b = append(b, '"')
+	}
+	if e.span.IsValid() {
+		tid, sid := e.span.TraceID(), e.span.SpanID()
+		b = append(b, `,"trace_id":"`...)
+		b = hex.AppendEncode(b, tid[:])
+		b = append(b, `","span_id":"`...)
+		b = hex.AppendEncode(b, sid[:])
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...), true

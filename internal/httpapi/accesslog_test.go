@@ -11,12 +11,19 @@ import (
 	"time"
 
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 // accessLine returns the line that an access log on a JSON logger writes for e.
 func accessLine(e *accessEntry) []byte {
+	return accessLineIn(context.Background(), e)
+}
+
+// accessLineIn returns the line that an access log on a JSON logger that adds trace
+// ids (telemetry.LogHandler) writes for e, of a request whose context is ctx.
+func accessLineIn(ctx context.Context, e *accessEntry) []byte {
 	var b bytes.Buffer
-	newAccessLog(slog.New(slog.NewJSONHandler(&b, nil))).write(context.Background(), e)
+	newAccessLog(slog.New(telemetry.LogHandler(slog.NewJSONHandler(&b, nil)))).write(ctx, e)
 	return b.Bytes()
 }
 

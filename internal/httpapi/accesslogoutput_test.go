@@ -8,19 +8,31 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
-// directLines writes e through an access log that has its JSON handler's writer
-// (Deps.AccessLogOutput), and returns what went to the writer directly and what went
-// through the handler.
-func directLines(e *accessEntry) (direct, handled []byte) {
+// directLines writes e, of a request whose context is ctx, through an access log that
+// has its JSON handler's writer (Deps.AccessLogOutput), the handler adding trace ids
+// as the service's does when it traces, and returns what went to the writer directly
+// and what went through the handler.
+func directLines(ctx context.Context, e *accessEntry) (direct, handled []byte) {
 	var out, handler bytes.Buffer
-	l := newAccessLog(slog.New(slog.NewJSONHandler(&handler, nil)))
-	l.out = &out
-	l.write(context.Background(), e)
+	l := newAccessLog(slog.New(telemetry.LogHandler(slog.NewJSONHandler(&handler, nil))))
+	l.out, l.traced = &out, true
+	l.write(ctx, e)
 	return out.Bytes(), handler.Bytes()
 }
+
+// tracedContext is the context of a request in the trace of the traceparent
+// 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
+var tracedContext = trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+	TraceID:    trace.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
+	SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
+	TraceFlags: trace.FlagsSampled,
+}))
 
 // TestAccessLogOutput: with its handler's writer, the access log writes the bytes the
 // handler would write; an ordinary request's line goes to the writer directly, any
@@ -77,7 +89,40 @@ func TestAccessLogOutput(t *testing.T) {
 			}
 			tc.edit(&e)
 			want := accessLine(&e)
-			direct, handled := directLines(&e)
+			direct, handled := directLines(context.Background(), &e)
+			got, other := handled, direct
+			if tc.direct {
+				got, other = direct, handled
+			}
+			if !bytes.Equal(got, want) || len(other) != 0 {
+				t.Errorf("direct %v: wrote\n%q directly and\n%q through the handler; want\n%q", tc.direct, direct, handled, want)
+			}
+		})
+	}
+}
+
+// TestAccessLogOutputTraced: the line of a traced request ends with its trace ids,
+// written directly as the handler would write them.
+func TestAccessLogOutputTraced(t *testing.T) {
+	t.Parallel()
+	ids := `,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		e      accessEntry
+		direct bool
+	}{
+		{"partner", accessEntry{at: time.Unix(1795000000, 5), method: "GET", path: "/v2/catalog/lounges", route: "GET /v2/catalog/lounges",
+			status: 200, requestID: "r", claims: &oauth.Claims{AccountID: "acc", Subject: "skg_1"}}, true},
+		{"anonymous", accessEntry{at: time.Unix(1795000000, 5), method: "GET", path: "/x", route: "unmatched", status: 404}, true},
+		{"quote in the path", accessEntry{at: time.Unix(1795000000, 5), method: "GET", path: `/a"b`, route: "unmatched", status: 404}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := accessLineIn(tracedContext, &tc.e)
+			if !bytes.HasSuffix(want, []byte(ids)) {
+				t.Fatalf("the handler's line lacks the trace ids: %q", want)
+			}
+			direct, handled := directLines(tracedContext, &tc.e)
 			got, other := handled, direct
 			if tc.direct {
 				got, other = direct, handled
@@ -112,8 +157,13 @@ func FuzzAccessLogOutput(f *testing.F) {
 		if claims {
 			e.claims = &oauth.Claims{AccountID: account, Subject: sub}
 		}
-		want := accessLine(&e)
-		direct, handled := directLines(&e)
+		// Traced or not, by a bit of the time.
+		ctx := context.Background()
+		if unixNano&1 == 1 {
+			ctx = tracedContext
+		}
+		want := accessLineIn(ctx, &e)
+		direct, handled := directLines(ctx, &e)
 		if got := append(direct, handled...); !bytes.Equal(got, want) {
 			t.Fatalf("wrote %q directly and %q through the handler; want %q", direct, handled, want)
 		}

@@ -59,7 +59,7 @@ func (s *Server) authenticateAny(scopes []string, next handlerFunc) handlerFunc 
 		if !slices.ContainsFunc(scopes, claims.HasScope) {
 			return insufficientScope(strings.Join(scopes, " "))
 		}
-		if err := s.limit(w, r, claims.Principal(), s.deps.Limits.Account); err != nil {
+		if err := s.limit(w, r, limitAccount, claims.Principal(), s.deps.Limits.Account); err != nil {
 			return err
 		}
 		st := stateOf(r.Context())

@@ -47,23 +47,26 @@ func (s *Server) catalogItem(k catalog.Kind) handlerFunc {
 
 // writePage writes a precomputed page with its validators, or 304 when the request's
 // conditional headers match (RFC 9110 §13.2.2 precedence). A 304 carries ETag, Vary and
-// Cache-Control, the fields RFC 9110 §15.4.5 asks of it, and not the representation
-// metadata (Content-Language, Last-Modified) that the section says a 304 should not
-// generate when it has an ETag.
+// Cache-Control, the fields RFC 9110 §15.4.5 asks of it (the ETag that compress would
+// leave on the 200: the gzip variant's when it would code the page), and not the
+// representation metadata (Content-Language, Last-Modified) that the section says a
+// 304 should not generate when it has an ETag.
 func writePage(w http.ResponseWriter, r *http.Request, page *catalog.Page) error {
+	const contentType = "application/json"
 	h := w.Header()
-	h.Set("Vary", "Accept-Language")
+	addVary(h, "Accept-Language")
 	h.Set("Cache-Control", "private, no-cache")
-	h.Set("ETag", page.ETag)
 	if conditional.NotModified(r, page.ETag, page.LastModified) {
+		h.Set("ETag", sentETag(r, page.ETag, contentType, len(page.Body)))
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	h.Set("ETag", page.ETag)
 	h.Set("Content-Language", page.Language)
 	if !page.LastModified.IsZero() {
 		h.Set("Last-Modified", page.LastModified.UTC().Format(http.TimeFormat))
 	}
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(page.Body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(page.Body) //nolint:gosec // G705: a JSON page the service rendered

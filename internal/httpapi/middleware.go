@@ -102,11 +102,17 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
-// then the router.
+// then s.next (compression and the router). Like http.ServeMux, it sets r.Pattern to
+// the pattern of the route that served r, so that middleware around the server
+// (tracing) learns the route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in := r
 	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	w.Header().Set("X-Request-ID", st.id)
+	if s.draining.Load() {
+		w.Header().Set("Connection", "close") // see Drain
+	}
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
 		if v := recover(); v != nil {
@@ -120,7 +126,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.observe(rw, r, st)
 	}()
-	s.mux.ServeHTTP(rw, r)
+	s.next.ServeHTTP(rw, r)
+	in.Pattern = r.Pattern
 }
 
 // observe updates the metrics and writes the access-log line of a request.
@@ -135,7 +142,7 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 	if route == "" {
 		route = "unmatched"
 	}
-	s.metrics.observe(route, r.Method, status, elapsed)
+	s.metrics.observe(r.Pattern, r.Method, status, elapsed)
 	if s.access == nil {
 		return
 	}

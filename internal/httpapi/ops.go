@@ -16,15 +16,22 @@ import (
 func (s *Server) Ops() *Server { return s.ops }
 
 // newOps builds the operator server, sharing s's metrics, access log and readiness
-// checks.
+// checks. It does not compress: promhttp gzip-codes /metrics itself.
 func (s *Server) newOps() *Server {
 	o := &Server{deps: s.deps, mux: http.NewServeMux(), log: s.log, now: s.now,
-		metrics: s.metrics, access: s.access}
+		metrics: s.metrics, access: s.access, draining: s.draining}
+	o.next = o.mux
 	o.route("GET /metrics", o.metrics.handler())
 	o.route("GET /healthz", o.handle(o.healthz))
 	o.route("GET /readyz", o.handle(o.readyz))
 	return o
 }
+
+// Drain marks the service as shutting down, on every listener and for good: /readyz
+// answers 503, so that load balancers take the replica out, and every response carries
+// Connection: close, so that clients open their next connection elsewhere (HTTP/2
+// connections get a GOAWAY). Requests are served as before until the listeners close.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // healthz answers 200 while the process serves requests.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
@@ -32,8 +39,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readyz answers 200 when every readiness check passes (database reachable, signing
-// key loaded), else 503 with the failing checks.
+// key loaded), else 503 with the failing checks; and 503 without Retry-After once the
+// service drains, since it will not be ready again.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if s.draining.Load() {
+		return &skygate.Error{Code: skygate.CodeUnavailable, Message: "not ready: shutting down; the listeners close once the drain delay has passed"}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	checks := map[string]string{}

@@ -28,6 +28,23 @@ type RateLimits struct {
 	WebhookTest ratelimit.Rate
 }
 
+// limiter names one of the limits of RateLimits, for the label of the rejections
+// they count on /metrics.
+type limiter int
+
+const (
+	limitAccount     limiter = iota // RateLimits.Account
+	limitTokenSource                // RateLimits.TokenSource
+	limitToken                      // RateLimits.Token
+	limitWebhookTest                // RateLimits.WebhookTest
+	limiterCount
+)
+
+// String is the limit label of l.
+func (l limiter) String() string {
+	return [...]string{"account", "token_source", "token_client", "webhook_test"}[l]
+}
+
 // rateLimitError is the 429 of a refused request.
 type rateLimitError struct {
 	err   *skygate.Error
@@ -40,19 +57,19 @@ func (e *rateLimitError) RetryAfterSeconds() int { return ceilSeconds(e.retry) }
 
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
-// limit counts the request against key and, on a refusal or once the caller has used
+// limit counts the request against key under limit l and, on a refusal or once the caller has used
 // half of its burst or more, sets the RateLimit headers (IETF
 // draft-ietf-httpapi-ratelimit-headers): limit, remaining and seconds until reset. A
 // caller well within its allowance gets none: the draft lets servers send them "only
 // when a given quota is going to expire" (its performance considerations). A limiter
 // that fails lets the request through: limits protect, they must not take the service
 // down with Redis.
-func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate ratelimit.Rate) error {
-	l := s.deps.Limits.Limiter
-	if l == nil || !rate.Enabled() {
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, l limiter, key string, rate ratelimit.Rate) error {
+	lim := s.deps.Limits.Limiter
+	if lim == nil || !rate.Enabled() {
 		return nil
 	}
-	d, err := l.Allow(r.Context(), key, rate)
+	d, err := lim.Allow(r.Context(), key, rate)
 	if err != nil {
 		s.log.WarnContext(r.Context(), "rate limiter failed; allowing", "err", err)
 		return nil
@@ -67,6 +84,7 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rate 
 	if d.Allowed {
 		return nil
 	}
+	s.metrics.rejected(l)
 	return &rateLimitError{
 		err:   skygate.Errorf(skygate.CodeRateLimited, "too many requests; retry after %d s", ceilSeconds(d.RetryAfter)),
 		retry: d.RetryAfter,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -81,11 +82,16 @@ type Deps struct {
 	AccessLog *slog.Logger
 	// AccessLogOutput, when not nil, is the writer of AccessLog's handler, which must
 	// then be a slog.NewJSONHandler without ReplaceAttr, AddSource, attributes or
-	// groups: the access log writes the lines of ordinary requests there itself, byte
-	// for byte as that handler would, and only the others through AccessLog. Its Write
-	// must be safe for concurrent use and write each call whole, as *os.File's is.
+	// groups, wrapped by telemetry.LogHandler when Traced: the access log writes the
+	// lines of ordinary requests there itself, byte for byte as that handler would, and
+	// only the others through AccessLog. Its Write must be safe for concurrent use and
+	// write each call whole, as *os.File's is.
 	AccessLogOutput io.Writer
-	Now             skygate.Clock
+	// Traced says that requests arrive traced (the server is wrapped by
+	// telemetry.Tracing.Handler) and that the logs add trace ids (telemetry.LogHandler):
+	// the access log then writes them too. False, it never looks for a span.
+	Traced bool
+	Now    skygate.Clock
 }
 
 // Directory is what the token gate reads of accounts and applications: the account
@@ -126,6 +132,11 @@ type Server struct {
 	patterns []string
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
 	ops *Server
+	// draining is set by Drain; the operator server shares it.
+	draining *atomic.Bool
+	// next is what ServeHTTP's outer middleware hands a request to: mux, behind
+	// compression on the partner listeners (compress.go).
+	next http.Handler
 }
 
 // ApplicationCacheTTL is how long a change to an application or an account made on
@@ -155,10 +166,12 @@ func NewServer(d Deps) *Server {
 		problemBase: problemTypeBase(d.PublicURL),
 	}
 	if s.access != nil {
-		s.access.out = d.AccessLogOutput
+		s.access.out, s.access.traced = d.AccessLogOutput, d.Traced
 	}
 	s.accounts = &accountGate{store: d.Directory, apps: d.Applications, now: d.Now,
 		status: map[string]skygate.AccountStatus{}, since: d.Now()}
+	s.draining = new(atomic.Bool)
+	s.next = compress(s.mux)
 	s.routes()
 	s.ops = s.newOps()
 	return s

@@ -150,9 +150,15 @@ func TestRoutePattern(t *testing.T) {
 		{"GET", "/nope", "unmatched"},
 	} {
 		log.Reset()
-		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.target, nil))
+		r := httptest.NewRequest(tc.method, tc.target, nil)
+		s.ServeHTTP(httptest.NewRecorder(), r)
 		if got := decodeLine(t, log.Bytes())["route"]; got != tc.route {
 			t.Errorf("%s %s: route %q, want %q", tc.method, tc.target, got, tc.route)
+		}
+		// The caller's request learns the pattern too, as from http.ServeMux: tracing
+		// around the server names its span by it.
+		if want := strings.TrimPrefix(tc.route, "unmatched"); r.Pattern != want {
+			t.Errorf("%s %s: the request's Pattern is %q, want %q", tc.method, tc.target, r.Pattern, want)
 		}
 	}
 }

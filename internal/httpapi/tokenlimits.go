@@ -18,7 +18,7 @@ import (
 // allowance before anything of it is read, and a flood is refused there.
 func (s *Server) limitTokens(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.limit(w, r, sourceKey(s.source(r)), s.deps.Limits.TokenSource); err != nil {
+		if err := s.limit(w, r, limitTokenSource, sourceKey(s.source(r)), s.deps.Limits.TokenSource); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -46,7 +46,7 @@ func (h tokenHooks) Authenticated(w http.ResponseWriter, r *http.Request, client
 	hdr.Del("RateLimit-Limit")
 	hdr.Del("RateLimit-Remaining")
 	hdr.Del("RateLimit-Reset")
-	return s.limit(w, r, "client:"+clientID, limits.Token)
+	return s.limit(w, r, limitToken, "client:"+clientID, limits.Token)
 }
 
 // WriteRefusal writes the 429 of a client over its allowance, as every 429.

@@ -78,7 +78,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.deps.Webhooks.Get(r.Context(), acct, id); err != nil {
 		return err
 	}
-	if err := s.limit(w, r, "webhook-test:"+acct+"/"+id, s.deps.Limits.WebhookTest); err != nil {
+	if err := s.limit(w, r, limitWebhookTest, "webhook-test:"+acct+"/"+id, s.deps.Limits.WebhookTest); err != nil {
 		return err
 	}
 	return reply(w, http.StatusAccepted)(s.deps.Webhooks.Test(r.Context(), acct, id))

@@ -10,10 +10,12 @@ import (
 )
 
 // Service is one part of the background work. Run works until ctx ends and then
-// returns nil once the part has stopped (it finishes or gives back what it holds, so
-// that the store can close after it). It returns earlier only when the part fails,
-// with an error that says why. Its interval, logger and other settings are set when
-// it is built, not passed to Run.
+// returns nil once the part has stopped: it starts no new work, and finishes the
+// round or batch it has begun (or gives back what it holds) rather than abandoning it,
+// so that the store can close after it. The caller bounds that wait (serve: with
+// SKYGATE_SHUTDOWN_TIMEOUT); work cut by the process's end must be as safe as after a
+// crash. Run returns earlier only when the part fails, with an error that says why.
+// Its interval, logger and other settings are set when it is built, not passed to Run.
 type Service interface {
 	Run(ctx context.Context) error
 }
@@ -49,10 +51,11 @@ func Run(ctx context.Context, services ...Service) error {
 }
 
 // Every returns a Service that calls work every interval (which must be positive),
-// the first time one interval after Run starts, until ctx ends. An error of work is
-// logged with name at warning level (nil log: discarded) and the service goes on, so
-// that the next round retries: periodic work outlives a store outage. Errors of a
-// round that ctx cut short are not logged.
+// the first time one interval after Run starts, until ctx ends. A round runs to its
+// end: its context carries ctx's values but not its end, and Run returns once the
+// round in progress has. An error of work is logged with name at warning level (nil
+// log: discarded) and the service goes on, so that the next round retries: periodic
+// work outlives a store outage.
 func Every(name string, interval time.Duration, log *slog.Logger, work func(context.Context) error) Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -66,7 +69,7 @@ func Every(name string, interval time.Duration, log *slog.Logger, work func(cont
 				return nil
 			case <-t.C:
 			}
-			if err := work(ctx); err != nil && ctx.Err() == nil {
+			if err := work(context.WithoutCancel(ctx)); err != nil {
 				log.WarnContext(ctx, "periodic work failed", "work", name, "err", err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -140,6 +141,49 @@ func TestEvery(t *testing.T) {
 		time.Sleep(time.Hour)
 		if n := rounds.Load(); n != 3 {
 			t.Errorf("%d rounds after Run returned, want 3", n)
+		}
+	})
+}
+
+// TestEveryFinishesItsRound: when ctx ends during a round, the round goes on with a
+// context that has not ended, Run returns only once the round has, and no round
+// follows.
+func TestEveryFinishesItsRound(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		entered, release := make(chan struct{}), make(chan struct{})
+		var rounds atomic.Int32
+		var roundErr atomic.Value
+		svc := lifecycle.Every("batch", time.Minute, nil, func(ctx context.Context) error {
+			if rounds.Add(1) > 1 {
+				return nil
+			}
+			close(entered)
+			<-release
+			roundErr.Store(fmt.Sprint(ctx.Err()))
+			return nil
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- svc.Run(ctx) }()
+		<-entered
+		cancel()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned %v during its round", err)
+		default:
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v, want nil", err)
+		}
+		if got := roundErr.Load(); got != "<nil>" {
+			t.Errorf("the round's context ended (%v) when Run's did", got)
+		}
+		time.Sleep(time.Hour)
+		if n := rounds.Load(); n != 1 {
+			t.Errorf("%d rounds, want 1: none after the context ended", n)
 		}
 	})
 }

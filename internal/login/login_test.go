@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/oauth2"
+
 	"github.com/skygate/skygate/internal/oauth"
 )
 
@@ -171,7 +173,7 @@ func TestLoginRedirectsToTheProvider(t *testing.T) {
 	mustNoError(t, err)
 	if st.RedirectURI != spaRedirect || st.Challenge != challenge || st.SPAState != "spa-xyz" ||
 		st.Nonce != q.Get("nonce") || st.Binding != bindingHash(c.Value) ||
-		s256(e.handler.keys.upstreamVerifier(st.Nonce)) != q.Get("code_challenge") {
+		oauth2.S256ChallengeFromVerifier(e.handler.keys.upstreamVerifier(st.Nonce)) != q.Get("code_challenge") {
 		t.Fatalf("state %+v does not match the request", st)
 	}
 

@@ -1,10 +1,10 @@
 package login
 
 import (
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"strings"
+
+	"golang.org/x/oauth2"
 )
 
 // validChallenge reports whether s is a code_challenge the service accepts: 43 to 128
@@ -14,7 +14,8 @@ import (
 func validChallenge(s string) bool { return pkceString(s, "-_") }
 
 // validVerifier reports whether s is an RFC 7636 §4.1 code_verifier: 43 to 128
-// characters of [A-Za-z0-9-._~].
+// characters of [A-Za-z0-9-._~]. x/oauth2 generates verifiers but validates none, so
+// this check and validChallenge stay here.
 func validVerifier(s string) bool { return pkceString(s, "-._~") }
 
 // pkceString reports whether s is 43 to 128 ASCII letters, digits and bytes of extra.
@@ -24,15 +25,9 @@ func pkceString(s, extra string) bool {
 	})
 }
 
-// s256 is the S256 code_challenge of verifier: base64url(SHA-256(verifier)).
-func s256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-// verifierMatches reports, in constant time, whether verifier's S256 challenge is
-// challenge. The plain method is never accepted, so a verifier equal to the
-// challenge does not match.
+// verifierMatches reports, in constant time, whether verifier's S256 challenge
+// (base64url(SHA-256(verifier)), as x/oauth2 computes it) is challenge. The plain
+// method is never accepted, so a verifier equal to the challenge does not match.
 func verifierMatches(verifier, challenge string) bool {
-	return subtle.ConstantTimeCompare([]byte(s256(verifier)), []byte(challenge)) == 1
+	return subtle.ConstantTimeCompare([]byte(oauth2.S256ChallengeFromVerifier(verifier)), []byte(challenge)) == 1
 }

@@ -104,7 +104,9 @@ func (k keys) verifyState(s string, now time.Time) (*loginState, error) {
 
 // upstreamVerifier is the PKCE code_verifier towards the provider for a login: 43
 // base64url characters derived from its nonce, so the callback recomputes it and it
-// never passes through the browser.
+// never passes through the browser. oauth2.GenerateVerifier would make a random one
+// that the service had to keep from login to callback; x/oauth2 does the rest
+// (S256ChallengeOption at login, VerifierOption at the exchange).
 func (k keys) upstreamVerifier(nonce string) string {
 	m := hmac.New(sha256.New, k.upstream)
 	m.Write([]byte(nonce))

@@ -39,3 +39,7 @@ var PassengerDataScans = map[string]struct {
 	"bookings_passengers_unsealed": {selectUnsealedBookings, []any{1}},
 	"idempotency_records_unsealed": {selectUnsealedRecords, []any{1}},
 }
+
+// WebhookBacklogQuery is the statement of WebhookBacklog, which must read the pending
+// deliveries off webhook_deliveries_due.
+const WebhookBacklogQuery = webhookBacklog

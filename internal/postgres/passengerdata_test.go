@@ -29,7 +29,7 @@ func TestPassengerDataAtRest(t *testing.T) {
 func TestLegacyPassengerData(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.MustDSN(t)
-	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t))
+	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	// The test's own statements (SELECT *) unprepared, on a pool of their own: the

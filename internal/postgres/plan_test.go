@@ -38,6 +38,18 @@ func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
 	}
 }
 
+// TestWebhookBacklogPlan checks that the operator's backlog figure, read on every
+// scrape of /metrics, reads the pending deliveries off the claim's partial index, never
+// the whole delivery log.
+func TestWebhookBacklogPlan(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	plan := mustPlan(t, db, "EXPLAIN "+postgres.WebhookBacklogQuery, "2026-01-01T00:00:00Z")
+	if !strings.Contains(plan, " using webhook_deliveries_due ") && !strings.Contains(plan, " on webhook_deliveries_due ") {
+		t.Errorf("plan of the backlog:\n%s", plan)
+	}
+}
+
 // mustPlanDB returns one session on a migrated schema that avoids sequential scans
 // wherever an index can serve.
 func mustPlanDB(tb testing.TB) *sql.DB {

@@ -19,7 +19,7 @@ import (
 // backend, its statements parsed and its catalog caches loaded again.
 func TestPoolKeepsItsConnections(t *testing.T) {
 	t.Parallel()
-	s, err := postgres.Open(t.Context(), pgtest.MustDSN(t), 0, sealtest.New(t))
+	s, err := postgres.Open(t.Context(), pgtest.MustDSN(t), 0, sealtest.New(t), nil)
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	db := s.Pools()["postgres"]

@@ -12,13 +12,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 var _ skygate.Store = (*Store)(nil)
@@ -71,18 +73,23 @@ func DefaultMaxConns() int { return max(4, runtime.NumCPU()) }
 // PostgreSQL's max_connections for replicas × maxConns plus what else connects. It
 // does not migrate; call Migrate before use. sealer (required) seals passengers'
 // personal data and idempotency records at rest: a *seal.Box of
-// seal.PurposeStoreRecords.
-func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer) (*Store, error) {
+// seal.PurposeStoreRecords. obs, when not nil, observes every statement the pool runs
+// (its duration, and its span within a traced request); see observe.go.
+func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer, obs *telemetry.Statements) (*Store, error) {
 	if sealer == nil {
 		return nil, errors.New("postgres: open: a sealer is required")
 	}
 	if maxConns <= 0 {
 		maxConns = DefaultMaxConns()
 	}
-	pool, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
+	if obs != nil {
+		cfg.Tracer = queryTracer{obs}
+	}
+	pool := stdlib.OpenDB(*cfg)
 	// The pool keeps idle as many connections as it may open: database/sql closes a
 	// connection given back while MaxIdleConns are idle, so a lower idle limit makes
 	// the pool reconnect each time its load dips and rises, and the requests that meet

@@ -18,7 +18,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	const replicas = 5
 	stores := make([]*postgres.Store, replicas)
 	for i := range stores {
-		s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t))
+		s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -45,7 +45,7 @@ func TestConcurrentMigrate(t *testing.T) {
 
 func TestOpenBadDSN(t *testing.T) {
 	t.Parallel()
-	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0, sealtest.New(t)); err == nil {
+	if s, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", 0, sealtest.New(t), nil); err == nil {
 		s.Close()
 		t.Fatal("Open of an unreachable server succeeded")
 	}

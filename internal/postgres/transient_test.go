@@ -34,7 +34,7 @@ func TestTransient(t *testing.T) {
 	// A server that is not there.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s, err := postgres.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", 0, sealtest.New(t))
+	s, err := postgres.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", 0, sealtest.New(t), nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("opened a database on port 1")

@@ -63,6 +63,11 @@ const (
 		WHERE id = $2 AND active`
 	disableFailingWebhook = `UPDATE webhook_subscriptions SET active = false, updated_at = $1
 		WHERE id = $2 AND active AND failing_since <= $3`
+	// webhookBacklog reads the pending deliveries off webhook_deliveries_due, the
+	// partial index of the claim: its condition implies the index's.
+	webhookBacklog = `SELECT count(*), min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= $1)
+		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+		WHERE d.status = 'pending' AND s.active`
 )
 
 // deliverySQL is the SQL of the delivery flows (sqlstore.DeliverySQL).
@@ -71,7 +76,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Attempts: selectAttemptsOf, Retried: lockRetried, Retry: retryDelivery,
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: lockWebhookKeys, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
-	Disable: disableWebhook, DisableFailing: disableFailingWebhook,
+	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.
@@ -104,4 +109,9 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 // bookkeeping, by id.
 func (s *Store) CompleteWebhookDeliveries(ctx context.Context, outcomes []*skygate.WebhookOutcome) error {
 	return sqlstore.CompleteWebhookDeliveries(ctx, s.db, &deliverySQL, outcomes)
+}
+
+// WebhookBacklog implements skygate.WebhookStore.
+func (s *Store) WebhookBacklog(ctx context.Context, now time.Time) (skygate.WebhookBacklog, error) {
+	return sqlstore.WebhookBacklog(ctx, s.db, &deliverySQL, now)
 }

@@ -27,7 +27,7 @@ func TestPassengerDataAtRest(t *testing.T) {
 // SealLegacyData.
 func TestLegacyPassengerData(t *testing.T) {
 	t.Parallel()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t))
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t), nil)
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
 	// 00010 is the migration that seals passenger data.

@@ -55,6 +55,19 @@ func TestPassengerDataScansUsePartialIndexes(t *testing.T) {
 	}
 }
 
+// TestWebhookBacklogPlan checks that the operator's backlog figure, read on every
+// scrape of /metrics, reads the pending deliveries off the claim's partial index and
+// each one's subscription by its primary key, never the whole delivery log.
+func TestWebhookBacklogPlan(t *testing.T) {
+	t.Parallel()
+	s := sqlitetest.MustOpen(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlite.WebhookBacklogQuery, 0)
+	if !strings.Contains(plan, "SCAN d USING INDEX webhook_deliveries_due") || !strings.Contains(plan, "SEARCH s USING") {
+		t.Errorf("plan of the backlog:\n%s", plan)
+	}
+}
+
 func mustOpen(tb testing.TB, dsn string) *sql.DB {
 	tb.Helper()
 	db, err := sql.Open("sqlite", dsn)

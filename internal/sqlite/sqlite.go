@@ -19,6 +19,7 @@ import (
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 var _ skygate.Store = (*Store)(nil)
@@ -58,8 +59,10 @@ func classify(err error) sqlstore.Violation {
 // does not migrate; call Migrate before use. The path must name a file: an in-memory
 // database would give the writer and reader pools two different databases. sealer
 // (required) seals passengers' personal data and idempotency records at rest: a
-// *seal.Box of seal.PurposeStoreRecords.
-func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, error) {
+// *seal.Box of seal.PurposeStoreRecords. obs, when not nil, observes every statement
+// and transaction of both pools (their durations, and their spans within a traced
+// request); see observe.go.
+func Open(ctx context.Context, path string, sealer skygate.Sealer, obs *telemetry.Statements) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open: a file path is required, got %q", path)
 	}
@@ -76,11 +79,11 @@ func Open(ctx context.Context, path string, sealer skygate.Sealer) (*Store, erro
 
 	// The writer is opened and pinged first so that it switches the file to WAL before
 	// any reader connects.
-	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true})
+	write, err := openPool(ctx, abs, writerParams(), 1, cachingDriver{detach: true, obs: obs})
 	if err != nil {
 		return nil, err
 	}
-	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), cachingDriver{})
+	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), cachingDriver{obs: obs})
 	if err != nil {
 		_ = write.Close() // err is the one to report
 		return nil, err

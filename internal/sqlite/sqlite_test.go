@@ -15,7 +15,7 @@ import (
 func TestOpenCreatesDirectory(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a", "b c?#", "skygate.db")
-	s, err := sqlite.Open(t.Context(), path, sealtest.New(t))
+	s, err := sqlite.Open(t.Context(), path, sealtest.New(t), nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -32,7 +32,7 @@ func TestOpenCreatesDirectory(t *testing.T) {
 func TestOpenRejectsMemory(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"", ":memory:"} {
-		if s, err := sqlite.Open(t.Context(), path, sealtest.New(t)); err == nil {
+		if s, err := sqlite.Open(t.Context(), path, sealtest.New(t), nil); err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", path)
 		}
@@ -44,7 +44,7 @@ func TestMigrateTwice(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "skygate.db")
 	for range 2 {
-		s, err := sqlite.Open(t.Context(), path, sealtest.New(t))
+		s, err := sqlite.Open(t.Context(), path, sealtest.New(t), nil)
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

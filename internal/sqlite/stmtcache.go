@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"modernc.org/sqlite"
+
+	"github.com/skygate/skygate/internal/telemetry"
 )
 
 // SQLite spends much of a short query parsing its SQL. database/sql does not keep
@@ -28,9 +30,13 @@ const maxCachedStmts = 512
 // requests; one client hanging up would fail them all. A request that gave up before
 // its turn is skipped by the committer instead, and database/sql refuses a statement
 // whose context has already ended before it reaches the driver.
+//
+// obs, when not nil, observes every statement and transaction of its connections
+// (observe.go).
 type cachingDriver struct {
 	base   *sqlite.Driver
 	detach bool
+	obs    *telemetry.Statements
 }
 
 func (d cachingDriver) Open(name string) (driver.Conn, error) {
@@ -43,7 +49,7 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 		_ = c.Close() // the connection is unusable either way
 		return nil, errors.New("sqlite: driver connection lacks context methods")
 	}
-	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}, detach: d.detach}, nil
+	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}, detach: d.detach, obs: d.obs}, nil
 }
 
 // baseConn is what the wrapper needs of a driver connection.
@@ -62,6 +68,7 @@ type cachingConn struct {
 	base   baseConn
 	stmts  map[string]*cachedStmt
 	detach bool
+	obs    *telemetry.Statements
 }
 
 var (
@@ -89,6 +96,9 @@ func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.
 		return nil, err
 	}
 	s := &cachedStmt{Stmt: st, busy: true, detach: c.detach}
+	if c.obs != nil {
+		s.op = c.obs.Operation(query)
+	}
 	if _, exists := c.stmts[query]; !exists && len(c.stmts) < maxCachedStmts {
 		s.cached = true
 		c.stmts[query] = s
@@ -106,10 +116,13 @@ func (c *cachingConn) Close() error {
 }
 
 func (c *cachingConn) Begin() (driver.Tx, error) { // required by driver.Conn
-	return c.base.BeginTx(context.Background(), driver.TxOptions{})
+	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
 func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.obs != nil {
+		return observeBegin(ctx, c.obs, func(ctx context.Context) (driver.Tx, error) { return c.base.BeginTx(ctx, opts) })
+	}
 	return c.base.BeginTx(ctx, opts)
 }
 
@@ -117,12 +130,14 @@ func (c *cachingConn) Ping(ctx context.Context) error         { return c.base.Pi
 func (c *cachingConn) ResetSession(ctx context.Context) error { return c.base.ResetSession(ctx) }
 func (c *cachingConn) IsValid() bool                          { return c.base.IsValid() }
 
-// cachedStmt is a prepared statement that survives Close while cached.
+// cachedStmt is a prepared statement that survives Close while cached. op, when not
+// nil, observes its runs.
 type cachedStmt struct {
 	driver.Stmt
 	cached bool
 	busy   bool
 	detach bool
+	op     *telemetry.Operation
 }
 
 // Close returns a cached statement to its connection's cache and closes an uncached one.
@@ -138,12 +153,23 @@ func (s *cachedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 	if s.detach {
 		ctx = context.WithoutCancel(ctx)
 	}
+	if s.op != nil {
+		ctx, st := s.op.Start(ctx)
+		res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+		st.End(err)
+		return res, err
+	}
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s *cachedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	if s.detach {
 		ctx = context.WithoutCancel(ctx)
+	}
+	if s.op != nil {
+		return observeQuery(ctx, s.op, func(ctx context.Context) (driver.Rows, error) {
+			return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+		})
 	}
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }

@@ -65,6 +65,11 @@ const (
 		WHERE id = ? AND active`
 	disableFailingWebhook = `UPDATE webhook_subscriptions SET active = FALSE, updated_at = ?
 		WHERE id = ? AND active AND failing_since <= ?`
+	// webhookBacklog reads the pending deliveries off webhook_deliveries_due, the
+	// partial index of the claim: its condition implies the index's.
+	webhookBacklog = `SELECT count(*), min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= ?)
+		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+		WHERE d.status = 'pending' AND s.active`
 )
 
 // deliverySQL is the SQL of the delivery flows (sqlstore.DeliverySQL).
@@ -73,7 +78,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Attempts: selectAttemptsOf, Retried: selectRetried, Retry: retryDelivery,
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: selectLiveWebhooks, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
-	Disable: disableWebhook, DisableFailing: disableFailingWebhook,
+	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.
@@ -102,4 +107,9 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 // deletes out until it commits.
 func (s *Store) CompleteWebhookDeliveries(ctx context.Context, outcomes []*skygate.WebhookOutcome) error {
 	return sqlstore.CompleteWebhookDeliveries(ctx, s.db, &deliverySQL, outcomes)
+}
+
+// WebhookBacklog implements skygate.WebhookStore.
+func (s *Store) WebhookBacklog(ctx context.Context, now time.Time) (skygate.WebhookBacklog, error) {
+	return sqlstore.WebhookBacklog(ctx, s.db, &deliverySQL, now)
 }

@@ -53,6 +53,9 @@ type DeliverySQL struct {
 	// when unset; Disable (at, id) deactivates a subscription, and DisableFailing
 	// (at, id, cutoff) one failing since the cutoff or earlier.
 	Healthy, Failing, Disable, DisableFailing string
+	// Backlog (now) counts the pending deliveries of active subscriptions and reads
+	// the earliest next_attempt_at at or before now among them, NULL when none.
+	Backlog string
 }
 
 // scanDelivery is ScanDelivery without its lease.
@@ -300,4 +303,19 @@ func recordHealth(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygat
 		_, err = tx.ExecContext(ctx, q.DisableFailing, at, o.SubscriptionID, db.Time(o.FailingCutoff))
 	}
 	return err
+}
+
+// WebhookBacklog is skygate.WebhookStore's WebhookBacklog: Backlog on the read pool.
+func WebhookBacklog(ctx context.Context, db *DB, q *DeliverySQL, now time.Time) (skygate.WebhookBacklog, error) {
+	var (
+		b   skygate.WebhookBacklog
+		due *time.Time
+	)
+	if err := db.Read.QueryRowContext(ctx, q.Backlog, db.Time(UTC(now))).Scan(&b.Pending, nullTimeCol{&due}); err != nil {
+		return skygate.WebhookBacklog{}, db.Interpret(Outcome{Op: "webhook backlog"}, err)
+	}
+	if due != nil {
+		b.OldestDue = *due
+	}
+	return b, nil
 }

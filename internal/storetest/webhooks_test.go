@@ -29,6 +29,7 @@ var webhookTests = []test{
 	{"CompleteAfterDelete", testDeliveryCompleteAfterDelete},
 	{"CompleteBatch", testDeliveryCompleteBatch},
 	{"ConcurrentClaims", testDeliveryConcurrentClaims},
+	{"Backlog", testWebhookBacklog},
 }
 
 func testWebhookCreateAndGet(t *testing.T, s skygate.Store) {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/seal"
 )
@@ -63,6 +65,9 @@ type DispatcherConfig struct {
 	Rand func() float64
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Tracer, when not nil, traces every attempt, whose request then carries a
+	// traceparent header (trace.go); nil sends none.
+	Tracer trace.TracerProvider
 }
 
 // Stats counts what a Dispatcher did since it started.
@@ -86,6 +91,7 @@ type Dispatcher struct {
 	now    skygate.Clock
 	log    *slog.Logger
 	rnd    func() float64
+	tracer trace.Tracer // nil: no spans
 	wake   chan struct{}
 	freed  chan struct{}
 	counts struct {
@@ -142,6 +148,9 @@ func NewDispatcher(c DispatcherConfig) *Dispatcher {
 	}
 	if d.rnd == nil {
 		d.rnd = rand.Float64
+	}
+	if c.Tracer != nil {
+		d.tracer = c.Tracer.Tracer("github.com/skygate/skygate/internal/webhook")
 	}
 	return d
 }
@@ -311,7 +320,9 @@ func (d *Dispatcher) attempt(ctx context.Context, j *skygate.WebhookJob) *skygat
 	ctx = context.WithoutCancel(ctx)
 	d.counts.inFlight.Add(1)
 	defer d.counts.inFlight.Add(-1)
+	ctx, span := d.startSpan(ctx, j)
 	o := d.send(ctx, j)
+	endSpan(span, o)
 	switch o.Status {
 	case skygate.WebhookSucceeded:
 		d.counts.succeeded.Add(1)
@@ -352,6 +363,9 @@ func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.W
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", d.c.UserAgent)
 	SetHeaders(req.Header, keys, del.MessageID, at, j.Body)
+	if d.tracer != nil {
+		injectTraceparent(ctx, req.Header)
+	}
 
 	start := time.Now()
 	resp, err := d.c.Client.Do(req)

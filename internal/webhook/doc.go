@@ -23,6 +23,7 @@
 //	webhook-id:        the event id (stable across retries)
 //	webhook-timestamp: unix seconds of this attempt
 //	webhook-signature: v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>
+//	traceparent:       the attempt's span, when the dispatcher traces (trace.go); unsigned
 //
 // The HMAC key is the secret string's bytes as the partner gave it, unless the secret
 // starts with "whsec_": then the key is the standard base64 decoding of the rest, as

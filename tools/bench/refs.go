@@ -95,7 +95,7 @@ const notModifiedETag = `W/"ru-7c1d5e3a9b2f4c60"`
 
 var (
 	nmETag         = []string{notModifiedETag}
-	nmVary         = []string{"Accept-Language"}
+	nmVary         = []string{"Accept-Encoding, Accept-Language"}
 	nmCacheControl = []string{"private, no-cache"}
 	nmRequestID    = []string{"5f0c2a9e41b7d386-1"}
 )

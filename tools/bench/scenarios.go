@@ -207,6 +207,8 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		"SKYGATE_RATE_LIMIT="+benchRateLimit,
 		"SKYGATE_TOKEN_RATE_LIMIT="+benchRateLimit,
 		"SKYGATE_TOKEN_SOURCE_RATE_LIMIT="+benchRateLimit,
+		// No load balancer waits for the server to drain between scenarios.
+		"SKYGATE_SHUTDOWN_DELAY=0s",
 	)
 	databaseURL := "sqlite://" + filepath.Join(dataDir, "skygate.db")
 	if engine == enginePostgres {

@@ -36,13 +36,13 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 	}
 	var db esim.Store
 	if path, ok := strings.CutPrefix(databaseURL, "sqlite://"); ok {
-		st, e := sqlite.Open(ctx, path, records)
+		st, e := sqlite.Open(ctx, path, records, nil)
 		if e == nil {
 			defer func() { _ = st.Close() }() // the seed's own error is checked
 		}
 		db, err = st, e
 	} else {
-		st, e := postgres.Open(ctx, databaseURL, 0, records)
+		st, e := postgres.Open(ctx, databaseURL, 0, records, nil)
 		if e == nil {
 			defer func() { _ = st.Close() }() // the seed's own error is checked
 		}

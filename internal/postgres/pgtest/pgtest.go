@@ -31,7 +31,7 @@ func MustOpen(tb testing.TB) *postgres.Store {
 // their own connections to the store's schema.
 func MustOpenAt(tb testing.TB, dsn string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), dsn, 0, sealtest.New(tb))
+	s, err := postgres.Open(tb.Context(), dsn, 0, sealtest.New(tb), nil)
 	if err != nil {
 		tb.Fatalf("postgres.Open: %v", err)
 	}

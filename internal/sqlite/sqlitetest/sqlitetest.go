@@ -27,7 +27,7 @@ func MustOpen(tb testing.TB) *sqlite.Store {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		tb.Fatalf("copy the sqlite template: %v", err)
 	}
-	s, err := sqlite.Open(tb.Context(), path, sealtest.New(tb))
+	s, err := sqlite.Open(tb.Context(), path, sealtest.New(tb), nil)
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
@@ -54,7 +54,7 @@ var template = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, "skygate.db")
-	s, err := sqlite.Open(context.Background(), path, sealer)
+	s, err := sqlite.Open(context.Background(), path, sealer, nil)
 	if err != nil {
 		return nil, err
 	}

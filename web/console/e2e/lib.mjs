@@ -91,6 +91,8 @@ export async function startServer({ repo, work, artifacts }) {
       SKYGATE_PUBLIC_URL: base,
       SKYGATE_DATA_DIR: dataDir,
       SKYGATE_LOG_LEVEL: 'info',
+      // No load balancer needs the drain delay before the server stops.
+      SKYGATE_SHUTDOWN_DELAY: '0s',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
