@@ -1508,6 +1508,7 @@ type IssueTokenParams struct {
 
 // ListFastTrackBookingsParams defines parameters for ListFastTrackBookings.
 type ListFastTrackBookingsParams struct {
+	// Status Only the bookings in this status.
 	Status *BookingStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Limit Records per page, 1–500 (out of range is 400, not clamped).
@@ -1642,8 +1643,11 @@ type GetESIMOrderParams struct {
 
 // ListESIMsParams defines parameters for ListESIMs.
 type ListESIMsParams struct {
-	Status  *ESIMStatus `form:"status,omitempty" json:"status,omitempty"`
-	OrderId *string     `form:"order_id,omitempty" json:"order_id,omitempty"`
+	// Status Only the eSIMs in this status.
+	Status *ESIMStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// OrderId Only the eSIMs of this order.
+	OrderId *string `form:"order_id,omitempty" json:"order_id,omitempty"`
 
 	// Limit Records per page, 1–500 (out of range is 400, not clamped).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`

@@ -68,7 +68,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	}
 	defer func() {
 		if err != nil {
-			a.db.Close()
+			_ = a.db.Close() // err is the failure to report
 		}
 	}()
 	a.keys = oauth.NewKeyManager(a.db, a.box, time.Now, oauth.KeyManagerOptions{MaxTokenTTL: max(cfg.TokenTTL, time.Hour)})

@@ -61,7 +61,7 @@ func bootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, c iden
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // the work is committed or its error returned
 	ids := identity.New(identity.Config{Store: db, Secrets: oauth.NewSecretHasher(box)})
 	res, err := ids.Bootstrap(ctx, skygate.Actor{Subject: skygate.ActorBootstrap}, c)
 	if err != nil {

@@ -40,7 +40,7 @@ func importCatalog(ctx context.Context, cfg *config.Config, log *slog.Logger, pa
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // the work is committed or its error returned
 	svc := catalog.NewService(db, time.Now)
 	sum, err := svc.Import(ctx, data)
 	if err != nil {

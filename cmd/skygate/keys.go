@@ -22,7 +22,7 @@ func rotateKeys(ctx context.Context, cfg *config.Config, log *slog.Logger, stdou
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // the work is committed or its error returned
 	keys := oauth.NewKeyManager(db, box, time.Now, oauth.KeyManagerOptions{MaxTokenTTL: max(cfg.TokenTTL, time.Hour)})
 	k, err := keys.Rotate(ctx, cfg.KeyPrepublish)
 	if err != nil {

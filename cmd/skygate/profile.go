@@ -18,7 +18,7 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		return nil, fmt.Errorf("SKYGATE_CPU_PROFILE: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		_ = f.Close() // the profiler's error is the one to report
 		return nil, fmt.Errorf("SKYGATE_CPU_PROFILE: %w", err)
 	}
 	return func() error {

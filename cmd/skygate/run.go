@@ -170,46 +170,49 @@ func stopTracing(ctx context.Context, tr *telemetry.Tracing, log *slog.Logger) {
 	}
 }
 
-// printUsage writes the program's usage: the commands and the configuration.
+// printUsage writes the program's usage: the commands and the configuration. Like
+// flag.PrintDefaults it ignores write errors: usage goes to a terminal, and a failed
+// write there has nowhere else to be reported.
 func printUsage(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "usage: skygate COMMAND [flags] [arguments]\n\ncommands:\n")
+	_, _ = fmt.Fprint(tw, "usage: skygate COMMAND [flags] [arguments]\n\ncommands:\n")
 	for _, c := range commands {
 		summary, _, _ := strings.Cut(c.summary, "\n")
-		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name+" "+c.args), summary)
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name+" "+c.args), summary)
 	}
-	fmt.Fprintf(tw, "  %s\t%s\n", "version", "print the version and build information")
-	fmt.Fprintf(tw, "  %s\t%s\n", "help [COMMAND]", "print this, or a command's flags")
-	tw.Flush()
-	fmt.Fprint(w, "\nEvery command but version and help reads its configuration from these environment\nvariables (default in the middle column; README.md has the details):\n\n")
-	config.PrintVariables(w)
+	_, _ = fmt.Fprintf(tw, "  %s\t%s\n", "version", "print the version and build information")
+	_, _ = fmt.Fprintf(tw, "  %s\t%s\n", "help [COMMAND]", "print this, or a command's flags")
+	_ = tw.Flush()
+	_, _ = fmt.Fprint(w, "\nEvery command but version and help reads its configuration from these environment\nvariables (default in the middle column; README.md has the details):\n\n")
+	_ = config.PrintVariables(w)
 	printTracingVariables(w)
 }
 
-// printTracingVariables writes the OpenTelemetry variables that serve reads.
+// printTracingVariables writes the OpenTelemetry variables that serve reads; like
+// printUsage it ignores write errors.
 func printTracingVariables(w io.Writer) {
-	fmt.Fprint(w, "\nserve traces requests with OpenTelemetry when the standard OTEL_* variables name an\nOTLP endpoint (off otherwise; README.md, Tracing):\n\n")
-	telemetry.PrintVariables(w)
+	_, _ = fmt.Fprint(w, "\nserve traces requests with OpenTelemetry when the standard OTEL_* variables name an\nOTLP endpoint (off otherwise; README.md, Tracing):\n\n")
+	_ = telemetry.PrintVariables(w)
 }
 
 // printCommandUsage writes c's usage, flags and the configuration variables.
 func printCommandUsage(w io.Writer, c command) error {
 	fs := flag.NewFlagSet("skygate "+c.name, flag.ContinueOnError)
 	c.define(fs)
-	fmt.Fprintf(w, "usage: skygate %s", c.name)
+	_, _ = fmt.Fprintf(w, "usage: skygate %s", c.name)
 	if hasFlags(fs) {
-		fmt.Fprint(w, " [flags]")
+		_, _ = fmt.Fprint(w, " [flags]")
 	}
 	if c.args != "" {
-		fmt.Fprint(w, " "+c.args)
+		_, _ = fmt.Fprint(w, " "+c.args)
 	}
-	fmt.Fprintf(w, "\n\n%s\n", c.summary)
+	_, _ = fmt.Fprintf(w, "\n\n%s\n", c.summary)
 	if hasFlags(fs) {
-		fmt.Fprint(w, "\nflags:\n")
+		_, _ = fmt.Fprint(w, "\nflags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
-	fmt.Fprint(w, "\nconfiguration (environment variables):\n\n")
+	_, _ = fmt.Fprint(w, "\nconfiguration (environment variables):\n\n")
 	if err := config.PrintVariables(w); err != nil {
 		return err
 	}

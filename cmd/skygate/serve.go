@@ -37,9 +37,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	defer plainLn.Close()
-	defer mtlsLn.Close()
-	defer opsLn.Close()
+	defer func() { _ = plainLn.Close() }() // the servers close it; this covers an early return
+	defer func() { _ = mtlsLn.Close() }()
+	defer func() { _ = opsLn.Close() }()
 	tlsCfg, clientCAs, err := mtlsConfig(cfg, log)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	defer a.db.Close()
+	defer func() { _ = a.db.Close() }() // on the way out; every write is committed
 	if stdout == nil {
 		stdout = io.Discard
 	}
@@ -166,7 +166,7 @@ func listen(cfg *config.Config) (plain, mtls, ops net.Listener, err error) {
 		ln, err := net.Listen("tcp", a.Addr)
 		if err != nil {
 			for _, l := range lns {
-				l.Close()
+				_ = l.Close() // the listen error is the one to report
 			}
 			return nil, nil, nil, fmt.Errorf("%s: %w", a.Variable, err)
 		}

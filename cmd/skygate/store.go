@@ -57,7 +57,7 @@ func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box
 	}
 	if migrate {
 		if err := db.Migrate(ctx); err != nil {
-			db.Close()
+			_ = db.Close() // the migration's error is the one to report
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		log.Info("database migrated", "engine", engineName(cfg))
@@ -68,7 +68,7 @@ func openMigrated(ctx context.Context, cfg *config.Config, log *slog.Logger, box
 		err = errors.New("the database schema is older than this binary: run `skygate migrate` (or start without SKYGATE_MIGRATE=false)")
 	}
 	if err != nil {
-		db.Close()
+		_ = db.Close() // err is the one to report
 		return nil, err
 	}
 	return db, nil
@@ -94,7 +94,7 @@ func checkDatabase(ctx context.Context, cfg *config.Config) error {
 	db, err := sql.Open("pgx", cfg.DatabaseURL)
 	if err == nil {
 		err = db.PingContext(ctx)
-		db.Close()
+		_ = db.Close() // only the ping's answer matters
 	}
 	if err != nil {
 		return fmt.Errorf("SKYGATE_DATABASE_URL: cannot reach the database: %w", err)

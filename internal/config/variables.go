@@ -70,7 +70,7 @@ func PrintVariables(w io.Writer) error {
 		if def == "" {
 			def = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Meaning)
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Meaning) // Flush reports a failed write
 	}
 	return tw.Flush()
 }

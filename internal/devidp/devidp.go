@@ -197,7 +197,7 @@ func (p *Provider) serveJSON(body []byte, cacheControl string) http.HandlerFunc 
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", cacheControl)
-		w.Write(body)
+		_, _ = w.Write(body)
 	}
 }
 

@@ -51,7 +51,7 @@ func (t *inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec := &recorder{header: http.Header{}}
 	t.p.Handler().ServeHTTP(rec, in)
 	if req.Body != nil {
-		req.Body.Close() // a RoundTripper always closes the request body
+		_ = req.Body.Close() // a RoundTripper always closes the request body
 	}
 	if rec.status == 0 {
 		rec.status = http.StatusOK

@@ -91,7 +91,7 @@ func (h *Handler) exchange(ctx context.Context, up *upstream, code string, st *l
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
-			return nil, fmt.Errorf("%w: code exchange: %v", errRefused, err)
+			return nil, fmt.Errorf("%w: code exchange: %w", errRefused, err)
 		}
 		return nil, fmt.Errorf("login: code exchange: %w", err)
 	}
@@ -101,14 +101,14 @@ func (h *Handler) exchange(ctx context.Context, up *upstream, code string, st *l
 	}
 	idt, err := up.verifier.Verify(ctx, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: ID token: %v", errRefused, err)
+		return nil, fmt.Errorf("%w: ID token: %w", errRefused, err)
 	}
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(st.Nonce)) != 1 {
 		return nil, fmt.Errorf("%w: the ID token's nonce is not the login's", errRefused)
 	}
 	if idt.AccessTokenHash != "" {
 		if err := idt.VerifyAccessToken(tok.AccessToken); err != nil {
-			return nil, fmt.Errorf("%w: at_hash: %v", errRefused, err)
+			return nil, fmt.Errorf("%w: at_hash: %w", errRefused, err)
 		}
 	}
 	info, err := up.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
@@ -120,10 +120,10 @@ func (h *Handler) exchange(ctx context.Context, up *upstream, code string, st *l
 	}
 	var fromInfo, fromID profileClaims
 	if err := info.Claims(&fromInfo); err != nil {
-		return nil, fmt.Errorf("%w: userinfo claims: %v", errRefused, err)
+		return nil, fmt.Errorf("%w: userinfo claims: %w", errRefused, err)
 	}
 	if err := idt.Claims(&fromID); err != nil {
-		return nil, fmt.Errorf("%w: ID token claims: %v", errRefused, err)
+		return nil, fmt.Errorf("%w: ID token claims: %w", errRefused, err)
 	}
 	e := &employee{
 		Subject: idt.Subject,

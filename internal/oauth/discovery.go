@@ -78,7 +78,7 @@ func publicJSON(body func() []byte) http.Handler {
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Cache-Control", "public, max-age=300")
-		w.Write(body())
+		_, _ = w.Write(body())
 	})
 }
 

@@ -112,5 +112,5 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
 	w.WriteHeader(status)
-	w.Write(body)
+	_, _ = w.Write(body)
 }

@@ -100,7 +100,7 @@ func Open(ctx context.Context, dsn string, maxConns int, sealer skygate.Sealer, 
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	pool.SetConnMaxLifetime(time.Hour)
 	if err := pool.PingContext(ctx); err != nil {
-		pool.Close()
+		_ = pool.Close() // the ping's error is the one to report
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	return newStore(pool, sealer), nil

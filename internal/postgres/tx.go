@@ -44,7 +44,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error 
 	}
 	// Rollback after a successful Commit is a harmless ErrTxDone; deferring it
 	// unconditionally also covers a panic in fn.
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	t := &sqlstore.Tx{Tx: tx}
 	if err := fn(t); err != nil {
 		return err

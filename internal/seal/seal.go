@@ -105,7 +105,7 @@ func (b *Box) Open(ciphertext, associatedData []byte) ([]byte, error) {
 	nonce, sealed := ciphertext[1:1+nonceSize], ciphertext[1+nonceSize:]
 	plain, err := b.aead.Open(nil, nonce, sealed, b.ad(associatedData))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOpen, err)
+		return nil, fmt.Errorf("%w: %w", ErrOpen, err)
 	}
 	return plain, nil
 }

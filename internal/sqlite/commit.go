@@ -138,7 +138,7 @@ func (c *committer) run(batch []*txJob) (rest []*txJob) {
 	// abort rolls the transaction back after the savepoint statement of job i failed:
 	// jobs 0..i fail with err, the ones not started go on in the next batch.
 	abort := func(i int, what string, err error) []*txJob {
-		tx.Rollback()
+		_ = tx.Rollback() // err is the failure to report
 		finish(batch[:i+1], fmt.Errorf("sqlite: %s: %w", what, err))
 		return batch[i+1:]
 	}

@@ -85,7 +85,7 @@ func Open(ctx context.Context, path string, sealer skygate.Sealer, obs *telemetr
 	}
 	read, err := openPool(ctx, abs, readerParams(), max(4, runtime.GOMAXPROCS(0)), cachingDriver{obs: obs})
 	if err != nil {
-		write.Close()
+		_ = write.Close() // err is the one to report
 		return nil, err
 	}
 	return newStore(write, read, abs, sealer), nil
@@ -210,7 +210,7 @@ func openPool(ctx context.Context, abs string, params url.Values, conns int, d c
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		_ = db.Close() // the ping's error is the one to report
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
 	return db, nil

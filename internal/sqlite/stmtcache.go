@@ -46,7 +46,7 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 	}
 	bc, ok := c.(baseConn)
 	if !ok {
-		c.Close()
+		_ = c.Close() // the connection is unusable either way
 		return nil, errors.New("sqlite: driver connection lacks context methods")
 	}
 	return &cachingConn{base: bc, stmts: map[string]*cachedStmt{}, detach: d.detach, obs: d.obs}, nil
@@ -115,7 +115,7 @@ func (c *cachingConn) Close() error {
 	return errors.Join(append(errs, c.base.Close())...)
 }
 
-func (c *cachingConn) Begin() (driver.Tx, error) { //nolint:staticcheck // required by driver.Conn
+func (c *cachingConn) Begin() (driver.Tx, error) { // required by driver.Conn
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 

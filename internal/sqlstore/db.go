@@ -89,7 +89,7 @@ func inReadTx(ctx context.Context, db *DB, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // after Commit, a harmless ErrTxDone
 	if err := fn(tx); err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func QueryAll[T any](ctx context.Context, db Queryer, scan func(Scanner) (T, err
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // rows.Err below reports a failed read
 	out := []T{}
 	for rows.Next() {
 		v, err := scan(rows)

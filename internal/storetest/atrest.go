@@ -76,7 +76,7 @@ func mustRawRows(tb testing.TB, db *sql.DB, table string) [][]byte {
 	tb.Helper()
 	rows, err := db.QueryContext(tb.Context(), "SELECT * FROM "+table)
 	MustNoError(tb, err, "read "+table)
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // rows.Err below reports a failed read
 	cols, err := rows.Columns()
 	MustNoError(tb, err, "columns of "+table)
 	var out [][]byte

@@ -45,7 +45,7 @@ func PrintVariables(w io.Writer) error {
 		if def == "" {
 			def = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Description)
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Description) // Flush reports a failed write
 	}
 	return tw.Flush()
 }

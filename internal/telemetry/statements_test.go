@@ -97,7 +97,7 @@ func TestStatementsSpans(t *testing.T) {
 		"db.collection.name": "bookings", "db.query.summary": "SELECT bookings", "db.query.text": query}
 	got := map[attribute.Key]string{}
 	for _, a := range sel.Attributes {
-		got[a.Key] = a.Value.Emit()
+		got[a.Key] = a.Value.String()
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -114,8 +114,8 @@ func TestStatementsSpans(t *testing.T) {
 		t.Errorf("failed statement: status %v, events %v", upd.Status, upd.Events)
 	}
 	for _, a := range upd.Attributes {
-		if a.Key == "error.type" && a.Value.Emit() != "*errors.errorString" {
-			t.Errorf("error.type %q", a.Value.Emit())
+		if a.Key == "error.type" && a.Value.String() != "*errors.errorString" {
+			t.Errorf("error.type %q", a.Value.String())
 		}
 	}
 }

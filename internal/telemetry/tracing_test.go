@@ -45,7 +45,7 @@ func TestHandler(t *testing.T) {
 	}
 	attrs := map[attribute.Key]string{}
 	for _, a := range s.Attributes {
-		attrs[a.Key] = a.Value.Emit()
+		attrs[a.Key] = a.Value.String()
 	}
 	if attrs["http.route"] != "/items/{id}" || attrs["http.response.status_code"] != "418" || attrs["url.path"] != "/items/4711" {
 		t.Errorf("attributes %v", attrs)

@@ -371,7 +371,7 @@ func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.W
 	resp, err := d.c.Client.Do(req)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponseBytes))
-		resp.Body.Close()
+		_ = resp.Body.Close() // the body is read; the status decides
 	}
 	o.Attempt.LatencyMS = time.Since(start).Milliseconds()
 	switch {

@@ -56,7 +56,7 @@ func TestDeliveryTraceparent(t *testing.T) {
 		}
 		attrs := map[attribute.Key]string{}
 		for _, a := range s.Attributes {
-			attrs[a.Key] = a.Value.Emit()
+			attrs[a.Key] = a.Value.String()
 		}
 		if attrs["skygate.webhook.event_id"] != d.EventID || attrs["skygate.webhook.delivery_id"] != d.ID ||
 			attrs["server.address"] != "127.0.0.1" || attrs["http.request.method"] != "POST" {

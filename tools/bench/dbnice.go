@@ -53,7 +53,7 @@ func postmasterOf(ctx context.Context, dsn string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // a query's connection; the query's error is checked
 	var backend int
 	if err := db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		return 0, err

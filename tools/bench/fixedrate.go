@@ -224,7 +224,7 @@ type fixedRateConn struct {
 func (c *fixedRateConn) run(due <-chan time.Time, idle chan<- struct{}) {
 	defer func() {
 		if c.conn != nil {
-			c.conn.Close()
+			_ = c.conn.Close() // done with it either way
 		}
 	}()
 	for at := range due {
@@ -264,7 +264,7 @@ func (c *fixedRateConn) do() (int, error) {
 	}
 	status, closing, err := c.roundTrip(raw)
 	if err != nil || closing {
-		c.conn.Close()
+		_ = c.conn.Close() // broken or closing: a new one follows
 		c.conn = nil
 	}
 	return status, err

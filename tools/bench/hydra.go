@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -65,7 +66,7 @@ func (h *harness) runHydra(ctx context.Context, rep *report) error {
 	public, err1 := freeAddr()
 	admin, err2 := freeAddr()
 	if err1 != nil || err2 != nil {
-		return fmt.Errorf("free ports: %v %v", err1, err2)
+		return fmt.Errorf("free ports: %w", errors.Join(err1, err2))
 	}
 	publicHost, publicPort, _ := net.SplitHostPort(public)
 	adminHost, adminPort, _ := net.SplitHostPort(admin)

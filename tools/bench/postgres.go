@@ -79,7 +79,7 @@ func execOn(ctx context.Context, dsn, q string) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // the statement's error is checked
 	_, err = db.ExecContext(ctx, q)
 	return err
 }

@@ -44,7 +44,7 @@ func (h *harness) startProc(ctx context.Context, name string, argv, env []string
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
-		f.Close()
+		_ = f.Close() // the start error is the one to report
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, logPath: logPath, logFile: f, done: make(chan error, 1)}
@@ -60,7 +60,7 @@ func (h *harness) startProc(ctx context.Context, name string, argv, env []string
 		select {
 		case err := <-p.done:
 			p.done <- err
-			return nil, fmt.Errorf("%s exited before listening (%v):\n%s", name, err, tail(logPath))
+			return nil, fmt.Errorf("%s exited before listening (%w):\n%s", name, err, tail(logPath))
 		case <-ctx.Done():
 			p.stop()
 			return nil, ctx.Err()
@@ -90,14 +90,14 @@ func (p *proc) pid() int { return p.cmd.Process.Pid }
 
 // stop asks the process to shut down gracefully and kills it if it does not.
 func (p *proc) stop() {
-	defer p.logFile.Close()
+	defer func() { _ = p.logFile.Close() }() // the process wrote its log; nothing is lost
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-p.done:
 		p.done <- err
 	case <-time.After(20 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		p.done <- <-p.done // wait for it; keep its exit status, as above
 	}
 }
 
@@ -117,7 +117,7 @@ func listeningAddrs(path string) (string, string, string) {
 	if err != nil {
 		return "", "", ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -145,13 +145,14 @@ func waitReady(ctx context.Context, url string) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close() // the status is the answer
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
+			err = fmt.Errorf("status %d", resp.StatusCode)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s never answered 200: %v", url, err)
+			return fmt.Errorf("%s never answered 200: %w", url, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -167,7 +168,7 @@ func freeAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // only its port was wanted
 	return ln.Addr().String(), nil
 }
 
@@ -291,7 +292,7 @@ func setAutogroupNice(file string, n int) error {
 func taskset(cpus string) error {
 	out, err := exec.Command("taskset", "-a", "-p", "-c", cpus, strconv.Itoa(os.Getpid())).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("taskset -c %s: %v: %s", cpus, err, bytes.TrimSpace(out))
+		return fmt.Errorf("taskset -c %s: %w: %s", cpus, err, bytes.TrimSpace(out))
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func baselineServer(ctx context.Context, args []string, stderr io.Writer) error 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	line, _ := json.Marshal(listeningLine{Msg: "listening", HTTP: "http://" + ln.Addr().String()})
-	fmt.Fprintf(stderr, "%s\n", line)
+	_, _ = fmt.Fprintf(stderr, "%s\n", line)
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -273,7 +273,7 @@ func insertLoop(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // a throwaway database
 	db.SetMaxOpenConns(1)
 	// An empty table every time, also when a file of an earlier round is there.
 	for _, q := range []string{`DROP TABLE IF EXISTS t`, `CREATE TABLE t (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, body TEXT NOT NULL)`} {
@@ -290,7 +290,7 @@ func insertLoop(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO t (key, body) VALUES (?, ?)`, "k"+strconv.FormatInt(i, 10), body); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback() // err is the one to report
 			return err
 		}
 		return tx.Commit()

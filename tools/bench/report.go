@@ -233,19 +233,20 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// writeTable prints the table of figures.
+// writeTable prints the table of figures. Like flag.PrintDefaults it ignores write
+// errors: the table goes to a terminal, where a failed write has nowhere to be reported.
 func (rep *report) writeTable(w io.Writer) {
 	m := rep.Machine
-	fmt.Fprintf(w, "\n%d × %s, %s; load average %.2f before, %.2f after", m.CPUs, m.Model, m.GoVersion, m.LoadBefore, m.LoadAfter)
+	_, _ = fmt.Fprintf(w, "\n%d × %s, %s; load average %.2f before, %.2f after", m.CPUs, m.Model, m.GoVersion, m.LoadBefore, m.LoadAfter)
 	if m.Pinned {
-		fmt.Fprintf(w, "; server on CPU %s, load generator on CPU %s", m.ServerCPU, m.ClientCPUs)
+		_, _ = fmt.Fprintf(w, "; server on CPU %s, load generator on CPU %s", m.ServerCPU, m.ClientCPUs)
 	} else {
-		fmt.Fprint(w, "; not pinned")
+		_, _ = fmt.Fprint(w, "; not pinned")
 	}
 	if m.Nice != 0 {
-		fmt.Fprintf(w, "; niceness %d", m.Nice)
+		_, _ = fmt.Fprintf(w, "; niceness %d", m.Nice)
 		if m.DBNice != nil {
-			fmt.Fprintf(w, ", PostgreSQL's processes too")
+			_, _ = fmt.Fprintf(w, ", PostgreSQL's processes too")
 		}
 	}
 	gen := "vegeta"
@@ -265,28 +266,28 @@ func (rep *report) writeTable(w io.Writer) {
 	if m.LatencyRate > 0 {
 		at = fmt.Sprintf("a fixed %d req/s (-rate; p99 targets not judged)", m.LatencyRate)
 	}
-	fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s, %s; latency: open loop (%s) at %s; server log level %s\n",
+	_, _ = fmt.Fprintf(w, "\nmax: closed loop, %d connections, %s, %s; latency: open loop (%s) at %s; server log level %s\n",
 		m.Workers, m.Duration, gen, latencyGen, at, m.LogLevel)
 	if m.Rounds > 1 {
-		fmt.Fprintf(w, "every figure and ratio: the median of %d rounds, each ratio taken within its round\n", m.Rounds)
+		_, _ = fmt.Fprintf(w, "every figure and ratio: the median of %d rounds, each ratio taken within its round\n", m.Rounds)
 	}
-	fmt.Fprintln(w)
+	_, _ = fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tengine\trps\tsrv cpu\tµs cpu/req\tp50 ms\tp99 ms\t@rps\t@cpu\t×base\t×base cpu\ttargets")
+	_, _ = fmt.Fprintln(tw, "scenario\tengine\trps\tsrv cpu\tµs cpu/req\tp50 ms\tp99 ms\t@rps\t@cpu\t×base\t×base cpu\ttargets")
 	for _, r := range rep.Rows {
 		engine := r.Engine
 		if engine == "" {
 			engine = "-"
 		}
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\tskipped: %s\n", r.Scenario, engine, r.Skipped)
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\tskipped: %s\n", r.Scenario, engine, r.Skipped)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f%%\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, engine, r.RPS, 100*r.ServerUtil, r.CPUPerReq,
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f%%\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, engine, r.RPS, 100*r.ServerUtil, r.CPUPerReq,
 			num(r.P50, "%.2f"), num(r.P99, "%.2f"), num(float64(r.LatencyRate), "%.0f"), num(100*r.LatencyUtil, "%.0f%%"),
 			num(r.VsBaseline, "%.2f"), num(r.VsBaselineCPU, "%.2f"), checks(r.Checks))
 	}
-	tw.Flush()
+	_ = tw.Flush()
 	var notes []string
 	for _, r := range rep.Rows {
 		if r.Note != "" && r.Skipped == "" {
@@ -294,7 +295,7 @@ func (rep *report) writeTable(w io.Writer) {
 		}
 	}
 	if len(notes) > 0 {
-		fmt.Fprintf(w, "\nnotes:\n%s\n", strings.Join(notes, "\n"))
+		_, _ = fmt.Fprintf(w, "\nnotes:\n%s\n", strings.Join(notes, "\n"))
 	}
 	rep.writeAtMaxShare(w)
 }
@@ -312,14 +313,14 @@ func (rep *report) writeAtMaxShare(w io.Writer) {
 	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nlatency at %.0f%% of the maximum rate, where the server's core was busier than %.0f%% (a reading; the target is judged at @rps above):\n",
+	_, _ = fmt.Fprintf(w, "\nlatency at %.0f%% of the maximum rate, where the server's core was busier than %.0f%% (a reading; the target is judged at @rps above):\n",
 		100*rep.Machine.LatencyLoad, 100*rep.Machine.LatencyLoad)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tengine\treq/s\tsrv cpu\tp50 ms\tp99 ms")
+	_, _ = fmt.Fprintln(tw, "scenario\tengine\treq/s\tsrv cpu\tp50 ms\tp99 ms")
 	for _, l := range lines {
-		fmt.Fprintln(tw, l)
+		_, _ = fmt.Fprintln(tw, l)
 	}
-	tw.Flush()
+	_ = tw.Flush()
 }
 
 func orDash(s string) string {

@@ -124,7 +124,7 @@ type flags struct {
 func newFlags(out io.Writer) *flags {
 	f := &flags{fs: flag.NewFlagSet("skygate-bench", flag.ContinueOnError)}
 	f.fs.SetOutput(out)
-	f.fs.Usage = func() { fmt.Fprint(out, usage); f.fs.PrintDefaults() }
+	f.fs.Usage = func() { _, _ = fmt.Fprint(out, usage); f.fs.PrintDefaults() }
 	o := &f.o
 	f.fs.DurationVar(&o.duration, "duration", 5*time.Second, "closed-loop phase (maximum throughput) of each scenario; wrk rounds it up to whole seconds")
 	f.fs.DurationVar(&o.latencyDur, "latency-duration", 0, "fixed-rate phase at -load × maximum (default: -duration)")
@@ -378,7 +378,7 @@ func (h *harness) close() {
 }
 
 func (h *harness) logf(format string, args ...any) {
-	fmt.Fprintf(h.log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+	_, _ = fmt.Fprintf(h.log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 }
 
 // wants reports whether the scenario was selected.

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -251,7 +252,7 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 		mtlsAddr, err2 = freeAddr()
 		opsAddr, err3 = freeAddr()
 		if err1 != nil || err2 != nil || err3 != nil {
-			return fmt.Errorf("free ports: %v %v %v", err1, err2, err3)
+			return fmt.Errorf("free ports: %w", errors.Join(err1, err2, err3))
 		}
 	}
 	env = append(env, "SKYGATE_HTTP_ADDR="+httpAddr, "SKYGATE_MTLS_ADDR="+mtlsAddr, "SKYGATE_OPS_ADDR="+opsAddr)
@@ -393,7 +394,7 @@ func do(ctx context.Context, c *http.Client, t vegeta.Target) (*http.Response, [
 	if err != nil {
 		return nil, nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // ReadAll's error is checked
 	body, err := io.ReadAll(resp.Body)
 	return resp, body, err
 }

@@ -38,13 +38,13 @@ func seedESIM(ctx context.Context, databaseURL, accountID string, n int) (string
 	if path, ok := strings.CutPrefix(databaseURL, "sqlite://"); ok {
 		st, e := sqlite.Open(ctx, path, records, nil)
 		if e == nil {
-			defer st.Close()
+			defer func() { _ = st.Close() }() // the seed's own error is checked
 		}
 		db, err = st, e
 	} else {
 		st, e := postgres.Open(ctx, databaseURL, 0, records, nil)
 		if e == nil {
-			defer st.Close()
+			defer func() { _ = st.Close() }() // the seed's own error is checked
 		}
 		db, err = st, e
 	}

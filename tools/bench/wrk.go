@@ -66,7 +66,7 @@ func (h *harness) attackWrk(ctx context.Context, p *proc, t vegeta.Target, want,
 	if err != nil {
 		return ph, err
 	}
-	defer os.Remove(script.Name())
+	defer func() { _ = os.Remove(script.Name()) }() // a temporary file
 	_, err = io.WriteString(script, wrkScript(t))
 	if err = errors.Join(err, script.Close()); err != nil {
 		return ph, err

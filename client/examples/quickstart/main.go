@@ -75,7 +75,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if ft == nil {
 		return errors.New("no active departures fast-track at TAS in the catalog")
 	}
-	fmt.Fprintf(stdout, "fast-track %s: %s\n", ft.Id, ft.Name)
+	_, _ = fmt.Fprintf(stdout, "fast-track %s: %s\n", ft.Id, ft.Name)
 
 	// 2. Book it, with an Idempotency-Key: a retry after a timeout with the same key
 	// cannot book twice.
@@ -92,7 +92,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return failed("book", created.StatusCode(), created.Body)
 	}
 	id := created.JSON202.Id.String()
-	fmt.Fprintf(stdout, "booking %s for %s: %s\n", id, date.Format(time.DateOnly), created.JSON202.Status)
+	_, _ = fmt.Fprintf(stdout, "booking %s for %s: %s\n", id, date.Format(time.DateOnly), created.JSON202.Status)
 
 	// 3. Wait for Issued (a webhook receiver would get booking.status.changed instead).
 	waitCtx, cancel := context.WithTimeout(ctx, issueTimeout)
@@ -106,7 +106,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			return failed("get booking", got.StatusCode(), got.Body)
 		}
 		if b := got.JSON200; b.Status == api.BookingStatusIssued {
-			fmt.Fprintf(stdout, "booking %s: %s, confirm before %s\n", id, b.Status, formatTime(b.ConfirmBefore))
+			_, _ = fmt.Fprintf(stdout, "booking %s: %s, confirm before %s\n", id, b.Status, formatTime(b.ConfirmBefore))
 			break
 		} else if b.Status != api.BookingStatusPending {
 			return fmt.Errorf("booking %s is %s, not Issued", id, b.Status)
@@ -126,7 +126,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if confirmed.JSON200 == nil {
 		return failed("confirm", confirmed.StatusCode(), confirmed.Body)
 	}
-	fmt.Fprintf(stdout, "booking %s: %s\n", id, confirmed.JSON200.Status)
+	_, _ = fmt.Fprintf(stdout, "booking %s: %s\n", id, confirmed.JSON200.Status)
 
 	// 5. The pass the passenger shows at the airport.
 	pass, err := c.MTLS.GetFastTrackPassWithResponse(ctx, id, nil)
@@ -136,7 +136,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if pass.JSON200 == nil {
 		return failed("get pass", pass.StatusCode(), pass.Body)
 	}
-	fmt.Fprintf(stdout, "pass %s, valid %s to %s\npass code: %s\n", pass.JSON200.Status,
+	_, _ = fmt.Fprintf(stdout, "pass %s, valid %s to %s\npass code: %s\n", pass.JSON200.Status,
 		pass.JSON200.ValidFrom.Format(time.RFC3339), pass.JSON200.ValidUntil.Format(time.RFC3339), pass.JSON200.Code)
 	return nil
 }

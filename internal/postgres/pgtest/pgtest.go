@@ -35,7 +35,11 @@ func MustOpenAt(tb testing.TB, dsn string) *postgres.Store {
 	if err != nil {
 		tb.Fatalf("postgres.Open: %v", err)
 	}
-	tb.Cleanup(func() { s.Close() })
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("close the store: %v", err)
+		}
+	})
 	if err := s.Migrate(tb.Context()); err != nil {
 		tb.Fatalf("postgres Migrate: %v", err)
 	}
@@ -70,7 +74,7 @@ func mustExecAdmin(tb testing.TB, dsn, query string) {
 	if err != nil {
 		tb.Fatalf("open %s: %v", EnvDSN, err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // a connection for one statement, whose error is checked
 	if _, err := db.ExecContext(ctx, query); err != nil {
 		tb.Fatalf("%s: %v", query, err)
 	}

@@ -31,7 +31,11 @@ func MustOpen(tb testing.TB) *sqlite.Store {
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
-	tb.Cleanup(func() { s.Close() })
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("close the store: %v", err)
+		}
+	})
 	return s
 }
 
@@ -44,7 +48,7 @@ var template = sync.OnceValues(func() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary directory; the template is read
 	sealer, err := seal.New(seal.NewMasterKey())
 	if err != nil {
 		return nil, err
