@@ -143,11 +143,18 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 		route = "unmatched"
 	}
 	s.metrics.observe(r.Pattern, r.Method, status, elapsed)
+	if s.access == nil && !s.deps.Traced {
+		return
+	}
+	src := s.source(r)
+	if s.deps.Traced {
+		traceSource(r.Context(), src)
+	}
 	if s.access == nil {
 		return
 	}
 	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: s.source(r), claims: st.claims})
+		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: src, claims: st.claims})
 }
 
 // arrival returns when the request whose context ctx is arrived (when ServeHTTP
