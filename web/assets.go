@@ -88,19 +88,6 @@ func (a *asset) gzip() []byte {
 	return a.gzipped
 }
 
-// acceptsGzip is a deliberately simple reading of Accept-Encoding: gzip listed and
-// not refused with q=0.
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-		}
-	}
-	return false
-}
-
 // varyAcceptEncoding lists Accept-Encoding in the Vary header unless it is there: the
 // server's compression middleware puts it on every answer.
 func varyAcceptEncoding(h http.Header) {
@@ -126,7 +113,8 @@ func securityHeaders(h http.Header, csp string) {
 
 // serveAsset writes a with the given Cache-Control; conditional requests, HEAD and
 // ranges are http.ServeContent's. A gzip variant has its own ETag (RFC 9110 §8.8.3),
-// the one the server's compression gives gzip-coded answers (conditional.GzipETag).
+// the one the server's compression gives gzip-coded answers (conditional.GzipETag), and
+// is sent when the server's compression would code the answer (conditional.AcceptsGzip).
 func serveAsset(w http.ResponseWriter, r *http.Request, a *asset, cacheControl, csp string) {
 	h := w.Header()
 	securityHeaders(h, csp)
@@ -135,7 +123,7 @@ func serveAsset(w http.ResponseWriter, r *http.Request, a *asset, cacheControl, 
 	body, etag := a.body, a.etag
 	if a.compressible() {
 		varyAcceptEncoding(h)
-		if acceptsGzip(r) {
+		if conditional.AcceptsGzip(r) {
 			body, etag = a.gzip(), conditional.GzipETag(a.etag)
 			h.Set("Content-Encoding", "gzip")
 		}

@@ -134,7 +134,8 @@ const (
 
 // TestTracingEndToEnd runs serve with an OTLP endpoint in its environment: a booking
 // request with a traceparent becomes the child of that parent, named by its route,
-// with the store's statements as its children and no passenger's data anywhere in the
+// its client.address the TCP peer rather than a forged X-Forwarded-For, with the
+// store's statements as its children and no passenger's data anywhere in the
 // export; the request's access-log line carries its trace and span ids; the webhook
 // delivery it causes carries the traceparent of a delivery span in a trace of its own.
 // The spans reach the collector by the flush at shutdown.
@@ -150,7 +151,8 @@ func TestTracingEndToEnd(t *testing.T) {
 			t.Fatalf("create webhook: %d %s", resp.StatusCode, body)
 		}
 		resp, body := s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+bookingPath, strings.NewReader(bookingBody(s.firstFastTrack(tok), "TR-1")),
-			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Idempotency-Key": "tr-1", "traceparent": traceparent})
+			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Idempotency-Key": "tr-1", "traceparent": traceparent,
+				"X-Forwarded-For": "203.0.113.9"}) // from no trusted proxy: not the client's address
 		if resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("book: %d %s", resp.StatusCode, body)
 		}
@@ -182,7 +184,8 @@ func TestTracingEndToEnd(t *testing.T) {
 		serverSpanID := hex.EncodeToString(server.GetSpanId())
 		a := attrs(*server)
 		if server.GetName() != "POST "+bookingPath || server.GetKind() != tracepb.Span_SPAN_KIND_SERVER ||
-			hex.EncodeToString(server.GetTraceId()) != parentTraceID || a["http.route"] != bookingPath || a["http.response.status_code"] != "202" {
+			hex.EncodeToString(server.GetTraceId()) != parentTraceID || a["http.route"] != bookingPath || a["http.response.status_code"] != "202" ||
+			a["client.address"] != "127.0.0.1" {
 			t.Errorf("server span %q kind %v trace %x attributes %v", server.GetName(), server.GetKind(), server.GetTraceId(), a)
 		}
 		if server.resource["service.name"] != "skygate" || server.resource["service.version"] != version {

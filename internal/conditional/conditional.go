@@ -3,6 +3,7 @@ package conditional
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -46,6 +47,47 @@ func GzipETag(etag string) string {
 		return etag + GzipSuffix
 	}
 	return etag[:i] + GzipSuffix + etag[i:]
+}
+
+// AcceptsGzip reports whether the answer to r may be gzip-coded: r is not HEAD and its
+// Accept-Encoding (the first field line) gives gzip, or when gzip is not named "*", a
+// qvalue above 0 (RFC 9110 §12.5.3: q=0 means not acceptable; no field or an empty one,
+// identity only). Out-of-range qvalues are clamped to 0–1 and unparsable ones are 0, as
+// gzhttp reads them, so that the server's compression and the assets it serves
+// gzip-coded already make the same choice.
+func AcceptsGzip(r *http.Request) bool {
+	if r.Method == http.MethodHead {
+		return false
+	}
+	field := r.Header.Get("Accept-Encoding")
+	if field == "" {
+		return false
+	}
+	star := -1.0
+	for element := range strings.SplitSeq(field, ",") {
+		coding, q := codingQ(element)
+		switch {
+		case coding == "gzip":
+			return q > 0
+		case coding == "*" && star < 0:
+			star = q
+		}
+	}
+	return star > 0
+}
+
+// codingQ splits one Accept-Encoding element into its coding, lower-cased, and its
+// qvalue (1 when absent; the last q parameter when several).
+func codingQ(element string) (coding string, q float64) {
+	name, params, _ := strings.Cut(element, ";")
+	coding, q = strings.ToLower(strings.TrimSpace(name)), 1
+	for p := range strings.SplitSeq(params, ";") {
+		if p = strings.TrimSpace(p); len(p) >= 2 && strings.EqualFold(p[:2], "q=") {
+			q, _ = strconv.ParseFloat(p[2:], 64)
+			q = min(max(q, 0), 1)
+		}
+	}
+	return coding, q
 }
 
 // ETagListMatches reports whether an If-None-Match field value (a comma-separated list of

@@ -1,6 +1,8 @@
 // Package conditional owns the evaluation of HTTP conditional GET and HEAD requests
 // (RFC 9110 §13): whether a request that carries If-None-Match or If-Modified-Since may
-// be answered 304 Not Modified.
+// be answered 304 Not Modified. Since a gzip-coded representation has an entity tag of
+// its own, it also owns the choice of that coding (AcceptsGzip), so that the server's
+// compression and the assets stored gzip-coded read Accept-Encoding alike.
 //
 // The rules, which the OpenAPI document repeats for the catalog:
 //

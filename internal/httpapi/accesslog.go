@@ -124,9 +124,10 @@ func (l *accessLog) writeDirect(e *accessEntry) bool {
 var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendLine appends e's line to b as slog's JSON handler (without options) writes it,
-// wrapped by telemetry.LogHandler when e.span is valid, byte for byte, when every string of the line is plain (see plain), the time is set
-// and has four digits of year, and the duration is written without an exponent: the
-// line of an ordinary request. For any other entry it returns false, and write leaves
+// wrapped by telemetry.LogHandler when e.span is valid, byte for byte, when every
+// string of the line is plain (see plain), the time is set and has four digits of
+// year, and the duration is written without an exponent: the line of an ordinary
+// request. For any other entry it returns false, and write leaves
 // the line to the handler, whose escaping and error text stay the only definition.
 // It exists for speed: see docs/decisions/0102-access-log-plain-lines.md.
 func appendLine(b []byte, e *accessEntry) ([]byte, bool) {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -16,7 +15,7 @@ import (
 // OpenAPI document repeats:
 //
 //   - A response is gzip-coded when the request is not HEAD, its Accept-Encoding accepts
-//     gzip (acceptsGzip), its media type is one of compressibleTypes, its body is at least
+//     gzip (conditional.AcceptsGzip), its media type is one of compressibleTypes, its body is at least
 //     compressMinSize bytes, and it is not already content-coded or a range (the console
 //     and docs assets arrive gzip-coded from package web; PNG passes and QR codes are
 //     never compressed). 204 and 304 have no body to code.
@@ -74,13 +73,13 @@ func gzipWrapper() func(http.Handler) http.HandlerFunc {
 	return wrap
 }
 
-// compress gzip-codes next's responses by the rules above. A request that acceptsGzip
-// refuses goes straight to next, with only the Vary field added: gzhttp then never
+// compress gzip-codes next's responses by the rules above. A request that
+// conditional.AcceptsGzip refuses goes straight to next, with only the Vary field added: gzhttp then never
 // codes, whatever it would have read in Accept-Encoding, which is what sentETag says.
 func compress(next http.Handler) http.Handler {
 	gz := gzipWrapper()(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !acceptsGzip(r) {
+		if !conditional.AcceptsGzip(r) {
 			w.Header().Add("Vary", "Accept-Encoding")
 			next.ServeHTTP(w, r)
 			return
@@ -89,53 +88,12 @@ func compress(next http.Handler) http.Handler {
 	})
 }
 
-// acceptsGzip reports whether compress may gzip-code the answer to r: r is not HEAD
-// and its Accept-Encoding (the first field line) gives gzip, or when gzip is not named
-// "*", a qvalue above 0 (RFC 9110 §12.5.3: q=0 means not acceptable; no field or an
-// empty one, identity only). It reads the field exactly as gzhttp does, out-of-range
-// qvalues clamped to 0–1 and unparsable ones 0, so that it predicts gzhttp's choice
-// (TestAcceptsGzipAgreesWithGzhttp).
-func acceptsGzip(r *http.Request) bool {
-	if r.Method == http.MethodHead {
-		return false
-	}
-	field := r.Header.Get("Accept-Encoding")
-	if field == "" {
-		return false
-	}
-	star := -1.0
-	for element := range strings.SplitSeq(field, ",") {
-		coding, q := codingQ(element)
-		switch {
-		case coding == "gzip":
-			return q > 0
-		case coding == "*" && star < 0:
-			star = q
-		}
-	}
-	return star > 0
-}
-
-// codingQ splits one Accept-Encoding element into its coding, lower-cased, and its
-// qvalue (1 when absent; the last q parameter when several).
-func codingQ(element string) (coding string, q float64) {
-	name, params, _ := strings.Cut(element, ";")
-	coding, q = strings.ToLower(strings.TrimSpace(name)), 1
-	for p := range strings.SplitSeq(params, ";") {
-		if p = strings.TrimSpace(p); len(p) >= 2 && strings.EqualFold(p[:2], "q=") {
-			q, _ = strconv.ParseFloat(p[2:], 64)
-			q = min(max(q, 0), 1)
-		}
-	}
-	return coding, q
-}
-
 // sentETag returns the entity tag that compress leaves on the answer to r for a
 // representation of contentType and size bytes whose identity tag is etag: the gzip
 // variant's when compress codes it. A 304 must carry the ETag its 200 would have
 // (RFC 9110 §15.4.5), and compress cannot tell, having no body to measure.
 func sentETag(r *http.Request, etag, contentType string, size int) string {
-	if size >= compressMinSize && compressibleType(contentType) && acceptsGzip(r) {
+	if size >= compressMinSize && compressibleType(contentType) && conditional.AcceptsGzip(r) {
 		return conditional.GzipETag(etag)
 	}
 	return etag

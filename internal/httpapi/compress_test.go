@@ -291,11 +291,11 @@ func TestAcceptsGzip(t *testing.T) {
 	for _, tc := range hostileAcceptEncodings {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.Header.Set("Accept-Encoding", tc.value)
-		if got := acceptsGzip(r); got != tc.gzip {
-			t.Errorf("acceptsGzip(%.40q) = %v, want %v", tc.value, got, tc.gzip)
+		if got := conditional.AcceptsGzip(r); got != tc.gzip {
+			t.Errorf("AcceptsGzip(%.40q) = %v, want %v", tc.value, got, tc.gzip)
 		}
 		r.Method = http.MethodHead
-		if acceptsGzip(r) {
+		if conditional.AcceptsGzip(r) {
 			t.Errorf("HEAD with %.40q accepts gzip", tc.value)
 		}
 	}
@@ -315,15 +315,15 @@ func gzhttpCodes(acceptEncoding string) bool {
 	return w.Header().Get("Content-Encoding") == "gzip"
 }
 
-// TestAcceptsGzipAgreesWithGzhttp: acceptsGzip predicts what gzhttp does, so that a
+// TestAcceptsGzipAgreesWithGzhttp: conditional.AcceptsGzip predicts what gzhttp does, so that a
 // 304 carries the ETag its 200 would have (sentETag).
 func TestAcceptsGzipAgreesWithGzhttp(t *testing.T) {
 	t.Parallel()
 	for _, tc := range hostileAcceptEncodings {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.Header.Set("Accept-Encoding", tc.value)
-		if got, want := acceptsGzip(r), gzhttpCodes(tc.value); got != want {
-			t.Errorf("Accept-Encoding %.40q: acceptsGzip %v, gzhttp codes %v", tc.value, got, want)
+		if got, want := conditional.AcceptsGzip(r), gzhttpCodes(tc.value); got != want {
+			t.Errorf("Accept-Encoding %.40q: AcceptsGzip %v, gzhttp codes %v", tc.value, got, want)
 		}
 	}
 }
@@ -335,8 +335,8 @@ func FuzzAcceptsGzip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, value string) {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.Header["Accept-Encoding"] = []string{value}
-		if got, want := acceptsGzip(r), gzhttpCodes(value); got != want {
-			t.Fatalf("Accept-Encoding %q: acceptsGzip %v, gzhttp codes %v", value, got, want)
+		if got, want := conditional.AcceptsGzip(r), gzhttpCodes(value); got != want {
+			t.Fatalf("Accept-Encoding %q: AcceptsGzip %v, gzhttp codes %v", value, got, want)
 		}
 	})
 }

@@ -104,7 +104,7 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // ServeHTTP runs the outer middleware: request id, panic recovery, logging and metrics,
 // then s.next (compression and the router). Like http.ServeMux, it sets r.Pattern to
 // the pattern of the route that served r, so that middleware around the server
-// (tracing) learns the route.
+// (tracing) learns the route, also when the handler panicked.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := r
 	st := &requestState{id: requestID(r.Header.Get("X-Request-ID")), start: s.now()}
@@ -115,6 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rw := &responseWriter{ResponseWriter: w, s: s, r: r}
 	defer func() {
+		in.Pattern = r.Pattern
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler { //nolint:errorlint // the panic value itself, as net/http compares it
 				panic(v)
@@ -127,7 +128,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.observe(rw, r, st)
 	}()
 	s.next.ServeHTTP(rw, r)
-	in.Pattern = r.Pattern
 }
 
 // observe updates the metrics and writes the access-log line of a request.
@@ -143,11 +143,18 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 		route = "unmatched"
 	}
 	s.metrics.observe(r.Pattern, r.Method, status, elapsed)
+	if s.access == nil && !s.deps.Traced {
+		return
+	}
+	src := s.source(r)
+	if s.deps.Traced {
+		traceSource(r.Context(), src)
+	}
 	if s.access == nil {
 		return
 	}
 	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
-		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: s.source(r), claims: st.claims})
+		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: src, claims: st.claims})
 }
 
 // arrival returns when the request whose context ctx is arrived (when ServeHTTP

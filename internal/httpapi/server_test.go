@@ -135,18 +135,22 @@ func TestValidRequestID(t *testing.T) {
 }
 
 // TestRoutePattern checks that a request reports its route pattern in the access log
-// (and so in the metrics): a literal route, HEAD of a GET route, a wildcard route, and
-// no route at all.
+// (and so in the metrics): a literal route, HEAD of a GET route, a wildcard route, a
+// route whose handler panicked, and no route at all.
 func TestRoutePattern(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
 	none := http.NotFoundHandler()
 	s := NewServer(Deps{Directory: sqlitetest.MustOpen(t), TokenEndpoint: none, JWKS: none, Discovery: none,
 		AccessLog: slog.New(slog.NewJSONHandler(&log, nil))})
+	s.mux.Handle("GET /test/panic/{id}", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		panic("boom")
+	}))
 	for _, tc := range []struct{ method, target, route string }{
 		{"GET", "/healthz", "GET /healthz"},
 		{"HEAD", "/healthz", "GET /healthz"},
 		{"GET", "/v2/catalog/lounges/x1", "GET /v2/catalog/lounges/{id}"},
+		{"GET", "/test/panic/x1", "GET /test/panic/{id}"},
 		{"GET", "/nope", "unmatched"},
 	} {
 		log.Reset()

@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
+
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // source returns the address a request comes from, which the access log reports and
@@ -95,4 +99,15 @@ func sourceKey(a netip.Addr) string {
 		return "source:" + p.String()
 	}
 	return "source:" + a.String()
+}
+
+// traceSource sets the client.address of the request's server span, when it records,
+// to src, the address the request came from as the service reads it (source). The
+// tracing middleware (otelhttp) takes it from the first X-Forwarded-For entry, whoever
+// sent the field, which any client can write: a trace must not name an address that
+// the access log and the rate limits would not.
+func traceSource(ctx context.Context, src netip.Addr) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() && src.IsValid() {
+		span.SetAttributes(semconv.ClientAddress(src.String()))
+	}
 }
