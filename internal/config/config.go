@@ -101,7 +101,9 @@ type Config struct {
 	// /readyz answering 503, so that load balancers take the replica out before its
 	// listeners close (SKYGATE_SHUTDOWN_DELAY). ShutdownTimeout then bounds the wait for
 	// the requests in flight and the background work's current round
-	// (SKYGATE_SHUTDOWN_TIMEOUT). Both are between 0 and MaxShutdownWait.
+	// (SKYGATE_SHUTDOWN_TIMEOUT). The delay is from 0 to MaxShutdownWait; the timeout
+	// from 1 s, since a stop with no time at all for its own steps would always end
+	// cut (exit status 1), to MaxShutdownWait.
 	ShutdownDelay   time.Duration
 	ShutdownTimeout time.Duration
 }
@@ -166,8 +168,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		WebhookTimeout:  l.duration("SKYGATE_WEBHOOK_TIMEOUT", 10*time.Second),
 		WebhookLease:    l.duration("SKYGATE_WEBHOOK_LEASE", 30*time.Second),
 		CatalogRefresh:  l.duration("SKYGATE_CATALOG_REFRESH", 5*time.Second),
-		ShutdownDelay:   l.wait("SKYGATE_SHUTDOWN_DELAY", 5*time.Second),
-		ShutdownTimeout: l.wait("SKYGATE_SHUTDOWN_TIMEOUT", 30*time.Second),
+		ShutdownDelay:   l.wait("SKYGATE_SHUTDOWN_DELAY", 5*time.Second, 0),
+		ShutdownTimeout: l.wait("SKYGATE_SHUTDOWN_TIMEOUT", 30*time.Second, time.Second),
 	}
 	for _, a := range c.ListenAddrs() {
 		if !validListenAddr(a.Addr) {

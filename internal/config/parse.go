@@ -108,15 +108,15 @@ func (l *loader) integer(name string, def int) int {
 // 30 s unless told otherwise), so a larger value is a mistake of unit.
 const MaxShutdownWait = 10 * time.Minute
 
-// wait parses a duration from 0 to MaxShutdownWait.
-func (l *loader) wait(name string, def time.Duration) time.Duration {
+// wait parses a duration from least to MaxShutdownWait.
+func (l *loader) wait(name string, def, least time.Duration) time.Duration {
 	v := strings.TrimSpace(l.getenv(name))
 	if v == "" {
 		return def
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 || d > MaxShutdownWait {
-		l.fail(name, "must be a Go duration from 0s to %s, such as 5s, got %q", MaxShutdownWait, v)
+	if err != nil || d < least || d > MaxShutdownWait {
+		l.fail(name, "must be a Go duration from %s to %s, such as 5s, got %q", least, MaxShutdownWait, v)
 		return def
 	}
 	return d

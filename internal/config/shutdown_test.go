@@ -8,9 +8,9 @@ import (
 	"github.com/skygate/skygate/internal/config"
 )
 
-// TestLoadShutdownWaits: SKYGATE_SHUTDOWN_DELAY (5 s) and SKYGATE_SHUTDOWN_TIMEOUT
-// (30 s) take any duration from 0 to config.MaxShutdownWait; anything else is refused
-// by name, together with the other problems of the configuration.
+// TestLoadShutdownWaits: SKYGATE_SHUTDOWN_DELAY (5 s) takes any duration from 0 and
+// SKYGATE_SHUTDOWN_TIMEOUT (30 s) any from 1 s, to config.MaxShutdownWait; anything
+// else is refused by name, together with the other problems of the configuration.
 func TestLoadShutdownWaits(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -19,7 +19,7 @@ func TestLoadShutdownWaits(t *testing.T) {
 		wantDelay, wantTimeout time.Duration
 	}{
 		{"defaults", "", "", 5 * time.Second, 30 * time.Second},
-		{"zero", "0s", "0", 0, 0},
+		{"least", "0s", "1s", 0, time.Second},
 		{"plain values", "2s", "1m30s", 2 * time.Second, 90 * time.Second},
 		{"spaces around", " 250ms ", "\t45s", 250 * time.Millisecond, 45 * time.Second},
 		{"the bound itself", "10m", "10m", config.MaxShutdownWait, config.MaxShutdownWait},
@@ -35,13 +35,20 @@ func TestLoadShutdownWaits(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"-1s", "10m1s", "1h", "5", "five seconds", "5 s"} {
-		for _, name := range []string{"SKYGATE_SHUTDOWN_DELAY", "SKYGATE_SHUTDOWN_TIMEOUT"} {
-			t.Run(name+"="+bad, func(t *testing.T) {
+	for _, tc := range []struct{ name, least string }{
+		{"SKYGATE_SHUTDOWN_DELAY", "0s"},
+		{"SKYGATE_SHUTDOWN_TIMEOUT", "1s"},
+	} {
+		bads := []string{"-1s", "10m1s", "1h", "5", "five seconds", "5 s"}
+		if tc.least != "0s" {
+			bads = append(bads, "0", "0s", "999ms")
+		}
+		for _, bad := range bads {
+			t.Run(tc.name+"="+bad, func(t *testing.T) {
 				t.Parallel()
-				_, err := config.Load(env(map[string]string{name: bad, "SKYGATE_LOG_LEVEL": "loud"}))
-				if err == nil || !strings.Contains(err.Error(), name+" must be a Go duration from 0s to 10m0s") {
-					t.Fatalf("error %v, want one naming %s and its range", err, name)
+				_, err := config.Load(env(map[string]string{tc.name: bad, "SKYGATE_LOG_LEVEL": "loud"}))
+				if want := tc.name + " must be a Go duration from " + tc.least + " to 10m0s"; err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %v, want one containing %q", err, want)
 				}
 				if !strings.Contains(err.Error(), "SKYGATE_LOG_LEVEL") {
 					t.Errorf("error %v does not report the other problem too", err)
