@@ -184,7 +184,7 @@ func printUsage(w io.Writer) {
 	_, _ = fmt.Fprintf(tw, "  %s\t%s\n", "help [COMMAND]", "print this, or a command's flags")
 	_ = tw.Flush()
 	_, _ = fmt.Fprint(w, "\nEvery command but version and help reads its configuration from these environment\nvariables (default in the middle column; README.md has the details):\n\n")
-	_ = config.PrintVariables(w)
+	_ = config.PrintVariables(w, config.Variables)
 	printTracingVariables(w)
 }
 
@@ -192,7 +192,7 @@ func printUsage(w io.Writer) {
 // printUsage it ignores write errors.
 func printTracingVariables(w io.Writer) {
 	_, _ = fmt.Fprint(w, "\nserve traces requests with OpenTelemetry when the standard OTEL_* variables name an\nOTLP endpoint (off otherwise; README.md, Tracing):\n\n")
-	_ = telemetry.PrintVariables(w)
+	_ = config.PrintVariables(w, telemetry.Variables)
 }
 
 // printCommandUsage writes c's usage, flags and the configuration variables.
@@ -213,7 +213,7 @@ func printCommandUsage(w io.Writer, c command) error {
 		fs.PrintDefaults()
 	}
 	_, _ = fmt.Fprint(w, "\nconfiguration (environment variables):\n\n")
-	if err := config.PrintVariables(w); err != nil {
+	if err := config.PrintVariables(w, config.Variables); err != nil {
 		return err
 	}
 	if c.name == "serve" {

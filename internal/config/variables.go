@@ -62,10 +62,11 @@ var Variables = []Variable{
 	{"SKYGATE_CPU_PROFILE", "", "file serve writes a CPU profile of its run to"},
 }
 
-// PrintVariables writes Variables as an aligned table.
-func PrintVariables(w io.Writer) error {
+// PrintVariables writes vars (Variables, or another package's table of the same
+// shape) as an aligned table.
+func PrintVariables(w io.Writer, vars []Variable) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, v := range Variables {
+	for _, v := range vars {
 		def := v.Default
 		if def == "" {
 			def = "-"

@@ -57,7 +57,7 @@ func TestREADMEDocumentsEveryVariable(t *testing.T) {
 func TestPrintVariables(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	if err := config.PrintVariables(&b); err != nil {
+	if err := config.PrintVariables(&b, config.Variables); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(b.String(), "\n"); got != len(config.Variables) {

@@ -4,50 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-)
 
-// Variable is a standard OpenTelemetry environment variable that Setup reads.
-type Variable struct {
-	Name, Default, Description string
-}
+	"github.com/skygate/skygate/internal/config"
+)
 
 // Variables are the OpenTelemetry variables Setup reads, as the OpenTelemetry
 // specification defines them; `skygate --help` prints them and README.md documents
 // them.
-var Variables = []Variable{
-	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP collector base URL; set, it turns tracing on (http/protobuf appends /v1/traces)"},
-	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "", "OTLP URL of spans, used as is; turns tracing on and wins over the base URL"},
-	{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", "http/protobuf or grpc"},
-	{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "", "protocol of spans; wins over OTEL_EXPORTER_OTLP_PROTOCOL"},
-	{"OTEL_SERVICE_NAME", "skygate", "service.name of the spans"},
-	{"OTEL_RESOURCE_ATTRIBUTES", "", "more resource attributes: key=value,… (values percent-encoded)"},
-	{"OTEL_TRACES_SAMPLER", "parentbased_always_on", "always_on, always_off, traceidratio or their parentbased_ forms"},
-	{"OTEL_TRACES_SAMPLER_ARG", "1.0", "sampling ratio of the traceidratio samplers, 0 to 1"},
-	{"OTEL_TRACES_EXPORTER", "otlp", "otlp, or none to turn tracing off"},
-	{"OTEL_SDK_DISABLED", "false", "true turns tracing off"},
-}
-
-// PrintVariables writes Variables as an aligned table, as config.PrintVariables does.
-func PrintVariables(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, v := range Variables {
-		def := v.Default
-		if def == "" {
-			def = "-"
-		}
-		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Description) // Flush reports a failed write
-	}
-	return tw.Flush()
+var Variables = []config.Variable{
+	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Default: "", Meaning: "OTLP collector base URL; set, it turns tracing on (http/protobuf appends /v1/traces)"},
+	{Name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", Default: "", Meaning: "OTLP URL of spans, used as is; turns tracing on and wins over the base URL"},
+	{Name: "OTEL_EXPORTER_OTLP_PROTOCOL", Default: "http/protobuf", Meaning: "http/protobuf or grpc"},
+	{Name: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", Default: "", Meaning: "protocol of spans; wins over OTEL_EXPORTER_OTLP_PROTOCOL"},
+	{Name: "OTEL_SERVICE_NAME", Default: "skygate", Meaning: "service.name of the spans"},
+	{Name: "OTEL_RESOURCE_ATTRIBUTES", Default: "", Meaning: "more resource attributes: key=value,… (values percent-encoded)"},
+	{Name: "OTEL_TRACES_SAMPLER", Default: "parentbased_always_on", Meaning: "always_on, always_off, traceidratio or their parentbased_ forms"},
+	{Name: "OTEL_TRACES_SAMPLER_ARG", Default: "1.0", Meaning: "sampling ratio of the traceidratio samplers, 0 to 1"},
+	{Name: "OTEL_TRACES_EXPORTER", Default: "otlp", Meaning: "otlp, or none to turn tracing off"},
+	{Name: "OTEL_SDK_DISABLED", Default: "false", Meaning: "true turns tracing off"},
 }
 
 // settings are the tracing settings of the environment.
