@@ -1369,6 +1369,9 @@ type NameFilter = string
 // Offset defines model for Offset.
 type Offset = int
 
+// Traceparent defines model for Traceparent.
+type Traceparent = string
+
 // WebhookID defines model for WebhookID.
 type WebhookID = string
 
@@ -1433,24 +1436,36 @@ type ValidationFailed = Problem
 type ListWebhooksParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // DeleteWebhookParams defines parameters for DeleteWebhook.
 type DeleteWebhookParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetWebhookParams defines parameters for GetWebhook.
 type GetWebhookParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ChangeWebhookURLJSONBody defines parameters for ChangeWebhookURL.
@@ -1462,6 +1477,9 @@ type ChangeWebhookURLJSONBody struct {
 type ChangeWebhookURLParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -1474,12 +1492,18 @@ type ListWebhookDeliveriesParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // RetryWebhookDeliveryParams defines parameters for RetryWebhookDelivery.
 type RetryWebhookDeliveryParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // RotateWebhookSecretJSONBody defines parameters for RotateWebhookSecret.
@@ -1492,18 +1516,27 @@ type RotateWebhookSecretJSONBody struct {
 type RotateWebhookSecretParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // IssueTokenParams defines parameters for IssueToken.
 type IssueTokenParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListFastTrackBookingsParams defines parameters for ListFastTrackBookings.
@@ -1519,6 +1552,9 @@ type ListFastTrackBookingsParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // CreateFastTrackBookingParams defines parameters for CreateFastTrackBooking.
@@ -1530,24 +1566,36 @@ type CreateFastTrackBookingParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetFastTrackBookingParams defines parameters for GetFastTrackBooking.
 type GetFastTrackBookingParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // CancelFastTrackBookingParams defines parameters for CancelFastTrackBooking.
 type CancelFastTrackBookingParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ConfirmFastTrackBookingParams defines parameters for ConfirmFastTrackBooking.
 type ConfirmFastTrackBookingParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetFastTrackPassParams defines parameters for GetFastTrackPass.
@@ -1565,6 +1613,9 @@ type GetFastTrackPassParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetESIMBillingParams defines parameters for GetESIMBilling.
@@ -1577,6 +1628,9 @@ type GetESIMBillingParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListESIMOrdersParams defines parameters for ListESIMOrders.
@@ -1600,6 +1654,9 @@ type ListESIMOrdersParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // CreateESIMOrderParams defines parameters for CreateESIMOrder.
@@ -1622,6 +1679,9 @@ type CreateESIMOrderParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetESIMOrderParams defines parameters for GetESIMOrder.
@@ -1639,6 +1699,9 @@ type GetESIMOrderParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListESIMsParams defines parameters for ListESIMs.
@@ -1668,6 +1731,9 @@ type ListESIMsParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetESIMParams defines parameters for GetESIM.
@@ -1685,12 +1751,18 @@ type GetESIMParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetESIMQRCodeParams defines parameters for GetESIMQRCode.
 type GetESIMQRCodeParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // CreateESIMTopUpJSONBody defines parameters for CreateESIMTopUp.
@@ -1718,6 +1790,9 @@ type CreateESIMTopUpParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListESIMPackagesParams defines parameters for ListESIMPackages.
@@ -1753,6 +1828,9 @@ type ListESIMPackagesParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetESIMPackageParams defines parameters for GetESIMPackage.
@@ -1776,6 +1854,9 @@ type GetESIMPackageParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListFastTracksParams defines parameters for ListFastTracks.
@@ -1814,6 +1895,9 @@ type ListFastTracksParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetFastTrackParams defines parameters for GetFastTrack.
@@ -1837,6 +1921,9 @@ type GetFastTrackParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // ListLoungesParams defines parameters for ListLounges.
@@ -1875,6 +1962,9 @@ type ListLoungesParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // GetLoungeParams defines parameters for GetLounge.
@@ -1898,6 +1988,9 @@ type GetLoungeParams struct {
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // SimulateFastTrackBookingJSONBody defines parameters for SimulateFastTrackBooking.
@@ -1909,6 +2002,9 @@ type SimulateFastTrackBookingJSONBody struct {
 type SimulateFastTrackBookingParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // SimulateFastTrackBookingJSONBodyEvent defines parameters for SimulateFastTrackBooking.
@@ -1918,12 +2014,18 @@ type SimulateFastTrackBookingJSONBodyEvent string
 type SandboxESIMActivateParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // SandboxESIMInstallParams defines parameters for SandboxESIMInstall.
 type SandboxESIMInstallParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // SandboxESIMUsageJSONBody defines parameters for SandboxESIMUsage.
@@ -1936,6 +2038,9 @@ type SandboxESIMUsageJSONBody struct {
 type SandboxESIMUsageParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
 // BookingStatusChangedEventJSONBody defines parameters for BookingStatusChangedEvent.
@@ -3877,6 +3982,17 @@ func NewListWebhooksRequest(server string, params *ListWebhooksParams) (*http.Re
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -3932,6 +4048,17 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -3981,6 +4108,17 @@ func NewDeleteWebhookRequest(server string, webhookID WebhookID, params *DeleteW
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -4028,6 +4166,17 @@ func NewGetWebhookRequest(server string, webhookID WebhookID, params *GetWebhook
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4090,6 +4239,17 @@ func NewChangeWebhookURLRequestWithBody(server string, webhookID WebhookID, para
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4180,6 +4340,17 @@ func NewListWebhookDeliveriesRequest(server string, webhookID WebhookID, params 
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -4234,6 +4405,17 @@ func NewRetryWebhookDeliveryRequest(server string, webhookID WebhookID, delivery
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4298,6 +4480,17 @@ func NewRotateWebhookSecretRequestWithBody(server string, webhookID WebhookID, p
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -4345,6 +4538,17 @@ func NewTestWebhookRequest(server string, webhookID WebhookID, params *TestWebho
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4411,6 +4615,17 @@ func NewIssueTokenRequestWithBody(server string, params *IssueTokenParams, conte
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4506,6 +4721,17 @@ func NewListFastTrackBookingsRequest(server string, params *ListFastTrackBooking
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -4570,6 +4796,17 @@ func NewCreateFastTrackBookingRequestWithBody(server string, params *CreateFastT
 			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -4617,6 +4854,17 @@ func NewGetFastTrackBookingRequest(server string, bookingID BookingID, params *G
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4668,6 +4916,17 @@ func NewCancelFastTrackBookingRequest(server string, bookingID BookingID, params
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -4715,6 +4974,17 @@ func NewConfirmFastTrackBookingRequest(server string, bookingID BookingID, param
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4775,6 +5045,17 @@ func NewGetFastTrackPassRequest(server string, bookingID BookingID, params *GetF
 			}
 
 			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
 		}
 
 	}
@@ -4856,6 +5137,17 @@ func NewGetESIMBillingRequest(server string, params *GetESIMBillingParams) (*htt
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -4950,6 +5242,17 @@ func NewListESIMOrdersRequest(server string, params *ListESIMOrdersParams) (*htt
 			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -5025,6 +5328,17 @@ func NewCreateESIMOrderRequestWithBody(server string, params *CreateESIMOrderPar
 			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -5083,6 +5397,17 @@ func NewGetESIMOrderRequest(server string, orderID string, params *GetESIMOrderP
 			}
 
 			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
 		}
 
 	}
@@ -5201,6 +5526,17 @@ func NewListESIMsRequest(server string, params *ListESIMsParams) (*http.Request,
 			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -5261,6 +5597,17 @@ func NewGetESIMRequest(server string, iccid string, params *GetESIMParams) (*htt
 			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -5308,6 +5655,17 @@ func NewGetESIMQRCodeRequest(server string, iccid string, params *GetESIMQRCodeP
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -5390,6 +5748,17 @@ func NewCreateESIMTopUpRequestWithBody(server string, iccid string, params *Crea
 			}
 
 			req.Header.Set("X-Request-ID", headerParam2)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
 		}
 
 	}
@@ -5530,6 +5899,17 @@ func NewListESIMPackagesRequest(server string, params *ListESIMPackagesParams) (
 			req.Header.Set("X-Request-ID", headerParam3)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
+		}
+
 	}
 
 	return req, nil
@@ -5610,6 +5990,17 @@ func NewGetESIMPackageRequest(server string, packageID string, params *GetESIMPa
 			}
 
 			req.Header.Set("X-Request-ID", headerParam3)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
 		}
 
 	}
@@ -5762,6 +6153,17 @@ func NewListFastTracksRequest(server string, params *ListFastTracksParams) (*htt
 			req.Header.Set("X-Request-ID", headerParam3)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
+		}
+
 	}
 
 	return req, nil
@@ -5842,6 +6244,17 @@ func NewGetFastTrackRequest(server string, id openapi_types.UUID, params *GetFas
 			}
 
 			req.Header.Set("X-Request-ID", headerParam3)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
 		}
 
 	}
@@ -5994,6 +6407,17 @@ func NewListLoungesRequest(server string, params *ListLoungesParams) (*http.Requ
 			req.Header.Set("X-Request-ID", headerParam3)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
+		}
+
 	}
 
 	return req, nil
@@ -6076,6 +6500,17 @@ func NewGetLoungeRequest(server string, id openapi_types.UUID, params *GetLounge
 			req.Header.Set("X-Request-ID", headerParam3)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam4)
+		}
+
 	}
 
 	return req, nil
@@ -6138,6 +6573,17 @@ func NewSimulateFastTrackBookingRequestWithBody(server string, bookingID Booking
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -6187,6 +6633,17 @@ func NewSandboxESIMActivateRequest(server string, iccid string, params *SandboxE
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -6234,6 +6691,17 @@ func NewSandboxESIMInstallRequest(server string, iccid string, params *SandboxES
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
@@ -6296,6 +6764,17 @@ func NewSandboxESIMUsageRequestWithBody(server string, iccid string, params *San
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
 		}
 
 	}
