@@ -38,6 +38,13 @@ type Metadata struct {
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
 
+	// RevocationEndpoint (RFC 7009) and IntrospectionEndpoint (RFC 7662) take the
+	// client authentication of the token endpoint (RFC 8414 §2).
+	RevocationEndpoint                        string   `json:"revocation_endpoint"`
+	RevocationEndpointAuthMethodsSupported    []string `json:"revocation_endpoint_auth_methods_supported"`
+	IntrospectionEndpoint                     string   `json:"introspection_endpoint"`
+	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported"`
+
 	// TLSClientCertificateBoundAccessTokens: tokens of applications bound to a client
 	// certificate carry it (cnf x5t#S256) and need it (RFC 8705 §3.3).
 	TLSClientCertificateBoundAccessTokens bool `json:"tls_client_certificate_bound_access_tokens"`
@@ -61,6 +68,11 @@ func NewMetadata(publicURL string) *Metadata {
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
 
 		TLSClientCertificateBoundAccessTokens: true,
+
+		RevocationEndpoint:                        base + RevocationPath,
+		RevocationEndpointAuthMethodsSupported:    []string{AuthMethodBasic, AuthMethodPost},
+		IntrospectionEndpoint:                     base + IntrospectionPath,
+		IntrospectionEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost},
 	}
 }
 
