@@ -57,6 +57,12 @@ func (e *ClientEndpoint) serve(w http.ResponseWriter, r *http.Request, what stri
 		)
 		if app, acct, err = e.Clients.Authenticate(r.Context(), req.Client); err == nil {
 			if body, err = handle(r.Context(), req, app, acct); err == nil {
+				if body == nil {
+					w.Header().Set("Cache-Control", "no-store")
+					w.Header().Set("Pragma", "no-cache")
+					w.WriteHeader(http.StatusOK)
+					return
+				}
 				writeJSON(w, http.StatusOK, body)
 				return
 			}
