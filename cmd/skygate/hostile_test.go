@@ -66,6 +66,7 @@ func hostileEnv(tb testing.TB, e engine, overrides map[string]string) map[string
 	env := map[string]string{
 		"SKYGATE_RATE_LIMIT": "100000", "SKYGATE_RATE_BURST": "100000",
 		"SKYGATE_TOKEN_RATE_LIMIT": "100000", "SKYGATE_TOKEN_RATE_BURST": "100000",
+		"SKYGATE_TOKEN_SOURCE_RATE_LIMIT": "100000", "SKYGATE_TOKEN_SOURCE_RATE_BURST": "100000",
 	}
 	for k, v := range overrides {
 		env[k] = v
@@ -593,8 +594,12 @@ func TestHostileRequests(t *testing.T) {
 		}
 		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
 		cases = append(cases, certCases...)
+		cases = append(cases, oauthHostileCases(c)...)
 		s.runHostile(t, cases)
 		certUnbound()
+		if resp, body := s.get("/v2/catalog/lounges?limit=1", tok, nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("the token after hostile revocations: %d %.300s", resp.StatusCode, body)
+		}
 
 		// A request with two Idempotency-Key headers used up neither key.
 		for _, key := range []string{"a", "b"} {

@@ -249,3 +249,44 @@ func mustClaims(t *testing.T, tok string) map[string]any {
 	}
 	return m
 }
+
+// oauthHostileCases are the hostile catalogue's requests to the revocation and
+// introspection endpoints as client c: bodies that are too large, of the wrong type,
+// malformed or with repeated parameters are 400, broken client authentication 401,
+// and tokens that are garbage, huge, with NUL bytes or alg none a 200 that revokes
+// nothing and introspects inactive.
+func oauthHostileCases(c credentials) []hostileCase {
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": basic(c)}
+	noneTok := b64([]byte(`{"alg":"none","typ":"at+jwt"}`)) + "." + b64([]byte(`{"sub":"`+c.ClientID+`"}`)) + "."
+	var cases []hostileCase
+	for _, path := range []string{oauth.RevocationPath, oauth.IntrospectionPath} {
+		name := path[len("/oauth/v2/"):]
+		with := func(kv ...string) map[string]string {
+			h := map[string]string{}
+			for k, v := range form {
+				h[k] = v
+			}
+			for i := 0; i < len(kv); i += 2 {
+				h[kv[i]] = kv[i+1]
+			}
+			return h
+		}
+		cases = append(cases,
+			hostileCase{name: name + " body over 64 KiB", method: "POST", path: path, header: form, body: "token=" + strings.Repeat("a", 1<<20), want: 400, format: "oauth"},
+			hostileCase{name: name + " as text/plain", method: "POST", path: path, header: with("Content-Type", "text/plain"), body: "token=x", want: 400, format: "oauth"},
+			hostileCase{name: name + " without Content-Type", method: "POST", path: path, header: map[string]string{"Authorization": basic(c)}, body: "token=x", want: 400, format: "oauth"},
+			hostileCase{name: name + " token twice", method: "POST", path: path, header: form, body: "token=a&token=b", want: 400, format: "oauth"},
+			hostileCase{name: name + " malformed form", method: "POST", path: path, header: form, body: "token=%zz", want: 400, format: "oauth"},
+			hostileCase{name: name + " JSON token a number", method: "POST", path: path, header: with("Content-Type", "application/json"), body: `{"token":1}`, want: 400, format: "oauth"},
+			hostileCase{name: name + " without client authentication", method: "POST", path: path, header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, body: "token=x", want: 401, format: "oauth"},
+			hostileCase{name: name + " Basic not base64", method: "POST", path: path, header: with("Authorization", "Basic %%%"), body: "token=x", want: 401, format: "oauth"},
+			hostileCase{name: name + " client_id with NUL", method: "POST", path: path, header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, body: "token=x&client_id=a%00&client_secret=s", want: 401, format: "oauth"},
+			hostileCase{name: name + " garbage token", method: "POST", path: path, header: form, body: "token=not.a.token", want: 200, format: "oauth"},
+			hostileCase{name: name + " token with NUL", method: "POST", path: path, header: form, body: "token=a%00b", want: 200, format: "oauth"},
+			hostileCase{name: name + " token of 60 KiB", method: "POST", path: path, header: form, body: "token=" + strings.Repeat("A", 60<<10), want: 200, format: "oauth"},
+			hostileCase{name: name + " alg none token", method: "POST", path: path, header: form, body: "token=" + noneTok, want: 200, format: "oauth"},
+			hostileCase{name: name + " invalid UTF-8 token", method: "POST", path: path, header: form, body: "token=%ff%fe", want: 200, format: "oauth"},
+		)
+	}
+	return cases
+}
