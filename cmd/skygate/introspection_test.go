@@ -138,7 +138,7 @@ func TestIntrospection(t *testing.T) {
 		// A deleted application's token, introspected by another application of its
 		// account.
 		resp, body = s.adminCall(http.MethodPost, "/accounts/"+a.AccountID+"/applications",
-			`{"name":"Short-lived","allowed_scopes":["catalog.lounges:read"]}`)
+			`{"name":"Short-lived","allowed_scopes":["catalog.lounges:read","oauth.introspect"]}`)
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("create application: %d %s", resp.StatusCode, body)
 		}
@@ -147,6 +147,10 @@ func TestIntrospection(t *testing.T) {
 		shortTok := s.mustToken(short, "")
 		if got := s.introspect(a, shortTok); got["active"] != true {
 			t.Fatalf("the second application's token before its deletion: %v", got)
+		}
+		// An employee granted it oauth.introspect: it introspects the account's tokens.
+		if got := s.introspect(short, tok); got["active"] != true || got["client_id"] != a.ClientID {
+			t.Errorf("introspected by an application granted oauth.introspect by an employee: %v", got)
 		}
 		if resp, body := s.adminCall(http.MethodDelete, "/applications/"+app["id"].(string), ""); resp.StatusCode != http.StatusNoContent {
 			t.Fatalf("delete: %d %s", resp.StatusCode, body)
@@ -176,6 +180,15 @@ func TestRevocationEndpoint(t *testing.T) {
 			}
 		}
 		works("a fresh token (cached by the verifier)", tok, http.StatusOK)
+
+		// Discovery advertises both endpoints (RFC 8414 §2).
+		_, disc := s.get("/.well-known/oauth-authorization-server", "", nil)
+		meta := mustJSON(t, disc)
+		if meta["revocation_endpoint"] != testPublicURL+oauth.RevocationPath ||
+			meta["introspection_endpoint"] != testPublicURL+oauth.IntrospectionPath ||
+			meta["revocation_endpoint_auth_methods_supported"] == nil || meta["introspection_endpoint_auth_methods_supported"] == nil {
+			t.Errorf("discovery: %s", disc)
+		}
 
 		// Another account's client, garbage, and a wrong secret change nothing.
 		s.revoke(b, tok)
