@@ -23,10 +23,14 @@ const (
 	// recorded since its last read: a token revoked through another replica is refused
 	// here within this interval and the time of one read.
 	RevocationPollInterval = 250 * time.Millisecond
-	// revocationResyncEvery is how many polls pass between full reads. In PostgreSQL a
-	// seq is taken before its row commits, so a row may become visible after one with a
-	// higher seq that a poll already passed; a full read finds such a row late rather
-	// than never.
+	// revocationLag is how far back a poll reads. In PostgreSQL a seq is taken before
+	// its row commits, so a row may become visible after one with a higher seq that a
+	// poll already passed: each poll reads after the highest seq held revocationLag
+	// ago, not after the highest held now, and finds a row whose insert committed
+	// within revocationLag of taking its seq (a one-statement insert does).
+	revocationLag = 2 * time.Second
+	// revocationResyncEvery is how many polls pass between full reads, which find late
+	// any row that committed later still.
 	revocationResyncEvery = 120
 	// revocationBatch bounds the rows of one read.
 	revocationBatch = 1000
@@ -45,6 +49,15 @@ type RevocationList struct {
 	mu   sync.RWMutex
 	jtis map[string]time.Time // jti → the token's exp
 	seq  int64                // the highest seq read
+	// marks are the highest seq held after each read, oldest first, back to the
+	// newest one at least revocationLag old.
+	marks []seqMark
+}
+
+// seqMark is the highest seq a RevocationList held at a time.
+type seqMark struct {
+	at  time.Time
+	seq int64
 }
 
 // NewRevocationList returns an empty list over store; Load fills it. log receives
@@ -83,19 +96,30 @@ func (l *RevocationList) Revoke(ctx context.Context, r *skygate.TokenRevocation)
 // requests.
 func (l *RevocationList) Load(ctx context.Context) error { return l.read(ctx, 0) }
 
-// Poll reads the revocations recorded since the last read and forgets the expired ones.
+// Poll reads the revocations recorded since the last reads (after the highest seq
+// held revocationLag ago) and forgets the expired ones.
 func (l *RevocationList) Poll(ctx context.Context) error {
-	l.mu.RLock()
-	seq := l.seq
-	l.mu.RUnlock()
+	lagged := l.clock().Add(-revocationLag)
+	l.mu.Lock()
+	for len(l.marks) > 1 && !l.marks[1].at.After(lagged) {
+		l.marks = l.marks[1:]
+	}
+	var seq int64 // before the first read, none was held: a young list reads all
+	if len(l.marks) > 0 && !l.marks[0].at.After(lagged) {
+		seq = l.marks[0].seq
+	}
+	l.mu.Unlock()
 	return l.read(ctx, seq)
 }
 
 // read adds the live revocations after seq, in batches, and drops the expired ones.
 func (l *RevocationList) read(ctx context.Context, seq int64) error {
 	now := l.clock()
+	// Tokens within the verifier's leeway past their exp are still accepted, so their
+	// revocations still count.
+	live := now.Add(-leeway * time.Second)
 	for {
-		batch, err := l.store.TokenRevocationsAfter(ctx, seq, now, revocationBatch)
+		batch, err := l.store.TokenRevocationsAfter(ctx, seq, live, revocationBatch)
 		if err != nil {
 			return err
 		}
@@ -110,6 +134,9 @@ func (l *RevocationList) read(ctx context.Context, seq int64) error {
 			break
 		}
 	}
+	l.mu.Lock()
+	l.marks = append(l.marks, seqMark{at: now, seq: l.seq})
+	l.mu.Unlock()
 	l.forgetExpired(now)
 	return nil
 }

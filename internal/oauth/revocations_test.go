@@ -114,3 +114,74 @@ func TestVerifierRefusesRevokedCachedToken(t *testing.T) {
 	}
 	MustVerify(t, v, other)
 }
+
+// lateStore is a memRevocationStore whose rows may be hidden, as a PostgreSQL row is
+// until its transaction commits.
+type lateStore struct {
+	memRevocationStore
+	hidden map[string]bool
+}
+
+func (m *lateStore) TokenRevocationsAfter(ctx context.Context, seq int64, now time.Time, limit int) ([]*skygate.TokenRevocation, error) {
+	all, err := m.memRevocationStore.TokenRevocationsAfter(ctx, seq, now, limit)
+	return slices.DeleteFunc(all, func(r *skygate.TokenRevocation) bool { return m.hidden[r.JTI] }), err
+}
+
+// TestRevocationListLateCommit: a revocation whose seq is below one already read,
+// because it committed later, is still read by a poll within the lag.
+func TestRevocationListLateCommit(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	store := &lateStore{hidden: map[string]bool{"slow": true}}
+	l := oauth.NewRevocationList(store, clock.Now, nil)
+	exp := clock.Now().Add(time.Hour)
+	for _, jti := range []string{"slow", "fast"} {
+		if err := store.RevokeToken(t.Context(), &skygate.TokenRevocation{JTI: jti, AccountID: "a", ClientID: "c", ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(250 * time.Millisecond)
+	if err := l.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Revoked("fast") || l.Revoked("slow") {
+		t.Fatal("before the commit: want fast only")
+	}
+	delete(store.hidden, "slow") // it commits
+	clock.Advance(250 * time.Millisecond)
+	if err := l.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Revoked("slow") {
+		t.Error("a revocation that committed after a higher seq was read is missed")
+	}
+	// The same long after the start, when polls read after a seq held 2 s ago.
+	clock.Advance(3 * time.Second)
+	if err := l.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	store.hidden["slow2"] = true
+	for _, jti := range []string{"slow2", "fast2"} {
+		if err := store.RevokeToken(t.Context(), &skygate.TokenRevocation{JTI: jti, AccountID: "a", ClientID: "c", ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(250 * time.Millisecond)
+	if err := l.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Revoked("fast2") || l.Revoked("slow2") {
+		t.Fatal("before the second commit: want fast2 only")
+	}
+	delete(store.hidden, "slow2")
+	clock.Advance(250 * time.Millisecond)
+	if err := l.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Revoked("slow2") {
+		t.Error("a late commit long after the start is missed")
+	}
+}
