@@ -46,6 +46,9 @@ type ClientAuth struct {
 	// ID is the client_id, from Basic or the body; it may be set without a secret.
 	ID     string
 	Secret string
+	// CertThumbprint is the x5t#S256 of the verified client certificate the request
+	// came with (WithClientCertificate), "" without one.
+	CertThumbprint string
 	// admit, set by the TokenHandler when it has Hooks, is called by
 	// ClientAuthenticator.Authenticate once the secret is verified; an error fails the
 	// authentication with it.
