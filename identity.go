@@ -86,6 +86,10 @@ type Application struct {
 	// TokensRevokedAt is when the last revocation happened, for employees; zero until
 	// the first. Nothing compares tokens with it.
 	TokensRevokedAt time.Time `json:"tokens_revoked_at,omitzero"`
+	// Audiences are the resource servers (absolute URIs) that the application's access
+	// tokens are also meant for (RFC 9068 §3): aud lists the service's own audience,
+	// then these. Empty for most applications.
+	Audiences []string `json:"audiences"`
 }
 
 // SigningKey is one ES256 key of the token issuer. The private key is stored encrypted

@@ -24,7 +24,7 @@ func ScanAccount(row Scanner) (*skygate.Account, error) {
 
 // ScanApplication reads id, account_id, name, client_id, secret_hash, allowed_scopes,
 // sandbox, client_cert_sha256, created_at, updated_at, token_generation,
-// tokens_revoked_at, then extra destinations of the same row.
+// tokens_revoked_at, audiences, then extra destinations of the same row.
 func ScanApplication(row Scanner, extra ...any) (*skygate.Application, error) {
 	var (
 		app       skygate.Application
@@ -34,6 +34,7 @@ func ScanApplication(row Scanner, extra ...any) (*skygate.Application, error) {
 		&app.ID, &app.AccountID, &app.Name, &app.ClientID, &app.SecretHash,
 		jsonCol{&app.AllowedScopes}, &app.Sandbox, &app.ClientCertSHA256,
 		timeCol{&app.CreatedAt}, timeCol{&app.UpdatedAt}, &app.TokenGeneration, nullTimeCol{&revokedAt},
+		jsonCol{&app.Audiences},
 	}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
