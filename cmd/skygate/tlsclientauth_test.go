@@ -127,7 +127,7 @@ func verifiedClaims(tb testing.TB, s *testServer, token string) *accessClaims {
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &set) != nil {
 		tb.Fatalf("JWKS: %d %s", resp.StatusCode, body)
 	}
-	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		tb.Fatal(err)
 	}
