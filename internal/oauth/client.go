@@ -83,8 +83,8 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 }
 
 // Authenticate returns the application of c and its account. A request with a
-// client_id, no secret and a verified client certificate is tls_client_auth
-// (authenticateCertificate). Otherwise a missing secret, an
+// client_id in the body, no secret (and no HTTP Basic) and a verified client
+// certificate is tls_client_auth (authenticateCertificate). Otherwise a missing secret, an
 // unknown client_id and a wrong secret are all invalid_client (401), indistinguishable
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
@@ -97,7 +97,7 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 // store, so that a secret rotated on another replica works everywhere at once; the old
 // one keeps working on other replicas for at most the cache's ttl.
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
-	if c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
+	if c.Method == "" && c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
 		return a.authenticateCertificate(ctx, c)
 	}
 	fail := Errorf(CodeInvalidClient, "client authentication failed")

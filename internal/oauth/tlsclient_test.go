@@ -19,12 +19,15 @@ func x5t(s string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// postWithCert sends a client_credentials request for clientID without a secret,
-// carrying the client certificate thumbprint (none when "").
-func (f *fixture) postWithCert(tb testing.TB, body, thumbprint string) *httptest.ResponseRecorder {
+// postWithCert sends a token request with body, carrying the client certificate
+// thumbprint (none when "") and, when basic is given, HTTP Basic of its id and secret.
+func (f *fixture) postWithCert(tb testing.TB, body, thumbprint string, basic ...string) *httptest.ResponseRecorder {
 	tb.Helper()
 	r := httptest.NewRequest(http.MethodPost, oauth.TokenPath, strings.NewReader(body))
 	r.Header.Set("Content-Type", formType)
+	if basic != nil {
+		r.SetBasicAuth(basic[0], basic[1])
+	}
 	if thumbprint != "" {
 		r = r.WithContext(oauth.WithClientCertificate(r.Context(), thumbprint))
 	}
@@ -52,14 +55,19 @@ func TestTLSClientAuth(t *testing.T) {
 		t.Errorf("claims %+v: want cnf of the certificate and client_id %s", c, bound)
 	}
 
-	for _, tc := range []struct{ name, body, cert string }{
-		{"another certificate", grant(bound), x5t("someone else")},
-		{"no certificate", grant(bound), ""},
-		{"unbound application", grant(unbound), x5t("partner")},
-		{"unknown client", grant("client-unknown"), x5t("partner")},
-		{"implausible client_id", grant("client\x00"), x5t("partner")},
+	for _, tc := range []struct {
+		name, body, cert string
+		basic            []string
+	}{
+		{"another certificate", grant(bound), x5t("someone else"), nil},
+		{"no certificate", grant(bound), "", nil},
+		{"unbound application", grant(unbound), x5t("partner"), nil},
+		{"unknown client", grant("client-unknown"), x5t("partner"), nil},
+		{"implausible client_id", grant("client\x00"), x5t("partner"), nil},
+		// tls_client_auth sends client_id in the body; Basic is client_secret_basic.
+		{"HTTP Basic with an empty secret", form("grant_type", "client_credentials"), x5t("partner"), []string{bound, ""}},
 	} {
-		w := f.postWithCert(t, tc.body, tc.cert)
+		w := f.postWithCert(t, tc.body, tc.cert, tc.basic...)
 		var e map[string]any
 		if w.Code != http.StatusUnauthorized || json.Unmarshal(w.Body.Bytes(), &e) != nil || e["error"] != "invalid_client" {
 			t.Errorf("%s: %d %s, want 401 invalid_client", tc.name, w.Code, w.Body)
