@@ -95,7 +95,8 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 //
 // A secret that does not match a cached application is checked once more against the
 // store, so that a secret rotated on another replica works everywhere at once; the old
-// one keeps working on other replicas for at most the cache's ttl.
+// one keeps working on other replicas for at most the cache's ttl. During a
+// rotation's grace period the previous secret authenticates too (verifySecret).
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
 	if c.Method == "" && c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
 		return a.authenticateCertificate(ctx, c)
@@ -112,10 +113,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, fail
 	}
 	app, acct, cached, err := a.apps.lookup(ctx, c.ID, false)
-	verified := err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
+	verified := err == nil && acct != nil && a.verifySecret(c.Secret, app)
 	if err == nil && cached && !verified {
 		app, acct, err = a.apps.reload(ctx, c.ID, false)
-		verified = err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
+		verified = err == nil && acct != nil && a.verifySecret(c.Secret, app)
 	}
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
@@ -144,4 +145,15 @@ const maxClientIDLength = 255
 func plausibleClientID(id string) bool {
 	return len(id) <= maxClientIDLength && utf8.ValidString(id) &&
 		!strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// verifySecret reports whether secret is app's current secret or its previous one
+// before the previous one's expiry by the cache's clock, so that every replica stops
+// accepting it at that instant whatever it cached. Both hashes are compared whatever
+// the first comparison gives.
+func (a *ClientAuthenticator) verifySecret(secret string, app *skygate.Application) bool {
+	h := a.hasher.Hash(secret)
+	current := hmac.Equal(h, app.SecretHash)
+	previous := hmac.Equal(h, app.PreviousSecretHash) && app.PreviousSecretValid(a.apps.now())
+	return current || previous
 }

@@ -30,7 +30,7 @@ func testApplicationAudiences(t *testing.T, s skygate.Store) {
 			wantEqual(t, "Audiences in a list", a.Audiences, audiences)
 		}
 	}
-	updated, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), At(time.Hour), Audit("SetApplicationSecret"))
+	updated, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), time.Time{}, At(time.Hour), Audit("SetApplicationSecret"))
 	MustNoError(t, err, "SetApplicationSecret")
 	wantEqual(t, "Audiences after SetApplicationSecret", updated.Audiences, audiences)
 
