@@ -93,6 +93,10 @@ type Application struct {
 	// PreviousSecretExpiresAt is when the previous secret stops (or stopped)
 	// authenticating; zero when there is no previous secret.
 	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at,omitzero"`
+	// Audiences are the resource servers (absolute URIs) that the application's access
+	// tokens are also meant for (RFC 9068 §3): aud lists the service's own audience,
+	// then these. Empty for most applications.
+	Audiences []string `json:"audiences"`
 }
 
 // PreviousSecretValid reports whether the previous secret still authenticates at now:

@@ -762,7 +762,9 @@ type Discovery struct {
 	// TlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
 	TokenEndpoint                         string                                         `json:"token_endpoint"`
-	TokenEndpointAuthMethodsSupported     []string                                       `json:"token_endpoint_auth_methods_supported"`
+
+	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post` and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 }
 
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
@@ -1221,6 +1223,7 @@ type ProblemCode string
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
+	// ClientId With client_secret_post, and alone with tls_client_auth (mutual-TLS listener).
 	ClientId     *string               `json:"client_id,omitempty"`
 	ClientSecret *string               `json:"client_secret,omitempty"`
 	GrantType    TokenRequestGrantType `json:"grant_type"`
@@ -2472,10 +2475,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2515,10 +2529,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2558,10 +2583,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -3159,10 +3195,21 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3212,10 +3259,21 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3265,10 +3323,21 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -6995,10 +7064,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7038,10 +7118,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7081,10 +7172,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14882,10 +14984,21 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14931,10 +15044,21 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14980,10 +15104,21 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

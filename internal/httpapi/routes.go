@@ -21,7 +21,7 @@ func (s *Server) routes() {
 	s.route("GET /openapi/partner.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIPartnerJSON)))
 
 	// Identity.
-	s.route("POST /oauth/v2/token", s.limitTokens(s.deps.TokenEndpoint))
+	s.route("POST /oauth/v2/token", s.limitTokens(s.tokenClientCert(s.deps.TokenEndpoint)))
 	s.route("GET /.well-known/jwks.json", s.deps.JWKS)
 	s.route("GET /.well-known/openid-configuration", s.deps.Discovery)
 	s.route("GET /.well-known/oauth-authorization-server", s.deps.Discovery)

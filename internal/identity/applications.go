@@ -22,11 +22,15 @@ type NewApplication struct {
 	// ClientCertSHA256 optionally binds the application to one client certificate
 	// (x5t#S256).
 	ClientCertSHA256 string `json:"client_cert_sha256"`
+	// Audiences are resource servers the application's tokens are also meant for:
+	// at most MaxAudiences absolute URIs (checkAudience); repeats are dropped.
+	Audiences []string `json:"audiences,omitempty"`
 }
 
 // validate checks c, naming the fields by their JSON names.
 func (c NewApplication) validate() error {
-	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes), checkThumbprint("client_cert_sha256", c.ClientCertSHA256))
+	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes),
+		checkThumbprint("client_cert_sha256", c.ClientCertSHA256), checkAudiences("audiences", c.Audiences))
 }
 
 // WithSecret is an application with its client secret in clear: the answer of a
@@ -68,7 +72,7 @@ func (s *Service) newApplication(by skygate.Actor, c NewApplication, secret stri
 		ID: skygate.NewID(), AccountID: c.AccountID, Name: c.Name,
 		ClientID: skygate.NewClientID(), SecretHash: s.secrets.Hash(secret),
 		AllowedScopes: c.AllowedScopes, Sandbox: c.Sandbox,
-		ClientCertSHA256: c.ClientCertSHA256, CreatedAt: now, UpdatedAt: now,
+		ClientCertSHA256: c.ClientCertSHA256, Audiences: uniq(c.Audiences), CreatedAt: now, UpdatedAt: now,
 	}
 	audit, err := by.Audit(now, "application.create", applicationType, app.ID, app.AccountID, c)
 	if err != nil {

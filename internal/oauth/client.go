@@ -70,7 +70,8 @@ func (h *SecretHasher) VerifyUnknown(secret string) bool {
 }
 
 // ClientAuthenticator authenticates confidential clients (B2B applications) by their
-// client secret. It is the one place where client secrets are checked.
+// client secret, or by their client certificate (tls_client_auth, tlsclient.go). It is
+// the one place where client credentials are checked.
 type ClientAuthenticator struct {
 	apps   *ApplicationCache
 	hasher *SecretHasher
@@ -81,7 +82,9 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 	return &ClientAuthenticator{apps: apps, hasher: hasher}
 }
 
-// Authenticate returns the application of c and its account. A missing secret, an
+// Authenticate returns the application of c and its account. A request with a
+// client_id in the body, no secret (and no HTTP Basic) and a verified client
+// certificate is tls_client_auth (authenticateCertificate). Otherwise a missing secret, an
 // unknown client_id and a wrong secret are all invalid_client (401), indistinguishable
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
@@ -95,6 +98,9 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 // one keeps working on other replicas for at most the cache's ttl. During a
 // rotation's grace period the previous secret authenticates too (verifySecret).
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
+	if c.Method == "" && c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
+		return a.authenticateCertificate(ctx, c)
+	}
 	fail := Errorf(CodeInvalidClient, "client authentication failed")
 	if c.ID == "" || c.Secret == "" {
 		return nil, nil, fail

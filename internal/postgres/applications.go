@@ -11,20 +11,20 @@ import (
 // applicationColumns are the columns sqlstore.ScanApplication reads.
 const applicationColumns = `id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
 	client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at,
-	previous_secret_hash, previous_secret_expires_at`
+	previous_secret_hash, previous_secret_expires_at, audiences`
 
 // Every statement but selectApplicationByClientID and selectApplicationAdmin names
 // the account, so that an id of another account's application matches nothing.
 const (
 	insertApplication = `INSERT INTO applications (` + applicationColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 	selectApplication = `SELECT ` + applicationColumns + ` FROM applications
 		WHERE account_id = $1 AND id = $2`
 	selectApplicationAdmin      = `SELECT ` + applicationColumns + ` FROM applications WHERE id = $1`
 	selectApplicationByClientID = `SELECT
 		app.id, app.account_id, app.name, app.client_id, app.secret_hash, app.allowed_scopes,
 		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at, app.token_generation,
-		app.tokens_revoked_at, app.previous_secret_hash, app.previous_secret_expires_at,
+		app.tokens_revoked_at, app.previous_secret_hash, app.previous_secret_expires_at, app.audiences,
 		acc.id, acc.name, acc.status, acc.created_at, acc.updated_at
 		FROM applications app JOIN accounts acc ON acc.id = app.account_id
 		WHERE app.client_id = $1`

@@ -99,8 +99,8 @@ func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert
 }
 
 // applicationArgs returns the arguments of the columns ScanApplication reads for app,
-// after normalising its times to the stored precision and a nil AllowedScopes to an
-// empty list.
+// after normalising its times to the stored precision and a nil AllowedScopes or
+// Audiences to an empty list.
 func applicationArgs(db *DB, app *skygate.Application) ([]any, error) {
 	app.CreatedAt, app.UpdatedAt = UTC(app.CreatedAt), UTC(app.UpdatedAt)
 	var revokedAt *time.Time
@@ -120,13 +120,20 @@ func applicationArgs(db *DB, app *skygate.Application) ([]any, error) {
 	if app.AllowedScopes == nil {
 		app.AllowedScopes = []string{}
 	}
+	if app.Audiences == nil {
+		app.Audiences = []string{}
+	}
 	scopes, err := JSONText(app.AllowedScopes)
+	if err != nil {
+		return nil, err
+	}
+	audiences, err := JSONText(app.Audiences)
 	if err != nil {
 		return nil, err
 	}
 	return []any{app.ID, app.AccountID, app.Name, app.ClientID, NonNil(app.SecretHash), scopes, app.Sandbox,
 		app.ClientCertSHA256, db.Time(app.CreatedAt), db.Time(app.UpdatedAt), app.TokenGeneration,
-		db.NullTime(revokedAt), prevHash, db.NullTime(prevUntil)}, nil
+		db.NullTime(revokedAt), prevHash, db.NullTime(prevUntil), audiences}, nil
 }
 
 // ApplicationByClientID is skygate.ApplicationStore's ApplicationByClientID with

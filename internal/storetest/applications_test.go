@@ -10,6 +10,7 @@ import (
 var applicationTests = []test{
 	{"CreateAndGet", testApplicationCreateAndGet},
 	{"NilScopes", testApplicationNilScopes},
+	{"Audiences", testApplicationAudiences},
 	{"DuplicateClientID", testApplicationDuplicate},
 	{"UnknownAccount", testApplicationUnknownAccount},
 	{"ByClientID", testApplicationByClientID},
