@@ -89,6 +89,23 @@ type Application struct {
 	// TokensRevokedAt is when the last revocation happened, for employees; zero until
 	// the first. Nothing compares tokens with it.
 	TokensRevokedAt time.Time `json:"tokens_revoked_at,omitzero"`
+	// PreviousSecretHash is the hash of the secret a rotation with a grace period
+	// replaced; it authenticates the client until PreviousSecretExpiresAt (see
+	// PreviousSecretValid). Nil when the last rotation had no grace period.
+	PreviousSecretHash []byte `json:"-"`
+	// PreviousSecretExpiresAt is when the previous secret stops (or stopped)
+	// authenticating; zero when there is no previous secret.
+	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at,omitzero"`
+	// Audiences are the resource servers (absolute URIs) that the application's access
+	// tokens are also meant for (RFC 9068 §3): aud lists the service's own audience,
+	// then these. Empty for most applications.
+	Audiences []string `json:"audiences"`
+}
+
+// PreviousSecretValid reports whether the previous secret still authenticates at now:
+// there is one and now is before its expiry.
+func (a *Application) PreviousSecretValid(now time.Time) bool {
+	return len(a.PreviousSecretHash) > 0 && now.Before(a.PreviousSecretExpiresAt)
 }
 
 // SigningKey is one ES256 key of the token issuer. The private key is stored encrypted
@@ -152,8 +169,12 @@ type ApplicationStore interface {
 	ListApplications(ctx context.Context, accountID string, p Page) ([]*Application, int, error)
 	// DeleteApplication removes the account's application or returns CodeNotFound.
 	DeleteApplication(ctx context.Context, accountID, applicationID string, audit *AuditEvent) error
-	// SetApplicationSecret replaces the secret hash and UpdatedAt, or CodeNotFound.
-	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *AuditEvent) (*Application, error)
+	// SetApplicationSecret replaces the secret hash and UpdatedAt (to now) and returns
+	// the result, or CodeNotFound. When previousUntil is after now, the replaced hash
+	// becomes PreviousSecretHash, valid until previousUntil, and any earlier previous
+	// secret is dropped (at most two secrets authenticate); otherwise the previous
+	// secret is cleared, so the replaced one stops at once.
+	SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, previousUntil, now time.Time, audit *AuditEvent) (*Application, error)
 	// SetApplicationCertificate binds the account's application to the one client
 	// certificate whose RFC 8705 x5t#S256 is thumbprint (base64url SHA-256 of its DER,
 	// unpadded), replacing any earlier binding, sets UpdatedAt to now and returns the
@@ -164,8 +185,9 @@ type ApplicationStore interface {
 	// token the application issued so far, in the same single write: it adds one to
 	// TokenGeneration, sets TokensRevokedAt and UpdatedAt to now and returns the
 	// result. Concurrent revocations each add one (none is lost), so the generation a
-	// caller gets back is above that of every token issued before its call. CodeNotFound
-	// as SetApplicationSecret, and then nothing changes.
+	// caller gets back is above that of every token issued before its call. It clears
+	// the previous secret: the replaced one stops at once. CodeNotFound as
+	// SetApplicationSecret, and then nothing changes.
 	SetApplicationSecretRevokingTokens(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *AuditEvent) (*Application, error)
 }
 

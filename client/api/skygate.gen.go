@@ -785,7 +785,9 @@ type Discovery struct {
 	// TlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
 	TokenEndpoint                         string                                         `json:"token_endpoint"`
-	TokenEndpointAuthMethodsSupported     []string                                       `json:"token_endpoint_auth_methods_supported"`
+
+	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post` and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 }
 
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
@@ -1308,6 +1310,7 @@ type RevocationRequest struct {
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
+	// ClientId With client_secret_post, and alone with tls_client_auth (mutual-TLS listener).
 	ClientId     *string               `json:"client_id,omitempty"`
 	ClientSecret *string               `json:"client_secret,omitempty"`
 	GrantType    TokenRequestGrantType `json:"grant_type"`
@@ -2620,7 +2623,8 @@ type ClientInterface interface {
 
 	// IntrospectTokenWithBody Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2638,7 +2642,8 @@ type ClientInterface interface {
 
 	// IntrospectToken Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2656,7 +2661,8 @@ type ClientInterface interface {
 
 	// IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2674,8 +2680,9 @@ type ClientInterface interface {
 
 	// RevokeTokenWithBody Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -2692,8 +2699,9 @@ type ClientInterface interface {
 
 	// RevokeToken Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -2710,8 +2718,9 @@ type ClientInterface interface {
 
 	// RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -2759,10 +2768,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2802,10 +2822,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2845,10 +2876,21 @@ type ClientInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -3415,7 +3457,8 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 
 // IntrospectTokenWithBody Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3443,7 +3486,8 @@ func (c *Client) IntrospectTokenWithBody(ctx context.Context, params *Introspect
 
 // IntrospectToken Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3471,7 +3515,8 @@ func (c *Client) IntrospectToken(ctx context.Context, params *IntrospectTokenPar
 
 // IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3499,8 +3544,9 @@ func (c *Client) IntrospectTokenWithFormdataBody(ctx context.Context, params *In
 
 // RevokeTokenWithBody Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -3527,8 +3573,9 @@ func (c *Client) RevokeTokenWithBody(ctx context.Context, params *RevokeTokenPar
 
 // RevokeToken Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -3555,8 +3602,9 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, bod
 
 // RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -3614,10 +3662,21 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *Revoke
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3667,10 +3726,21 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3720,10 +3790,21 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -7573,7 +7654,8 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7591,7 +7673,8 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7609,7 +7692,8 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint and its application must be
+	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+	// on the mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7627,8 +7711,9 @@ type ClientWithResponsesInterface interface {
 
 	// RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -7645,8 +7730,9 @@ type ClientWithResponsesInterface interface {
 
 	// RevokeTokenWithResponse Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -7663,8 +7749,9 @@ type ClientWithResponsesInterface interface {
 
 	// RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
 	//
-	// The client authenticates as at the token endpoint (`client_secret_basic` or
-	// `client_secret_post`) and names one of its own access tokens in `token`
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
 	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -7712,10 +7799,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7755,10 +7853,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7798,10 +7907,21 @@ type ClientWithResponsesInterface interface {
 	// authenticated one, else the source's. Every `429` is the problem body of the
 	// other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 	//
+	// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+	// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+	// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+	// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+	// the binding; on the plain listener (no certificate), without a certificate, with
+	// another one, for an application bound to none, or for an unknown client the answer
+	// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+	// every token of a bound application.
+	//
 	// The token of an application bound to a client certificate carries
 	// `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 	// carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-	// the time of issue.
+	// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+	// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+	// audience, followed by the application's `audiences` when it has any.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15953,7 +16073,8 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 
 // IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -15977,7 +16098,8 @@ func (c *ClientWithResponses) IntrospectTokenWithBodyWithResponse(ctx context.Co
 
 // IntrospectTokenWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -16001,7 +16123,8 @@ func (c *ClientWithResponses) IntrospectTokenWithResponse(ctx context.Context, p
 
 // IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint and its application must be
+// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
+// on the mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -16025,8 +16148,9 @@ func (c *ClientWithResponses) IntrospectTokenWithFormdataBodyWithResponse(ctx co
 
 // RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -16049,8 +16173,9 @@ func (c *ClientWithResponses) RevokeTokenWithBodyWithResponse(ctx context.Contex
 
 // RevokeTokenWithResponse Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -16073,8 +16198,9 @@ func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, param
 
 // RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
 //
-// The client authenticates as at the token endpoint (`client_secret_basic` or
-// `client_secret_post`) and names one of its own access tokens in `token`
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
 // invalid_token`) and introspects as `{"active": false}`: at once on the replica
@@ -16128,10 +16254,21 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16177,10 +16314,21 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16226,10 +16374,21 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // authenticated one, else the source's. Every `429` is the problem body of the
 // other routes (`RateLimited`, with `Retry-After`), not an OAuth error body.
 //
+// **tls_client_auth (RFC 8705 §2.1).** An application bound to a client certificate
+// (`client_cert_sha256`) may authenticate on the mutual-TLS listener with that
+// certificate instead of a secret: `client_id` in the body, no `client_secret`, no
+// HTTP Basic. The certificate must chain to the client CA and its x5t#S256 must equal
+// the binding; on the plain listener (no certificate), without a certificate, with
+// another one, for an application bound to none, or for an unknown client the answer
+// is `401 invalid_client`, as for a wrong secret. Its tokens carry `cnf.x5t#S256` like
+// every token of a bound application.
+//
 // The token of an application bound to a client certificate carries
 // `cnf.x5t#S256`, and the token of an application whose tokens were revoked
 // carries `gen`, its `token_generation` (see `AccessTokenClaims`). `iat` is always
-// the time of issue.
+// the time of issue. Every token carries `scope` (the granted scopes, space-separated,
+// RFC 9068) beside the `scopes` array, and `client_id`; `aud` is the service's
+// audience, followed by the application's `audiences` when it has any.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -84,7 +84,7 @@ func TestAdminAccountsAndApplications(t *testing.T) {
 		}
 
 		// Rotation: the old secret stops working at once.
-		resp, body = s.adminCall(http.MethodPost, "/applications/"+app["id"].(string)+"/rotate-secret", "")
+		resp, body = s.adminCall(http.MethodPost, "/applications/"+app["id"].(string)+"/rotate-secret", `{"grace_seconds":0}`)
 		if resp.StatusCode != 200 {
 			t.Fatalf("rotate: %d %s", resp.StatusCode, body)
 		}
@@ -200,7 +200,7 @@ func TestAdminChangesReachOtherReplicas(t *testing.T) {
 		return func() (*http.Response, []byte) { return b.tokenCall(c, "") }
 	}
 
-	resp, body := a.adminCall(http.MethodPost, "/applications/"+appID+"/rotate-secret", "")
+	resp, body := a.adminCall(http.MethodPost, "/applications/"+appID+"/rotate-secret", `{"grace_seconds":0}`)
 	if resp.StatusCode != 200 {
 		t.Fatalf("rotate: %d %s", resp.StatusCode, body)
 	}

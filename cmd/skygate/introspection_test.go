@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/devpki"
 	"github.com/skygate/skygate/internal/oauth"
 	"github.com/skygate/skygate/internal/postgres/pgtest"
 	"github.com/skygate/skygate/internal/storetest"
@@ -302,4 +305,39 @@ func oauthHostileCases(c credentials) []hostileCase {
 		)
 	}
 	return cases
+}
+
+// TestRevocationTLSClientAuth: a client bound to a certificate introspects and revokes
+// with that certificate alone (tls_client_auth, client_id in the body, mutual-TLS
+// listener), as it may ask for tokens; without the certificate it is 401
+// invalid_client.
+func TestRevocationTLSClientAuth(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, engines[0].env(t, nil))
+	certPEM, err := os.ReadFile(devpki.Paths(filepath.Join(s.env["SKYGATE_DATA_DIR"], "pki")).ClientCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x5t := thumbprintOfPEM(t, certPEM)
+	bound := s.mustBootstrap("tls-introspect", skygate.B2BScopes, "--client-cert-sha256", x5t)
+	tok := s.mustToken(bound, "")
+	call := func(c *http.Client, base, path string) (*http.Response, []byte) {
+		form := url.Values{"client_id": {bound.ClientID}, "token": {tok}}
+		return s.do(c, http.MethodPost, base+path, strings.NewReader(form.Encode()),
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	}
+	resp, body := call(s.mtlsClient, s.mtlsBase, oauth.IntrospectionPath)
+	got := mustJSON(t, body)
+	if resp.StatusCode != http.StatusOK || got["active"] != true || got["cnf"].(map[string]any)["x5t#S256"] != x5t {
+		t.Fatalf("introspect with tls_client_auth: %d %s", resp.StatusCode, body)
+	}
+	for _, path := range []string{oauth.IntrospectionPath, oauth.RevocationPath} {
+		if resp, body := call(s.client, s.base, path); resp.StatusCode != http.StatusUnauthorized || mustJSON(t, body)["error"] != "invalid_client" {
+			t.Errorf("%s on the plain listener without a secret: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	if resp, body := call(s.mtlsClient, s.mtlsBase, oauth.RevocationPath); resp.StatusCode != http.StatusOK {
+		t.Fatalf("revoke with tls_client_auth: %d %s", resp.StatusCode, body)
+	}
+	wantInactive(t, "a token revoked with tls_client_auth", s.introspect(bound, tok))
 }

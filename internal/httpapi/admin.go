@@ -107,11 +107,12 @@ func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// rotateApplicationSecret replaces the secret at once: the old one stops working for
-// new tokens. Tokens already issued live until they expire, unless the body asks to
-// revoke them: then the application's TokenGeneration moves past theirs in the same
-// write, and they stop working at once here and within ApplicationCacheTTL on other
-// replicas (see checkApplication).
+// rotateApplicationSecret replaces the secret; the old one keeps getting tokens for
+// the body's grace period (identity.SecretRotation), on every replica until the same
+// instant. Tokens already issued live until they expire, unless the body asks to
+// revoke them: then the old secret stops at once, the application's TokenGeneration
+// moves past theirs in the same write, and they stop working at once here and within
+// ApplicationCacheTTL on other replicas (see checkApplication).
 func (s *Server) rotateApplicationSecret(w http.ResponseWriter, r *http.Request) error {
 	req := identity.SecretRotation{ApplicationID: r.PathValue("applicationID")}
 	if err := decodeOptionalJSON(w, r, &req); err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/oauth"
 )
 
 // ClientCertConfig says how booking routes find the caller's client certificate.
@@ -89,6 +90,21 @@ func (s *Server) requireClientCert(next handlerFunc) handlerFunc {
 		}
 		return next(w, r)
 	}
+}
+
+// tokenClientCert hands the token endpoint the client certificate of the request, for
+// tls_client_auth (RFC 8705 §2): a certificate that the mutual-TLS listener verified
+// against the client CA, or that a trusted proxy forwarded and that chains to it, as
+// booking routes accept (clientCertificate). A request without one, or with one that
+// is no client's (a CA certificate, a forwarded one that does not verify), reaches the
+// endpoint without a certificate: it may still authenticate with a secret.
+func (s *Server) tokenClientCert(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if cert, err := s.clientCertificate(r); err == nil {
+			r = r.WithContext(oauth.WithClientCertificate(r.Context(), CertThumbprint(cert)))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,

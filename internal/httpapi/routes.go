@@ -21,10 +21,10 @@ func (s *Server) routes() {
 	s.route("GET /openapi/partner.json", s.handle(s.openAPI("application/json", s.deps.OpenAPIPartnerJSON)))
 
 	// Identity.
-	s.route("POST /oauth/v2/token", s.limitTokens(s.deps.TokenEndpoint))
+	s.route("POST /oauth/v2/token", s.limitTokens(s.tokenClientCert(s.deps.TokenEndpoint)))
 	if s.deps.Revocation != nil && s.deps.Introspection != nil {
-		s.route("POST /oauth/v2/revoke", s.limitTokens(s.deps.Revocation))
-		s.route("POST /oauth/v2/introspect", s.limitTokens(s.deps.Introspection))
+		s.route("POST /oauth/v2/revoke", s.limitTokens(s.tokenClientCert(s.deps.Revocation)))
+		s.route("POST /oauth/v2/introspect", s.limitTokens(s.tokenClientCert(s.deps.Introspection)))
 	}
 	s.route("GET /.well-known/jwks.json", s.deps.JWKS)
 	s.route("GET /.well-known/openid-configuration", s.deps.Discovery)

@@ -2,7 +2,9 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/oauth"
@@ -20,11 +22,15 @@ type NewApplication struct {
 	// ClientCertSHA256 optionally binds the application to one client certificate
 	// (x5t#S256).
 	ClientCertSHA256 string `json:"client_cert_sha256"`
+	// Audiences are resource servers the application's tokens are also meant for:
+	// at most MaxAudiences absolute URIs (checkAudience); repeats are dropped.
+	Audiences []string `json:"audiences,omitempty"`
 }
 
 // validate checks c, naming the fields by their JSON names.
 func (c NewApplication) validate() error {
-	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes), checkThumbprint("client_cert_sha256", c.ClientCertSHA256))
+	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes),
+		checkThumbprint("client_cert_sha256", c.ClientCertSHA256), checkAudiences("audiences", c.Audiences))
 }
 
 // WithSecret is an application with its client secret in clear: the answer of a
@@ -66,7 +72,7 @@ func (s *Service) newApplication(by skygate.Actor, c NewApplication, secret stri
 		ID: skygate.NewID(), AccountID: c.AccountID, Name: c.Name,
 		ClientID: skygate.NewClientID(), SecretHash: s.secrets.Hash(secret),
 		AllowedScopes: c.AllowedScopes, Sandbox: c.Sandbox,
-		ClientCertSHA256: c.ClientCertSHA256, CreatedAt: now, UpdatedAt: now,
+		ClientCertSHA256: c.ClientCertSHA256, Audiences: uniq(c.Audiences), CreatedAt: now, UpdatedAt: now,
 	}
 	audit, err := by.Audit(now, "application.create", applicationType, app.ID, app.AccountID, c)
 	if err != nil {
@@ -108,18 +114,61 @@ func (s *Service) DeleteApplication(ctx context.Context, by skygate.Actor, appli
 }
 
 // SecretRotation gives an application a new secret. Its JSON form is the admin API's
-// request body and the audit record's details.
+// request body.
 type SecretRotation struct {
 	ApplicationID string `json:"-"`
+	// GraceSeconds is how long the replaced secret keeps authenticating the client:
+	// 0 to MaxGraceSeconds; nil is DefaultGraceSeconds, or 0 with RevokeTokens.
+	GraceSeconds *int `json:"grace_seconds,omitempty"`
 	// RevokeTokens also revokes every token the application was issued so far
 	// (skygate.ApplicationStore.SetApplicationSecretRevokingTokens). Without it they
-	// live until they expire.
+	// live until they expire. It is for a leaked secret, so the replaced secret stops
+	// at once: a grace period above 0 with it is invalid.
 	RevokeTokens bool `json:"revoke_tokens"`
 }
 
-// RotateSecret replaces any account's application's secret with a new one at once:
-// the old one gets no more tokens. An unknown application is CodeNotFound.
+// Grace periods of a secret rotation, in seconds.
+const (
+	DefaultGraceSeconds = 86400
+	MaxGraceSeconds     = 30 * 86400
+)
+
+// grace validates c and returns its grace period.
+func (c SecretRotation) grace() (time.Duration, error) {
+	if c.GraceSeconds == nil {
+		if c.RevokeTokens {
+			return 0, nil
+		}
+		return DefaultGraceSeconds * time.Second, nil
+	}
+	g := *c.GraceSeconds
+	switch {
+	case g < 0 || g > MaxGraceSeconds:
+		return 0, skygate.ValidationError(skygate.FieldError{Field: "grace_seconds",
+			Message: fmt.Sprintf("must be between 0 and %d", MaxGraceSeconds)})
+	case g > 0 && c.RevokeTokens:
+		return 0, skygate.ValidationError(skygate.FieldError{Field: "grace_seconds",
+			Message: "must be 0 with revoke_tokens: revoking tokens stops the replaced secret at once"})
+	}
+	return time.Duration(g) * time.Second, nil
+}
+
+// rotationAudit is the audit record's details of a rotation: what was asked and when
+// the replaced secret stops authenticating (absent when at once).
+type rotationAudit struct {
+	RevokeTokens            bool      `json:"revoke_tokens"`
+	GraceSeconds            int       `json:"grace_seconds"`
+	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at,omitzero"`
+}
+
+// RotateSecret replaces any account's application's secret with a new one. The
+// replaced secret keeps authenticating for the grace period (and no longer), and an
+// earlier previous secret is dropped. Invalid input is CodeValidation, an unknown
+// application CodeNotFound.
 func (s *Service) RotateSecret(ctx context.Context, by skygate.Actor, c SecretRotation) (*WithSecret, error) {
+	if _, err := c.grace(); err != nil {
+		return nil, err
+	}
 	app, err := s.store.ApplicationAdmin(ctx, c.ApplicationID)
 	if err != nil {
 		return nil, err
@@ -134,15 +183,24 @@ func (s *Service) RotateSecret(ctx context.Context, by skygate.Actor, c SecretRo
 	return &WithSecret{app, secret}, nil
 }
 
-// setSecret gives app secret, audited, and returns the application as written.
+// setSecret gives app secret as c says, audited, and returns the application as
+// written. c must be valid.
 func (s *Service) setSecret(ctx context.Context, by skygate.Actor, app *skygate.Application, secret string, c SecretRotation) (*skygate.Application, error) {
+	grace, err := c.grace()
+	if err != nil {
+		return nil, err
+	}
 	now, hash := s.now(), s.secrets.Hash(secret)
-	audit, err := by.Audit(now, "application.rotate_secret", applicationType, app.ID, app.AccountID, c)
+	details := rotationAudit{RevokeTokens: c.RevokeTokens, GraceSeconds: int(grace / time.Second)}
+	if grace > 0 {
+		details.PreviousSecretExpiresAt = now.Add(grace).UTC().Truncate(time.Microsecond)
+	}
+	audit, err := by.Audit(now, "application.rotate_secret", applicationType, app.ID, app.AccountID, details)
 	if err != nil {
 		return nil, err
 	}
 	if c.RevokeTokens {
 		return s.store.SetApplicationSecretRevokingTokens(ctx, app.AccountID, app.ID, hash, now, audit)
 	}
-	return s.store.SetApplicationSecret(ctx, app.AccountID, app.ID, hash, now, audit)
+	return s.store.SetApplicationSecret(ctx, app.AccountID, app.ID, hash, details.PreviousSecretExpiresAt, now, audit)
 }

@@ -87,7 +87,9 @@ func (s *Service) Bootstrap(ctx context.Context, by skygate.Actor, c Bootstrap) 
 	case created:
 		out.ClientSecret = secret
 	case c.Rotation != KeepSecret || (c.Secret != "" && !s.secrets.Verify(c.Secret, app.SecretHash)):
-		rotation := SecretRotation{ApplicationID: app.ID, RevokeTokens: c.Rotation == NewSecretRevokingTokens}
+		// The command line replaces the secret at once: it runs when a secret must
+		// change now (lost, leaked, or given in a deployment).
+		rotation := SecretRotation{ApplicationID: app.ID, GraceSeconds: new(0), RevokeTokens: c.Rotation == NewSecretRevokingTokens}
 		if out.Application, err = s.setSecret(ctx, by, app, secret, rotation); err != nil {
 			return nil, err
 		}

@@ -325,7 +325,7 @@ func TestWritesAreAudited(t *testing.T) {
 			`account.create account `+acc.ID+` {"name":"Silk Road"}`,
 			`account.update account `+acc.ID+` {"status":"suspended"}`,
 			`application.create application `+app.ID+` {"name":"Engine","allowed_scopes":["booking.fasttrack:read","esim:read"],"sandbox":false,"client_cert_sha256":""}`,
-			`application.rotate_secret application `+app.ID+` {"revoke_tokens":true}`,
+			`application.rotate_secret application `+app.ID+` {"revoke_tokens":true,"grace_seconds":0}`,
 			`application.delete application `+app.ID+` {}`)
 	})
 }

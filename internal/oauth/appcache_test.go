@@ -44,16 +44,22 @@ func mustRefuse(tb testing.TB, f *fixture, id, secret, what string) {
 	}
 }
 
-// rotate gives the application a new secret in the store, as another replica would,
-// without telling the cache.
+// rotate gives the application a new secret in the store at once, as another replica
+// would, without telling the cache.
 func (f *fixture) rotate(tb testing.TB, clientID string) string {
+	tb.Helper()
+	return f.rotateWithGrace(tb, clientID, 0)
+}
+
+// rotateWithGrace is rotate keeping the replaced secret valid for grace.
+func (f *fixture) rotateWithGrace(tb testing.TB, clientID string, grace time.Duration) string {
 	tb.Helper()
 	app, _, err := f.apps.ApplicationByClientID(context.Background(), clientID)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	secret := MustSecret(tb)
-	if _, err := f.apps.SetApplicationSecret(context.Background(), app.AccountID, app.ID, f.hasher.Hash(secret), f.clock.Now()); err != nil {
+	if _, err := f.apps.SetApplicationSecret(context.Background(), app.AccountID, app.ID, f.hasher.Hash(secret), f.clock.Now().Add(grace), f.clock.Now()); err != nil {
 		tb.Fatal(err)
 	}
 	return secret

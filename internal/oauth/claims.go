@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,17 +55,20 @@ func (c *Claims) HasScope(scope string) bool { return slices.Contains(c.Scopes, 
 // invalid UTF-8. The times are NumericDate values: whole seconds when issued here;
 // fractions are accepted when read (RFC 7519 §2).
 type wireClaims struct {
-	Iss       string       `json:"iss"`
-	Sub       string       `json:"sub"`
-	Aud       audience     `json:"aud"`
-	ClientID  string       `json:"client_id"`
-	AccountID string       `json:"account_id,omitempty"`
-	Scopes    []string     `json:"scopes"`
-	Roles     []string     `json:"roles,omitempty"`
-	Exp       *numericDate `json:"exp"`
-	Iat       *numericDate `json:"iat"`
-	Nbf       *numericDate `json:"nbf,omitempty"`
-	Jti       string       `json:"jti"`
+	Iss       string   `json:"iss"`
+	Sub       string   `json:"sub"`
+	Aud       audience `json:"aud"`
+	ClientID  string   `json:"client_id"`
+	AccountID string   `json:"account_id,omitempty"`
+	Scopes    []string `json:"scopes"`
+	// Scope is Scopes joined with spaces, the scope claim of RFC 9068 §2.2.3 beside the
+	// spec's scopes array; omitted when there are none. Verify reads scopes only.
+	Scope string       `json:"scope,omitempty"`
+	Roles []string     `json:"roles,omitempty"`
+	Exp   *numericDate `json:"exp"`
+	Iat   *numericDate `json:"iat"`
+	Nbf   *numericDate `json:"nbf,omitempty"`
+	Jti   string       `json:"jti"`
 
 	// Cnf binds the token to a client certificate; absent when unbound.
 	Cnf *confirmation `json:"cnf,omitempty"`
@@ -84,7 +88,7 @@ func (c *Claims) wire() *wireClaims {
 	exp, iat := numericDate(c.ExpiresAt.Unix()), numericDate(c.IssuedAt.Unix())
 	w := &wireClaims{
 		Iss: c.Issuer, Sub: c.Subject, Aud: c.Audience, ClientID: c.ClientID,
-		AccountID: c.AccountID, Scopes: c.Scopes, Roles: c.Roles,
+		AccountID: c.AccountID, Scopes: c.Scopes, Scope: strings.Join(c.Scopes, " "), Roles: c.Roles,
 		Exp: &exp, Iat: &iat, Jti: c.ID, Gen: c.Generation,
 	}
 	if w.Scopes == nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,6 +42,9 @@ func referencePayload(c Claims) map[string]any {
 		m["aud"] = valid(c.Audience[0]) // one audience is a string
 	default:
 		m["aud"] = strs(c.Audience)
+	}
+	if len(c.Scopes) > 0 {
+		m["scope"] = valid(strings.Join(c.Scopes, " ")) // RFC 9068 §2.2.3
 	}
 	if c.AccountID != "" {
 		m["account_id"] = valid(c.AccountID)

@@ -70,7 +70,8 @@ func (h *SecretHasher) VerifyUnknown(secret string) bool {
 }
 
 // ClientAuthenticator authenticates confidential clients (B2B applications) by their
-// client secret. It is the one place where client secrets are checked.
+// client secret, or by their client certificate (tls_client_auth, tlsclient.go). It is
+// the one place where client credentials are checked.
 type ClientAuthenticator struct {
 	apps   *ApplicationCache
 	hasher *SecretHasher
@@ -81,7 +82,9 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 	return &ClientAuthenticator{apps: apps, hasher: hasher}
 }
 
-// Authenticate returns the application of c and its account. A missing secret, an
+// Authenticate returns the application of c and its account. A request with a
+// client_id in the body, no secret (and no HTTP Basic) and a verified client
+// certificate is tls_client_auth (authenticateCertificate). Otherwise a missing secret, an
 // unknown client_id and a wrong secret are all invalid_client (401), indistinguishable
 // in body and, as far as the hash goes, in timing: an unknown client is checked
 // against a dummy hash. Store failures are returned as they are (server_error).
@@ -92,8 +95,12 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 //
 // A secret that does not match a cached application is checked once more against the
 // store, so that a secret rotated on another replica works everywhere at once; the old
-// one keeps working on other replicas for at most the cache's ttl.
+// one keeps working on other replicas for at most the cache's ttl. During a
+// rotation's grace period the previous secret authenticates too (verifySecret).
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
+	if c.Method == "" && c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
+		return a.authenticateCertificate(ctx, c)
+	}
 	fail := Errorf(CodeInvalidClient, "client authentication failed")
 	if c.ID == "" || c.Secret == "" {
 		return nil, nil, fail
@@ -106,10 +113,10 @@ func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*
 		return nil, nil, fail
 	}
 	app, acct, cached, err := a.apps.lookup(ctx, c.ID, false)
-	verified := err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
+	verified := err == nil && acct != nil && a.verifySecret(c.Secret, app)
 	if err == nil && cached && !verified {
 		app, acct, err = a.apps.reload(ctx, c.ID, false)
-		verified = err == nil && acct != nil && a.hasher.Verify(c.Secret, app.SecretHash)
+		verified = err == nil && acct != nil && a.verifySecret(c.Secret, app)
 	}
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
@@ -138,4 +145,15 @@ const maxClientIDLength = 255
 func plausibleClientID(id string) bool {
 	return len(id) <= maxClientIDLength && utf8.ValidString(id) &&
 		!strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// verifySecret reports whether secret is app's current secret or its previous one
+// before the previous one's expiry by the cache's clock, so that every replica stops
+// accepting it at that instant whatever it cached. Both hashes are compared whatever
+// the first comparison gives.
+func (a *ClientAuthenticator) verifySecret(secret string, app *skygate.Application) bool {
+	h := a.hasher.Hash(secret)
+	current := hmac.Equal(h, app.SecretHash)
+	previous := hmac.Equal(h, app.PreviousSecretHash) && app.PreviousSecretValid(a.apps.now())
+	return current || previous
 }

@@ -62,7 +62,7 @@ func NewMetadata(publicURL string) *Metadata {
 		ScopesSupported:                   append([]string(nil), skygate.AllScopes...),
 		ResponseTypesSupported:            []string{"code"},
 		GrantTypesSupported:               []string{GrantClientCredentials, GrantAuthorizationCode},
-		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, "none"}, // none: the admin console, a public PKCE client
+		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, AuthMethodTLSClient, "none"}, // none: the admin console, a public PKCE client
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
@@ -70,9 +70,9 @@ func NewMetadata(publicURL string) *Metadata {
 		TLSClientCertificateBoundAccessTokens: true,
 
 		RevocationEndpoint:                        base + RevocationPath,
-		RevocationEndpointAuthMethodsSupported:    []string{AuthMethodBasic, AuthMethodPost},
+		RevocationEndpointAuthMethodsSupported:    []string{AuthMethodBasic, AuthMethodPost, AuthMethodTLSClient},
 		IntrospectionEndpoint:                     base + IntrospectionPath,
-		IntrospectionEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost},
+		IntrospectionEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, AuthMethodTLSClient},
 	}
 }
 

@@ -42,7 +42,7 @@ func TestDiscovery(t *testing.T) {
 			}
 			lists := map[string][]string{
 				"grant_types_supported":                 {"client_credentials", "authorization_code"},
-				"token_endpoint_auth_methods_supported": {"client_secret_basic", "client_secret_post", "none"},
+				"token_endpoint_auth_methods_supported": {"client_secret_basic", "client_secret_post", "tls_client_auth", "none"},
 				"code_challenge_methods_supported":      {"S256"},
 				"scopes_supported":                      skygate.AllScopes,
 				"response_types_supported":              {"code"},

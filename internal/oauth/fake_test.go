@@ -206,11 +206,15 @@ func (s *memAppStore) DeleteApplication(_ context.Context, accountID, applicatio
 	return skygate.Errorf(skygate.CodeNotFound, "application not found")
 }
 
-func (s *memAppStore) SetApplicationSecret(_ context.Context, accountID, applicationID string, hash []byte, now time.Time) (*skygate.Application, error) {
+func (s *memAppStore) SetApplicationSecret(_ context.Context, accountID, applicationID string, hash []byte, previousUntil, now time.Time) (*skygate.Application, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range s.apps {
 		if a.ID == applicationID && a.AccountID == accountID {
+			a.PreviousSecretHash, a.PreviousSecretExpiresAt = nil, time.Time{}
+			if previousUntil.After(now) {
+				a.PreviousSecretHash, a.PreviousSecretExpiresAt = a.SecretHash, previousUntil
+			}
 			a.SecretHash, a.UpdatedAt = hash, now
 			c := *a
 			return &c, nil
@@ -238,6 +242,7 @@ func (s *memAppStore) SetApplicationSecretRevokingTokens(_ context.Context, acco
 	for _, a := range s.apps {
 		if a.ID == applicationID && a.AccountID == accountID {
 			a.SecretHash, a.UpdatedAt, a.TokensRevokedAt = hash, now, now
+			a.PreviousSecretHash, a.PreviousSecretExpiresAt = nil, time.Time{}
 			a.TokenGeneration++
 			c := *a
 			return &c, nil

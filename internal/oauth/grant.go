@@ -46,6 +46,9 @@ type ClientAuth struct {
 	// ID is the client_id, from Basic or the body; it may be set without a secret.
 	ID     string
 	Secret string
+	// CertThumbprint is the x5t#S256 of the verified client certificate the request
+	// came with (WithClientCertificate), "" without one.
+	CertThumbprint string
 	// admit, set by the TokenHandler when it has Hooks, is called by
 	// ClientAuthenticator.Authenticate once the secret is verified; an error fails the
 	// authentication with it.
@@ -104,7 +107,8 @@ func isScopeToken(s string) bool {
 // its account.
 //
 // A token of an application bound to a client certificate (ClientCertSHA256) carries
-// that binding as its cnf claim (RFC 8705), and every token carries the application's
+// that binding as its cnf claim (RFC 8705), its aud lists the application's Audiences
+// after the service's own (Issuer.Issue), and every token carries the application's
 // TokenGeneration as its gen claim: the generation of the application as the grant
 // authenticated it, so that a token issued with a secret that a revocation replaced
 // (by a replica that had not learnt of it yet) carries the generation it revoked.
@@ -142,7 +146,7 @@ func (g *ClientCredentialsGrant) Exchange(ctx context.Context, req *TokenRequest
 	}
 	token, _, err := g.issuer.Issue(Claims{
 		Subject: app.ClientID, ClientID: app.ClientID, AccountID: acct.ID, Scopes: scopes,
-		CertThumbprint: app.ClientCertSHA256, Generation: app.TokenGeneration,
+		CertThumbprint: app.ClientCertSHA256, Generation: app.TokenGeneration, Audience: app.Audiences,
 	})
 	if err != nil {
 		return nil, err

@@ -75,6 +75,8 @@ type appOptions struct {
 	// CertSHA256 and TokenGeneration are the application's fields of those names.
 	CertSHA256      string
 	TokenGeneration int
+	// Audiences are the application's extra token audiences.
+	Audiences []string
 }
 
 // MustApplication creates an account and an application and returns its client_id and
@@ -97,7 +99,7 @@ func (f *fixture) MustApplication(tb testing.TB, o appOptions) (clientID, secret
 	err := f.apps.CreateApplication(context.Background(), &skygate.Application{
 		ID: fmt.Sprintf("app-%d", n), AccountID: acct.ID, Name: "app", ClientID: o.ClientID,
 		SecretHash: f.hasher.Hash(secret), AllowedScopes: o.Scopes,
-		ClientCertSHA256: o.CertSHA256, TokenGeneration: o.TokenGeneration,
+		ClientCertSHA256: o.CertSHA256, TokenGeneration: o.TokenGeneration, Audiences: o.Audiences,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -67,9 +68,13 @@ func (i *Issuer) TTL() time.Duration { return i.ttl }
 
 // Issue returns a signed token for claims and its expiry. The caller sets Subject,
 // ClientID, AccountID (B2B only), Scopes, Roles (employees only), CertThumbprint
-// (certificate-bound tokens only) and Generation (B2B only); Issue sets Issuer,
-// Audience, IssuedAt (now), ExpiresAt (now + TTL, whole seconds) and a random ID,
-// ignoring any values the caller put there. The token is JWS compact with the header
+// (certificate-bound tokens only), Generation (B2B only) and, in Audience, the extra
+// resource audiences of the client (B2B only, usually none); Issue sets Issuer,
+// IssuedAt (now), ExpiresAt (now + TTL, whole seconds) and a random ID, ignoring any
+// values the caller put there, and Audience to the Issuer's audience followed by the
+// caller's extra ones without repeats: aud is then one string, or an array when there
+// are extras (RFC 9068 §3). Every token thus names the service's own audience, which
+// the Verifier requires. The token is JWS compact with the header
 // {"alg":"ES256","kid":…,"typ":"at+jwt"}; the signature is r||s, 64 bytes (RFC 7518
 // §3.4), with s in the lower half of the group order. It fails with ErrNoSigningKey
 // when no key is active.
@@ -82,7 +87,7 @@ func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 	iat := time.Unix(now.Unix(), 0)
 	exp := iat.Add(i.ttl.Truncate(time.Second))
 	claims.Issuer = i.issuer
-	claims.Audience = i.audience
+	claims.Audience = i.audienceWith(claims.Audience)
 	claims.IssuedAt = iat
 	claims.ExpiresAt = exp
 	claims.ID = newJTI()
@@ -100,6 +105,20 @@ func (i *Issuer) Issue(claims Claims) (string, time.Time, error) {
 		return "", time.Time{}, fmt.Errorf("oauth: sign: %w", err)
 	}
 	return token, exp, nil
+}
+
+// audienceWith returns the Issuer's audience followed by extra without repeats.
+func (i *Issuer) audienceWith(extra []string) audience {
+	if len(extra) == 0 {
+		return i.audience
+	}
+	aud := slices.Clone(i.audience)
+	for _, a := range extra {
+		if !slices.Contains(aud, a) {
+			aud = append(aud, a)
+		}
+	}
+	return aud
 }
 
 // lowS turns an ES256 signature r||s whose s is above N/2 into its twin r||N−s. Both

@@ -18,7 +18,8 @@ const (
 
 // ClientEndpoint is what the revocation and introspection endpoints share with the
 // token endpoint: the request body (form or JSON, at most MaxTokenRequestBody bytes),
-// client authentication by ClientAuthenticator with the same methods, the TokenHooks
+// client authentication by ClientAuthenticator with the same methods (a secret, or
+// tls_client_auth with the certificate of WithClientCertificate), the TokenHooks
 // (rate limits, failed authentications), and RFC 6749 §5.2 error bodies with
 // Cache-Control: no-store.
 type ClientEndpoint struct {
@@ -42,6 +43,7 @@ func (e *ClientEndpoint) serve(w http.ResponseWriter, r *http.Request, what stri
 	}
 	req, err := parseTokenRequest(w, r)
 	if err == nil {
+		req.Client.CertThumbprint = clientCertificate(r.Context())
 		if e.Hooks != nil {
 			req.Client.admit = func(clientID string) error {
 				if err := e.Hooks.Authenticated(w, r, clientID); err != nil {

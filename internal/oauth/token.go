@@ -18,7 +18,8 @@ const MaxTokenRequestBody = 64 << 10
 
 // TokenHandler serves POST /oauth/v2/token. It accepts form-urlencoded (RFC 6749) and
 // JSON bodies, extracts client authentication by client_secret_basic or
-// client_secret_post (both at once is invalid_request), and hands the request to the
+// client_secret_post (both at once is invalid_request) and the client certificate of
+// tls_client_auth (WithClientCertificate), and hands the request to the
 // Grant registered for its grant_type. Every response carries Cache-Control: no-store
 // and Pragma: no-cache; errors are RFC 6749 §5.2 JSON bodies.
 type TokenHandler struct {
@@ -55,6 +56,7 @@ func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := parseTokenRequest(w, r)
 	if err == nil {
+		req.Client.CertThumbprint = clientCertificate(r.Context())
 		if h.Hooks != nil {
 			req.Client.admit = func(clientID string) error {
 				if err := h.Hooks.Authenticated(w, r, clientID); err != nil {

@@ -25,8 +25,8 @@ func TestIssueVerify(t *testing.T) {
 	tok, exp, err := f.issuer.Issue(oauth.Claims{
 		Subject: "client-1", ClientID: "client-1", AccountID: "acct-1",
 		Scopes: []string{skygate.ScopeBookingRead, skygate.ScopeBookingWrite},
-		// Issue overrides these.
-		Issuer: "https://evil.test", Audience: []string{"evil"}, ID: "mine",
+		// Issue overrides these. (Audience is the caller's extra audiences: TestTokenAudiences.)
+		Issuer: "https://evil.test", ID: "mine",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestIssueVerify(t *testing.T) {
 	if want := map[string]any{"alg": "ES256", "kid": f.keys.CurrentKID(), "typ": "at+jwt"}; !equalJSON(header, want) {
 		t.Errorf("header = %v", header)
 	}
-	for _, k := range []string{"iss", "sub", "aud", "client_id", "account_id", "scopes", "exp", "iat", "jti"} {
+	for _, k := range []string{"iss", "sub", "aud", "client_id", "account_id", "scopes", "scope", "exp", "iat", "jti"} {
 		if _, ok := payload[k]; !ok {
 			t.Errorf("claim %s missing", k)
 		}

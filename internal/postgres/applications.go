@@ -10,20 +10,21 @@ import (
 
 // applicationColumns are the columns sqlstore.ScanApplication reads.
 const applicationColumns = `id, account_id, name, client_id, secret_hash, allowed_scopes, sandbox,
-	client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at`
+	client_cert_sha256, created_at, updated_at, token_generation, tokens_revoked_at,
+	previous_secret_hash, previous_secret_expires_at, audiences`
 
 // Every statement but selectApplicationByClientID and selectApplicationAdmin names
 // the account, so that an id of another account's application matches nothing.
 const (
 	insertApplication = `INSERT INTO applications (` + applicationColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 	selectApplication = `SELECT ` + applicationColumns + ` FROM applications
 		WHERE account_id = $1 AND id = $2`
 	selectApplicationAdmin      = `SELECT ` + applicationColumns + ` FROM applications WHERE id = $1`
 	selectApplicationByClientID = `SELECT
 		app.id, app.account_id, app.name, app.client_id, app.secret_hash, app.allowed_scopes,
 		app.sandbox, app.client_cert_sha256, app.created_at, app.updated_at, app.token_generation,
-		app.tokens_revoked_at,
+		app.tokens_revoked_at, app.previous_secret_hash, app.previous_secret_expires_at, app.audiences,
 		acc.id, acc.name, acc.status, acc.created_at, acc.updated_at
 		FROM applications app JOIN accounts acc ON acc.id = app.account_id
 		WHERE app.client_id = $1`
@@ -36,14 +37,19 @@ const (
 	lockAccount             = `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`
 	selectOldestApplication = `SELECT ` + applicationColumns + ` FROM applications
 		WHERE account_id = $1 ORDER BY created_at, id LIMIT 1`
-	updateApplicationSecret = `UPDATE applications SET secret_hash = $1, updated_at = $2
-		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
+	// updateApplicationSecret keeps the replaced hash as the previous secret when $3
+	// (its expiry) is not NULL; the right-hand secret_hash is the row's old value.
+	updateApplicationSecret = `UPDATE applications SET secret_hash = $1, updated_at = $2,
+		previous_secret_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_hash END,
+		previous_secret_expires_at = $3
+		WHERE account_id = $4 AND id = $5 RETURNING ` + applicationColumns
 	updateApplicationCertificate = `UPDATE applications SET client_cert_sha256 = $1, updated_at = $2
 		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
 	// revokeApplicationTokens adds one to the generation in the statement that sets the
 	// secret: concurrent ones queue on the row, so none is lost.
 	revokeApplicationTokens = `UPDATE applications SET secret_hash = $1,
-		token_generation = token_generation + 1, tokens_revoked_at = $2, updated_at = $2
+		token_generation = token_generation + 1, tokens_revoked_at = $2, updated_at = $2,
+		previous_secret_hash = NULL, previous_secret_expires_at = NULL
 		WHERE account_id = $3 AND id = $4 RETURNING ` + applicationColumns
 )
 
@@ -90,9 +96,9 @@ func (s *Store) DeleteApplication(ctx context.Context, accountID, applicationID 
 }
 
 // SetApplicationSecret implements skygate.ApplicationStore.
-func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, now time.Time, audit *skygate.AuditEvent) (*skygate.Application, error) {
+func (s *Store) SetApplicationSecret(ctx context.Context, accountID, applicationID string, hash []byte, previousUntil, now time.Time, audit *skygate.AuditEvent) (*skygate.Application, error) {
 	return sqlstore.UpdateApplication(ctx, s.db, "set application secret", audit, updateApplicationSecret,
-		sqlstore.NonNil(hash), s.db.Time(now), accountID, applicationID)
+		sqlstore.NonNil(hash), s.db.Time(now), s.db.NullTime(sqlstore.PreviousSecretUntil(previousUntil, now)), accountID, applicationID)
 }
 
 // SetApplicationCertificate implements skygate.ApplicationStore.

@@ -99,8 +99,8 @@ func CreateFirstApplication(ctx context.Context, db *DB, account, oldest, insert
 }
 
 // applicationArgs returns the arguments of the columns ScanApplication reads for app,
-// after normalising its times to the stored precision and a nil AllowedScopes to an
-// empty list.
+// after normalising its times to the stored precision and a nil AllowedScopes or
+// Audiences to an empty list.
 func applicationArgs(db *DB, app *skygate.Application) ([]any, error) {
 	app.CreatedAt, app.UpdatedAt = UTC(app.CreatedAt), UTC(app.UpdatedAt)
 	var revokedAt *time.Time
@@ -108,16 +108,32 @@ func applicationArgs(db *DB, app *skygate.Application) ([]any, error) {
 		app.TokensRevokedAt = UTC(app.TokensRevokedAt)
 		revokedAt = &app.TokensRevokedAt
 	}
+	var prevUntil *time.Time
+	if !app.PreviousSecretExpiresAt.IsZero() {
+		app.PreviousSecretExpiresAt = UTC(app.PreviousSecretExpiresAt)
+		prevUntil = &app.PreviousSecretExpiresAt
+	}
+	var prevHash any // NULL without a previous secret
+	if len(app.PreviousSecretHash) > 0 {
+		prevHash = app.PreviousSecretHash
+	}
 	if app.AllowedScopes == nil {
 		app.AllowedScopes = []string{}
+	}
+	if app.Audiences == nil {
+		app.Audiences = []string{}
 	}
 	scopes, err := JSONText(app.AllowedScopes)
 	if err != nil {
 		return nil, err
 	}
+	audiences, err := JSONText(app.Audiences)
+	if err != nil {
+		return nil, err
+	}
 	return []any{app.ID, app.AccountID, app.Name, app.ClientID, NonNil(app.SecretHash), scopes, app.Sandbox,
 		app.ClientCertSHA256, db.Time(app.CreatedAt), db.Time(app.UpdatedAt), app.TokenGeneration,
-		db.NullTime(revokedAt)}, nil
+		db.NullTime(revokedAt), prevHash, db.NullTime(prevUntil), audiences}, nil
 }
 
 // ApplicationByClientID is skygate.ApplicationStore's ApplicationByClientID with
@@ -247,4 +263,15 @@ func DeleteApplication(ctx context.Context, db *DB, del, accountID, applicationI
 		return err
 	}
 	return Delete(ctx, db, Outcome{Op: "delete application", NotFound: ApplicationNotFound}, audit, del, accountID, applicationID)
+}
+
+// PreviousSecretUntil is the previous secret's expiry that SetApplicationSecret
+// stores: until in the stored form when it is after now, else nil (no previous
+// secret).
+func PreviousSecretUntil(until, now time.Time) *time.Time {
+	if !until.After(now) {
+		return nil
+	}
+	t := UTC(until)
+	return &t
 }

@@ -24,22 +24,31 @@ func ScanAccount(row Scanner) (*skygate.Account, error) {
 
 // ScanApplication reads id, account_id, name, client_id, secret_hash, allowed_scopes,
 // sandbox, client_cert_sha256, created_at, updated_at, token_generation,
-// tokens_revoked_at, then extra destinations of the same row.
+// tokens_revoked_at, previous_secret_hash, previous_secret_expires_at, audiences, then
+// extra destinations of the same row.
 func ScanApplication(row Scanner, extra ...any) (*skygate.Application, error) {
 	var (
-		app       skygate.Application
-		revokedAt *time.Time
+		app                  skygate.Application
+		revokedAt, prevUntil *time.Time
 	)
 	dest := append([]any{
 		&app.ID, &app.AccountID, &app.Name, &app.ClientID, &app.SecretHash,
 		jsonCol{&app.AllowedScopes}, &app.Sandbox, &app.ClientCertSHA256,
 		timeCol{&app.CreatedAt}, timeCol{&app.UpdatedAt}, &app.TokenGeneration, nullTimeCol{&revokedAt},
+		&app.PreviousSecretHash, nullTimeCol{&prevUntil},
+		jsonCol{&app.Audiences},
 	}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if revokedAt != nil {
 		app.TokensRevokedAt = *revokedAt
+	}
+	if prevUntil != nil {
+		app.PreviousSecretExpiresAt = *prevUntil
+	}
+	if len(app.PreviousSecretHash) == 0 {
+		app.PreviousSecretHash = nil
 	}
 	return &app, nil
 }

@@ -10,6 +10,7 @@ import (
 var applicationTests = []test{
 	{"CreateAndGet", testApplicationCreateAndGet},
 	{"NilScopes", testApplicationNilScopes},
+	{"Audiences", testApplicationAudiences},
 	{"DuplicateClientID", testApplicationDuplicate},
 	{"UnknownAccount", testApplicationUnknownAccount},
 	{"ByClientID", testApplicationByClientID},
@@ -17,6 +18,7 @@ var applicationTests = []test{
 	{"List", testApplicationList},
 	{"Delete", testApplicationDelete},
 	{"SetSecret", testApplicationSetSecret},
+	{"SetSecretWithGrace", testApplicationSetSecretWithGrace},
 	{"SetCertificate", testApplicationSetCertificate},
 	{"RevokeTokens", testApplicationRevokeTokens},
 	{"RevokeTokensConcurrently", testApplicationRevokeConcurrently},
@@ -31,6 +33,8 @@ func testApplicationCreateAndGet(t *testing.T, s skygate.Store) {
 		app.Sandbox = true
 		app.ClientCertSHA256 = "uG2T6TrlBbL3n2mGXQ7Vd3aUeYqJ0w4Sg1kF3s0yNfE"
 		app.SecretHash = []byte{0, 1, 2, 0xfe, 0xff}
+		app.PreviousSecretHash = []byte{3, 4, 0}
+		app.PreviousSecretExpiresAt = created.Add(time.Hour + 999*time.Nanosecond)
 		app.AllowedScopes = []string{skygate.ScopeCatalogLoungesRead, skygate.ScopeESIMWrite}
 		app.CreatedAt, app.UpdatedAt = created, created.Add(time.Second)
 	})
@@ -120,7 +124,7 @@ func testApplicationOtherAccount(t *testing.T, s skygate.Store) {
 			return s.DeleteApplication(t.Context(), intruder.ID, app.ID, Audit("DeleteApplication"))
 		}},
 		{"SetApplicationSecret", func() error {
-			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(time.Hour), Audit("SetApplicationSecret"))
+			_, err := s.SetApplicationSecret(t.Context(), intruder.ID, app.ID, []byte("stolen"), At(2*time.Hour), At(time.Hour), Audit("SetApplicationSecret"))
 			return err
 		}},
 		{"SetApplicationSecretRevokingTokens", func() error {
@@ -201,7 +205,7 @@ func testApplicationSetSecret(t *testing.T, s skygate.Store) {
 	other := MustCreateApplication(t, s, acc.ID)
 	now := At(time.Hour + 999*time.Nanosecond)
 
-	got, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), now, Audit("SetApplicationSecret"))
+	got, err := s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("new hash"), time.Time{}, now, Audit("SetApplicationSecret"))
 	MustNoError(t, err, "SetApplicationSecret")
 	want := *app
 	want.SecretHash = []byte("new hash")
@@ -210,7 +214,7 @@ func testApplicationSetSecret(t *testing.T, s skygate.Store) {
 	wantEqual(t, "stored application", MustApplication(t, s, acc.ID, app.ID), &want)
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
 
-	_, err = s.SetApplicationSecret(t.Context(), acc.ID, NewID(), []byte("x"), now, Audit("SetApplicationSecret"))
+	_, err = s.SetApplicationSecret(t.Context(), acc.ID, NewID(), []byte("x"), now.Add(time.Hour), now, Audit("SetApplicationSecret"))
 	WantCode(t, err, skygate.CodeNotFound)
 }
 

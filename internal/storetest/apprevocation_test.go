@@ -41,7 +41,7 @@ func testApplicationRevokeTokens(t *testing.T, s skygate.Store) {
 
 	// A rotation without revocation keeps the generation and when it was revoked.
 	later := now.Add(time.Minute)
-	got, err = s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("third hash"), later, Audit("SetApplicationSecret"))
+	got, err = s.SetApplicationSecret(t.Context(), acc.ID, app.ID, []byte("third hash"), time.Time{}, later, Audit("SetApplicationSecret"))
 	MustNoError(t, err, "SetApplicationSecret")
 	want.SecretHash, want.UpdatedAt = []byte("third hash"), Stored(later)
 	wantEqual(t, "after a rotation without revocation", got, &want)

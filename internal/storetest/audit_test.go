@@ -193,7 +193,7 @@ var auditedWrites = []auditedWrite{
 		app := MustCreateApplication(t, s, acc.ID)
 		set := func(id string) writeFunc {
 			return func(ctx context.Context, e *skygate.AuditEvent) error {
-				_, err := s.SetApplicationSecret(ctx, acc.ID, id, []byte("new"), At(time.Second), e)
+				_, err := s.SetApplicationSecret(ctx, acc.ID, id, []byte("new"), At(time.Hour), At(time.Second), e)
 				return err
 			}
 		}

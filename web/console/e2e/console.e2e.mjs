@@ -306,18 +306,29 @@ async function run(server) {
       await row.waitFor();
       assert(/sandbox/.test((await row.textContent()) ?? ''), 'application row lacks the sandbox badge');
     }],
-    ['the secret is rotated: the new one works, the old one does not', async () => {
+    ['the secret is rotated with a day’s grace: both work, the page shows until when', async () => {
       const row = page.getByTestId('applications').locator('tr', { hasText: state.clientID });
       await row.getByRole('button', { name: 'Rotate secret' }).click();
-      await page.locator('dialog[open]').getByRole('button', { name: 'Rotate secret' }).click();
+      const dialog = page.locator('dialog[open]');
+      const grace = dialog.getByTestId('grace-period');
+      assert((await grace.inputValue()) === '86400', `default grace period ${await grace.inputValue()}, want a day`);
+      await dialog.getByRole('button', { name: 'Rotate secret' }).click();
       const panel = page.getByTestId('secret-panel');
       await panel.waitFor();
       const fresh = await panel.getByTestId('client-secret').inputValue();
       assert(fresh.startsWith('sks_') && fresh !== state.secret, 'rotation showed no new secret');
       const old = await clientCredentials(base, state.clientID, state.secret);
-      assert(old.status === 401, `old secret still answered ${old.status}`);
+      assert(old.status === 200, `old secret during the grace period answered ${old.status}`);
       const now = await clientCredentials(base, state.clientID, fresh);
       assert(now.status === 200, `new secret answered ${now.status}`);
+      const previous = row.getByTestId('previous-secret');
+      await previous.waitFor();
+      const until = await previous.locator('time').getAttribute('datetime');
+      const hours = (Date.parse(until ?? '') - Date.now()) / 3_600_000;
+      assert(/previous secret valid until/.test((await previous.textContent()) ?? '') && hours > 23 && hours <= 24,
+        `the row shows the previous secret valid until ${until}, want a day from now`);
+      await snap('previous-secret');
+      state.previousSecret = state.secret;
       state.secret = fresh;
       await panel.getByRole('button', { name: 'I have stored the secret' }).click();
     }],
@@ -330,11 +341,19 @@ async function run(server) {
       await row.getByRole('button', { name: 'Rotate secret' }).click();
       const dialog = page.locator('dialog[open]');
       await dialog.getByTestId('revoke-tokens').check();
+      assert(await dialog.getByTestId('grace-period').isDisabled(), 'a grace period can be chosen with revoke_tokens');
       await dialog.getByRole('button', { name: 'Rotate secret' }).click();
       const panel = page.getByTestId('secret-panel');
       await panel.waitFor();
       const fresh = await panel.getByTestId('client-secret').inputValue();
       assert(fresh.startsWith('sks_') && fresh !== state.secret, 'rotation showed no new secret');
+      for (const [what, secret] of [['the replaced secret', state.secret], ['the secret before it', state.previousSecret]]) {
+        const refused = await clientCredentials(base, state.clientID, secret);
+        assert(refused.status === 401 && refused.body.error === 'invalid_client', `${what} after the revoking rotation answered ${refused.status}`);
+      }
+      // The list reloads after the rotation: the previous secret's line goes away.
+      await row.getByTestId('previous-secret').waitFor({ state: 'detached' });
+      await row.getByTestId('secrets').getByText('current').waitFor();
       const revoked = await catalog(before.body.access_token);
       assert(revoked.status === 401, `the token from before the revoking rotation answered ${revoked.status}`);
       const now = await clientCredentials(base, state.clientID, fresh);

@@ -36,6 +36,9 @@ export interface Application {
   client_cert_sha256?: string;
   created_at: string;
   updated_at: string;
+  // When the secret the last rotation replaced stops (or stopped) working; absent when
+  // that rotation had no grace period.
+  previous_secret_expires_at?: string;
 }
 
 export interface ApplicationWithSecret extends Application {
@@ -277,9 +280,11 @@ export const api = {
     accountID: string,
     req: { name: string; allowed_scopes: string[]; sandbox: boolean; client_cert_sha256?: string },
   ) => call<ApplicationWithSecret>('POST', `/accounts/${enc(accountID)}/applications`, req),
-  // revokeTokens: every token the application issued so far stops working too.
-  rotateSecret: (id: string, revokeTokens = false) =>
-    call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`, revokeTokens ? { revoke_tokens: true } : undefined),
+  // graceSeconds: how long the old secret keeps working (0: at once). revokeTokens:
+  // every token the application issued so far stops working too (then the grace
+  // period must be 0).
+  rotateSecret: (id: string, req: { grace_seconds: number; revoke_tokens?: boolean }) =>
+    call<ApplicationWithSecret>('POST', `/applications/${enc(id)}/rotate-secret`, req),
   deleteApplication: (id: string) => call<void>('DELETE', `/applications/${enc(id)}`),
   // csr: the service signs it (where it holds the client CA's key); certificate: one
   // the client CA signed elsewhere. Either way the application is bound to the result.

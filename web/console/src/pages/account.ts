@@ -87,7 +87,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
         h(
           'table',
           { class: 'table', 'data-testid': 'applications' },
-          h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Client ID'), h('th', null, 'Scopes'), h('th', null, 'Mode'), h('th', null, 'Created'), h('th', null, ''))),
+          h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Client ID'), h('th', null, 'Secrets'), h('th', null, 'Scopes'), h('th', null, 'Mode'), h('th', null, 'Created'), h('th', null, ''))),
           h('tbody', null, page.data.map(appRow)),
         ),
         page.pagination.total > page.data.length ? h('p', { class: 'muted small' }, `Showing the first ${page.data.length} of ${page.pagination.total}.`) : null,
@@ -101,18 +101,34 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
     const rotate = h('button', { class: 'btn btn-small', type: 'button' }, 'Rotate secret');
     rotate.addEventListener('click', async () => {
       const revoke = h('input', { type: 'checkbox', 'data-testid': 'revoke-tokens' }) as HTMLInputElement;
+      const grace = h(
+        'select',
+        { 'data-testid': 'grace-period' },
+        GRACE_PERIODS.map(([seconds, label]) => h('option', { value: String(seconds), selected: seconds === DEFAULT_GRACE }, label)),
+      ) as HTMLSelectElement;
+      // Revoking the tokens is for a leaked secret: the old one stops at once too.
+      revoke.addEventListener('change', () => {
+        grace.disabled = revoke.checked;
+        if (revoke.checked) grace.value = '0';
+      });
       const ok = await confirmAction({
         title: `Rotate the secret of ${app.name}?`,
-        body: 'The current secret stops working at once for new tokens. The new secret is shown once.',
-        extra: h('label', { class: 'check' }, revoke, ' Also revoke every token issued so far: they stop working within a second (use it when the secret leaked).'),
+        body: 'The new secret is shown once and works at once. The current secret keeps working for new tokens during the grace period, so the partner can deploy the new one without downtime.',
+        extra: h(
+          'div',
+          null,
+          h('label', null, 'The current secret keeps working ', grace),
+          h('label', { class: 'check' }, revoke, ' Also revoke every token issued so far: they stop working within a second, and so does the current secret (use it when the secret leaked).'),
+        ),
         confirm: 'Rotate secret',
         danger: true,
       });
       if (!ok) return;
       try {
-        const withSecret = await api.rotateSecret(app.id, revoke.checked);
+        const withSecret = await api.rotateSecret(app.id, { grace_seconds: Number(grace.value), revoke_tokens: revoke.checked || undefined });
         replace(secretSlot, secretPanel(withSecret, `New secret for ${app.name}`, () => replace(secretSlot)));
         secretSlot.scrollIntoView({ block: 'nearest' });
+        await loadApps();
       } catch (err) {
         replace(messages, errorBox(err));
       }
@@ -141,6 +157,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
       { 'data-application-id': app.id },
       h('td', null, app.name, app.client_cert_sha256 ? h('div', { class: 'muted small', title: app.client_cert_sha256, 'data-testid': 'certificate-bound' }, 'certificate-bound') : null),
       h('td', { class: 'mono small' }, app.client_id),
+      h('td', { 'data-testid': 'secrets' }, secretsCell(app)),
       h('td', null, scopeList(app)),
       h('td', null, app.sandbox ? badge('sandbox', 'info') : badge('live', 'muted')),
       h('td', null, fmtTime(app.created_at)),
@@ -175,6 +192,36 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
     lacksScope(SCOPE_ACCOUNTS, 'Reading the webhook subscription') ?? hooks,
   );
   await Promise.all([hasScope(SCOPE_APPLICATIONS) ? loadApps() : null, canAccounts ? loadHooks(account, hooks) : null]);
+}
+
+/** GRACE_PERIODS are the grace periods a rotation offers, in seconds, with their labels. */
+const GRACE_PERIODS: [number, string][] = [
+  [0, 'not at all (stops at once)'],
+  [3600, 'for 1 hour'],
+  [86400, 'for 1 day'],
+  [7 * 86400, 'for 7 days'],
+  [30 * 86400, 'for 30 days'],
+];
+const DEFAULT_GRACE = 86400;
+
+/**
+ * secretsCell shows which secrets work: the current one and, after a rotation with a
+ * grace period, the previous one until its expiry (or when it stopped).
+ */
+function secretsCell(app: Application): Node[] {
+  const current = h('div', null, badge('current', 'ok'));
+  const until = app.previous_secret_expires_at;
+  if (!until) return [current];
+  const valid = new Date(until).getTime() > Date.now();
+  return [
+    current,
+    h(
+      'div',
+      { class: 'muted small', 'data-testid': valid ? 'previous-secret' : 'previous-secret-expired' },
+      valid ? 'previous secret valid until ' : 'previous secret expired ',
+      fmtTime(until),
+    ),
+  ];
 }
 
 const DELIVERIES = 20;
