@@ -12,6 +12,9 @@ import (
 // An application may have a secret, a JWK Set, or both; the set is kept beside the
 // application and removed with it.
 type ClientKeyStore interface {
+	// CreateApplicationWithJWKS is ApplicationStore's CreateApplication that also stores
+	// the application's JWK Set, in the same write.
+	CreateApplicationWithJWKS(ctx context.Context, app *Application, jwks []byte, audit *AuditEvent) error
 	// ApplicationJWKS returns the JWK Set (a JSON document the caller validated before
 	// storing it) of the account's application, or nil when it has none. An unknown
 	// application, or one of another account, is CodeNotFound.

@@ -564,6 +564,21 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for TokenRequestClientAssertionType.
+const (
+	TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer TokenRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the TokenRequestClientAssertionType enum.
+func (e TokenRequestClientAssertionType) Valid() bool {
+	switch e {
+	case TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRequestGrantType.
 const (
 	TokenRequestGrantTypeClientCredentials TokenRequestGrantType = "client_credentials"
@@ -763,6 +778,9 @@ type Discovery struct {
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
 	TokenEndpoint                         string                                         `json:"token_endpoint"`
 	TokenEndpointAuthMethodsSupported     []string                                       `json:"token_endpoint_auth_methods_supported"`
+
+	// TokenEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
@@ -1221,13 +1239,21 @@ type ProblemCode string
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
-	ClientId     *string               `json:"client_id,omitempty"`
-	ClientSecret *string               `json:"client_secret,omitempty"`
-	GrantType    TokenRequestGrantType `json:"grant_type"`
+	// ClientAssertion private_key_jwt: the client assertion, a JWS compact JWT signed with a key of the application's `jwks`.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *TokenRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+	ClientId            *string                          `json:"client_id,omitempty"`
+	ClientSecret        *string                          `json:"client_secret,omitempty"`
+	GrantType           TokenRequestGrantType            `json:"grant_type"`
 
 	// Scope Space-separated scopes.
 	Scope *string `json:"scope,omitempty"`
 }
+
+// TokenRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type TokenRequestClientAssertionType string
 
 // TokenRequestGrantType defines model for TokenRequest.GrantType.
 type TokenRequestGrantType string
@@ -2442,7 +2468,7 @@ type ClientInterface interface {
 	// IssueTokenWithBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2453,6 +2479,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2485,7 +2524,7 @@ type ClientInterface interface {
 	// IssueToken Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2496,6 +2535,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2528,7 +2580,7 @@ type ClientInterface interface {
 	// IssueTokenWithFormdataBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2539,6 +2591,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3129,7 +3194,7 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // IssueTokenWithBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3140,6 +3205,19 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3182,7 +3260,7 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // IssueToken Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3193,6 +3271,19 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3235,7 +3326,7 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // IssueTokenWithFormdataBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3246,6 +3337,19 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -6965,7 +7069,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -6976,6 +7080,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7008,7 +7125,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7019,6 +7136,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7051,7 +7181,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithFormdataBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7062,6 +7192,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -14852,7 +14995,7 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // IssueTokenWithBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -14863,6 +15006,19 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -14901,7 +15057,7 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // IssueTokenWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -14912,6 +15068,19 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -14950,7 +15119,7 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // IssueTokenWithFormdataBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -14961,6 +15130,19 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,

@@ -70,10 +70,13 @@ func (h *SecretHasher) VerifyUnknown(secret string) bool {
 }
 
 // ClientAuthenticator authenticates confidential clients (B2B applications) by their
-// client secret. It is the one place where client secrets are checked.
+// client secret, or by a client assertion (private_key_jwt) once AcceptAssertions was
+// called. It is the one place where client secrets and assertions are checked.
 type ClientAuthenticator struct {
 	apps   *ApplicationCache
 	hasher *SecretHasher
+	// assertions, set by AcceptAssertions, checks private_key_jwt (clientassertion.go).
+	assertions *clientAssertions
 }
 
 // NewClientAuthenticator returns an authenticator over apps.
@@ -94,6 +97,9 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 // store, so that a secret rotated on another replica works everywhere at once; the old
 // one keeps working on other replicas for at most the cache's ttl.
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
+	if c.Assertion != "" {
+		return a.authenticateAssertion(ctx, c)
+	}
 	fail := Errorf(CodeInvalidClient, "client authentication failed")
 	if c.ID == "" || c.Secret == "" {
 		return nil, nil, fail

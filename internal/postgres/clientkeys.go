@@ -25,6 +25,11 @@ var clientKeyStatements = &sqlstore.ClientKeyStatements{
 	Purge:  `DELETE FROM client_assertions WHERE expires_at < $1`,
 }
 
+// CreateApplicationWithJWKS implements skygate.ClientKeyStore.
+func (s *Store) CreateApplicationWithJWKS(ctx context.Context, app *skygate.Application, jwks []byte, audit *skygate.AuditEvent) error {
+	return sqlstore.CreateApplicationWithJWKS(ctx, s.db, insertApplication, clientKeyStatements, app, jwks, audit)
+}
+
 // ApplicationJWKS implements skygate.ClientKeyStore.
 func (s *Store) ApplicationJWKS(ctx context.Context, accountID, applicationID string) ([]byte, error) {
 	return sqlstore.ApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID)

@@ -26,6 +26,28 @@ type ClientKeyStatements struct {
 	Purge string
 }
 
+// CreateApplicationWithJWKS is skygate.ClientKeyStore's CreateApplicationWithJWKS:
+// insert (as in CreateApplication), the set and audit's record in one transaction.
+func CreateApplicationWithJWKS(ctx context.Context, db *DB, insert string, st *ClientKeyStatements, app *skygate.Application, jwks []byte, audit *skygate.AuditEvent) error {
+	if err := Audited("create application", audit); err != nil {
+		return err
+	}
+	args, err := applicationArgs(db, app)
+	if err != nil {
+		return err
+	}
+	err = db.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, st.Upsert, app.ID, app.AccountID, string(jwks), db.Time(app.CreatedAt)); err != nil {
+			return err
+		}
+		return db.Audit(ctx, tx, audit)
+	})
+	return db.Interpret(createApplicationOutcome(app), err)
+}
+
 // ApplicationJWKS is skygate.ClientKeyStore's ApplicationJWKS.
 func ApplicationJWKS(ctx context.Context, db *DB, st *ClientKeyStatements, accountID, applicationID string) ([]byte, error) {
 	return Get(ctx, db, Outcome{Op: "get application jwks", NotFound: ApplicationNotFound}, func(row Scanner) ([]byte, error) {

@@ -17,6 +17,7 @@ var clientKeyTests = []test{
 	{"SetAndGet", testClientKeysSetAndGet},
 	{"OtherAccountIsNotFound", testClientKeysOtherAccount},
 	{"DeletedWithApplication", testClientKeysDeletedWithApplication},
+	{"CreateWithJWKS", testClientKeysCreateWithJWKS},
 	{"AssertionOnce", testClientAssertionOnce},
 	{"AssertionConcurrently", testClientAssertionConcurrently},
 	{"AssertionPurge", testClientAssertionPurge},
@@ -143,4 +144,25 @@ func testClientAssertionPurge(t *testing.T, s skygate.Store) {
 	// A purged jti may be recorded again; one not purged is still refused.
 	MustNoError(t, s.UseClientAssertion(t.Context(), "c", "early", At(3*time.Minute)), "reuse after purge")
 	WantCode(t, s.UseClientAssertion(t.Context(), "c", "late", At(time.Hour)), skygate.CodeConflict)
+}
+
+func testClientKeysCreateWithJWKS(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	app := &skygate.Application{ID: NewID(), AccountID: acc.ID, Name: "keys", ClientID: "sk_" + NewID(), SecretHash: []byte("hash"),
+		AllowedScopes: []string{skygate.ScopeESIMRead}, CreatedAt: At(time.Second), UpdatedAt: At(time.Second)}
+	MustNoError(t, s.CreateApplicationWithJWKS(t.Context(), app, []byte(testJWKS), Audit("CreateApplication")), "CreateApplicationWithJWKS")
+	wantEqual(t, "application", MustApplication(t, s, acc.ID, app.ID), app)
+	got, err := s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
+	MustNoError(t, err, "ApplicationJWKS")
+	wantEqual(t, "jwks", string(got), testJWKS)
+
+	// A taken client_id is a conflict and writes neither the application nor its set.
+	dup := *app
+	dup.ID = NewID()
+	WantCode(t, s.CreateApplicationWithJWKS(t.Context(), &dup, []byte(testJWKS), Audit("CreateApplication")), skygate.CodeConflict)
+	_, err = s.ApplicationJWKS(t.Context(), acc.ID, dup.ID)
+	WantCode(t, err, skygate.CodeNotFound)
+	unknown := *app
+	unknown.ID, unknown.ClientID, unknown.AccountID = NewID(), "sk_"+NewID(), NewID()
+	WantCode(t, s.CreateApplicationWithJWKS(t.Context(), &unknown, []byte(testJWKS), Audit("CreateApplication")), skygate.CodeNotFound)
 }
