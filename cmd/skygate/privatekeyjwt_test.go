@@ -173,6 +173,22 @@ func TestPrivateKeyJWT(t *testing.T) {
 			t.Fatalf("the new key: %v", err)
 		}
 
+		// Neither a partner nor an auditor may change a JWK Set.
+		db := s.openStore()
+		auditor := s.mintToken(s.keyManager(db, time.Now), time.Now, testPublicURL, oauth.Claims{
+			Subject: "auditor-1", ClientID: "skygate-admin-console", Scopes: []string{skygate.ScopeAuditRead}, Roles: []string{"auditor"},
+		})
+		for who, bearer := range map[string]string{"partner": tok.AccessToken, "auditor": auditor} {
+			resp, body := s.do(s.client, http.MethodPatch, s.base+"/api/v1/admin/applications/"+appID, strings.NewReader(`{"jwks":null}`),
+				map[string]string{"Authorization": "Bearer " + bearer, "Content-Type": "application/json"})
+			if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s PATCH: %d %.200s", who, resp.StatusCode, body)
+			}
+		}
+		if _, err := s.pkjToken(c.clientID, next.assertion(t)); err != nil {
+			t.Fatalf("the new key after refused patches: %v", err)
+		}
+
 		// An empty patch changes nothing and answers the application with its set.
 		resp, body = s.adminCall(http.MethodPatch, "/applications/"+appID, `{}`)
 		if resp.StatusCode != http.StatusOK || mustJSON(t, body)["jwks"] == nil {
