@@ -144,6 +144,20 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	return app, acct, nil
 }
 
+// claimedIssuer is the iss that assertion claims, unverified, or "" when it cannot be
+// read: what a failed authentication's log names.
+func claimedIssuer(assertion string) string {
+	tok, err := jwt.ParseSigned(assertion, ClientAssertionAlgs)
+	if err != nil {
+		return ""
+	}
+	var c jwt.Claims
+	if tok.UnsafeClaimsWithoutVerification(&c) != nil {
+		return ""
+	}
+	return c.Issuer
+}
+
 // assertionKey returns the key of set that header names, or why there is none.
 func assertionKey(set jose.JSONWebKeySet, header jose.Header) (*jose.JSONWebKey, string) {
 	var key *jose.JSONWebKey

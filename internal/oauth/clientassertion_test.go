@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -313,5 +314,37 @@ func TestClientAssertionNotRegistered(t *testing.T) {
 		"client_assertion_type", oauth.ClientAssertionType, "client_assertion", assertion(t, f.es, jose.ES256, "es", f.claims("x")))})
 	if res := decodeResult(t, w); res.status != http.StatusUnauthorized {
 		t.Fatalf("without AcceptAssertions: status %d, want 401", res.status)
+	}
+}
+
+// TestClientAssertionHooks: a verified assertion is admitted as its application (and
+// may be refused, before its jti is used); a refused one is reported with the iss it
+// claims.
+func TestClientAssertionHooks(t *testing.T) {
+	t.Parallel()
+	f := setupAssertions(t)
+	h := &recordingHooks{}
+	f.handler.Hooks = h
+	if res := f.postAssertion(t, assertion(t, f.es, jose.ES256, "es", f.claims("hooked"))); res.status != http.StatusOK {
+		t.Fatalf("status %d: %s", res.status, res.desc)
+	}
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if res := f.postAssertion(t, assertion(t, other, jose.ES256, "es", f.claims("forged"))); res.status != http.StatusUnauthorized {
+		t.Fatalf("forged: status %d", res.status)
+	}
+	if !equalStrings(h.authenticated, []string{f.clientID}) || !equalStrings(h.failed, []string{f.clientID}) {
+		t.Errorf("authenticated %q, failed %q; want the client once each", h.authenticated, h.failed)
+	}
+
+	// A refusal by the hooks leaves the jti unused: the same assertion works later.
+	tok := assertion(t, f.es, jose.ES256, "es", f.claims("refused-first"))
+	f.handler.Hooks = &recordingHooks{refuse: errors.New("over the limit")}
+	if w := f.post(t, tokenCall{contentType: formType, body: form("grant_type", "client_credentials",
+		"client_assertion_type", oauth.ClientAssertionType, "client_assertion", tok)}); w.Code != http.StatusTooManyRequests {
+		t.Fatalf("refused: status %d", w.Code)
+	}
+	f.handler.Hooks = nil
+	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
+		t.Fatalf("after the refusal: status %d: %s", res.status, res.desc)
 	}
 }
