@@ -34,16 +34,17 @@ type Metadata struct {
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
-	// TokenEndpointAuthSigningAlgValuesSupported are the algorithms of private_key_jwt
-	// client assertions.
-	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
-	CodeChallengeMethodsSupported              []string `json:"code_challenge_methods_supported"`
-	SubjectTypesSupported                      []string `json:"subject_types_supported"`
-	IDTokenSigningAlgValuesSupported           []string `json:"id_token_signing_alg_values_supported"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	SubjectTypesSupported             []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
 
 	// TLSClientCertificateBoundAccessTokens: tokens of applications bound to a client
 	// certificate carry it (cnf x5t#S256) and need it (RFC 8705 §3.3).
 	TLSClientCertificateBoundAccessTokens bool `json:"tls_client_certificate_bound_access_tokens"`
+
+	// TokenEndpointAuthSigningAlgValuesSupported are the algorithms of private_key_jwt
+	// client assertions (ClientAssertionAlgs).
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // NewMetadata returns the discovery document of the service at publicURL
@@ -59,12 +60,13 @@ func NewMetadata(publicURL string) *Metadata {
 		ResponseTypesSupported:            []string{"code"},
 		GrantTypesSupported:               []string{GrantClientCredentials, GrantAuthorizationCode},
 		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, AuthMethodPrivateKeyJWT, "none"}, // none: the admin console, a public PKCE client
-		TokenEndpointAuthSigningAlgValuesSupported: []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)},
-		CodeChallengeMethodsSupported:              []string{"S256"},
-		SubjectTypesSupported:                      []string{"public"},
-		IDTokenSigningAlgValuesSupported:           []string{"ES256"},
+		CodeChallengeMethodsSupported:     []string{"S256"},
+		SubjectTypesSupported:             []string{"public"},
+		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
 
 		TLSClientCertificateBoundAccessTokens: true,
+
+		TokenEndpointAuthSigningAlgValuesSupported: []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)},
 	}
 }
 
