@@ -564,6 +564,21 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for TokenRequestClientAssertionType.
+const (
+	TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer TokenRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the TokenRequestClientAssertionType enum.
+func (e TokenRequestClientAssertionType) Valid() bool {
+	switch e {
+	case TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRequestGrantType.
 const (
 	TokenRequestGrantTypeClientCredentials TokenRequestGrantType = "client_credentials"
@@ -763,8 +778,11 @@ type Discovery struct {
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
 	TokenEndpoint                         string                                         `json:"token_endpoint"`
 
-	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post` and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
+	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post`, `private_key_jwt` (RFC 7523) and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+
+	// TokenEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
@@ -1223,6 +1241,12 @@ type ProblemCode string
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
+	// ClientAssertion private_key_jwt: the client assertion, a JWS compact JWT signed with a key of the application's `jwks`.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *TokenRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+
 	// ClientId With client_secret_post, and alone with tls_client_auth (mutual-TLS listener).
 	ClientId     *string               `json:"client_id,omitempty"`
 	ClientSecret *string               `json:"client_secret,omitempty"`
@@ -1231,6 +1255,9 @@ type TokenRequest struct {
 	// Scope Space-separated scopes.
 	Scope *string `json:"scope,omitempty"`
 }
+
+// TokenRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type TokenRequestClientAssertionType string
 
 // TokenRequestGrantType defines model for TokenRequest.GrantType.
 type TokenRequestGrantType string
@@ -2445,7 +2472,7 @@ type ClientInterface interface {
 	// IssueTokenWithBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2456,6 +2483,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2499,7 +2539,7 @@ type ClientInterface interface {
 	// IssueToken Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2510,6 +2550,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2553,7 +2606,7 @@ type ClientInterface interface {
 	// IssueTokenWithFormdataBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2564,6 +2617,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3165,7 +3231,7 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // IssueTokenWithBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3176,6 +3242,19 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3229,7 +3308,7 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // IssueToken Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3240,6 +3319,19 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3293,7 +3385,7 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // IssueTokenWithFormdataBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3304,6 +3396,19 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7034,7 +7139,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7045,6 +7150,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7088,7 +7206,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7099,6 +7217,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7142,7 +7273,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithFormdataBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7153,6 +7284,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -14954,7 +15098,7 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // IssueTokenWithBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -14965,6 +15109,19 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -15014,7 +15171,7 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // IssueTokenWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -15025,6 +15182,19 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -15074,7 +15244,7 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // IssueTokenWithFormdataBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -15085,6 +15255,19 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,

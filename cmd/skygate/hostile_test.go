@@ -66,6 +66,7 @@ func hostileEnv(tb testing.TB, e engine, overrides map[string]string) map[string
 	env := map[string]string{
 		"SKYGATE_RATE_LIMIT": "100000", "SKYGATE_RATE_BURST": "100000",
 		"SKYGATE_TOKEN_RATE_LIMIT": "100000", "SKYGATE_TOKEN_RATE_BURST": "100000",
+		"SKYGATE_TOKEN_SOURCE_RATE_LIMIT": "100000", "SKYGATE_TOKEN_SOURCE_RATE_BURST": "100000",
 	}
 	for k, v := range overrides {
 		env[k] = v
@@ -613,6 +614,7 @@ func TestHostileRequests(t *testing.T) {
 		}
 		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
 		cases = append(cases, certCases...)
+		cases = append(cases, s.privateKeyJWTHostile(t, c, admin)...)
 		s.runHostile(t, cases)
 		certUnbound()
 

@@ -41,6 +41,10 @@ type Metadata struct {
 	// TLSClientCertificateBoundAccessTokens: tokens of applications bound to a client
 	// certificate carry it (cnf x5t#S256) and need it (RFC 8705 §3.3).
 	TLSClientCertificateBoundAccessTokens bool `json:"tls_client_certificate_bound_access_tokens"`
+
+	// TokenEndpointAuthSigningAlgValuesSupported are the algorithms of private_key_jwt
+	// client assertions (ClientAssertionAlgs).
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // NewMetadata returns the discovery document of the service at publicURL
@@ -55,12 +59,14 @@ func NewMetadata(publicURL string) *Metadata {
 		ScopesSupported:                   append([]string(nil), skygate.AllScopes...),
 		ResponseTypesSupported:            []string{"code"},
 		GrantTypesSupported:               []string{GrantClientCredentials, GrantAuthorizationCode},
-		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, AuthMethodTLSClient, "none"}, // none: the admin console, a public PKCE client
+		TokenEndpointAuthMethodsSupported: []string{AuthMethodBasic, AuthMethodPost, AuthMethodPrivateKeyJWT, AuthMethodTLSClient, "none"}, // none: the admin console, a public PKCE client
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
 
 		TLSClientCertificateBoundAccessTokens: true,
+
+		TokenEndpointAuthSigningAlgValuesSupported: []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)},
 	}
 }
 

@@ -49,7 +49,7 @@ const (
 )
 
 // engineScenarios need a skygate server; the others are references.
-var engineScenarios = []string{scToken, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
+var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
 
 // benchMasterKey seals the benchmark servers' secrets.
 const benchMasterKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -431,6 +431,16 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 	case scToken:
 		m, err := h.measure(ctx, label, s.proc, staticLoad(tokenTarget(s.http, s.creds), http.StatusOK, nil))
 		return httpRow(name, s.engine, m), err
+
+	case scTokenPrivateKeyJWT:
+		l, err := h.privateKeyJWTLoad(ctx, s)
+		if err != nil {
+			return row{}, err
+		}
+		m, err := h.measure(ctx, label, s.proc, l)
+		r := httpRow(name, s.engine, m)
+		r.Note = "each request a new ES256 assertion (new jti), signed by the generator"
+		return r, err
 
 	case scCatalog200, scCatalog304:
 		t := s.catalogTarget(s.http, h.opts.catalogURL)
