@@ -34,6 +34,7 @@ type Store interface {
 	Pinger
 	AccountStore
 	ApplicationStore
+	ClientKeyStore
 	KeyStore
 	CatalogStore
 	AuditStore

@@ -279,6 +279,21 @@ func (e IntrospectionTokenType) Valid() bool {
 	}
 }
 
+// Defines values for IntrospectionRequestClientAssertionType.
+const (
+	IntrospectionRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer IntrospectionRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the IntrospectionRequestClientAssertionType enum.
+func (e IntrospectionRequestClientAssertionType) Valid() bool {
+	switch e {
+	case IntrospectionRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JWKSKeysAlg.
 const (
 	JWKSKeysAlgES256 JWKSKeysAlg = "ES256"
@@ -579,6 +594,36 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for RevocationRequestClientAssertionType.
+const (
+	RevocationRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer RevocationRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the RevocationRequestClientAssertionType enum.
+func (e RevocationRequestClientAssertionType) Valid() bool {
+	switch e {
+	case RevocationRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenRequestClientAssertionType.
+const (
+	TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer TokenRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the TokenRequestClientAssertionType enum.
+func (e TokenRequestClientAssertionType) Valid() bool {
+	switch e {
+	case TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRequestGrantType.
 const (
 	TokenRequestGrantTypeClientCredentials TokenRequestGrantType = "client_credentials"
@@ -772,22 +817,31 @@ type Discovery struct {
 	// IntrospectionEndpoint RFC 7662: `POST /oauth/v2/introspect`.
 	IntrospectionEndpoint                     string   `json:"introspection_endpoint"`
 	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported"`
-	Issuer                                    string   `json:"issuer"`
-	JwksUri                                   string   `json:"jwks_uri"`
-	ResponseTypesSupported                    []string `json:"response_types_supported"`
+
+	// IntrospectionEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	IntrospectionEndpointAuthSigningAlgValuesSupported *[]string `json:"introspection_endpoint_auth_signing_alg_values_supported,omitempty"`
+	Issuer                                             string    `json:"issuer"`
+	JwksUri                                            string    `json:"jwks_uri"`
+	ResponseTypesSupported                             []string  `json:"response_types_supported"`
 
 	// RevocationEndpoint RFC 7009: `POST /oauth/v2/revoke`.
 	RevocationEndpoint                     string   `json:"revocation_endpoint"`
 	RevocationEndpointAuthMethodsSupported []string `json:"revocation_endpoint_auth_methods_supported"`
-	ScopesSupported                        []string `json:"scopes_supported"`
-	SubjectTypesSupported                  []string `json:"subject_types_supported"`
+
+	// RevocationEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	RevocationEndpointAuthSigningAlgValuesSupported *[]string `json:"revocation_endpoint_auth_signing_alg_values_supported,omitempty"`
+	ScopesSupported                                 []string  `json:"scopes_supported"`
+	SubjectTypesSupported                           []string  `json:"subject_types_supported"`
 
 	// TlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
 	TokenEndpoint                         string                                         `json:"token_endpoint"`
 
-	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post` and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
+	// TokenEndpointAuthMethodsSupported `client_secret_basic`, `client_secret_post`, `private_key_jwt` (RFC 7523) and `tls_client_auth` (RFC 8705 §2.1, on the mutual-TLS listener); `none` is not for partners.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+
+	// TokenEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
@@ -1084,8 +1138,13 @@ type IntrospectionTokenType string
 
 // IntrospectionRequest defines model for IntrospectionRequest.
 type IntrospectionRequest struct {
-	ClientId     *string `json:"client_id,omitempty"`
-	ClientSecret *string `json:"client_secret,omitempty"`
+	// ClientAssertion private_key_jwt: the client assertion, whose `aud` is the issuer or the token endpoint.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *IntrospectionRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+	ClientId            *string                                  `json:"client_id,omitempty"`
+	ClientSecret        *string                                  `json:"client_secret,omitempty"`
 
 	// Token The access token to introspect.
 	Token string `json:"token"`
@@ -1093,6 +1152,9 @@ type IntrospectionRequest struct {
 	// TokenTypeHint Accepted and ignored (RFC 7662 §2.1).
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`
 }
+
+// IntrospectionRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type IntrospectionRequestClientAssertionType string
 
 // JWKS defines model for JWKS.
 type JWKS struct {
@@ -1298,8 +1360,13 @@ type ProblemCode string
 
 // RevocationRequest defines model for RevocationRequest.
 type RevocationRequest struct {
-	ClientId     *string `json:"client_id,omitempty"`
-	ClientSecret *string `json:"client_secret,omitempty"`
+	// ClientAssertion private_key_jwt: the client assertion, whose `aud` is the issuer or the token endpoint.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *RevocationRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+	ClientId            *string                               `json:"client_id,omitempty"`
+	ClientSecret        *string                               `json:"client_secret,omitempty"`
 
 	// Token The access token to revoke.
 	Token string `json:"token"`
@@ -1308,8 +1375,17 @@ type RevocationRequest struct {
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`
 }
 
+// RevocationRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type RevocationRequestClientAssertionType string
+
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
+	// ClientAssertion private_key_jwt: the client assertion, a JWS compact JWT signed with a key of the application's `jwks`.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *TokenRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+
 	// ClientId With client_secret_post, and alone with tls_client_auth (mutual-TLS listener).
 	ClientId     *string               `json:"client_id,omitempty"`
 	ClientSecret *string               `json:"client_secret,omitempty"`
@@ -1318,6 +1394,9 @@ type TokenRequest struct {
 	// Scope Space-separated scopes.
 	Scope *string `json:"scope,omitempty"`
 }
+
+// TokenRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type TokenRequestClientAssertionType string
 
 // TokenRequestGrantType defines model for TokenRequest.GrantType.
 type TokenRequestGrantType string
@@ -2623,8 +2702,9 @@ type ClientInterface interface {
 
 	// IntrospectTokenWithBody Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2642,8 +2722,9 @@ type ClientInterface interface {
 
 	// IntrospectToken Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2661,8 +2742,9 @@ type ClientInterface interface {
 
 	// IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -2681,7 +2763,8 @@ type ClientInterface interface {
 	// RevokeTokenWithBody Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -2700,7 +2783,8 @@ type ClientInterface interface {
 	// RevokeToken Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -2719,7 +2803,8 @@ type ClientInterface interface {
 	// RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -2738,7 +2823,7 @@ type ClientInterface interface {
 	// IssueTokenWithBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2749,6 +2834,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2792,7 +2890,7 @@ type ClientInterface interface {
 	// IssueToken Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2803,6 +2901,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2846,7 +2957,7 @@ type ClientInterface interface {
 	// IssueTokenWithFormdataBody Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -2857,6 +2968,19 @@ type ClientInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3457,8 +3581,9 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 
 // IntrospectTokenWithBody Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3486,8 +3611,9 @@ func (c *Client) IntrospectTokenWithBody(ctx context.Context, params *Introspect
 
 // IntrospectToken Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3515,8 +3641,9 @@ func (c *Client) IntrospectToken(ctx context.Context, params *IntrospectTokenPar
 
 // IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -3545,7 +3672,8 @@ func (c *Client) IntrospectTokenWithFormdataBody(ctx context.Context, params *In
 // RevokeTokenWithBody Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -3574,7 +3702,8 @@ func (c *Client) RevokeTokenWithBody(ctx context.Context, params *RevokeTokenPar
 // RevokeToken Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -3603,7 +3732,8 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, bod
 // RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -3632,7 +3762,7 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *Revoke
 // IssueTokenWithBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3643,6 +3773,19 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *Revoke
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3696,7 +3839,7 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // IssueToken Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3707,6 +3850,19 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3760,7 +3916,7 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // IssueTokenWithFormdataBody Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -3771,6 +3927,19 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7654,8 +7823,9 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7673,8 +7843,9 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7692,8 +7863,9 @@ type ClientWithResponsesInterface interface {
 
 	// IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
 	//
-	// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-	// on the mutual-TLS listener) and its application must be
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
 	// allowed the scope `oauth.introspect` (granted like any other scope);
 	// otherwise `403 unauthorized_client`. A token is `active` when its
 	// signature, issuer, audience and times verify, it was not revoked (by
@@ -7712,7 +7884,8 @@ type ClientWithResponsesInterface interface {
 	// RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -7731,7 +7904,8 @@ type ClientWithResponsesInterface interface {
 	// RevokeTokenWithResponse Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -7750,7 +7924,8 @@ type ClientWithResponsesInterface interface {
 	// RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
 	//
 	// The client authenticates as at the token endpoint (`client_secret_basic`,
-	// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 	// one of its own access tokens in `token`
 	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 	// From then until the token's `exp` it is refused on every route (`401
@@ -7769,7 +7944,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7780,6 +7955,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7823,7 +8011,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7834,6 +8022,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7877,7 +8078,7 @@ type ClientWithResponsesInterface interface {
 	// IssueTokenWithFormdataBodyWithResponse Issue an access token
 	//
 	// `client_credentials` for B2B applications (client authentication by
-	// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+	// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 	// application is granted; when given, the intersection with the allowed scopes is
 	// granted (a requested scope that is not allowed, known or not, is left out), and an
 	// empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -7888,6 +8089,19 @@ type ClientWithResponsesInterface interface {
 	// has authenticated in memory for up to one second: a secret rotation, deletion or
 	// suspension made through another replica applies here within that second (at once
 	// on the replica that made it), and a new secret works everywhere at once.
+	//
+	// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+	// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+	// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+	// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+	// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+	// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+	// allowed) and `jti` is required: a `jti` is accepted once per client until its
+	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16073,8 +16287,9 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 
 // IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -16098,8 +16313,9 @@ func (c *ClientWithResponses) IntrospectTokenWithBodyWithResponse(ctx context.Co
 
 // IntrospectTokenWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -16123,8 +16339,9 @@ func (c *ClientWithResponses) IntrospectTokenWithResponse(ctx context.Context, p
 
 // IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
 //
-// The client authenticates as at the token endpoint (a secret, or `tls_client_auth`
-// on the mutual-TLS listener) and its application must be
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
 // allowed the scope `oauth.introspect` (granted like any other scope);
 // otherwise `403 unauthorized_client`. A token is `active` when its
 // signature, issuer, audience and times verify, it was not revoked (by
@@ -16149,7 +16366,8 @@ func (c *ClientWithResponses) IntrospectTokenWithFormdataBodyWithResponse(ctx co
 // RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -16174,7 +16392,8 @@ func (c *ClientWithResponses) RevokeTokenWithBodyWithResponse(ctx context.Contex
 // RevokeTokenWithResponse Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -16199,7 +16418,8 @@ func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, param
 // RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
 //
 // The client authenticates as at the token endpoint (`client_secret_basic`,
-// `client_secret_post`, or `tls_client_auth` on the mutual-TLS listener) and names
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
 // one of its own access tokens in `token`
 // (`token_type_hint` is accepted and ignored: access tokens are the only kind).
 // From then until the token's `exp` it is refused on every route (`401
@@ -16224,7 +16444,7 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // IssueTokenWithBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -16235,6 +16455,19 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16284,7 +16517,7 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // IssueTokenWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -16295,6 +16528,19 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16344,7 +16590,7 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // IssueTokenWithFormdataBodyWithResponse Issue an access token
 //
 // `client_credentials` for B2B applications (client authentication by
-// `client_secret_basic` or `client_secret_post`, not both). When `scope` is omitted every allowed scope of the
+// `client_secret_basic`, `client_secret_post` or `private_key_jwt`, exactly one). When `scope` is omitted every allowed scope of the
 // application is granted; when given, the intersection with the allowed scopes is
 // granted (a requested scope that is not allowed, known or not, is left out), and an
 // empty intersection or a malformed scope (not an RFC 6749 scope-token) is
@@ -16355,6 +16601,19 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // has authenticated in memory for up to one second: a secret rotation, deletion or
 // suspension made through another replica applies here within that second (at once
 // on the replica that made it), and a new secret works everywhere at once.
+//
+// **private_key_jwt** (RFC 7523 §2.2): an application that registered a JWK Set
+// (`jwks` on create or on `PATCH /api/v1/admin/applications/{applicationID}`) may
+// send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+// and `client_assertion`, a JWT signed with one of its keys (ES256, RS256 or EdDSA,
+// the key's own `alg`; `kid` names the key, optional when the set has one). Its `iss`
+// and `sub` are the client_id (a `client_id` parameter, if sent, must equal them),
+// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
+// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
+// allowed) and `jti` is required: a `jti` is accepted once per client until its
+// `exp`, on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,

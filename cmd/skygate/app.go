@@ -131,6 +131,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	a.limiter, _ = limits.Limiter.(*ratelimit.Memory)
 	apps := oauth.NewApplicationCache(a.db, httpapi.ApplicationCacheTTL, time.Now)
 	clients := oauth.NewClientAuthenticator(apps, a.hasher)
+	clients.AcceptAssertions(a.db, cfg.PublicURL, time.Now)
 	if a.login, err = newEmployeeLogin(cfg, a.box, a.db, a.keys, log); err != nil {
 		return nil, fmt.Errorf("employee login: %w", err)
 	}
@@ -200,6 +201,11 @@ func (a *app) background() []lifecycle.Service {
 		}),
 		lifecycle.Every("login codes", time.Minute, a.log, func(ctx context.Context) error {
 			_, err := a.login.handler.PruneCodes(ctx)
+			return err
+		}),
+		// Used client assertion ids are kept until their exp (at most 5 minutes).
+		lifecycle.Every("client assertions", time.Minute, a.log, func(ctx context.Context) error {
+			_, err := a.db.PurgeClientAssertions(ctx, time.Now())
 			return err
 		}),
 		a.dispatch,

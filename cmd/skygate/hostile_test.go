@@ -614,6 +614,7 @@ func TestHostileRequests(t *testing.T) {
 		}
 		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
 		cases = append(cases, certCases...)
+		cases = append(cases, s.privateKeyJWTHostile(t, c, admin)...)
 		cases = append(cases, oauthHostileCases(c)...)
 		s.runHostile(t, cases)
 		certUnbound()

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -13,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -340,4 +344,31 @@ func TestRevocationTLSClientAuth(t *testing.T) {
 		t.Fatalf("revoke with tls_client_auth: %d %s", resp.StatusCode, body)
 	}
 	wantInactive(t, "a token revoked with tls_client_auth", s.introspect(bound, tok))
+}
+
+// TestRevocationPrivateKeyJWT: a client that authenticates by private_key_jwt revokes
+// its token with a client assertion, as it asked for it.
+func TestRevocationPrivateKeyJWT(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, engines[0].env(t, nil))
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &pkjClient{kid: "revoker", alg: jose.ES256, key: key}
+	s.mustPKJApplication(c)
+	tok, err := s.pkjToken(c.clientID, c.assertion(t))
+	if err != nil {
+		t.Fatalf("token by assertion: %v", err)
+	}
+	form := url.Values{"client_id": {c.clientID}, "token": {tok.AccessToken},
+		"client_assertion_type": {oauth.ClientAssertionType}, "client_assertion": {c.assertion(t)}}
+	resp, body := s.do(s.client, http.MethodPost, s.base+oauth.RevocationPath, strings.NewReader(form.Encode()),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("revoke by assertion: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := s.get("/v2/catalog/lounges?limit=1", tok.AccessToken, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the revoked token: %d %.300s", resp.StatusCode, body)
+	}
 }

@@ -98,6 +98,7 @@ func (s *Server) routes() {
 	s.route("POST /api/v1/admin/accounts/{accountID}/applications", s.auth(apps, s.createApplication))
 	s.route("GET /api/v1/admin/accounts/{accountID}/applications", s.auth(apps, s.listApplications))
 	s.route("GET /api/v1/admin/applications/{applicationID}", s.auth(apps, s.getApplication))
+	s.route("PATCH /api/v1/admin/applications/{applicationID}", s.auth(apps, s.patchApplication))
 	s.route("DELETE /api/v1/admin/applications/{applicationID}", s.auth(apps, s.deleteApplication))
 	s.route("POST /api/v1/admin/applications/{applicationID}/rotate-secret", s.auth(apps, s.rotateApplicationSecret))
 	s.route("POST /api/v1/admin/applications/{applicationID}/certificates", s.auth(apps, s.createApplicationCertificate))

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"encoding/json/jsontext"
 	"fmt"
 	"strings"
 	"time"
@@ -25,12 +26,17 @@ type NewApplication struct {
 	// Audiences are resource servers the application's tokens are also meant for:
 	// at most MaxAudiences absolute URIs (checkAudience); repeats are dropped.
 	Audiences []string `json:"audiences,omitempty"`
+	// JWKS optionally registers the public keys of private_key_jwt client
+	// authentication (see oauth.ParseClientJWKS); the application keeps its secret too.
+	JWKS jsontext.Value `json:"jwks,omitempty"`
 }
 
-// validate checks c, naming the fields by their JSON names.
-func (c NewApplication) validate() error {
-	return invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes),
-		checkThumbprint("client_cert_sha256", c.ClientCertSHA256), checkAudiences("audiences", c.Audiences))
+// validate checks c, naming the fields by their JSON names, and returns the stored
+// form of its JWK Set (nil without one).
+func (c NewApplication) validate() ([]byte, error) {
+	jwks, jwksErr := checkJWKS("jwks", c.JWKS, false)
+	return jwks, invalid(checkName("name", c.Name), checkScopes("allowed_scopes", c.AllowedScopes),
+		checkThumbprint("client_cert_sha256", c.ClientCertSHA256), checkAudiences("audiences", c.Audiences), jwksErr)
 }
 
 // WithSecret is an application with its client secret in clear: the answer of a
@@ -38,22 +44,30 @@ func (c NewApplication) validate() error {
 type WithSecret struct {
 	*skygate.Application
 	ClientSecret string `json:"client_secret"`
+	// JWKS is the JWK Set registered at creation, as stored; absent without one.
+	JWKS jsontext.Value `json:"jwks,omitempty"`
 }
 
 // CreateApplication creates an application with a new secret. Invalid input is
 // CodeValidation, an unknown account CodeNotFound.
 func (s *Service) CreateApplication(ctx context.Context, by skygate.Actor, c NewApplication) (*WithSecret, error) {
-	if err := c.validate(); err != nil {
+	jwks, err := c.validate()
+	if err != nil {
 		return nil, err
 	}
 	app, secret, audit, err := s.newApplication(by, c, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.CreateApplication(ctx, app, audit); err != nil {
+	if jwks == nil {
+		err = s.store.CreateApplication(ctx, app, audit)
+	} else {
+		err = s.store.CreateApplicationWithJWKS(ctx, app, jwks, audit)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return &WithSecret{app, secret}, nil
+	return &WithSecret{Application: app, ClientSecret: secret, JWKS: jwks}, nil
 }
 
 // newApplication returns the application of a valid command, with secret (a new one
@@ -180,7 +194,7 @@ func (s *Service) RotateSecret(ctx context.Context, by skygate.Actor, c SecretRo
 	if app, err = s.setSecret(ctx, by, app, secret, c); err != nil {
 		return nil, err
 	}
-	return &WithSecret{app, secret}, nil
+	return &WithSecret{Application: app, ClientSecret: secret}, nil
 }
 
 // setSecret gives app secret as c says, audited, and returns the application as

@@ -12,6 +12,7 @@ import (
 type Store interface {
 	skygate.AccountStore
 	skygate.ApplicationStore
+	skygate.ClientKeyStore
 }
 
 // Config is what a Service needs. Store and Secrets are required.

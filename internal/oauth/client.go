@@ -70,11 +70,14 @@ func (h *SecretHasher) VerifyUnknown(secret string) bool {
 }
 
 // ClientAuthenticator authenticates confidential clients (B2B applications) by their
-// client secret, or by their client certificate (tls_client_auth, tlsclient.go). It is
-// the one place where client credentials are checked.
+// client secret, by a client assertion (private_key_jwt) once AcceptAssertions was
+// called, or by their client certificate (tls_client_auth, tlsclient.go). It is the one
+// place where client credentials are checked.
 type ClientAuthenticator struct {
 	apps   *ApplicationCache
 	hasher *SecretHasher
+	// assertions, set by AcceptAssertions, checks private_key_jwt (clientassertion.go).
+	assertions *clientAssertions
 }
 
 // NewClientAuthenticator returns an authenticator over apps.
@@ -98,6 +101,9 @@ func NewClientAuthenticator(apps *ApplicationCache, hasher *SecretHasher) *Clien
 // one keeps working on other replicas for at most the cache's ttl. During a
 // rotation's grace period the previous secret authenticates too (verifySecret).
 func (a *ClientAuthenticator) Authenticate(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
+	if c.Assertion != "" {
+		return a.authenticateAssertion(ctx, c)
+	}
 	if c.Method == "" && c.Secret == "" && c.ID != "" && c.CertThumbprint != "" {
 		return a.authenticateCertificate(ctx, c)
 	}

@@ -42,13 +42,14 @@ func TestDiscovery(t *testing.T) {
 			}
 			lists := map[string][]string{
 				"grant_types_supported":                 {"client_credentials", "authorization_code"},
-				"token_endpoint_auth_methods_supported": {"client_secret_basic", "client_secret_post", "tls_client_auth", "none"},
+				"token_endpoint_auth_methods_supported": {"client_secret_basic", "client_secret_post", "private_key_jwt", "tls_client_auth", "none"},
 				"code_challenge_methods_supported":      {"S256"},
 				"scopes_supported":                      skygate.AllScopes,
 				"response_types_supported":              {"code"},
 				"id_token_signing_alg_values_supported": {"ES256"},
 				"subject_types_supported":               {"public"},
 			}
+			lists["token_endpoint_auth_signing_alg_values_supported"] = []string{"ES256", "RS256", "EdDSA"}
 			for k, v := range lists {
 				var got []string
 				for _, s := range m[k].([]any) {

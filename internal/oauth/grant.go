@@ -41,7 +41,8 @@ type TokenRequest struct {
 
 // ClientAuth is the client identification of a token request.
 type ClientAuth struct {
-	// Method is AuthMethodBasic, AuthMethodPost, or "" when no secret was sent.
+	// Method is AuthMethodBasic, AuthMethodPost, AuthMethodPrivateKeyJWT, or "" when
+	// neither a secret nor an assertion was sent.
 	Method string
 	// ID is the client_id, from Basic or the body; it may be set without a secret.
 	ID     string
@@ -49,6 +50,9 @@ type ClientAuth struct {
 	// CertThumbprint is the x5t#S256 of the verified client certificate the request
 	// came with (WithClientCertificate), "" without one.
 	CertThumbprint string
+	// Assertion is the client_assertion of private_key_jwt (RFC 7523 §2.2), whose
+	// client_assertion_type was ClientAssertionType.
+	Assertion string
 	// admit, set by the TokenHandler when it has Hooks, is called by
 	// ClientAuthenticator.Authenticate once the secret is verified; an error fails the
 	// authentication with it.

@@ -29,10 +29,14 @@ type refusal struct{ err error }
 
 func (e *refusal) Error() string { return e.err.Error() }
 
-// sentClientID is the client_id that a request sent: the parsed one, or, for a request
-// that could not be parsed, the user of its HTTP Basic header as it came.
+// sentClientID is the client_id that a request sent: the parsed one, else the iss
+// its client assertion claims, or, for a request that could not be parsed, the user
+// of its HTTP Basic header as it came.
 func sentClientID(r *http.Request, req *TokenRequest) string {
 	if req != nil {
+		if req.Client.ID == "" && req.Client.Assertion != "" {
+			return claimedIssuer(req.Client.Assertion)
+		}
 		return req.Client.ID
 	}
 	if user, _, ok := r.BasicAuth(); ok {

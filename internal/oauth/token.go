@@ -17,9 +17,9 @@ import (
 const MaxTokenRequestBody = 64 << 10
 
 // TokenHandler serves POST /oauth/v2/token. It accepts form-urlencoded (RFC 6749) and
-// JSON bodies, extracts client authentication by client_secret_basic or
-// client_secret_post (both at once is invalid_request) and the client certificate of
-// tls_client_auth (WithClientCertificate), and hands the request to the
+// JSON bodies, extracts client authentication by client_secret_basic,
+// client_secret_post or private_key_jwt (two at once is invalid_request) and the client
+// certificate of tls_client_auth (WithClientCertificate), and hands the request to the
 // Grant registered for its grant_type. Every response carries Cache-Control: no-store
 // and Pragma: no-cache; errors are RFC 6749 §5.2 JSON bodies.
 type TokenHandler struct {
@@ -150,7 +150,31 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (*TokenRequest, e
 			req.Client.Method = AuthMethodPost
 		}
 	}
+	if err := parseClientAssertion(params, &req.Client); err != nil {
+		return nil, err
+	}
 	return req, nil
+}
+
+// parseClientAssertion moves the client assertion of params (RFC 7521 §4.2), if any,
+// into c. An assertion beside a secret is invalid_request, as is one parameter
+// without the other; a type other than ClientAssertionType is invalid_client.
+func parseClientAssertion(params map[string]string, c *ClientAuth) error {
+	typ, assertion := params["client_assertion_type"], params["client_assertion"]
+	delete(params, "client_assertion_type")
+	delete(params, "client_assertion")
+	switch {
+	case typ == "" && assertion == "":
+		return nil
+	case typ == "" || assertion == "":
+		return Errorf(CodeInvalidRequest, "client_assertion and client_assertion_type go together")
+	case c.Method != "":
+		return Errorf(CodeInvalidRequest, "use one client authentication method, not both a client secret and a client assertion")
+	case typ != ClientAssertionType:
+		return Errorf(CodeInvalidClient, "client_assertion_type must be %s", ClientAssertionType)
+	}
+	c.Method, c.Assertion = AuthMethodPrivateKeyJWT, assertion
+	return nil
 }
 
 // parseBasicAuth decodes client_secret_basic: the id and the secret are each

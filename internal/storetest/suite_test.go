@@ -32,6 +32,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 	}{
 		{"Accounts", accountTests},
 		{"Applications", applicationTests},
+		{"ClientKeys", clientKeyTests},
 		{"SigningKeys", keyTests},
 		{"Catalog", catalogTests},
 		{"Audit", auditTests},

@@ -54,6 +54,40 @@ func TestHarnessSmoke(t *testing.T) {
 			smoke(t, gen, server)
 		})
 	}
+	t.Run(scTokenPrivateKeyJWT, func(t *testing.T) {
+		t.Parallel()
+		smokeScenario(t, server, scTokenPrivateKeyJWT)
+	})
+}
+
+// smokeScenario runs one engine scenario on SQLite with a tiny load and checks that it
+// answered successfully and produced figures.
+func smokeScenario(t *testing.T, server, scenario string) {
+	out := filepath.Join(t.TempDir(), "bench.json")
+	var stdout, stderr bytes.Buffer
+	args := []string{"skygate-bench", "-duration", "200ms", "-latency-duration", "100ms", "-warmup", "0", "-workers", "4",
+		"-scenarios", scenario, "-engines", "sqlite", "-pin=false", "-generator", genVegeta, "-rounds", "1",
+		"-work-dir", t.TempDir(), "-json", out, "-server-bin", server}
+	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		if r.Scenario == scenario && r.Engine == engineSQLite {
+			if r.Skipped != "" || r.RPS <= 0 {
+				t.Fatalf("%s: %+v", scenario, r)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s row in %s", scenario, b)
 }
 
 func smoke(t *testing.T, gen, server string) {

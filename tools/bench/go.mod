@@ -3,6 +3,7 @@ module github.com/skygate/skygate/tools/bench
 go 1.27.3
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/skygate/skygate v0.0.0-00010101000000-000000000000
 	github.com/tsenart/vegeta/v12 v12.13.0

@@ -50,7 +50,7 @@ const (
 )
 
 // engineScenarios need a skygate server; the others are references.
-var engineScenarios = []string{scToken, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
+var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
 
 // benchMasterKey seals the benchmark servers' secrets.
 const benchMasterKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -432,6 +432,15 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 	case scToken:
 		m, err := h.measure(ctx, label, s.proc, staticLoad(tokenTarget(s.http, s.creds), http.StatusOK, nil))
 		return httpRow(name, s.engine, m), err
+
+	case scTokenPrivateKeyJWT:
+		l, err := h.privateKeyJWTLoad(ctx, s)
+		if err != nil {
+			return row{}, err
+		}
+		m, err := h.measure(ctx, label, s.proc, l)
+		r := httpRow(name, s.engine, m)
+		r.Note = "each request a new ES256 assertion (new jti), signed by the generator"
 
 	case scIntrospect:
 		t := clientCredentialsTarget(s.http+"/oauth/v2/introspect", s.creds, "token="+s.token)

@@ -1,0 +1,51 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var _ skygate.ClientKeyStore = (*Store)(nil)
+
+// clientKeyStatements are the statements of skygate.ClientKeyStore; see
+// sqlstore.ClientKeyStatements.
+var clientKeyStatements = &sqlstore.ClientKeyStatements{
+	Touch: `UPDATE applications SET updated_at = $1 WHERE account_id = $2 AND id = $3`,
+	Select: `SELECT k.jwks FROM applications app
+		LEFT JOIN application_jwks k ON k.application_id = app.id
+		WHERE app.account_id = $1 AND app.id = $2`,
+	Upsert: `INSERT INTO application_jwks (application_id, account_id, jwks, updated_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (application_id) DO UPDATE SET jwks = excluded.jwks, updated_at = excluded.updated_at`,
+	Delete: `DELETE FROM application_jwks WHERE application_id = $1`,
+	Use:    `INSERT INTO client_assertions (client_id, jti, expires_at) VALUES ($1, $2, $3)`,
+	Purge:  `DELETE FROM client_assertions WHERE expires_at < $1`,
+}
+
+// CreateApplicationWithJWKS implements skygate.ClientKeyStore.
+func (s *Store) CreateApplicationWithJWKS(ctx context.Context, app *skygate.Application, jwks []byte, audit *skygate.AuditEvent) error {
+	return sqlstore.CreateApplicationWithJWKS(ctx, s.db, insertApplication, clientKeyStatements, app, jwks, audit)
+}
+
+// ApplicationJWKS implements skygate.ClientKeyStore.
+func (s *Store) ApplicationJWKS(ctx context.Context, accountID, applicationID string) ([]byte, error) {
+	return sqlstore.ApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID)
+}
+
+// SetApplicationJWKS implements skygate.ClientKeyStore.
+func (s *Store) SetApplicationJWKS(ctx context.Context, accountID, applicationID string, jwks []byte, now time.Time, audit *skygate.AuditEvent) error {
+	return sqlstore.SetApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID, jwks, now, audit)
+}
+
+// UseClientAssertion implements skygate.ClientKeyStore.
+func (s *Store) UseClientAssertion(ctx context.Context, clientID, jti string, expiresAt time.Time) error {
+	return sqlstore.UseClientAssertion(ctx, s.db, clientKeyStatements, clientID, jti, expiresAt)
+}
+
+// PurgeClientAssertions implements skygate.ClientKeyStore.
+func (s *Store) PurgeClientAssertions(ctx context.Context, now time.Time) (int64, error) {
+	return sqlstore.PurgeClientAssertions(ctx, s.db, clientKeyStatements, now)
+}
