@@ -18,8 +18,11 @@ const (
 	ScopeBookingRead          = "booking.fasttrack:read"
 	ScopeWebhooksWrite        = "webhooks:write"
 	ScopeWebhooksRead         = "webhooks:read"
-	ScopeAdminAccounts        = "identity.account:*"
-	ScopeAdminApplications    = "identity.application:*"
+	// ScopeOAuthIntrospect lets an application's client call the introspection
+	// endpoint (RFC 7662) about its own account's tokens.
+	ScopeOAuthIntrospect   = "oauth.introspect"
+	ScopeAdminAccounts     = "identity.account:*"
+	ScopeAdminApplications = "identity.application:*"
 	// ScopeAuditRead reads the admin audit log and nothing else: the auditor role's.
 	ScopeAuditRead = "identity.audit:read"
 )
@@ -28,7 +31,7 @@ const (
 var B2BScopes = []string{
 	ScopeCatalogLoungesRead, ScopeCatalogFastTrackRead, ScopeCatalogESIMRead,
 	ScopeBookingWrite, ScopeBookingRead, ScopeESIMWrite, ScopeESIMRead,
-	ScopeWebhooksWrite, ScopeWebhooksRead,
+	ScopeWebhooksWrite, ScopeWebhooksRead, ScopeOAuthIntrospect,
 }
 
 // AllScopes is every scope the service knows, B2B and admin.

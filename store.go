@@ -42,6 +42,7 @@ type Store interface {
 	WebhookStore
 	ESIMStore
 	LoginCodeStore
+	TokenRevocationStore
 	// Close releases the connections.
 	Close() error
 }

@@ -24,6 +24,8 @@ var partnerPaths = []string{
 	"/api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry",
 	"/api/v1/b2b/webhooks/{webhookID}/rotate-secret",
 	"/api/v1/b2b/webhooks/{webhookID}/test",
+	"/oauth/v2/introspect",
+	"/oauth/v2/revoke",
 	"/oauth/v2/token",
 	"/v2/b2b/booking/fast-tracks",
 	"/v2/b2b/booking/fast-tracks/{bookingID}",

@@ -264,6 +264,36 @@ func (e HubMetaKind) Valid() bool {
 	}
 }
 
+// Defines values for IntrospectionTokenType.
+const (
+	IntrospectionTokenTypeBearer IntrospectionTokenType = "Bearer"
+)
+
+// Valid indicates whether the value is a known member of the IntrospectionTokenType enum.
+func (e IntrospectionTokenType) Valid() bool {
+	switch e {
+	case IntrospectionTokenTypeBearer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IntrospectionRequestClientAssertionType.
+const (
+	IntrospectionRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer IntrospectionRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the IntrospectionRequestClientAssertionType enum.
+func (e IntrospectionRequestClientAssertionType) Valid() bool {
+	switch e {
+	case IntrospectionRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JWKSKeysAlg.
 const (
 	JWKSKeysAlgES256 JWKSKeysAlg = "ES256"
@@ -564,6 +594,21 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for RevocationRequestClientAssertionType.
+const (
+	RevocationRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer RevocationRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Valid indicates whether the value is a known member of the RevocationRequestClientAssertionType enum.
+func (e RevocationRequestClientAssertionType) Valid() bool {
+	switch e {
+	case RevocationRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRequestClientAssertionType.
 const (
 	TokenRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer TokenRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -768,11 +813,25 @@ type Discovery struct {
 	CodeChallengeMethodsSupported    []string `json:"code_challenge_methods_supported"`
 	GrantTypesSupported              []string `json:"grant_types_supported"`
 	IdTokenSigningAlgValuesSupported []string `json:"id_token_signing_alg_values_supported"`
-	Issuer                           string   `json:"issuer"`
-	JwksUri                          string   `json:"jwks_uri"`
-	ResponseTypesSupported           []string `json:"response_types_supported"`
-	ScopesSupported                  []string `json:"scopes_supported"`
-	SubjectTypesSupported            []string `json:"subject_types_supported"`
+
+	// IntrospectionEndpoint RFC 7662: `POST /oauth/v2/introspect`.
+	IntrospectionEndpoint                     string   `json:"introspection_endpoint"`
+	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported"`
+
+	// IntrospectionEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	IntrospectionEndpointAuthSigningAlgValuesSupported *[]string `json:"introspection_endpoint_auth_signing_alg_values_supported,omitempty"`
+	Issuer                                             string    `json:"issuer"`
+	JwksUri                                            string    `json:"jwks_uri"`
+	ResponseTypesSupported                             []string  `json:"response_types_supported"`
+
+	// RevocationEndpoint RFC 7009: `POST /oauth/v2/revoke`.
+	RevocationEndpoint                     string   `json:"revocation_endpoint"`
+	RevocationEndpointAuthMethodsSupported []string `json:"revocation_endpoint_auth_methods_supported"`
+
+	// RevocationEndpointAuthSigningAlgValuesSupported The algorithms of private_key_jwt client assertions.
+	RevocationEndpointAuthSigningAlgValuesSupported *[]string `json:"revocation_endpoint_auth_signing_alg_values_supported,omitempty"`
+	ScopesSupported                                 []string  `json:"scopes_supported"`
+	SubjectTypesSupported                           []string  `json:"subject_types_supported"`
 
 	// TlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
 	TlsClientCertificateBoundAccessTokens DiscoveryTlsClientCertificateBoundAccessTokens `json:"tls_client_certificate_bound_access_tokens"`
@@ -1037,6 +1096,66 @@ type HubKind string
 // HubMetaKind defines model for Hub.Meta.Kind.
 type HubMetaKind string
 
+// Introspection RFC 7662 §2.2. An inactive token is `{"active": false}` and nothing else.
+type Introspection struct {
+	AccountId *openapi_types.UUID `json:"account_id,omitempty"`
+	Active    bool                `json:"active"`
+	Aud       *Introspection_Aud  `json:"aud,omitempty"`
+	ClientId  *string             `json:"client_id,omitempty"`
+
+	// Cnf The certificate the token is bound to (RFC 8705 §3.2).
+	Cnf *struct {
+		X5tS256 string `json:"x5t#S256"`
+	} `json:"cnf,omitempty"`
+
+	// Exp Unix seconds.
+	Exp *int `json:"exp,omitempty"`
+
+	// Iat Unix seconds.
+	Iat *int    `json:"iat,omitempty"`
+	Iss *string `json:"iss,omitempty"`
+	Jti *string `json:"jti,omitempty"`
+
+	// Scope The granted scopes, space-separated.
+	Scope     *string                 `json:"scope,omitempty"`
+	Sub       *string                 `json:"sub,omitempty"`
+	TokenType *IntrospectionTokenType `json:"token_type,omitempty"`
+}
+
+// IntrospectionAud0 defines model for Introspection.Aud.0.
+type IntrospectionAud0 = string
+
+// IntrospectionAud1 defines model for Introspection.Aud.1.
+type IntrospectionAud1 = []string
+
+// Introspection_Aud defines model for Introspection.Aud.
+type Introspection_Aud struct {
+	union json.RawMessage
+}
+
+// IntrospectionTokenType defines model for Introspection.TokenType.
+type IntrospectionTokenType string
+
+// IntrospectionRequest defines model for IntrospectionRequest.
+type IntrospectionRequest struct {
+	// ClientAssertion private_key_jwt: the client assertion, whose `aud` is the issuer or the token endpoint.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *IntrospectionRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+	ClientId            *string                                  `json:"client_id,omitempty"`
+	ClientSecret        *string                                  `json:"client_secret,omitempty"`
+
+	// Token The access token to introspect.
+	Token string `json:"token"`
+
+	// TokenTypeHint Accepted and ignored (RFC 7662 §2.1).
+	TokenTypeHint *string `json:"token_type_hint,omitempty"`
+}
+
+// IntrospectionRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type IntrospectionRequestClientAssertionType string
+
 // JWKS defines model for JWKS.
 type JWKS struct {
 	Keys []struct {
@@ -1238,6 +1357,26 @@ type ProblemBookingStatus string
 
 // ProblemCode defines model for Problem.Code.
 type ProblemCode string
+
+// RevocationRequest defines model for RevocationRequest.
+type RevocationRequest struct {
+	// ClientAssertion private_key_jwt: the client assertion, whose `aud` is the issuer or the token endpoint.
+	ClientAssertion *string `json:"client_assertion,omitempty"`
+
+	// ClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+	ClientAssertionType *RevocationRequestClientAssertionType `json:"client_assertion_type,omitempty"`
+	ClientId            *string                               `json:"client_id,omitempty"`
+	ClientSecret        *string                               `json:"client_secret,omitempty"`
+
+	// Token The access token to revoke.
+	Token string `json:"token"`
+
+	// TokenTypeHint Accepted and ignored (RFC 7009 §2.1).
+	TokenTypeHint *string `json:"token_type_hint,omitempty"`
+}
+
+// RevocationRequestClientAssertionType private_key_jwt (RFC 7523), with `client_assertion`.
+type RevocationRequestClientAssertionType string
 
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
@@ -1553,6 +1692,24 @@ type RotateWebhookSecretParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// IntrospectTokenParams defines parameters for IntrospectToken.
+type IntrospectTokenParams struct {
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// RevokeTokenParams defines parameters for RevokeToken.
+type RevokeTokenParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
 
@@ -2238,6 +2395,18 @@ type ChangeWebhookURLJSONRequestBody ChangeWebhookURLJSONBody
 // RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
 type RotateWebhookSecretJSONRequestBody RotateWebhookSecretJSONBody
 
+// IntrospectTokenJSONRequestBody defines body for IntrospectToken for application/json ContentType.
+type IntrospectTokenJSONRequestBody = IntrospectionRequest
+
+// IntrospectTokenFormdataRequestBody defines body for IntrospectToken for application/x-www-form-urlencoded ContentType.
+type IntrospectTokenFormdataRequestBody = IntrospectionRequest
+
+// RevokeTokenJSONRequestBody defines body for RevokeToken for application/json ContentType.
+type RevokeTokenJSONRequestBody = RevocationRequest
+
+// RevokeTokenFormdataRequestBody defines body for RevokeToken for application/x-www-form-urlencoded ContentType.
+type RevokeTokenFormdataRequestBody = RevocationRequest
+
 // IssueTokenJSONRequestBody defines body for IssueToken for application/json ContentType.
 type IssueTokenJSONRequestBody = TokenRequest
 
@@ -2276,6 +2445,68 @@ type PassStatusChangedEventJSONRequestBody PassStatusChangedEventJSONBody
 
 // WebhookTestEventJSONRequestBody defines body for WebhookTestEvent for application/json ContentType.
 type WebhookTestEventJSONRequestBody WebhookTestEventJSONBody
+
+// AsIntrospectionAud0 returns the union data inside the Introspection_Aud as a IntrospectionAud0
+func (t Introspection_Aud) AsIntrospectionAud0() (IntrospectionAud0, error) {
+	var body IntrospectionAud0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIntrospectionAud0 overwrites any union data inside the Introspection_Aud as the provided IntrospectionAud0
+func (t *Introspection_Aud) FromIntrospectionAud0(v IntrospectionAud0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIntrospectionAud0 performs a merge with any union data inside the Introspection_Aud, using the provided IntrospectionAud0
+func (t *Introspection_Aud) MergeIntrospectionAud0(v IntrospectionAud0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIntrospectionAud1 returns the union data inside the Introspection_Aud as a IntrospectionAud1
+func (t Introspection_Aud) AsIntrospectionAud1() (IntrospectionAud1, error) {
+	var body IntrospectionAud1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIntrospectionAud1 overwrites any union data inside the Introspection_Aud as the provided IntrospectionAud1
+func (t *Introspection_Aud) FromIntrospectionAud1(v IntrospectionAud1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIntrospectionAud1 performs a merge with any union data inside the Introspection_Aud, using the provided IntrospectionAud1
+func (t *Introspection_Aud) MergeIntrospectionAud1(v IntrospectionAud1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Introspection_Aud) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Introspection_Aud) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -2468,6 +2699,126 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 	TestWebhook(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IntrospectTokenWithBody Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectTokenWithBody(ctx context.Context, params *IntrospectTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IntrospectToken Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectToken(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectTokenWithFormdataBody(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeTokenWithBody Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeTokenWithBody(ctx context.Context, params *RevokeTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeToken Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeToken(ctx context.Context, params *RevokeTokenParams, body RevokeTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeTokenWithFormdataBody(ctx context.Context, params *RevokeTokenParams, body RevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IssueTokenWithBody Issue an access token
 	//
@@ -3218,6 +3569,186 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, p
 // Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequest(c.Server, webhookID, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IntrospectTokenWithBody Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *Client) IntrospectTokenWithBody(ctx context.Context, params *IntrospectTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIntrospectTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IntrospectToken Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *Client) IntrospectToken(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIntrospectTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IntrospectTokenWithFormdataBody Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *Client) IntrospectTokenWithFormdataBody(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIntrospectTokenRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeTokenWithBody Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *Client) RevokeTokenWithBody(ctx context.Context, params *RevokeTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeToken Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, body RevokeTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeTokenWithFormdataBody Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *RevokeTokenParams, body RevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequestWithFormdataBody(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4700,6 +5231,160 @@ func NewTestWebhookRequest(server string, webhookID WebhookID, params *TestWebho
 	if err != nil {
 		return nil, err
 	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewIntrospectTokenRequest calls the generic IntrospectToken builder with application/json body
+func NewIntrospectTokenRequest(server string, params *IntrospectTokenParams, body IntrospectTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIntrospectTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewIntrospectTokenRequestWithFormdataBody calls the generic IntrospectToken builder with application/x-www-form-urlencoded body
+func NewIntrospectTokenRequestWithFormdataBody(server string, params *IntrospectTokenParams, body IntrospectTokenFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewIntrospectTokenRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewIntrospectTokenRequestWithBody constructs an http.Request for the IntrospectToken method, with any body, and a specified content type
+func NewIntrospectTokenRequestWithBody(server string, params *IntrospectTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth/v2/introspect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeTokenRequest calls the generic RevokeToken builder with application/json body
+func NewRevokeTokenRequest(server string, params *RevokeTokenParams, body RevokeTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRevokeTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewRevokeTokenRequestWithFormdataBody calls the generic RevokeToken builder with application/x-www-form-urlencoded body
+func NewRevokeTokenRequestWithFormdataBody(server string, params *RevokeTokenParams, body RevokeTokenFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewRevokeTokenRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewRevokeTokenRequestWithBody constructs an http.Request for the RevokeToken method, with any body, and a specified content type
+func NewRevokeTokenRequestWithBody(server string, params *RevokeTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth/v2/revoke")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -7135,6 +7820,126 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 	TestWebhookWithResponse(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
+
+	// IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectTokenWithBodyWithResponse(ctx context.Context, params *IntrospectTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error)
+
+	// IntrospectTokenWithResponse Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectTokenWithResponse(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error)
+
+	// IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
+	//
+	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+	// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+	// mutual-TLS listener) and its application must be
+	// allowed the scope `oauth.introspect` (granted like any other scope);
+	// otherwise `403 unauthorized_client`. A token is `active` when its
+	// signature, issuer, audience and times verify, it was not revoked (by
+	// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+	// application still exists, its account is active, and it belongs to the
+	// caller's own account. Every other token, another account's included, is
+	// `{"active": false}` and nothing else, so that the answer does not tell why or
+	// whether it exists elsewhere. Revocations, suspensions and deletions made through
+	// another replica show within one second.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+	IntrospectTokenWithFormdataBodyWithResponse(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error)
+
+	// RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeTokenWithBodyWithResponse(ctx context.Context, params *RevokeTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
+
+	// RevokeTokenWithResponse Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeTokenWithResponse(ctx context.Context, params *RevokeTokenParams, body RevokeTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
+
+	// RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
+	//
+	// The client authenticates as at the token endpoint (`client_secret_basic`,
+	// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+	// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+	// one of its own access tokens in `token`
+	// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+	// From then until the token's `exp` it is refused on every route (`401
+	// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+	// that revoked it, within one second on every other. The revocation is kept until
+	// the token expires, then purged. A token of another client or account, an
+	// expired, unknown, already revoked or malformed one is answered the same `200`
+	// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+	// exists.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+	RevokeTokenWithFormdataBodyWithResponse(ctx context.Context, params *RevokeTokenParams, body RevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
 
 	// IssueTokenWithBodyWithResponse Issue an access token
 	//
@@ -9627,6 +10432,391 @@ func (r TestWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r TestWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IntrospectTokenResponse200Headers the declared response headers of an HTTP 200 response for IntrospectToken
+type IntrospectTokenResponse200Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse400Headers the declared response headers of an HTTP 400 response for IntrospectToken
+type IntrospectTokenResponse400Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse401Headers the declared response headers of an HTTP 401 response for IntrospectToken
+type IntrospectTokenResponse401Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse403Headers the declared response headers of an HTTP 403 response for IntrospectToken
+type IntrospectTokenResponse403Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse405Headers the declared response headers of an HTTP 405 response for IntrospectToken
+type IntrospectTokenResponse405Headers struct {
+	Allow              *string
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse429Headers the declared response headers of an HTTP 429 response for IntrospectToken
+type IntrospectTokenResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse500Headers the declared response headers of an HTTP 500 response for IntrospectToken
+type IntrospectTokenResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// IntrospectTokenResponse503Headers the declared response headers of an HTTP 503 response for IntrospectToken
+type IntrospectTokenResponse503Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type IntrospectTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Introspection
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OAuthError
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OAuthError
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IntrospectTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IntrospectTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IntrospectTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *IntrospectTokenResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *IntrospectTokenResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *IntrospectTokenResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IntrospectTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *IntrospectTokenResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IntrospectTokenResponse) GetJSON200() *Introspection {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r IntrospectTokenResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r IntrospectTokenResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r IntrospectTokenResponse) GetJSON403() *OAuthError {
+	return r.JSON403
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r IntrospectTokenResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r IntrospectTokenResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r IntrospectTokenResponse) GetJSON500() *OAuthError {
+	return r.JSON500
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IntrospectTokenResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r IntrospectTokenResponse) GetJSON503() *OAuthError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r IntrospectTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IntrospectTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IntrospectTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IntrospectTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeTokenResponse200Headers the declared response headers of an HTTP 200 response for RevokeToken
+type RevokeTokenResponse200Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse400Headers the declared response headers of an HTTP 400 response for RevokeToken
+type RevokeTokenResponse400Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse401Headers the declared response headers of an HTTP 401 response for RevokeToken
+type RevokeTokenResponse401Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse405Headers the declared response headers of an HTTP 405 response for RevokeToken
+type RevokeTokenResponse405Headers struct {
+	Allow              *string
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse429Headers the declared response headers of an HTTP 429 response for RevokeToken
+type RevokeTokenResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse500Headers the declared response headers of an HTTP 500 response for RevokeToken
+type RevokeTokenResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// RevokeTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeToken
+type RevokeTokenResponse503Headers struct {
+	CacheControl       *string
+	Pragma             *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type RevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OAuthError
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RevokeTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RevokeTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RevokeTokenResponse401Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *RevokeTokenResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeTokenResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RevokeTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeTokenResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeTokenResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeTokenResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeTokenResponse) GetJSON500() *OAuthError {
+	return r.JSON500
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeTokenResponse) GetJSON503() *OAuthError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15093,6 +16283,162 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 		return nil, err
 	}
 	return ParseTestWebhookResponse(rsp)
+}
+
+// IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *ClientWithResponses) IntrospectTokenWithBodyWithResponse(ctx context.Context, params *IntrospectTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error) {
+	rsp, err := c.IntrospectTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIntrospectTokenResponse(rsp)
+}
+
+// IntrospectTokenWithResponse Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *ClientWithResponses) IntrospectTokenWithResponse(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error) {
+	rsp, err := c.IntrospectToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIntrospectTokenResponse(rsp)
+}
+
+// IntrospectTokenWithFormdataBodyWithResponse Introspect an access token (RFC 7662)
+//
+// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
+// with `aud` the issuer or the token endpoint, or `tls_client_auth` on the
+// mutual-TLS listener) and its application must be
+// allowed the scope `oauth.introspect` (granted like any other scope);
+// otherwise `403 unauthorized_client`. A token is `active` when its
+// signature, issuer, audience and times verify, it was not revoked (by
+// `POST /oauth/v2/revoke` or by rotate-secret with `revoke_tokens`), its
+// application still exists, its account is active, and it belongs to the
+// caller's own account. Every other token, another account's included, is
+// `{"active": false}` and nothing else, so that the answer does not tell why or
+// whether it exists elsewhere. Revocations, suspensions and deletions made through
+// another replica show within one second.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/introspect (the `IntrospectToken` operationId).
+func (c *ClientWithResponses) IntrospectTokenWithFormdataBodyWithResponse(ctx context.Context, params *IntrospectTokenParams, body IntrospectTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*IntrospectTokenResponse, error) {
+	rsp, err := c.IntrospectTokenWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIntrospectTokenResponse(rsp)
+}
+
+// RevokeTokenWithBodyWithResponse Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithBodyWithResponse(ctx context.Context, params *RevokeTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
+}
+
+// RevokeTokenWithResponse Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, params *RevokeTokenParams, body RevokeTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
+}
+
+// RevokeTokenWithFormdataBodyWithResponse Revoke an access token (RFC 7009)
+//
+// The client authenticates as at the token endpoint (`client_secret_basic`,
+// `client_secret_post`, `private_key_jwt` with `aud` the issuer or the token
+// endpoint, or `tls_client_auth` on the mutual-TLS listener) and names
+// one of its own access tokens in `token`
+// (`token_type_hint` is accepted and ignored: access tokens are the only kind).
+// From then until the token's `exp` it is refused on every route (`401
+// invalid_token`) and introspects as `{"active": false}`: at once on the replica
+// that revoked it, within one second on every other. The revocation is kept until
+// the token expires, then purged. A token of another client or account, an
+// expired, unknown, already revoked or malformed one is answered the same `200`
+// and changes nothing (RFC 7009 §2.2), so the answer does not tell whether a token
+// exists.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth/v2/revoke (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx context.Context, params *RevokeTokenParams, body RevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeTokenWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
 }
 
 // IssueTokenWithBodyWithResponse Issue an access token
@@ -20677,6 +22023,1015 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 				return nil, err
 			}
 			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIntrospectTokenResponse parses an HTTP response from a IntrospectTokenWithResponse call
+func ParseIntrospectTokenResponse(rsp *http.Response) (*IntrospectTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IntrospectTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Introspection
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 500:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/problem+json" && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IntrospectTokenResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers IntrospectTokenResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IntrospectTokenResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers IntrospectTokenResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers IntrospectTokenResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers IntrospectTokenResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers IntrospectTokenResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers IntrospectTokenResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeTokenResponse parses an HTTP response from a RevokeTokenWithResponse call
+func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 500:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/problem+json" && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RevokeTokenResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RevokeTokenResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RevokeTokenResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 405:
+		var headers RevokeTokenResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers RevokeTokenResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RevokeTokenResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeTokenResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Pragma"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Pragma", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Pragma = &value
 		}
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int

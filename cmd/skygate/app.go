@@ -38,16 +38,18 @@ type app struct {
 	keys     *oauth.KeyManager
 	issuer   *oauth.Issuer
 	verifier *oauth.Verifier
-	hasher   *oauth.SecretHasher
-	identity *identity.Service
-	catalog  *catalog.Service
-	bookings *booking.Service
-	worker   *booking.Worker
-	esim     *esim.Service
-	webhooks *webhook.Service
-	dispatch *webhook.Dispatcher
-	server   *httpapi.Server
-	login    *employeeLogin
+	// revocations are the revoked access tokens, which the verifier refuses.
+	revocations *oauth.RevocationList
+	hasher      *oauth.SecretHasher
+	identity    *identity.Service
+	catalog     *catalog.Service
+	bookings    *booking.Service
+	worker      *booking.Worker
+	esim        *esim.Service
+	webhooks    *webhook.Service
+	dispatch    *webhook.Dispatcher
+	server      *httpapi.Server
+	login       *employeeLogin
 	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
 	// when limits are shared through Redis.
 	limiter *ratelimit.Memory
@@ -78,7 +80,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if a.issuer, err = oauth.NewIssuer(a.keys, oauth.IssuerConfig{Issuer: cfg.PublicURL, TTL: cfg.TokenTTL}); err != nil {
 		return nil, err
 	}
-	if a.verifier, err = oauth.NewVerifier(a.keys, oauth.VerifierConfig{Issuer: cfg.PublicURL}); err != nil {
+	a.revocations = oauth.NewRevocationList(a.db, time.Now, log)
+	if err := a.revocations.Load(ctx); err != nil {
+		return nil, fmt.Errorf("token revocations: %w", err)
+	}
+	if a.verifier, err = oauth.NewVerifier(a.keys, oauth.VerifierConfig{Issuer: cfg.PublicURL, Revoked: a.revocations.Revoked}); err != nil {
 		return nil, err
 	}
 	a.hasher = oauth.NewSecretHasher(a.box)
@@ -132,6 +138,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	devIdPPattern, devIdP := a.login.devIdPRoute()
 	tokens := oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant)
 	tokens.Transient = transient(cfg)
+	clientEndpoint := &oauth.ClientEndpoint{Clients: clients, Verifier: a.verifier, Log: log, Transient: transient(cfg)}
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Identity:           a.identity,
 		Directory:          a.db,
@@ -147,6 +154,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Transient:          transient(cfg),
 		Sandbox:            cfg.Env == config.EnvSandbox,
 		TokenEndpoint:      tokens,
+		Revocation:         &oauth.RevocationHandler{ClientEndpoint: clientEndpoint, Revocations: a.revocations},
+		Introspection:      &oauth.IntrospectionHandler{ClientEndpoint: clientEndpoint, Applications: apps},
 		EmployeeLogin:      a.login.handler,
 		DevIdP:             devIdP,
 		DevIdPPattern:      devIdPPattern,
@@ -168,6 +177,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Now:             time.Now,
 	})
 	tokens.Hooks = a.server.TokenHooks()
+	clientEndpoint.Hooks = tokens.Hooks
 	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
@@ -183,7 +193,12 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 func (a *app) background() []lifecycle.Service {
 	parts := []lifecycle.Service{
 		lifecycle.Every("signing keys", 30*time.Second, a.log, a.keys.Maintain),
-		a.server, // account status changes made through other replicas
+		a.server,      // account status changes made through other replicas
+		a.revocations, // token revocations made through other replicas
+		lifecycle.Every("token revocations", time.Minute, a.log, func(ctx context.Context) error {
+			_, err := a.revocations.Purge(ctx)
+			return err
+		}),
 		lifecycle.Every("login codes", time.Minute, a.log, func(ctx context.Context) error {
 			_, err := a.login.handler.PruneCodes(ctx)
 			return err

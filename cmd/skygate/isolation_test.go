@@ -93,6 +93,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			if strings.HasPrefix(path, "/api/v1/admin/") || slices.Contains(sharedRoutes, route) {
 				continue
 			}
+			if strings.HasPrefix(path, "/oauth/") && route != "POST /oauth/v2/token" {
+				calls += s.checkForeignToken(t, route, b, a)
+				continue
+			}
 			tenant := slices.ContainsFunc(tenantPrefixes, func(p string) bool { return strings.HasPrefix(path, p) })
 			if len(params) == 0 {
 				if tenant && method == http.MethodGet {
@@ -233,6 +237,33 @@ func (s *testServer) checkForeign(t *testing.T, name, method, url string, b *iso
 			t.Errorf("%s on %s: %d, want 404: %.300s", name, l.listener, resp.StatusCode, got)
 		}
 	}
+}
+
+// foreignTokenChecks are the OAuth routes that take a token in their body, each with
+// what tenant b's client calling it with tenant a's token must get: nothing of a's
+// token, and no change to it. A new /oauth/ route not listed here fails the matrix.
+var foreignTokenChecks = map[string]func(s *testServer, t *testing.T, b, a *isoTenant){
+	"POST /oauth/v2/introspect": func(s *testServer, t *testing.T, b, a *isoTenant) {
+		wantInactive(t, "b introspecting a's token", s.introspect(b.creds, a.token))
+	},
+	"POST /oauth/v2/revoke": func(s *testServer, t *testing.T, b, a *isoTenant) {
+		s.revoke(b.creds, a.token)
+		if got := s.introspect(a.creds, a.token); got["active"] != true {
+			t.Errorf("a's token after b revoked it: %v", got)
+		}
+	},
+}
+
+// checkForeignToken runs route's foreignTokenChecks and returns the calls made.
+func (s *testServer) checkForeignToken(t *testing.T, route string, b, a *isoTenant) int {
+	t.Helper()
+	check, ok := foreignTokenChecks[route]
+	if !ok {
+		t.Errorf("route %s: the isolation matrix does not know this OAuth route; add it to foreignTokenChecks", route)
+		return 0
+	}
+	check(s, t, b, a)
+	return 1
 }
 
 // checkListHidesOthers calls a list route as viewer and fails when the answer names any

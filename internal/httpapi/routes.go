@@ -22,6 +22,10 @@ func (s *Server) routes() {
 
 	// Identity.
 	s.route("POST /oauth/v2/token", s.limitTokens(s.tokenClientCert(s.deps.TokenEndpoint)))
+	if s.deps.Revocation != nil && s.deps.Introspection != nil {
+		s.route("POST /oauth/v2/revoke", s.limitTokens(s.tokenClientCert(s.deps.Revocation)))
+		s.route("POST /oauth/v2/introspect", s.limitTokens(s.tokenClientCert(s.deps.Introspection)))
+	}
 	s.route("GET /.well-known/jwks.json", s.deps.JWKS)
 	s.route("GET /.well-known/openid-configuration", s.deps.Discovery)
 	s.route("GET /.well-known/oauth-authorization-server", s.deps.Discovery)

@@ -30,6 +30,9 @@ type Deps struct {
 	Tokens TokenVerifier
 	// TokenEndpoint serves POST /oauth/v2/token, with OAuth error bodies of its own.
 	TokenEndpoint http.Handler
+	// Revocation and Introspection serve POST /oauth/v2/revoke and
+	// /oauth/v2/introspect, like TokenEndpoint; nil leaves each unregistered.
+	Revocation, Introspection http.Handler
 	// Applications is the application cache that the token endpoint's client
 	// authenticator reads too; the admin API tells it of changes. Nil makes one over
 	// Directory with ApplicationCacheTTL.

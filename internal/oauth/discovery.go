@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
@@ -38,6 +39,15 @@ type Metadata struct {
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
 
+	// RevocationEndpoint (RFC 7009) and IntrospectionEndpoint (RFC 7662) take the
+	// client authentication of the token endpoint but "none" (RFC 8414 §2).
+	RevocationEndpoint                                 string   `json:"revocation_endpoint"`
+	RevocationEndpointAuthMethodsSupported             []string `json:"revocation_endpoint_auth_methods_supported"`
+	RevocationEndpointAuthSigningAlgValuesSupported    []string `json:"revocation_endpoint_auth_signing_alg_values_supported"`
+	IntrospectionEndpoint                              string   `json:"introspection_endpoint"`
+	IntrospectionEndpointAuthMethodsSupported          []string `json:"introspection_endpoint_auth_methods_supported"`
+	IntrospectionEndpointAuthSigningAlgValuesSupported []string `json:"introspection_endpoint_auth_signing_alg_values_supported"`
+
 	// TLSClientCertificateBoundAccessTokens: tokens of applications bound to a client
 	// certificate carry it (cnf x5t#S256) and need it (RFC 8705 §3.3).
 	TLSClientCertificateBoundAccessTokens bool `json:"tls_client_certificate_bound_access_tokens"`
@@ -46,6 +56,13 @@ type Metadata struct {
 	// client assertions (ClientAssertionAlgs).
 	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
+
+// clientEndpointAuthMethods are the client authentication methods of the revocation
+// and introspection endpoints, and assertionAlgs the algorithms of private_key_jwt.
+var (
+	clientEndpointAuthMethods = []string{AuthMethodBasic, AuthMethodPost, AuthMethodPrivateKeyJWT, AuthMethodTLSClient}
+	assertionAlgs             = []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)}
+)
 
 // NewMetadata returns the discovery document of the service at publicURL
 // (SKYGATE_PUBLIC_URL, which is also the issuer; a trailing slash is dropped).
@@ -67,6 +84,13 @@ func NewMetadata(publicURL string) *Metadata {
 		TLSClientCertificateBoundAccessTokens: true,
 
 		TokenEndpointAuthSigningAlgValuesSupported: []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)},
+
+		RevocationEndpoint:                                 base + RevocationPath,
+		RevocationEndpointAuthMethodsSupported:             slices.Clone(clientEndpointAuthMethods),
+		RevocationEndpointAuthSigningAlgValuesSupported:    slices.Clone(assertionAlgs),
+		IntrospectionEndpoint:                              base + IntrospectionPath,
+		IntrospectionEndpointAuthMethodsSupported:          slices.Clone(clientEndpointAuthMethods),
+		IntrospectionEndpointAuthSigningAlgValuesSupported: slices.Clone(assertionAlgs),
 	}
 }
 

@@ -12,6 +12,10 @@
 //   - the token endpoint POST /oauth/v2/token (TokenHandler) with its grants
 //     (Grant; ClientCredentials now, the employee authorization_code grant plugs in
 //     the same way), its RFC 6749 §5.2 errors (Error), and the discovery documents.
+//   - token revocation (RFC 7009, RevocationHandler) and introspection (RFC 7662,
+//     IntrospectionHandler), which authenticate clients as the token endpoint does
+//     (ClientEndpoint); revoked jtis live in each process's RevocationList, which the
+//     Verifier asks on every verification.
 //
 // Key ids are RFC 7638 JWK thumbprints (SHA-256, base64url), so anyone holding a public
 // key can recompute its kid.

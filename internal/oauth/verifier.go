@@ -35,6 +35,9 @@ type VerifierConfig struct {
 	CacheSize int
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
+	// Revoked, when set, reports whether the token with a jti was revoked (a
+	// RevocationList's Revoked); it is asked on every verification, after the cache.
+	Revoked func(jti string) bool
 }
 
 // Verifier checks access tokens signed by the KeyManager's keys. It is safe for
@@ -45,6 +48,7 @@ type Verifier struct {
 	audience string
 	clock    skygate.Clock
 	cache    *tokenCache
+	revoked  func(jti string) bool
 }
 
 // NewVerifier returns a Verifier over keys.
@@ -63,7 +67,7 @@ func NewVerifier(keys *KeyManager, cfg VerifierConfig) (*Verifier, error) {
 	}
 	return &Verifier{
 		keys: keys, issuer: cfg.Issuer, audience: cfg.Audience,
-		clock: cfg.Clock, cache: newTokenCache(cfg.CacheSize),
+		clock: cfg.Clock, cache: newTokenCache(cfg.CacheSize), revoked: cfg.Revoked,
 	}, nil
 }
 
@@ -82,6 +86,7 @@ var (
 	errMissingClaim = fmt.Errorf("%w: missing required claim", ErrInvalidToken)
 	errNoAccount    = fmt.Errorf("%w: a B2B scope without account_id", ErrInvalidToken)
 	errGeneration   = fmt.Errorf("%w: gen out of range", ErrInvalidToken)
+	errRevoked      = fmt.Errorf("%w: revoked", ErrInvalidToken)
 )
 
 // Verify checks token and returns its claims. It accepts only what Issuer produces:
@@ -98,7 +103,8 @@ var (
 //
 // Failures wrap ErrInvalidToken (401), or ErrWrongAudience (403) when only the
 // audience is wrong. Successful results are cached until exp; a cached token is
-// still rejected once it expires or its key is no longer known.
+// still rejected once it expires, its key is no longer known, or it is revoked
+// (VerifierConfig.Revoked, asked after the cache).
 //
 // The returned Claims may be shared with other callers and must not be modified.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
@@ -115,7 +121,7 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 	if v.cache != nil {
 		if e := v.cache.get(token); e != nil {
 			if now <= e.deadline && v.keys.set.Load().byKID[e.kid] != nil {
-				return e.claims, nil
+				return v.unlessRevoked(e.claims)
 			}
 			v.cache.remove(token, e)
 		}
@@ -126,6 +132,14 @@ func (v *Verifier) VerifyAt(ctx context.Context, token string, at time.Time) (*C
 	}
 	if v.cache != nil {
 		v.cache.put(token, &cacheEntry{claims: claims, deadline: claims.ExpiresAt.Unix() + leeway, kid: kid}, now)
+	}
+	return v.unlessRevoked(claims)
+}
+
+// unlessRevoked returns claims, or errRevoked when their token was revoked.
+func (v *Verifier) unlessRevoked(claims *Claims) (*Claims, error) {
+	if v.revoked != nil && v.revoked(claims.ID) {
+		return nil, errRevoked
 	}
 	return claims, nil
 }

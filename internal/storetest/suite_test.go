@@ -41,6 +41,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Webhooks", webhookTests},
 		{"ESIM", esimTests},
 		{"LoginCodes", loginCodeTests},
+		{"TokenRevocations", tokenRevocationTests},
 		{"Store", storeTests},
 	}
 	for _, g := range groups {

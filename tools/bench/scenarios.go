@@ -35,6 +35,7 @@ const (
 	scInsertLoop  = "insert-loop"  // SQLite single-insert loop, synchronous=FULL
 	scHydraToken  = "hydra-token"  // Ory Hydra's client_credentials token endpoint, on PostgreSQL
 	scToken       = "token"        // POST /oauth/v2/token, client_credentials
+	scIntrospect  = "introspect"   // POST /oauth/v2/introspect of the benchmark token, by its own client
 	scCatalog200  = "catalog-200"  // authenticated catalog page
 	scCatalog304  = "catalog-304"  // the same with If-None-Match
 	scBooking     = "booking"      // create booking over mTLS with a fresh Idempotency-Key
@@ -49,7 +50,7 @@ const (
 )
 
 // engineScenarios need a skygate server; the others are references.
-var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
+var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
 
 // benchMasterKey seals the benchmark servers' secrets.
 const benchMasterKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -440,6 +441,19 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 		m, err := h.measure(ctx, label, s.proc, l)
 		r := httpRow(name, s.engine, m)
 		r.Note = "each request a new ES256 assertion (new jti), signed by the generator"
+
+	case scIntrospect:
+		t := clientCredentialsTarget(s.http+"/oauth/v2/introspect", s.creds, "token="+s.token)
+		resp, body, err := do(ctx, s.plain, t)
+		if err != nil {
+			return row{}, err
+		}
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"active":true`)) {
+			return row{}, fmt.Errorf("introspect: %d %.300s", resp.StatusCode, body)
+		}
+		m, err := h.measure(ctx, label, s.proc, staticLoad(t, http.StatusOK, nil))
+		r := httpRow(name, s.engine, m)
+		r.Note = "an active token, client_secret_basic; the verifier's cache warm"
 		return r, err
 
 	case scCatalog200, scCatalog304:
