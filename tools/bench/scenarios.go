@@ -441,6 +441,7 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 		m, err := h.measure(ctx, label, s.proc, l)
 		r := httpRow(name, s.engine, m)
 		r.Note = "each request a new ES256 assertion (new jti), signed by the generator"
+		return r, err
 
 	case scIntrospect:
 		t := clientCredentialsTarget(s.http+"/oauth/v2/introspect", s.creds, "token="+s.token)
