@@ -35,6 +35,7 @@ type Store interface {
 	AccountStore
 	ApplicationStore
 	ClientKeyStore
+	ApplicationUpdater
 	KeyStore
 	CatalogStore
 	AuditStore

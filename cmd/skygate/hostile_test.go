@@ -615,9 +615,12 @@ func TestHostileRequests(t *testing.T) {
 		certCases, certUnbound := s.certificateHostile(t, c.AccountID, admin)
 		cases = append(cases, certCases...)
 		cases = append(cases, s.privateKeyJWTHostile(t, c, admin)...)
+		audCases, audiencesKept := s.audiencesPatchHostile(t, c.AccountID, admin)
+		cases = append(cases, audCases...)
 		cases = append(cases, oauthHostileCases(c)...)
 		s.runHostile(t, cases)
 		certUnbound()
+		audiencesKept()
 		if resp, body := s.get("/v2/catalog/lounges?limit=1", tok, nil); resp.StatusCode != http.StatusOK {
 			t.Errorf("the token after hostile revocations: %d %.300s", resp.StatusCode, body)
 		}

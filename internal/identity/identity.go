@@ -13,6 +13,7 @@ type Store interface {
 	skygate.AccountStore
 	skygate.ApplicationStore
 	skygate.ClientKeyStore
+	skygate.ApplicationUpdater
 }
 
 // Config is what a Service needs. Store and Secrets are required.

@@ -10,6 +10,8 @@ import (
 
 var _ skygate.ClientKeyStore = (*Store)(nil)
 
+var _ skygate.ApplicationUpdater = (*Store)(nil)
+
 // clientKeyStatements are the statements of skygate.ClientKeyStore; see
 // sqlstore.ClientKeyStatements.
 var clientKeyStatements = &sqlstore.ClientKeyStatements{
@@ -38,6 +40,16 @@ func (s *Store) ApplicationJWKS(ctx context.Context, accountID, applicationID st
 // SetApplicationJWKS implements skygate.ClientKeyStore.
 func (s *Store) SetApplicationJWKS(ctx context.Context, accountID, applicationID string, jwks []byte, now time.Time, audit *skygate.AuditEvent) error {
 	return sqlstore.SetApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID, jwks, now, audit)
+}
+
+// setApplicationAudiences names the account, so that another account's application
+// matches nothing.
+const setApplicationAudiences = `UPDATE applications SET audiences = ?, updated_at = ?
+	WHERE account_id = ? AND id = ?`
+
+// UpdateApplication implements skygate.ApplicationUpdater.
+func (s *Store) UpdateApplication(ctx context.Context, accountID, applicationID string, u skygate.ApplicationUpdate, now time.Time, audit *skygate.AuditEvent) error {
+	return sqlstore.UpdateApplicationSettings(ctx, s.db, clientKeyStatements, setApplicationAudiences, accountID, applicationID, u, now, audit)
 }
 
 // UseClientAssertion implements skygate.ClientKeyStore.

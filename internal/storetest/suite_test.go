@@ -33,6 +33,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Accounts", accountTests},
 		{"Applications", applicationTests},
 		{"ClientKeys", clientKeyTests},
+		{"ApplicationUpdates", applicationUpdateTests},
 		{"SigningKeys", keyTests},
 		{"Catalog", catalogTests},
 		{"Audit", auditTests},
