@@ -68,6 +68,9 @@ func TestPatchApplicationAudiences(t *testing.T) {
 
 		got, err = patch("", "")
 		storetest.MustNoError(t, err, "empty patch")
+		if !slices.Equal(got.Audiences, []string{"https://a.example.com", "urn:example:b"}) {
+			t.Errorf("answer to an empty patch %v, want the audiences unchanged", got.Audiences)
+		}
 		wantAudiences("left out", "https://a.example.com", "urn:example:b")
 
 		got, err = patch(`["https://c.example.com"]`, edJWKS)

@@ -1,7 +1,6 @@
 package identity_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -64,7 +63,7 @@ func TestRotateSecretGrace(t *testing.T) {
 			}
 			events, _, err := b.store.ListAuditEvents(ctx, skygate.AuditFilter{TargetID: app.ID, Action: "application.rotate_secret"}, skygate.Page{Limit: 1})
 			storetest.MustNoError(t, err, "ListAuditEvents")
-			if got := fmt.Sprintf("%s", events[0].Details); got != tc.details {
+			if got := string(events[0].Details); got != tc.details {
 				t.Errorf("audit details %s, want %s", got, tc.details)
 			}
 		}

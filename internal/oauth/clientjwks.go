@@ -77,7 +77,7 @@ func parseClientKey(raw json.RawMessage) (*jose.JSONWebKey, error) {
 	}
 	var k jose.JSONWebKey
 	if err := k.UnmarshalJSON(raw); err != nil {
-		return nil, fmt.Errorf("not a valid JWK: %v", err)
+		return nil, fmt.Errorf("not a valid JWK: %w", err)
 	}
 	if k.KeyID == "" {
 		return nil, fmt.Errorf("kid is required")
