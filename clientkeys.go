@@ -19,11 +19,6 @@ type ClientKeyStore interface {
 	// storing it) of the account's application, or nil when it has none. An unknown
 	// application, or one of another account, is CodeNotFound.
 	ApplicationJWKS(ctx context.Context, accountID, applicationID string) ([]byte, error)
-	// SetApplicationJWKS replaces the JWK Set of the account's application with jwks
-	// (nil removes it), sets the application's UpdatedAt to now and commits audit's
-	// record with it. An unknown application, or one of another account, is
-	// CodeNotFound, and then nothing changes.
-	SetApplicationJWKS(ctx context.Context, accountID, applicationID string, jwks []byte, now time.Time, audit *AuditEvent) error
 	// UseClientAssertion records that clientID used the assertion jti, which expires at
 	// expiresAt. A jti the client already used and that was not purged yet is
 	// CodeConflict: the unique key of the record decides, so two replicas accepting the

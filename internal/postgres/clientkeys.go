@@ -37,11 +37,6 @@ func (s *Store) ApplicationJWKS(ctx context.Context, accountID, applicationID st
 	return sqlstore.ApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID)
 }
 
-// SetApplicationJWKS implements skygate.ClientKeyStore.
-func (s *Store) SetApplicationJWKS(ctx context.Context, accountID, applicationID string, jwks []byte, now time.Time, audit *skygate.AuditEvent) error {
-	return sqlstore.SetApplicationJWKS(ctx, s.db, clientKeyStatements, accountID, applicationID, jwks, now, audit)
-}
-
 // setApplicationAudiences names the account, so that another account's application
 // matches nothing.
 const setApplicationAudiences = `UPDATE applications SET audiences = $1, updated_at = $2

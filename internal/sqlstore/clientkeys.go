@@ -59,31 +59,6 @@ func ApplicationJWKS(ctx context.Context, db *DB, st *ClientKeyStatements, accou
 	}, st.Select, accountID, applicationID)
 }
 
-// SetApplicationJWKS is skygate.ClientKeyStore's SetApplicationJWKS: one transaction
-// touches the application (which finds it in the account), replaces or removes its
-// set, and appends audit's record.
-func SetApplicationJWKS(ctx context.Context, db *DB, st *ClientKeyStatements, accountID, applicationID string, jwks []byte, now time.Time, audit *skygate.AuditEvent) error {
-	err := db.InTx(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, st.Touch, db.Time(now), accountID, applicationID)
-		if err != nil {
-			return err
-		}
-		if err := checkAffected(res, ApplicationNotFound); err != nil {
-			return err
-		}
-		if jwks == nil {
-			_, err = tx.ExecContext(ctx, st.Delete, applicationID)
-		} else {
-			_, err = tx.ExecContext(ctx, st.Upsert, applicationID, accountID, string(jwks), db.Time(now))
-		}
-		if err != nil {
-			return err
-		}
-		return db.Audit(ctx, tx, audit)
-	})
-	return db.Interpret(Outcome{Op: "set application jwks", NotFound: ApplicationNotFound}, err)
-}
-
 // ClientAssertionUsed is the public message of a replayed client assertion.
 const ClientAssertionUsed = "the client assertion was used already"
 

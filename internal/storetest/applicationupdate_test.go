@@ -21,7 +21,7 @@ func testUpdateApplicationAudiences(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	app := MustCreateApplication(t, s, acc.ID, func(a *skygate.Application) { a.Audiences = []string{"https://old.example.com"} })
 	other := MustCreateApplication(t, s, acc.ID)
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, []byte(testJWKS), At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(testJWKS)}, At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
 
 	now := At(time.Hour + 999*time.Nanosecond)
 	set := skygate.ApplicationUpdate{SetAudiences: true, Audiences: []string{"https://a.example.com", "urn:example:b"}}

@@ -37,7 +37,7 @@ func testClientKeysSetAndGet(t *testing.T, s skygate.Store) {
 	}
 
 	now := At(time.Hour + 999*time.Nanosecond)
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, []byte(testJWKS), now, Audit("SetApplicationJWKS")), "SetApplicationJWKS")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(testJWKS)}, now, Audit("SetApplicationJWKS")), "SetApplicationJWKS")
 	got, err = s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
 	MustNoError(t, err, "ApplicationJWKS")
 	wantEqual(t, "jwks", string(got), testJWKS)
@@ -45,12 +45,12 @@ func testClientKeysSetAndGet(t *testing.T, s skygate.Store) {
 	wantEqual(t, "other application", MustApplication(t, s, acc.ID, other.ID), other)
 
 	replaced := `{"keys":[]}`
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, []byte(replaced), now.Add(time.Minute), Audit("SetApplicationJWKS")), "replace")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(replaced)}, now.Add(time.Minute), Audit("SetApplicationJWKS")), "replace")
 	got, err = s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
 	MustNoError(t, err, "ApplicationJWKS after replace")
 	wantEqual(t, "replaced jwks", string(got), replaced)
 
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, nil, now.Add(2*time.Minute), Audit("RemoveApplicationJWKS")), "remove")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: nil}, now.Add(2*time.Minute), Audit("RemoveApplicationJWKS")), "remove")
 	got, err = s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
 	MustNoError(t, err, "ApplicationJWKS after remove")
 	if got != nil {
@@ -71,7 +71,7 @@ func testClientKeysOtherAccount(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	intruder := MustCreateAccount(t, s)
 	app := MustCreateApplication(t, s, acc.ID)
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, []byte(testJWKS), At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(testJWKS)}, At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
 	_, before, err := s.ListAuditEvents(t.Context(), skygate.AuditFilter{}, skygate.Page{Limit: 1})
 	MustNoError(t, err, "ListAuditEvents")
 
@@ -79,9 +79,9 @@ func testClientKeysOtherAccount(t *testing.T, s skygate.Store) {
 	WantCode(t, err, skygate.CodeNotFound)
 	_, err = s.ApplicationJWKS(t.Context(), acc.ID, NewID())
 	WantCode(t, err, skygate.CodeNotFound)
-	err = s.SetApplicationJWKS(t.Context(), intruder.ID, app.ID, nil, At(time.Hour), Audit("SetApplicationJWKS"))
+	err = s.UpdateApplication(t.Context(), intruder.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: nil}, At(time.Hour), Audit("SetApplicationJWKS"))
 	WantCode(t, err, skygate.CodeNotFound)
-	err = s.SetApplicationJWKS(t.Context(), acc.ID, NewID(), []byte(testJWKS), At(time.Hour), Audit("SetApplicationJWKS"))
+	err = s.UpdateApplication(t.Context(), acc.ID, NewID(), skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(testJWKS)}, At(time.Hour), Audit("SetApplicationJWKS"))
 	WantCode(t, err, skygate.CodeNotFound)
 
 	got, err := s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
@@ -96,7 +96,7 @@ func testClientKeysOtherAccount(t *testing.T, s skygate.Store) {
 func testClientKeysDeletedWithApplication(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
 	app := MustCreateApplication(t, s, acc.ID)
-	MustNoError(t, s.SetApplicationJWKS(t.Context(), acc.ID, app.ID, []byte(testJWKS), At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
+	MustNoError(t, s.UpdateApplication(t.Context(), acc.ID, app.ID, skygate.ApplicationUpdate{SetJWKS: true, JWKS: []byte(testJWKS)}, At(0), Audit("SetApplicationJWKS")), "SetApplicationJWKS")
 	MustNoError(t, s.DeleteApplication(t.Context(), acc.ID, app.ID, Audit("DeleteApplication")), "DeleteApplication")
 	_, err := s.ApplicationJWKS(t.Context(), acc.ID, app.ID)
 	WantCode(t, err, skygate.CodeNotFound)
