@@ -69,8 +69,9 @@ func assertionFailure(why string) *Error {
 // (optional when the set has one key) with that key's alg, and verify; iss and sub
 // must both be the client_id (and equal the client_id parameter when sent), aud the
 // token endpoint or the issuer, exp present and at most MaxAssertionLifetime ahead,
-// nbf and iat not in the future, jti present. The jti is then recorded until exp:
-// one used before is refused, on whichever replica it was used.
+// nbf and iat not in the future, jti present. The jti is then recorded until exp plus
+// AssertionLeeway, the last instant the assertion passes these checks: one used before
+// is refused, on whichever replica it was used.
 func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
 	v := a.assertions
 	if v == nil {
@@ -134,7 +135,9 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 			return nil, nil, err
 		}
 	}
-	err = v.store.UseClientAssertion(ctx, app.ClientID, claims.ID, claims.Expiry.Time())
+	// The jti is kept until the assertion stops being accepted, exp plus the leeway: a
+	// record kept only until exp could be purged while a replay still passes the checks.
+	err = v.store.UseClientAssertion(ctx, app.ClientID, claims.ID, claims.Expiry.Time().Add(AssertionLeeway))
 	switch {
 	case skygate.IsCode(err, skygate.CodeConflict):
 		return nil, nil, assertionFailure("its jti was used already")

@@ -52,6 +52,17 @@ func (s *memClientKeys) UseClientAssertion(_ context.Context, clientID, jti stri
 	return nil
 }
 
+// purge drops the jtis whose expiry is before now, as PurgeClientAssertions does.
+func (s *memClientKeys) purge(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, exp := range s.used {
+		if exp.Before(now) {
+			delete(s.used, k)
+		}
+	}
+}
+
 // assertionFixture is a fixture whose token endpoint accepts client assertions, with
 // one client holding a key of each algorithm.
 type assertionFixture struct {
@@ -255,6 +266,24 @@ func TestClientAssertionReplay(t *testing.T) {
 	res := f.postAssertion(t, tok)
 	if res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
 		t.Fatalf("replay: status %d, %s: %s; want 401 naming the jti", res.status, res.err, res.desc)
+	}
+}
+
+// TestClientAssertionReplayAfterPurge replays an assertion accepted within the leeway
+// after its exp, once the store has purged what expired: the jti must still be held.
+func TestClientAssertionReplayAfterPurge(t *testing.T) {
+	t.Parallel()
+	f := setupAssertions(t)
+	c := f.claims("late")
+	c.Expiry = jwt.NewNumericDate(f.clock.Now().Add(-oauth.AssertionLeeway / 2))
+	tok := assertion(t, f.es, jose.ES256, "es", c)
+	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
+		t.Fatalf("first use within the leeway: status %d, %s: %s", res.status, res.err, res.desc)
+	}
+	f.keys.purge(f.clock.Now())
+	res := f.postAssertion(t, tok)
+	if res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
+		t.Fatalf("replay after a purge: status %d, %s: %s; want 401 naming the jti", res.status, res.err, res.desc)
 	}
 }
 
