@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -192,6 +193,9 @@ func checkAssertionClaims(c *jwt.Claims, id string, audiences jwt.Audience, now 
 		return "jti is required"
 	case len(c.ID) > maxJTILength:
 		return "jti is too long"
+	case strings.ContainsFunc(c.ID, unicode.IsControl):
+		// Stored as text: PostgreSQL refuses a NUL byte, which would be a 500.
+		return "jti must not contain control characters"
 	case c.Expiry.Time().After(now.Add(MaxAssertionLifetime + AssertionLeeway)):
 		return "exp is more than 5 minutes ahead"
 	case c.IssuedAt != nil && c.IssuedAt.Time().After(now.Add(AssertionLeeway)):

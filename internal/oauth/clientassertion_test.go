@@ -225,6 +225,7 @@ func TestClientAssertionRefused(t *testing.T) {
 		{"exp too far", assertion(t, f.es, jose.ES256, "es", valid("a4", func(c *jwt.Claims) { c.Expiry = jwt.NewNumericDate(now.Add(10 * time.Minute)) })), nil, "5 minutes"},
 		{"no exp", assertion(t, f.es, jose.ES256, "es", valid("a5", func(c *jwt.Claims) { c.Expiry = nil })), nil, "exp is required"},
 		{"no jti", assertion(t, f.es, jose.ES256, "es", valid("", func(*jwt.Claims) {})), nil, "jti is required"},
+		{"NUL in jti", assertion(t, f.es, jose.ES256, "es", valid("a\x00b", func(*jwt.Claims) {})), nil, "control characters"},
 		{"nbf ahead", assertion(t, f.es, jose.ES256, "es", valid("a6", func(c *jwt.Claims) { c.NotBefore = jwt.NewNumericDate(now.Add(2 * time.Minute)) })), nil, "nbf"},
 		{"iat ahead", assertion(t, f.es, jose.ES256, "es", valid("a7", func(c *jwt.Claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(2 * time.Minute)) })), nil, "iat"},
 		{"iss differs from sub", assertion(t, f.es, jose.ES256, "es", valid("a8", func(c *jwt.Claims) { c.Subject = "someone-else" })), nil, "iss and sub"},
