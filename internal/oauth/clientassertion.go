@@ -72,7 +72,8 @@ func assertionFailure(why string) *Error {
 // token endpoint or the issuer, exp present and at most MaxAssertionLifetime ahead,
 // nbf and iat not in the future, jti present. The jti is then recorded until exp plus
 // AssertionLeeway, the last instant the assertion passes these checks: one used before
-// is refused, on whichever replica it was used.
+// is refused, on whichever replica it was used. Only then is the client's allowance
+// asked (c.admit), so that a replay is counted against its sender's source.
 func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
 	v := a.assertions
 	if v == nil {
@@ -131,11 +132,6 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	if why := checkAssertionClaims(&claims, id, v.audiences, now); why != "" {
 		return nil, nil, assertionFailure(why)
 	}
-	if c.admit != nil {
-		if err := c.admit(app.ClientID); err != nil {
-			return nil, nil, err
-		}
-	}
 	// The jti is kept until the assertion stops being accepted, exp plus the leeway: a
 	// record kept only until exp could be purged while a replay still passes the checks.
 	err = v.store.UseClientAssertion(ctx, app.ClientID, claims.ID, claims.Expiry.Time().Add(AssertionLeeway))
@@ -144,6 +140,15 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 		return nil, nil, assertionFailure("its jti was used already")
 	case err != nil:
 		return nil, nil, err
+	}
+	// Only a first use is the client's: admitted before the jti was spent, a replayed
+	// assertion (one seen in transit or in a log) would be refunded to its sender's
+	// source and charged to the client, whose allowance anyone holding it could then
+	// use up. An assertion the hooks refuse is spent: the client signs a new one.
+	if c.admit != nil {
+		if err := c.admit(app.ClientID); err != nil {
+			return nil, nil, err
+		}
 	}
 	return app, acct, nil
 }

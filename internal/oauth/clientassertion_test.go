@@ -366,15 +366,35 @@ func TestClientAssertionHooks(t *testing.T) {
 		t.Errorf("authenticated %q, failed %q; want the client once each", h.authenticated, h.failed)
 	}
 
-	// A refusal by the hooks leaves the jti unused: the same assertion works later.
-	tok := assertion(t, f.es, jose.ES256, "es", f.claims("refused-first"))
+	// A replayed assertion is a failed authentication, never the client's: anyone who
+	// saw it must not use up the client's allowance with it.
+	h = &recordingHooks{}
+	f.handler.Hooks = h
+	tok := assertion(t, f.es, jose.ES256, "es", f.claims("replayed"))
+	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
+		t.Fatalf("first use: status %d: %s", res.status, res.desc)
+	}
+	for range 3 {
+		if res := f.postAssertion(t, tok); res.status != http.StatusUnauthorized {
+			t.Fatalf("replay: status %d: %s", res.status, res.desc)
+		}
+	}
+	if !equalStrings(h.authenticated, []string{f.clientID}) || len(h.failed) != 3 {
+		t.Errorf("authenticated %q, failed %q; want the first use authenticated and each replay failed", h.authenticated, h.failed)
+	}
+
+	// An assertion the hooks refuse is spent: the client signs a new one.
+	tok = assertion(t, f.es, jose.ES256, "es", f.claims("refused-first"))
 	f.handler.Hooks = &recordingHooks{refuse: errors.New("over the limit")}
 	if w := f.post(t, tokenCall{contentType: formType, body: form("grant_type", "client_credentials",
 		"client_assertion_type", oauth.ClientAssertionType, "client_assertion", tok)}); w.Code != http.StatusTooManyRequests {
 		t.Fatalf("refused: status %d", w.Code)
 	}
 	f.handler.Hooks = nil
-	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
-		t.Fatalf("after the refusal: status %d: %s", res.status, res.desc)
+	if res := f.postAssertion(t, tok); res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
+		t.Fatalf("after the refusal: status %d: %s; want 401 naming the jti", res.status, res.desc)
+	}
+	if res := f.postAssertion(t, assertion(t, f.es, jose.ES256, "es", f.claims("refused-then-new"))); res.status != http.StatusOK {
+		t.Fatalf("a new assertion after the refusal: status %d: %s", res.status, res.desc)
 	}
 }
