@@ -2845,7 +2845,10 @@ type ClientInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -2915,7 +2918,10 @@ type ClientInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -2985,7 +2991,10 @@ type ClientInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -3793,7 +3802,10 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *Revoke
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a
@@ -3873,7 +3885,10 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a
@@ -3953,7 +3968,10 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a
@@ -7984,7 +8002,10 @@ type ClientWithResponsesInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -8054,7 +8075,10 @@ type ClientWithResponsesInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -8124,7 +8148,10 @@ type ClientWithResponsesInterface interface {
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
 	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
 	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
 	// spent before the client's rate allowance is counted, so a replayed assertion is
 	// counted against its sender's address, never the client's: after a `429`, sign a
@@ -16493,7 +16520,10 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a
@@ -16569,7 +16599,10 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a
@@ -16645,7 +16678,10 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
 // `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
 // assertion parameters without the other, is `400 invalid_request`. The `jti` is
 // spent before the client's rate allowance is counted, so a replayed assertion is
 // counted against its sender's address, never the client's: after a `429`, sign a

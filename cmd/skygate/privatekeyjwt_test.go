@@ -172,7 +172,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 			t.Fatalf("patched jwks: %v", keys)
 		}
 		_, err = s.pkjToken(c.clientID, c.assertion(t))
-		wantTokenRefused(t, "the replaced key", err, "kid")
+		wantTokenRefused(t, "the replaced key", err, "no key registered")
 		if _, err := s.pkjToken(c.clientID, next.assertion(t)); err != nil {
 			t.Fatalf("the new key: %v", err)
 		}
@@ -218,7 +218,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 			t.Fatalf("remove jwks: %d %s", resp.StatusCode, body)
 		}
 		_, err = s.pkjToken(c.clientID, next.assertion(t))
-		wantTokenRefused(t, "after removal", err, "no jwks")
+		wantTokenRefused(t, "after removal", err, "no key registered")
 		s.mustToken(credentials{ClientID: c.clientID, ClientSecret: secret}, "")
 
 		// Every change was audited.

@@ -59,11 +59,18 @@ func (a *ClientAuthenticator) AcceptAssertions(store ClientAssertionStore, publi
 }
 
 // assertionFailure is the invalid_client of a client assertion that is refused, with
-// why in its public description: the client holds the key, so nothing is revealed
-// that it does not know, and never key material.
+// why in its public description, never key material. Until the signature verifies,
+// the sender may be anyone: every failure that depends on what is registered (no such
+// client, no JWK Set, no key for the header, a wrong signature) is then errNoKey, so
+// that the answer does not tell whether a client exists or which keys it has. Reasons
+// given after the signature verifies are for the client, who holds the key.
 func assertionFailure(why string) *Error {
 	return Errorf(CodeInvalidClient, "client assertion refused: %s", why)
 }
+
+// errNoKey is the one reason of a refusal before the signature verifies that depends
+// on what is registered.
+const errNoKey = "no key registered for the client that iss names verifies it (check iss, kid and alg)"
 
 // authenticateAssertion is Authenticate for a request carrying a client assertion
 // (c.Assertion): the JWS must use one of ClientAssertionAlgs, name its key by kid
@@ -94,12 +101,12 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	case c.ID != "" && c.ID != id:
 		return nil, nil, Errorf(CodeInvalidClient, "client assertion refused: client_id differs from the assertion's iss")
 	case !plausibleClientID(id):
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	app, acct, _, err := a.apps.lookup(ctx, id, false)
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	case err != nil:
 		return nil, nil, err
 	case acct == nil:
@@ -109,24 +116,23 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
 		// Deleted since the cache read it.
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	case err != nil:
 		return nil, nil, err
 	case rawSet == nil:
-		return nil, nil, assertionFailure("the client has registered no jwks")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	var set jose.JSONWebKeySet
 	if err := json.Unmarshal(rawSet, &set); err != nil {
 		return nil, nil, err // validated when stored: a corrupt row
 	}
-	header := tok.Headers[0]
-	key, why := assertionKey(set, header)
+	key := assertionKey(set, tok.Headers[0])
 	if key == nil {
-		return nil, nil, assertionFailure(why)
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	var claims jwt.Claims
 	if err := tok.Claims(key.Key, &claims); err != nil {
-		return nil, nil, assertionFailure("the signature does not verify with the client's key")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	now := v.now()
 	if why := checkAssertionClaims(&claims, id, v.audiences, now); why != "" {
@@ -167,25 +173,26 @@ func claimedIssuer(assertion string) string {
 	return c.Issuer
 }
 
-// assertionKey returns the key of set that header names, or why there is none.
-func assertionKey(set jose.JSONWebKeySet, header jose.Header) (*jose.JSONWebKey, string) {
+// assertionKey returns the key of set that header names (by kid, or the only one when
+// there is no kid) if header's alg is that key's, else nil.
+func assertionKey(set jose.JSONWebKeySet, header jose.Header) *jose.JSONWebKey {
 	var key *jose.JSONWebKey
 	switch {
 	case header.KeyID != "":
-		if keys := set.Key(header.KeyID); len(keys) > 0 {
-			key = &keys[0]
-		} else {
-			return nil, "no key of the client's jwks has that kid"
+		keys := set.Key(header.KeyID)
+		if len(keys) == 0 {
+			return nil
 		}
+		key = &keys[0]
 	case len(set.Keys) == 1:
 		key = &set.Keys[0]
 	default:
-		return nil, "kid is required: the client's jwks has several keys"
+		return nil
 	}
 	if header.Algorithm != key.Algorithm {
-		return nil, "alg is not the alg of the key that kid names"
+		return nil
 	}
-	return key, ""
+	return key
 }
 
 // checkAssertionClaims returns why verified claims of client id are refused at now,
