@@ -2844,9 +2844,15 @@ type ClientInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2911,9 +2917,15 @@ type ClientInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -2978,9 +2990,15 @@ type ClientInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3783,9 +3801,15 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, params *Revoke
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3860,9 +3884,15 @@ func (c *Client) IssueTokenWithBody(ctx context.Context, params *IssueTokenParam
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -3937,9 +3967,15 @@ func (c *Client) IssueToken(ctx context.Context, params *IssueTokenParams, body 
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -7965,9 +8001,15 @@ type ClientWithResponsesInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -8032,9 +8074,15 @@ type ClientWithResponsesInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -8099,9 +8147,15 @@ type ClientWithResponsesInterface interface {
 	// `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 	// minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 	// allowed) and `jti` is required: a `jti` is accepted once per client until its
-	// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-	// `error_description` says why; a secret beside an assertion, or one of the two
-	// assertion parameters without the other, is `400 invalid_request`.
+	// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+	// `error_description` says why, except that an unknown client, one without a JWK
+	// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+	// the same description, so that it tells no one whether a client exists or which
+	// keys it has; a secret beside an assertion, or one of the two
+	// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+	// spent before the client's rate allowance is counted, so a replayed assertion is
+	// counted against its sender's address, never the client's: after a `429`, sign a
+	// new assertion.
 	//
 	// **Rate limits.** Every request is first counted against its source address, before
 	// anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16465,9 +16519,15 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16538,9 +16598,15 @@ func (c *ClientWithResponses) IssueTokenWithBodyWithResponse(ctx context.Context
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,
@@ -16611,9 +16677,15 @@ func (c *ClientWithResponses) IssueTokenWithResponse(ctx context.Context, params
 // `aud` is the token endpoint URL or the issuer, `exp` is required and at most 5
 // minutes ahead, `nbf` and `iat` are not in the future (30 s of clock skew are
 // allowed) and `jti` is required: a `jti` is accepted once per client until its
-// `exp`, on every replica. Each refusal is `401 invalid_client` whose
-// `error_description` says why; a secret beside an assertion, or one of the two
-// assertion parameters without the other, is `400 invalid_request`.
+// `exp` (plus the 30 s), on every replica. Each refusal is `401 invalid_client` whose
+// `error_description` says why, except that an unknown client, one without a JWK
+// Set, a `kid` or `alg` that fits none of its keys and a wrong signature all get
+// the same description, so that it tells no one whether a client exists or which
+// keys it has; a secret beside an assertion, or one of the two
+// assertion parameters without the other, is `400 invalid_request`. The `jti` is
+// spent before the client's rate allowance is counted, so a replayed assertion is
+// counted against its sender's address, never the client's: after a `429`, sign a
+// new assertion.
 //
 // **Rate limits.** Every request is first counted against its source address, before
 // anything of it is read: the address your requests come from; an IPv6 address counts as its /64. Over that allowance (default 10/s,

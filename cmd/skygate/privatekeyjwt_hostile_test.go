@@ -60,6 +60,8 @@ func (s *testServer) privateKeyJWTHostile(t *testing.T, c credentials, admin str
 		tokenCase("assertion of 60 KiB", 401, typ, oauth.ClientAssertionType, "client_assertion", strings.Repeat("a.", 30<<10)),
 		tokenCase("assertion alg none", 401, typ, oauth.ClientAssertionType, "client_assertion",
 			b64([]byte(`{"alg":"none"}`))+"."+b64([]byte(`{"iss":"`+p.clientID+`","sub":"`+p.clientID+`","aud":"`+testPublicURL+`","exp":9999999999,"jti":"x"}`))+"."),
+		tokenCase("assertion jti with NUL", 401, typ, oauth.ClientAssertionType, "client_assertion",
+			(&pkjClient{clientID: p.clientID, kid: "hostile", alg: jose.ES256, key: key, jti: "a\x00b"}).assertion(t)),
 		tokenCase("assertion iss with NUL", 401, typ, oauth.ClientAssertionType, "client_assertion", signedAs(p.clientID+"\x00", "hostile")),
 		tokenCase("assertion iss of 8 KiB", 401, typ, oauth.ClientAssertionType, "client_assertion", signedAs(strings.Repeat("i", 8<<10), "hostile")),
 		tokenCase("assertion kid of 8 KiB", 401, typ, oauth.ClientAssertionType, "client_assertion", signedAs(p.clientID, strings.Repeat("k", 8<<10))),

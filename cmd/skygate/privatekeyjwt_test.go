@@ -35,7 +35,8 @@ type pkjClient struct {
 	clientID string
 	kid      string
 	alg      jose.SignatureAlgorithm
-	key      any // private
+	key      any    // private
+	jti      string // of every assertion; a new random one each when ""
 }
 
 // publicJWKS is the JWK Set of c's key, as the partner sends it.
@@ -63,10 +64,13 @@ func (c *pkjClient) assertion(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	now := time.Now()
+	now, jti := time.Now(), c.jti
+	if jti == "" {
+		jti = rand.Text()
+	}
 	tok, err := jwt.Signed(signer).Claims(jwt.Claims{
 		Issuer: c.clientID, Subject: c.clientID, Audience: jwt.Audience{testPublicURL + oauth.TokenPath},
-		IssuedAt: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(time.Minute)), ID: rand.Text(),
+		IssuedAt: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(time.Minute)), ID: jti,
 	}).Serialize()
 	if err != nil {
 		tb.Fatal(err)
@@ -168,7 +172,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 			t.Fatalf("patched jwks: %v", keys)
 		}
 		_, err = s.pkjToken(c.clientID, c.assertion(t))
-		wantTokenRefused(t, "the replaced key", err, "kid")
+		wantTokenRefused(t, "the replaced key", err, "no key registered")
 		if _, err := s.pkjToken(c.clientID, next.assertion(t)); err != nil {
 			t.Fatalf("the new key: %v", err)
 		}
@@ -214,7 +218,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 			t.Fatalf("remove jwks: %d %s", resp.StatusCode, body)
 		}
 		_, err = s.pkjToken(c.clientID, next.assertion(t))
-		wantTokenRefused(t, "after removal", err, "no jwks")
+		wantTokenRefused(t, "after removal", err, "no key registered")
 		s.mustToken(credentials{ClientID: c.clientID, ClientSecret: secret}, "")
 
 		// Every change was audited.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -58,19 +59,28 @@ func (a *ClientAuthenticator) AcceptAssertions(store ClientAssertionStore, publi
 }
 
 // assertionFailure is the invalid_client of a client assertion that is refused, with
-// why in its public description: the client holds the key, so nothing is revealed
-// that it does not know, and never key material.
+// why in its public description, never key material. Until the signature verifies,
+// the sender may be anyone: every failure that depends on what is registered (no such
+// client, no JWK Set, no key for the header, a wrong signature) is then errNoKey, so
+// that the answer does not tell whether a client exists or which keys it has. Reasons
+// given after the signature verifies are for the client, who holds the key.
 func assertionFailure(why string) *Error {
 	return Errorf(CodeInvalidClient, "client assertion refused: %s", why)
 }
+
+// errNoKey is the one reason of a refusal before the signature verifies that depends
+// on what is registered.
+const errNoKey = "no key registered for the client that iss names verifies it (check iss, kid and alg)"
 
 // authenticateAssertion is Authenticate for a request carrying a client assertion
 // (c.Assertion): the JWS must use one of ClientAssertionAlgs, name its key by kid
 // (optional when the set has one key) with that key's alg, and verify; iss and sub
 // must both be the client_id (and equal the client_id parameter when sent), aud the
 // token endpoint or the issuer, exp present and at most MaxAssertionLifetime ahead,
-// nbf and iat not in the future, jti present. The jti is then recorded until exp:
-// one used before is refused, on whichever replica it was used.
+// nbf and iat not in the future, jti present. The jti is then recorded until exp plus
+// AssertionLeeway, the last instant the assertion passes these checks: one used before
+// is refused, on whichever replica it was used. Only then is the client's allowance
+// asked (c.admit), so that a replay is counted against its sender's source.
 func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c ClientAuth) (*skygate.Application, *skygate.Account, error) {
 	v := a.assertions
 	if v == nil {
@@ -91,12 +101,12 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	case c.ID != "" && c.ID != id:
 		return nil, nil, Errorf(CodeInvalidClient, "client assertion refused: client_id differs from the assertion's iss")
 	case !plausibleClientID(id):
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	app, acct, _, err := a.apps.lookup(ctx, id, false)
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	case err != nil:
 		return nil, nil, err
 	case acct == nil:
@@ -106,40 +116,45 @@ func (a *ClientAuthenticator) authenticateAssertion(ctx context.Context, c Clien
 	switch {
 	case skygate.IsCode(err, skygate.CodeNotFound):
 		// Deleted since the cache read it.
-		return nil, nil, assertionFailure("unknown client")
+		return nil, nil, assertionFailure(errNoKey)
 	case err != nil:
 		return nil, nil, err
 	case rawSet == nil:
-		return nil, nil, assertionFailure("the client has registered no jwks")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	var set jose.JSONWebKeySet
 	if err := json.Unmarshal(rawSet, &set); err != nil {
 		return nil, nil, err // validated when stored: a corrupt row
 	}
-	header := tok.Headers[0]
-	key, why := assertionKey(set, header)
+	key := assertionKey(set, tok.Headers[0])
 	if key == nil {
-		return nil, nil, assertionFailure(why)
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	var claims jwt.Claims
 	if err := tok.Claims(key.Key, &claims); err != nil {
-		return nil, nil, assertionFailure("the signature does not verify with the client's key")
+		return nil, nil, assertionFailure(errNoKey)
 	}
 	now := v.now()
 	if why := checkAssertionClaims(&claims, id, v.audiences, now); why != "" {
 		return nil, nil, assertionFailure(why)
 	}
-	if c.admit != nil {
-		if err := c.admit(app.ClientID); err != nil {
-			return nil, nil, err
-		}
-	}
-	err = v.store.UseClientAssertion(ctx, app.ClientID, claims.ID, claims.Expiry.Time())
+	// The jti is kept until the assertion stops being accepted, exp plus the leeway: a
+	// record kept only until exp could be purged while a replay still passes the checks.
+	err = v.store.UseClientAssertion(ctx, app.ClientID, claims.ID, claims.Expiry.Time().Add(AssertionLeeway))
 	switch {
 	case skygate.IsCode(err, skygate.CodeConflict):
 		return nil, nil, assertionFailure("its jti was used already")
 	case err != nil:
 		return nil, nil, err
+	}
+	// Only a first use is the client's: admitted before the jti was spent, a replayed
+	// assertion (one seen in transit or in a log) would be refunded to its sender's
+	// source and charged to the client, whose allowance anyone holding it could then
+	// use up. An assertion the hooks refuse is spent: the client signs a new one.
+	if c.admit != nil {
+		if err := c.admit(app.ClientID); err != nil {
+			return nil, nil, err
+		}
 	}
 	return app, acct, nil
 }
@@ -158,25 +173,26 @@ func claimedIssuer(assertion string) string {
 	return c.Issuer
 }
 
-// assertionKey returns the key of set that header names, or why there is none.
-func assertionKey(set jose.JSONWebKeySet, header jose.Header) (*jose.JSONWebKey, string) {
+// assertionKey returns the key of set that header names (by kid, or the only one when
+// there is no kid) if header's alg is that key's, else nil.
+func assertionKey(set jose.JSONWebKeySet, header jose.Header) *jose.JSONWebKey {
 	var key *jose.JSONWebKey
 	switch {
 	case header.KeyID != "":
-		if keys := set.Key(header.KeyID); len(keys) > 0 {
-			key = &keys[0]
-		} else {
-			return nil, "no key of the client's jwks has that kid"
+		keys := set.Key(header.KeyID)
+		if len(keys) == 0 {
+			return nil
 		}
+		key = &keys[0]
 	case len(set.Keys) == 1:
 		key = &set.Keys[0]
 	default:
-		return nil, "kid is required: the client's jwks has several keys"
+		return nil
 	}
 	if header.Algorithm != key.Algorithm {
-		return nil, "alg is not the alg of the key that kid names"
+		return nil
 	}
-	return key, ""
+	return key
 }
 
 // checkAssertionClaims returns why verified claims of client id are refused at now,
@@ -189,6 +205,9 @@ func checkAssertionClaims(c *jwt.Claims, id string, audiences jwt.Audience, now 
 		return "jti is required"
 	case len(c.ID) > maxJTILength:
 		return "jti is too long"
+	case strings.ContainsFunc(c.ID, unicode.IsControl):
+		// Stored as text: PostgreSQL refuses a NUL byte, which would be a 500.
+		return "jti must not contain control characters"
 	case c.Expiry.Time().After(now.Add(MaxAssertionLifetime + AssertionLeeway)):
 		return "exp is more than 5 minutes ahead"
 	case c.IssuedAt != nil && c.IssuedAt.Time().After(now.Add(AssertionLeeway)):

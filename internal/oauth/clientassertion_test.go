@@ -52,6 +52,17 @@ func (s *memClientKeys) UseClientAssertion(_ context.Context, clientID, jti stri
 	return nil
 }
 
+// purge drops the jtis whose expiry is before now, as PurgeClientAssertions does.
+func (s *memClientKeys) purge(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, exp := range s.used {
+		if exp.Before(now) {
+			delete(s.used, k)
+		}
+	}
+}
+
 // assertionFixture is a fixture whose token endpoint accepts client assertions, with
 // one client holding a key of each algorithm.
 type assertionFixture struct {
@@ -214,15 +225,16 @@ func TestClientAssertionRefused(t *testing.T) {
 		{"exp too far", assertion(t, f.es, jose.ES256, "es", valid("a4", func(c *jwt.Claims) { c.Expiry = jwt.NewNumericDate(now.Add(10 * time.Minute)) })), nil, "5 minutes"},
 		{"no exp", assertion(t, f.es, jose.ES256, "es", valid("a5", func(c *jwt.Claims) { c.Expiry = nil })), nil, "exp is required"},
 		{"no jti", assertion(t, f.es, jose.ES256, "es", valid("", func(*jwt.Claims) {})), nil, "jti is required"},
+		{"NUL in jti", assertion(t, f.es, jose.ES256, "es", valid("a\x00b", func(*jwt.Claims) {})), nil, "control characters"},
 		{"nbf ahead", assertion(t, f.es, jose.ES256, "es", valid("a6", func(c *jwt.Claims) { c.NotBefore = jwt.NewNumericDate(now.Add(2 * time.Minute)) })), nil, "nbf"},
 		{"iat ahead", assertion(t, f.es, jose.ES256, "es", valid("a7", func(c *jwt.Claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(2 * time.Minute)) })), nil, "iat"},
 		{"iss differs from sub", assertion(t, f.es, jose.ES256, "es", valid("a8", func(c *jwt.Claims) { c.Subject = "someone-else" })), nil, "iss and sub"},
-		{"unknown client", assertion(t, f.es, jose.ES256, "es", valid("a9", func(c *jwt.Claims) { c.Issuer, c.Subject = "nobody", "nobody" })), nil, "unknown client"},
+		{"unknown client", assertion(t, f.es, jose.ES256, "es", valid("a9", func(c *jwt.Claims) { c.Issuer, c.Subject = "nobody", "nobody" })), nil, noKey},
 		{"client_id differs", assertion(t, f.es, jose.ES256, "es", f.claims("a10")), []string{"client_id", "other-client"}, "client_id differs"},
-		{"wrong key", assertion(t, other, jose.ES256, "es", f.claims("a11")), nil, "signature does not verify"},
-		{"unknown kid", assertion(t, f.es, jose.ES256, "nope", f.claims("a12")), nil, "kid"},
-		{"no kid with several keys", assertion(t, f.es, jose.ES256, "", f.claims("a13")), nil, "kid is required"},
-		{"alg of another key", assertion(t, f.es, jose.ES256, "ed", f.claims("a14")), nil, "alg"},
+		{"wrong key", assertion(t, other, jose.ES256, "es", f.claims("a11")), nil, noKey},
+		{"unknown kid", assertion(t, f.es, jose.ES256, "nope", f.claims("a12")), nil, noKey},
+		{"no kid with several keys", assertion(t, f.es, jose.ES256, "", f.claims("a13")), nil, noKey},
+		{"alg of another key", assertion(t, f.es, jose.ES256, "ed", f.claims("a14")), nil, noKey},
 		{"HS256", assertion(t, []byte(strings.Repeat("k", 32)), jose.HS256, "es", f.claims("a15")), nil, "ES256, RS256 or EdDSA"},
 		{"alg none", unsignedAssertion(t, f.claims("a16")), nil, "ES256, RS256 or EdDSA"},
 		{"garbage", "not.a.jwt", nil, "ES256, RS256 or EdDSA"},
@@ -238,6 +250,11 @@ func TestClientAssertionRefused(t *testing.T) {
 		})
 	}
 }
+
+// noKey is the whole error_description of every refusal before the signature verifies
+// that depends on what is registered: an unknown client, one without a JWK Set, a kid
+// or alg that fits no key, a wrong signature. It must not tell them apart.
+const noKey = "client assertion refused: no key registered for the client that iss names verifies it (check iss, kid and alg)"
 
 // unsignedAssertion is claims under alg "none" (RFC 7519 §6).
 func unsignedAssertion(tb testing.TB, claims jwt.Claims) string {
@@ -255,6 +272,24 @@ func TestClientAssertionReplay(t *testing.T) {
 	res := f.postAssertion(t, tok)
 	if res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
 		t.Fatalf("replay: status %d, %s: %s; want 401 naming the jti", res.status, res.err, res.desc)
+	}
+}
+
+// TestClientAssertionReplayAfterPurge replays an assertion accepted within the leeway
+// after its exp, once the store has purged what expired: the jti must still be held.
+func TestClientAssertionReplayAfterPurge(t *testing.T) {
+	t.Parallel()
+	f := setupAssertions(t)
+	c := f.claims("late")
+	c.Expiry = jwt.NewNumericDate(f.clock.Now().Add(-oauth.AssertionLeeway / 2))
+	tok := assertion(t, f.es, jose.ES256, "es", c)
+	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
+		t.Fatalf("first use within the leeway: status %d, %s: %s", res.status, res.err, res.desc)
+	}
+	f.keys.purge(f.clock.Now())
+	res := f.postAssertion(t, tok)
+	if res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
+		t.Fatalf("replay after a purge: status %d, %s: %s; want 401 naming the jti", res.status, res.err, res.desc)
 	}
 }
 
@@ -306,8 +341,8 @@ func TestClientAssertionNotRegistered(t *testing.T) {
 	c := f.claims("no-set")
 	c.Issuer, c.Subject = id, id
 	if res := f.postAssertion(t, assertion(t, f.es, jose.ES256, "es", c)); res.status != http.StatusUnauthorized ||
-		!strings.Contains(res.desc, "no jwks") {
-		t.Fatalf("status %d, %s: %s; want 401 saying no jwks", res.status, res.err, res.desc)
+		res.desc != noKey {
+		t.Fatalf("status %d, %s: %s; want 401 %q, as for an unknown client", res.status, res.err, res.desc, noKey)
 	}
 	plain := setup(t)
 	w := plain.post(t, tokenCall{contentType: formType, body: form("grant_type", "client_credentials",
@@ -336,15 +371,35 @@ func TestClientAssertionHooks(t *testing.T) {
 		t.Errorf("authenticated %q, failed %q; want the client once each", h.authenticated, h.failed)
 	}
 
-	// A refusal by the hooks leaves the jti unused: the same assertion works later.
-	tok := assertion(t, f.es, jose.ES256, "es", f.claims("refused-first"))
+	// A replayed assertion is a failed authentication, never the client's: anyone who
+	// saw it must not use up the client's allowance with it.
+	h = &recordingHooks{}
+	f.handler.Hooks = h
+	tok := assertion(t, f.es, jose.ES256, "es", f.claims("replayed"))
+	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
+		t.Fatalf("first use: status %d: %s", res.status, res.desc)
+	}
+	for range 3 {
+		if res := f.postAssertion(t, tok); res.status != http.StatusUnauthorized {
+			t.Fatalf("replay: status %d: %s", res.status, res.desc)
+		}
+	}
+	if !equalStrings(h.authenticated, []string{f.clientID}) || len(h.failed) != 3 {
+		t.Errorf("authenticated %q, failed %q; want the first use authenticated and each replay failed", h.authenticated, h.failed)
+	}
+
+	// An assertion the hooks refuse is spent: the client signs a new one.
+	tok = assertion(t, f.es, jose.ES256, "es", f.claims("refused-first"))
 	f.handler.Hooks = &recordingHooks{refuse: errors.New("over the limit")}
 	if w := f.post(t, tokenCall{contentType: formType, body: form("grant_type", "client_credentials",
 		"client_assertion_type", oauth.ClientAssertionType, "client_assertion", tok)}); w.Code != http.StatusTooManyRequests {
 		t.Fatalf("refused: status %d", w.Code)
 	}
 	f.handler.Hooks = nil
-	if res := f.postAssertion(t, tok); res.status != http.StatusOK {
-		t.Fatalf("after the refusal: status %d: %s", res.status, res.desc)
+	if res := f.postAssertion(t, tok); res.status != http.StatusUnauthorized || !strings.Contains(res.desc, "jti was used") {
+		t.Fatalf("after the refusal: status %d: %s; want 401 naming the jti", res.status, res.desc)
+	}
+	if res := f.postAssertion(t, assertion(t, f.es, jose.ES256, "es", f.claims("refused-then-new"))); res.status != http.StatusOK {
+		t.Fatalf("a new assertion after the refusal: status %d: %s", res.status, res.desc)
 	}
 }

@@ -83,7 +83,7 @@ func NewMetadata(publicURL string) *Metadata {
 
 		TLSClientCertificateBoundAccessTokens: true,
 
-		TokenEndpointAuthSigningAlgValuesSupported: []string{string(jose.ES256), string(jose.RS256), string(jose.EdDSA)},
+		TokenEndpointAuthSigningAlgValuesSupported: slices.Clone(assertionAlgs),
 
 		RevocationEndpoint:                                 base + RevocationPath,
 		RevocationEndpointAuthMethodsSupported:             slices.Clone(clientEndpointAuthMethods),

@@ -18,8 +18,9 @@ const (
 
 // ClientEndpoint is what the revocation and introspection endpoints share with the
 // token endpoint: the request body (form or JSON, at most MaxTokenRequestBody bytes),
-// client authentication by ClientAuthenticator with the same methods (a secret, or
-// tls_client_auth with the certificate of WithClientCertificate), the TokenHooks
+// client authentication by ClientAuthenticator with the same methods (a secret,
+// private_key_jwt, or tls_client_auth with the certificate of WithClientCertificate),
+// the TokenHooks
 // (rate limits, failed authentications), and RFC 6749 §5.2 error bodies with
 // Cache-Control: no-store.
 type ClientEndpoint struct {
