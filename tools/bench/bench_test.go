@@ -54,10 +54,12 @@ func TestHarnessSmoke(t *testing.T) {
 			smoke(t, gen, server)
 		})
 	}
-	t.Run(scTokenPrivateKeyJWT, func(t *testing.T) {
-		t.Parallel()
-		smokeScenario(t, server, scTokenPrivateKeyJWT)
-	})
+	for _, sc := range []string{scTokenPrivateKeyJWT, scIntrospect} {
+		t.Run(sc, func(t *testing.T) {
+			t.Parallel()
+			smokeScenario(t, server, sc)
+		})
+	}
 }
 
 // smokeScenario runs one engine scenario on SQLite with a tiny load and checks that it
@@ -81,8 +83,8 @@ func smokeScenario(t *testing.T, server, scenario string) {
 	}
 	for _, r := range rep.Rows {
 		if r.Scenario == scenario && r.Engine == engineSQLite {
-			if r.Skipped != "" || r.RPS <= 0 {
-				t.Fatalf("%s: %+v", scenario, r)
+			if r.Skipped != "" || r.RPS <= 0 || r.Phases == nil || r.Phases.Max.OK == 0 {
+				t.Fatalf("%s: no figures: %+v", scenario, r)
 			}
 			return
 		}
@@ -546,46 +548,4 @@ func TestFixedRateNotJudged(t *testing.T) {
 			t.Errorf("-rate %d: p99 judged = %v, want %v", rate, judged, rate == 0)
 		}
 	}
-}
-
-// TestIntrospectScenarioSmoke runs the introspect scenario with a tiny load on SQLite
-// and checks only that figures come out.
-func TestIntrospectScenarioSmoke(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the server")
-	}
-	repo, err := serviceRoot("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := filepath.Join(t.TempDir(), "skygate")
-	var log bytes.Buffer
-	if err := buildServer(t.Context(), repo, defaultBuildPkg, nil, server, &log); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	out := filepath.Join(t.TempDir(), "bench.json")
-	var stdout, stderr bytes.Buffer
-	args := []string{"skygate-bench", "-duration", "200ms", "-latency-duration", "100ms", "-warmup", "0", "-workers", "4",
-		"-scenarios", scIntrospect, "-engines", "sqlite", "-pin=false", "-generator", genVegeta, "-rounds", "1",
-		"-work-dir", t.TempDir(), "-json", out, "-server-bin", server}
-	if err := run(t.Context(), args, func(string) string { return "" }, &stdout, &stderr); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rep.Rows {
-		if r.Scenario == scIntrospect && r.Engine == engineSQLite {
-			if r.Skipped != "" || r.RPS <= 0 || r.Phases == nil || r.Phases.Max.OK == 0 {
-				t.Errorf("introspect: no figures: %+v", r)
-			}
-			return
-		}
-	}
-	t.Errorf("no introspect row in %s", b)
 }
