@@ -21,8 +21,9 @@ var clientKeyStatements = &sqlstore.ClientKeyStatements{
 		WHERE app.account_id = $1 AND app.id = $2`,
 	Upsert: `INSERT INTO application_jwks (application_id, account_id, jwks, updated_at)
 		VALUES ($1, $2, $3, $4)
-		ON CONFLICT (application_id) DO UPDATE SET jwks = excluded.jwks, updated_at = excluded.updated_at`,
-	Delete: `DELETE FROM application_jwks WHERE application_id = $1`,
+		ON CONFLICT (application_id) DO UPDATE SET jwks = excluded.jwks, updated_at = excluded.updated_at
+		WHERE application_jwks.account_id = excluded.account_id`,
+	Delete: `DELETE FROM application_jwks WHERE account_id = $1 AND application_id = $2`,
 	Use:    `INSERT INTO client_assertions (client_id, jti, expires_at) VALUES ($1, $2, $3)`,
 	Purge:  `DELETE FROM client_assertions WHERE expires_at < $1`,
 }

@@ -21,8 +21,9 @@ var clientKeyStatements = &sqlstore.ClientKeyStatements{
 		WHERE app.account_id = ? AND app.id = ?`,
 	Upsert: `INSERT INTO application_jwks (application_id, account_id, jwks, updated_at)
 		VALUES (?, ?, ?, ?)
-		ON CONFLICT (application_id) DO UPDATE SET jwks = excluded.jwks, updated_at = excluded.updated_at`,
-	Delete: `DELETE FROM application_jwks WHERE application_id = ?`,
+		ON CONFLICT (application_id) DO UPDATE SET jwks = excluded.jwks, updated_at = excluded.updated_at
+		WHERE application_jwks.account_id = excluded.account_id`,
+	Delete: `DELETE FROM application_jwks WHERE account_id = ? AND application_id = ?`,
 	Use:    `INSERT INTO client_assertions (client_id, jti, expires_at) VALUES (?, ?, ?)`,
 	Purge:  `DELETE FROM client_assertions WHERE expires_at < ?`,
 }

@@ -44,7 +44,7 @@ func UpdateApplicationSettings(ctx context.Context, db *DB, st *ClientKeyStateme
 		}
 		if u.SetJWKS {
 			if u.JWKS == nil {
-				_, err = tx.ExecContext(ctx, st.Delete, applicationID)
+				_, err = tx.ExecContext(ctx, st.Delete, accountID, applicationID)
 			} else {
 				_, err = tx.ExecContext(ctx, st.Upsert, applicationID, accountID, string(u.JWKS), db.Time(now))
 			}

@@ -18,7 +18,7 @@ type ClientKeyStatements struct {
 	Select string
 	// Upsert stores (application id, account id, jwks, updated_at).
 	Upsert string
-	// Delete removes the jwks of the application id.
+	// Delete removes the jwks of (account id, application id).
 	Delete string
 	// Use inserts (client id, jti, expires_at).
 	Use string
