@@ -160,9 +160,11 @@ func FuzzETagListMatches(f *testing.F) {
 		if !conditional.ETagListMatches("*", tag) {
 			t.Fatalf("* does not match %q", tag)
 		}
-		// A valid entity tag (quoted, and matching itself) matches its gzip variant,
-		// which matches only itself and its own gzip variant, never the tag.
-		if strings.HasPrefix(strings.TrimPrefix(tag, "W/"), `"`) && conditional.ETagListMatches(tag, tag) {
+		// A valid entity tag (RFC 9110 §8.8.3: W/ optional, then an opaque-tag) matches
+		// its gzip variant, which matches only itself and its own gzip variant, never the
+		// tag. (A malformed one such as `",*` is a list holding "*", which matches all.)
+		if opaque := strings.TrimPrefix(tag, "W/"); len(opaque) >= 2 && opaque[0] == '"' && opaque[len(opaque)-1] == '"' && etagcs(opaque[1:len(opaque)-1]) &&
+			conditional.ETagListMatches(tag, tag) {
 			gz := conditional.GzipETag(tag)
 			if !conditional.ETagListMatches(gz, tag) {
 				t.Fatalf("%s does not match its gzip variant %s", tag, gz)
