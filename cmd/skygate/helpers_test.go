@@ -61,19 +61,7 @@ func (s *testServer) tokenCall(c credentials, scope string) (*http.Response, []b
 	if scope != "" {
 		form.Set("scope", scope)
 	}
-	req, _ := http.NewRequest(http.MethodPost, s.base+"/oauth/v2/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return resp, body
+	return s.oauthCall("/oauth/v2/token", c, form)
 }
 
 // openStore opens the server's database from the test, as a second process would.
