@@ -10,9 +10,13 @@ import (
 // The statements of a recovery (sqlstore.RecoverSQL). $4 of Redeliver and Missing is
 // the subscription's filter as text[]; an empty one accepts every type.
 const (
-	// lockRecovered keeps the subscription's filter and active flag until the commit:
-	// a concurrent PATCH or disable waits for the recovery.
-	lockRecovered = selectWebhook + ` FOR SHARE`
+	// lockRecovered keeps the subscription from being deleted until the commit, as
+	// the fan-out does, so the new deliveries' foreign key holds. It does not block a
+	// concurrent disable or PATCH: a dispatcher completing a delivery of this
+	// subscription locks the delivery, then the subscription, and a stronger lock here
+	// would let the two wait for each other. A recovery that meets a disable leaves its
+	// deliveries parked, as any pending delivery is.
+	lockRecovered = selectWebhook + ` FOR KEY SHARE`
 	redeliver     = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $5,
 		leased_until = NULL, updated_at = $5
 		WHERE subscription_id = $1 AND account_id = $2 AND status IN ('succeeded', 'failed')

@@ -14,8 +14,8 @@ import (
 // filter in the engine's Strings form (empty: every type); since and now are stored
 // times. Every statement leaves out webhook.subscription.disabled events.
 type RecoverSQL struct {
-	// Lock (account_id, id) reads a subscription in ScanWebhook's columns and keeps
-	// its filter and active flag from changing until the transaction ends.
+	// Lock (account_id, id) reads a subscription in ScanWebhook's columns and keeps it
+	// from being deleted until the transaction ends.
 	Lock string
 	// Redeliver (subscription_id, account_id, since, types, now) makes the
 	// subscription's succeeded and failed deliveries of the account's events created
@@ -35,7 +35,8 @@ type RecoverSQL struct {
 
 // RecoverWebhookDeliveries is skygate.WebhookStore's RecoverWebhookDeliveries, in
 // one transaction: Lock, Redeliver, Missing, then Insert with each missing event's
-// envelope (EventBody) as the body of its delivery. The deliveries made due count in
+// envelope (EventBody) as the body of its delivery. The missing events are held in
+// memory at once; the retention window bounds them. The deliveries made due count in
 // tx.Delivered, so the commit wakes the engine's OnDeliveries function.
 func RecoverWebhookDeliveries(ctx context.Context, db *DB, q *RecoverSQL, accountID, webhookID string, since, now time.Time) (int, error) {
 	since, now = UTC(since), UTC(now)
