@@ -23,18 +23,26 @@ type WebhookTestData struct {
 // Its JSON form is the partner-facing resource (SPEC §2.1); the secrets, the account
 // and the failure bookkeeping are internal and never serialised.
 //
+// EventTypes is the subscription's filter: the event types it receives, none meaning
+// every type (see Accepts); stores return it non-nil, so its JSON form is always an
+// array. DisabledAt and DisabledReason say when and why the store last turned the
+// subscription inactive (a WebhookDisabled… reason); both are nil while it is active.
+//
 // Secret and PreviousSecret are sealed (encrypted) signing secrets; the store keeps
 // the bytes it is given and never sees a plaintext secret. PreviousSecret still signs
 // until PreviousValidUntil (the grace period after a rotation). FailingSince is the
 // time of the first failed attempt after the last successful one; nil while the
 // endpoint is healthy.
 type WebhookSubscription struct {
-	ID        string    `json:"id"`
-	AccountID string    `json:"-"`
-	URL       string    `json:"url"`
-	Active    bool      `json:"active"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID             string     `json:"id"`
+	AccountID      string     `json:"-"`
+	URL            string     `json:"url"`
+	Active         bool       `json:"active"`
+	EventTypes     []string   `json:"event_types"`
+	DisabledAt     *time.Time `json:"disabled_at"`
+	DisabledReason *string    `json:"disabled_reason"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
 
 	Secret             []byte     `json:"-"`
 	PreviousSecret     []byte     `json:"-"`
@@ -106,7 +114,10 @@ type WebhookJob struct {
 // Status is the delivery's new status: succeeded, pending (retry at NextAttemptAt) or
 // failed. Disable turns the subscription inactive (410 Gone). On a failure the store
 // records the first failure time and turns the subscription inactive when it has
-// been failing since FailingCutoff or earlier (the 72-hour rule).
+// been failing since FailingCutoff or earlier (the 72-hour rule). Whenever an outcome
+// turns a subscription inactive, the store writes a webhook.subscription.disabled
+// event (WebhookSubscriptionDisabled, reason gone or failing, at the attempt's time)
+// in the same transaction and records the time and reason on the subscription.
 type WebhookOutcome struct {
 	DeliveryID     string
 	SubscriptionID string
@@ -134,13 +145,16 @@ type WebhookBacklog struct {
 // Every tenant method takes the account id; another account's subscription or
 // delivery is CodeNotFound. Deliveries are created by the store itself: every event
 // written to the outbox (by any store method) gets, in the same transaction, a pending
-// delivery to the account's subscription if it has one and it is active. Pending
-// deliveries of an inactive subscription are parked: they are not claimed until the
-// subscription is active again.
+// delivery to the account's subscription if it has one, it is active and it accepts
+// the event's type (WebhookSubscription.Accepts); an event it does not accept gets no
+// delivery, then or later (unless recovered). Pending deliveries of an inactive
+// subscription are parked: they are not claimed until the subscription is active
+// again.
 type WebhookStore interface {
-	// CreateWebhook inserts sub. An account that already has a subscription is
-	// CodeWebhookExists (decided by a unique constraint, so of two concurrent creates
-	// one wins); an unknown account is CodeNotFound. Times are normalised.
+	// CreateWebhook inserts sub with its EventTypes (nil is none: every type). An
+	// account that already has a subscription is CodeWebhookExists (decided by a
+	// unique constraint, so of two concurrent creates one wins); an unknown account is
+	// CodeNotFound. Times are normalised.
 	CreateWebhook(ctx context.Context, sub *WebhookSubscription) error
 	// Webhook returns the account's subscription or CodeNotFound.
 	Webhook(ctx context.Context, accountID, webhookID string) (*WebhookSubscription, error)
@@ -151,16 +165,37 @@ type WebhookStore interface {
 	DeleteWebhook(ctx context.Context, accountID, webhookID string) error
 	// RotateWebhookSecret makes secret (sealed) the current secret and the current one
 	// the previous secret, valid until previousValidUntil; a previous secret from an
-	// earlier rotation is dropped. It sets Active, clears FailingSince and returns the
-	// subscription as written, or CodeNotFound.
+	// earlier rotation is dropped. It sets Active, clears FailingSince, DisabledAt and
+	// DisabledReason and returns the subscription as written, or CodeNotFound.
 	RotateWebhookSecret(ctx context.Context, accountID, webhookID string, secret []byte, previousValidUntil, now time.Time) (*WebhookSubscription, error)
-	// ChangeWebhookURL replaces the URL, sets Active, clears FailingSince and returns
-	// the subscription as written, or CodeNotFound.
+	// ChangeWebhookURL replaces the URL, sets Active, clears FailingSince, DisabledAt
+	// and DisabledReason and returns the subscription as written, or CodeNotFound.
 	ChangeWebhookURL(ctx context.Context, accountID, webhookID, url string, now time.Time) (*WebhookSubscription, error)
+	// SetWebhookEventTypes replaces the subscription's filter with types (nil or empty:
+	// every type), sets UpdatedAt and returns the subscription as written, or
+	// CodeNotFound. The new filter applies to events written after the commit;
+	// deliveries that exist stay.
+	SetWebhookEventTypes(ctx context.Context, accountID, webhookID string, types []string, now time.Time) (*WebhookSubscription, error)
+	// EnableWebhook makes an inactive subscription active again, as ChangeWebhookURL
+	// does (FailingSince, DisabledAt and DisabledReason cleared, UpdatedAt now), and
+	// returns it; its parked deliveries become claimable. An active subscription is
+	// returned unchanged, so its failure time (the 72-hour rule) keeps running. An
+	// unknown subscription is CodeNotFound.
+	EnableWebhook(ctx context.Context, accountID, webhookID string, now time.Time) (*WebhookSubscription, error)
+	// RecoverWebhookDeliveries delivers again, in one transaction, every event of the
+	// account created at or after since that the subscription accepts: a succeeded or
+	// failed delivery of it becomes pending and due at now (its attempt count and log
+	// continue), a pending one stays as it is, and an event without a delivery (it was
+	// filtered out or the subscription was inactive or not yet created) gets a new
+	// pending delivery due at now, created at now. webhook.subscription.disabled events
+	// are never delivered. It returns the number of deliveries made due (pending ones
+	// are not counted). The subscription must be the account's (else CodeNotFound) and
+	// active (else CodeConflict, and nothing is written).
+	RecoverWebhookDeliveries(ctx context.Context, accountID, webhookID string, since, now time.Time) (int, error)
 	// CreateWebhookTestEvent writes e (an event of the account) to the outbox and
 	// returns the delivery it produced for the subscription, with an empty attempt
-	// log. The subscription must be the account's (else CodeNotFound) and active
-	// (else CodeConflict, and nothing is written).
+	// log. The subscription must be the account's (else CodeNotFound), active and
+	// accept e's type (else CodeConflict, and nothing is written).
 	CreateWebhookTestEvent(ctx context.Context, accountID, webhookID string, e *Event) (*WebhookDelivery, error)
 
 	// ListWebhookDeliveries returns a page of the subscription's deliveries, newest

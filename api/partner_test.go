@@ -22,6 +22,8 @@ var partnerPaths = []string{
 	"/api/v1/b2b/webhooks/{webhookID}/change-url",
 	"/api/v1/b2b/webhooks/{webhookID}/deliveries",
 	"/api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry",
+	"/api/v1/b2b/webhooks/{webhookID}/enable",
+	"/api/v1/b2b/webhooks/{webhookID}/recover",
 	"/api/v1/b2b/webhooks/{webhookID}/rotate-secret",
 	"/api/v1/b2b/webhooks/{webhookID}/test",
 	"/oauth/v2/introspect",

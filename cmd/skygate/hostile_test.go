@@ -618,7 +618,10 @@ func TestHostileRequests(t *testing.T) {
 		audCases, audiencesKept := s.audiencesPatchHostile(t, c.AccountID, admin)
 		cases = append(cases, audCases...)
 		cases = append(cases, oauthHostileCases(c)...)
+		subsCases, filterKept := s.webhookSubsHostile(t, tok)
+		cases = append(cases, subsCases...)
 		s.runHostile(t, cases)
+		filterKept()
 		certUnbound()
 		audiencesKept()
 		if resp, body := s.get("/v2/catalog/lounges?limit=1", tok, nil); resp.StatusCode != http.StatusOK {

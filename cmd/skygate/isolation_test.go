@@ -53,7 +53,12 @@ var isolationBodies = map[string]func(own *isoTenant) string{
 	"usage":         func(*isoTenant) string { return `{"used_mb":1}` },
 	"rotate-secret": func(*isoTenant) string { return `{"secret":"isolation-rotated-secret-0001"}` },
 	"change-url":    func(own *isoTenant) string { return `{"url":"` + own.hookURL + `/moved"}` },
+	"recover":       func(*isoTenant) string { return `{"since":"2020-01-01T00:00:00Z"}` },
 }
+
+// isolationPatch is the body of the tenant PATCH routes (the webhook subscription's
+// filter): valid, so that the only thing wrong is whose object it names.
+const isolationPatch = `{"event_types":["webhook.test"]}`
 
 // isoTenant is an account with one object of every kind.
 type isoTenant struct {
@@ -209,10 +214,13 @@ func (s *testServer) checkAdminAccountRoute(t *testing.T, route string, params [
 func (s *testServer) checkForeign(t *testing.T, name, method, url string, b *isoTenant) {
 	t.Helper()
 	var body string
-	if method == http.MethodPost {
+	switch method {
+	case http.MethodPost:
 		if f, ok := isolationBodies[url[strings.LastIndexByte(url, '/')+1:]]; ok {
 			body = f(b)
 		}
+	case http.MethodPatch:
+		body = isolationPatch
 	}
 	for _, l := range []struct {
 		listener string

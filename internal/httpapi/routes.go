@@ -83,9 +83,12 @@ func (s *Server) routes() {
 	s.route("GET /api/v1/b2b/webhooks", s.auth(hooksRead, s.listWebhooks))
 	s.route("GET /api/v1/b2b/webhooks/{webhookID}", s.auth(hooksRead, s.getWebhook))
 	s.route("DELETE /api/v1/b2b/webhooks/{webhookID}", s.auth(hooksWrite, s.deleteWebhook))
+	s.route("PATCH /api/v1/b2b/webhooks/{webhookID}", s.auth(hooksWrite, s.patchWebhook))
 	s.route("POST /api/v1/b2b/webhooks/{webhookID}/rotate-secret", s.auth(hooksWrite, s.rotateWebhookSecret))
 	s.route("POST /api/v1/b2b/webhooks/{webhookID}/change-url", s.auth(hooksWrite, s.changeWebhookURL))
 	s.route("POST /api/v1/b2b/webhooks/{webhookID}/test", s.auth(hooksWrite, s.testWebhook))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/recover", s.auth(hooksWrite, s.recoverWebhook))
+	s.route("POST /api/v1/b2b/webhooks/{webhookID}/enable", s.auth(hooksWrite, s.enableWebhook))
 	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", s.auth(hooksRead, s.listWebhookDeliveries))
 	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", s.auth(hooksWrite, s.retryWebhookDelivery))
 

@@ -28,8 +28,9 @@ const (
 	// replaced. DO UPDATE, unlike DO NOTHING, locks the conflicting row even when its
 	// WHERE is false, so replays of one key queue behind each other. Every later part
 	// reads k, so nothing is written when a live record holds the key. The deliveries
-	// join the account's active subscription as insertEventsWithDeliveries does. It
-	// returns the keys claimed (0 or 1) and the deliveries written.
+	// join the account's active subscription, and follow its filter, as
+	// insertEventsWithDeliveries does. It returns the keys claimed (0 or 1) and the
+	// deliveries written.
 	createBooking = `WITH k AS (
 			INSERT INTO idempotency_records (account_id, operation, idem_key, fingerprint,
 				status_code, resource_id, body, created_at, expires_at, sealed)
@@ -65,6 +66,9 @@ const (
 			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
 				v.created_at, 0, '', v.created_at, v.created_at
 			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+			-- The subscription's filter (skygate.WebhookSubscription.Accepts).
+			WHERE v.type <> 'webhook.subscription.disabled'
+				AND (w.event_types = '[]'::jsonb OR w.event_types ? v.type)
 			FOR KEY SHARE OF w
 			ON CONFLICT (subscription_id, event_id) DO NOTHING
 			RETURNING 1

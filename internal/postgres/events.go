@@ -20,10 +20,11 @@ const (
 
 	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
 	// columns in feed order, each with a pending delivery to its account's active
-	// subscription, if any, due at the event's creation. FOR KEY SHARE keeps the
-	// subscription from being deleted until the transaction ends, so the delivery's
-	// foreign key cannot fail under a concurrent delete (which waits, or wins first and
-	// is then skipped). It returns the number of deliveries written.
+	// subscription, if any and if it accepts the event's type, due at the event's
+	// creation. FOR KEY SHARE keeps the subscription from being deleted until the
+	// transaction ends, so the delivery's foreign key cannot fail under a concurrent
+	// delete (which waits, or wins first and is then skipped). It returns the number of
+	// deliveries written.
 	insertEventsWithDeliveries = `WITH v AS (
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
 				$5::timestamptz[], $6::text[], $7::text[])
@@ -40,6 +41,9 @@ const (
 			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
 				v.created_at, 0, '', v.created_at, v.created_at
 			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+			-- The subscription's filter (skygate.WebhookSubscription.Accepts).
+			WHERE v.type <> 'webhook.subscription.disabled'
+				AND (w.event_types = '[]'::jsonb OR w.event_types ? v.type)
 			FOR KEY SHARE OF w
 			ON CONFLICT (subscription_id, event_id) DO NOTHING
 			RETURNING 1

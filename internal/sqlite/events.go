@@ -15,13 +15,16 @@ const (
 	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at)
 		VALUES (?, ?, ?, ?, ?)`
 	// insertEventDelivery enqueues a pending delivery of an event to its account's
-	// active subscription, if any, due at the event's creation. The WHERE clause lets
-	// SQLite tell the upsert's ON CONFLICT from a join's ON.
+	// active subscription, if any and if its filter accepts the event's type (?3, the
+	// event_type; skygate.WebhookSubscription.Accepts), due at the event's creation.
+	// The WHERE clause lets SQLite tell the upsert's ON CONFLICT from a join's ON.
 	insertEventDelivery = `INSERT INTO webhook_deliveries (id, subscription_id, account_id,
 			event_id, event_type, body, status, attempts, next_attempt_at, last_status_code,
 			last_error, created_at, updated_at)
 		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?
 		FROM webhook_subscriptions WHERE account_id = ? AND active
+			AND ?3 <> 'webhook.subscription.disabled'
+			AND (event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?3))
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
 	selectEvent = `SELECT seq, id, account_id, type, data, created_at FROM events
 		WHERE account_id = ? AND id = ?`

@@ -36,7 +36,8 @@ const (
 
 	claimDeliveries = `SELECT ` + deliveryColumns + `, d.body,
 			s.id, s.account_id, s.url, s.active, s.secret, s.previous_secret,
-			s.previous_valid_until, s.failing_since, s.created_at, s.updated_at
+			s.previous_valid_until, s.failing_since, s.created_at, s.updated_at,
+			s.event_types, s.disabled_at, s.disabled_reason
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
 		WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.active
 		ORDER BY d.next_attempt_at, d.id LIMIT ?`
@@ -61,10 +62,14 @@ const (
 		WHERE id = ? AND failing_since IS NOT NULL`
 	markWebhookFailing = `UPDATE webhook_subscriptions SET failing_since = ?
 		WHERE id = ? AND failing_since IS NULL`
-	disableWebhook = `UPDATE webhook_subscriptions SET active = FALSE, updated_at = ?
-		WHERE id = ? AND active`
-	disableFailingWebhook = `UPDATE webhook_subscriptions SET active = FALSE, updated_at = ?
-		WHERE id = ? AND active AND failing_since <= ?`
+	// disableWebhook and disableFailingWebhook return what the notice of the change
+	// (webhook.subscription.disabled) tells, and no row when they changed nothing.
+	disableWebhook = `UPDATE webhook_subscriptions SET active = FALSE, disabled_at = ?1,
+		disabled_reason = 'gone', updated_at = ?1
+		WHERE id = ?2 AND active RETURNING account_id, url, failing_since`
+	disableFailingWebhook = `UPDATE webhook_subscriptions SET active = FALSE, disabled_at = ?1,
+		disabled_reason = 'failing', updated_at = ?1
+		WHERE id = ?2 AND active AND failing_since <= ?3 RETURNING account_id, url, failing_since`
 	// webhookBacklog reads the pending deliveries off webhook_deliveries_due, the
 	// partial index of the claim: its condition implies the index's.
 	webhookBacklog = `SELECT count(*), min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= ?)

@@ -12,11 +12,11 @@ var _ skygate.WebhookStore = (*Store)(nil)
 
 // webhookColumns are the columns sqlstore.ScanWebhook reads.
 const webhookColumns = `id, account_id, url, active, secret, previous_secret, previous_valid_until,
-	failing_since, created_at, updated_at`
+	failing_since, created_at, updated_at, event_types, disabled_at, disabled_reason`
 
 const (
 	insertWebhook = `INSERT INTO webhook_subscriptions (` + webhookColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	selectWebhook = `SELECT ` + webhookColumns + ` FROM webhook_subscriptions
 		WHERE account_id = ? AND id = ?`
 	listWebhooks = `SELECT ` + webhookColumns + ` FROM webhook_subscriptions
@@ -25,11 +25,19 @@ const (
 	// The right-hand sides see the row as it was, so the current secret moves to
 	// previous_secret in the statement that replaces it.
 	rotateWebhook = `UPDATE webhook_subscriptions SET previous_secret = secret,
-		secret = ?, previous_valid_until = ?, active = TRUE, failing_since = NULL, updated_at = ?
+		secret = ?, previous_valid_until = ?, active = TRUE, failing_since = NULL,
+		disabled_at = NULL, disabled_reason = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ? RETURNING ` + webhookColumns
 	changeWebhookURL = `UPDATE webhook_subscriptions SET url = ?, active = TRUE,
-		failing_since = NULL, updated_at = ?
+		failing_since = NULL, disabled_at = NULL, disabled_reason = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ? RETURNING ` + webhookColumns
+	setWebhookEventTypes = `UPDATE webhook_subscriptions SET event_types = ?, updated_at = ?
+		WHERE account_id = ? AND id = ? RETURNING ` + webhookColumns
+	// enableWebhook changes an inactive subscription only, so that enabling an active
+	// one leaves its failure time running.
+	enableWebhook = `UPDATE webhook_subscriptions SET active = TRUE, failing_since = NULL,
+		disabled_at = NULL, disabled_reason = NULL, updated_at = ?
+		WHERE account_id = ? AND id = ? AND NOT active RETURNING ` + webhookColumns
 )
 
 // CreateWebhook implements skygate.WebhookStore. It normalises w's times to the
@@ -72,4 +80,14 @@ func (s *Store) ChangeWebhookURL(ctx context.Context, accountID, webhookID, url 
 // CreateWebhookTestEvent implements skygate.WebhookStore.
 func (s *Store) CreateWebhookTestEvent(ctx context.Context, accountID, webhookID string, e *skygate.Event) (*skygate.WebhookDelivery, error) {
 	return sqlstore.CreateWebhookTestEvent(ctx, s.db, selectWebhook, selectDeliveryOfEvent, accountID, webhookID, e)
+}
+
+// SetWebhookEventTypes implements skygate.WebhookStore.
+func (s *Store) SetWebhookEventTypes(ctx context.Context, accountID, webhookID string, types []string, now time.Time) (*skygate.WebhookSubscription, error) {
+	return sqlstore.SetWebhookEventTypes(ctx, s.db, setWebhookEventTypes, accountID, webhookID, types, now)
+}
+
+// EnableWebhook implements skygate.WebhookStore.
+func (s *Store) EnableWebhook(ctx context.Context, accountID, webhookID string, now time.Time) (*skygate.WebhookSubscription, error) {
+	return sqlstore.EnableWebhook(ctx, s.db, enableWebhook, selectWebhook, accountID, webhookID, now)
 }

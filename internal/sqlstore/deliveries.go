@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"slices"
 	"time"
 
@@ -50,8 +52,10 @@ type DeliverySQL struct {
 	// attempts) writes a delivery's outcome if the attempt still holds its lease.
 	Complete string
 	// Healthy (id) clears a subscription's failure time; Failing (at, id) sets it
-	// when unset; Disable (at, id) deactivates a subscription, and DisableFailing
-	// (at, id, cutoff) one failing since the cutoff or earlier.
+	// when unset; Disable (at, id) deactivates a subscription (reason gone), and
+	// DisableFailing (at, id, cutoff) one failing since the cutoff or earlier (reason
+	// failing): both record the time and reason and return the account_id, url and
+	// failing_since of a subscription they deactivated, no row otherwise.
 	Healthy, Failing, Disable, DisableFailing string
 	// Backlog (now) counts the pending deliveries of active subscriptions and reads
 	// the earliest next_attempt_at at or before now among them, NULL when none.
@@ -189,15 +193,12 @@ func scanJob(row Scanner) (*skygate.WebhookJob, error) {
 		body []byte
 		w    skygate.WebhookSubscription
 	)
-	d, _, err := ScanDelivery(row, &body, &w.ID, &w.AccountID, &w.URL, &w.Active, &w.Secret,
-		&w.PreviousSecret, nullTimeCol{&w.PreviousValidUntil}, nullTimeCol{&w.FailingSince},
-		timeCol{&w.CreatedAt}, timeCol{&w.UpdatedAt})
+	dest, finish := webhookDest(&w)
+	d, _, err := ScanDelivery(row, append([]any{&body}, dest...)...)
 	if err != nil {
 		return nil, err
 	}
-	if len(w.PreviousSecret) == 0 {
-		w.PreviousSecret = nil
-	}
+	finish()
 	return &skygate.WebhookJob{Delivery: d, Subscription: &w, Body: body}, nil
 }
 
@@ -285,7 +286,8 @@ func completeOne(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygate
 
 // recordHealth applies an attempt's outcome to its subscription: a success clears the
 // failure time; a failure sets it if unset and turns the subscription inactive on
-// Disable (410) or when it has been failing since FailingCutoff or earlier.
+// Disable (410) or when it has been failing since FailingCutoff or earlier, and then
+// writes the account's webhook.subscription.disabled notice.
 func recordHealth(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygate.WebhookOutcome) error {
 	at := db.Time(o.Attempt.At)
 	if o.Status == skygate.WebhookSucceeded {
@@ -295,14 +297,31 @@ func recordHealth(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygat
 	if _, err := tx.ExecContext(ctx, q.Failing, at, o.SubscriptionID); err != nil {
 		return err
 	}
-	var err error
+	var row *sql.Row
+	reason := skygate.WebhookDisabledGone
 	switch {
 	case o.Disable:
-		_, err = tx.ExecContext(ctx, q.Disable, at, o.SubscriptionID)
+		row = tx.QueryRowContext(ctx, q.Disable, at, o.SubscriptionID)
 	case !o.FailingCutoff.IsZero():
-		_, err = tx.ExecContext(ctx, q.DisableFailing, at, o.SubscriptionID, db.Time(o.FailingCutoff))
+		row = tx.QueryRowContext(ctx, q.DisableFailing, at, o.SubscriptionID, db.Time(o.FailingCutoff))
+		reason = skygate.WebhookDisabledFailing
+	default:
+		return nil
 	}
-	return err
+	data := skygate.WebhookSubscriptionDisabled{SubscriptionID: o.SubscriptionID, Reason: reason, DisabledAt: UTC(o.Attempt.At)}
+	var accountID string
+	err := row.Scan(&accountID, &data.URL, nullTimeCol{&data.FailingSince})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // already inactive, or not failing for long enough
+	}
+	if err != nil {
+		return err
+	}
+	e, err := skygate.NewEvent(accountID, skygate.EventWebhookSubscriptionDisabled, data, data.DisabledAt)
+	if err != nil {
+		return err
+	}
+	return db.Events(ctx, tx, []*skygate.Event{e})
 }
 
 // WebhookBacklog is skygate.WebhookStore's WebhookBacklog: Backlog on the read pool.

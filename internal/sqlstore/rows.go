@@ -172,19 +172,37 @@ func scanIdempotency(sealer skygate.Sealer, row Scanner) (*skygate.IdempotencyRe
 }
 
 // ScanWebhook reads id, account_id, url, active, secret, previous_secret,
-// previous_valid_until, failing_since, created_at, updated_at.
+// previous_valid_until, failing_since, created_at, updated_at, event_types (a JSON
+// array), disabled_at, disabled_reason.
 func ScanWebhook(row Scanner) (*skygate.WebhookSubscription, error) {
 	var w skygate.WebhookSubscription
-	err := row.Scan(&w.ID, &w.AccountID, &w.URL, &w.Active, &w.Secret, &w.PreviousSecret,
-		nullTimeCol{&w.PreviousValidUntil}, nullTimeCol{&w.FailingSince},
-		timeCol{&w.CreatedAt}, timeCol{&w.UpdatedAt})
-	if err != nil {
+	dest, finish := webhookDest(&w)
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if len(w.PreviousSecret) == 0 {
-		w.PreviousSecret = nil
-	}
+	finish()
 	return &w, nil
+}
+
+// webhookDest returns the destinations of ScanWebhook's columns in w, and the
+// function that completes w after the scan.
+func webhookDest(w *skygate.WebhookSubscription) (dest []any, finish func()) {
+	var reason sql.NullString
+	dest = []any{&w.ID, &w.AccountID, &w.URL, &w.Active, &w.Secret, &w.PreviousSecret,
+		nullTimeCol{&w.PreviousValidUntil}, nullTimeCol{&w.FailingSince},
+		timeCol{&w.CreatedAt}, timeCol{&w.UpdatedAt},
+		jsonCol{&w.EventTypes}, nullTimeCol{&w.DisabledAt}, &reason}
+	return dest, func() {
+		if len(w.PreviousSecret) == 0 {
+			w.PreviousSecret = nil
+		}
+		if w.EventTypes == nil {
+			w.EventTypes = []string{}
+		}
+		if reason.Valid {
+			w.DisabledReason = &reason.String
+		}
+	}
 }
 
 // ScanDelivery reads id, subscription_id, account_id, event_id, event_type, status,

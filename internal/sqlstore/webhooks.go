@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -22,6 +23,13 @@ var errWebhookInactive = &skygate.Error{
 	Message: "the webhook subscription is inactive; change its URL or rotate its secret to reactivate it",
 }
 
+// errFilteredOut is the CodeConflict of a test event that the subscription's filter
+// does not accept.
+func errFilteredOut(typ string) error {
+	return skygate.Errorf(skygate.CodeConflict,
+		"the webhook subscription's event_types do not include %s; add it to event_types to send test events", typ)
+}
+
 // CreateWebhook is skygate.WebhookStore's CreateWebhook with insert, which takes the
 // columns ScanWebhook reads. Any unique violation is the account's existing
 // subscription: the id is random, so only the account_id constraint can clash. It
@@ -29,13 +37,22 @@ var errWebhookInactive = &skygate.Error{
 func CreateWebhook(ctx context.Context, db *DB, insert string, w *skygate.WebhookSubscription) error {
 	w.CreatedAt, w.UpdatedAt = UTC(w.CreatedAt), UTC(w.UpdatedAt)
 	w.PreviousValidUntil, w.FailingSince = utcPtr(w.PreviousValidUntil), utcPtr(w.FailingSince)
+	w.DisabledAt = utcPtr(w.DisabledAt)
+	if w.EventTypes == nil {
+		w.EventTypes = []string{}
+	}
 	var previous any
 	if w.PreviousSecret != nil {
 		previous = w.PreviousSecret
 	}
-	_, err := db.Write.ExecContext(ctx, insert,
+	types, err := JSONText(w.EventTypes)
+	if err != nil {
+		return err
+	}
+	_, err = db.Write.ExecContext(ctx, insert,
 		w.ID, w.AccountID, w.URL, w.Active, NonNil(w.Secret), previous,
-		db.NullTime(w.PreviousValidUntil), db.NullTime(w.FailingSince), db.Time(w.CreatedAt), db.Time(w.UpdatedAt))
+		db.NullTime(w.PreviousValidUntil), db.NullTime(w.FailingSince), db.Time(w.CreatedAt), db.Time(w.UpdatedAt),
+		types, db.NullTime(w.DisabledAt), w.DisabledReason)
 	if err != nil && db.Classify(err) == UniqueViolation {
 		return &skygate.Error{
 			Code:    skygate.CodeWebhookExists,
@@ -63,6 +80,9 @@ func CreateWebhookTestEvent(ctx context.Context, db *DB, selectWebhook, delivery
 		if !w.Active {
 			return errWebhookInactive
 		}
+		if !w.Accepts(e.Type) {
+			return errFilteredOut(e.Type)
+		}
 		if err := db.Events(ctx, tx, []*skygate.Event{e}); err != nil {
 			return err
 		}
@@ -78,4 +98,39 @@ func CreateWebhookTestEvent(ctx context.Context, db *DB, selectWebhook, delivery
 	}
 	d.Attempts = []*skygate.WebhookAttempt{}
 	return d, nil
+}
+
+// SetWebhookEventTypes is skygate.WebhookStore's SetWebhookEventTypes with update
+// (event_types as JSON text, updated_at, account_id, id; returning ScanWebhook's
+// columns).
+func SetWebhookEventTypes(ctx context.Context, db *DB, update, accountID, webhookID string, types []string, now time.Time) (*skygate.WebhookSubscription, error) {
+	if types == nil {
+		types = []string{}
+	}
+	text, err := JSONText(types)
+	if err != nil {
+		return nil, err
+	}
+	return WriteRow(ctx, db, Outcome{Op: "set webhook event types", NotFound: WebhookNotFound},
+		nil, ScanWebhook, update, text, db.Time(UTC(now)), accountID, webhookID)
+}
+
+// EnableWebhook is skygate.WebhookStore's EnableWebhook: enable (updated_at,
+// account_id, id; returning ScanWebhook's columns) changes an inactive subscription,
+// and selectWebhook (account_id, id) reads one that enable left alone, in one
+// transaction.
+func EnableWebhook(ctx context.Context, db *DB, enable, selectWebhook, accountID, webhookID string, now time.Time) (*skygate.WebhookSubscription, error) {
+	var w *skygate.WebhookSubscription
+	err := db.InTx(ctx, func(tx *Tx) error {
+		var err error
+		w, err = ScanWebhook(tx.QueryRowContext(ctx, enable, db.Time(UTC(now)), accountID, webhookID))
+		if errors.Is(err, sql.ErrNoRows) {
+			w, err = ScanWebhook(tx.QueryRowContext(ctx, selectWebhook, accountID, webhookID))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, db.Interpret(Outcome{Op: "enable webhook", NotFound: WebhookNotFound}, err)
+	}
+	return w, nil
 }

@@ -34,15 +34,15 @@ func legacyBookingJSON(tb testing.TB, b *skygate.Booking) string {
 }
 
 // RunLegacyDataTest writes rows as the release before sealing did (a booking with its
-// passengers whole in clear, its key's record, its creation event and that event's
-// webhook delivery), migrates, and checks that the migration took the personal data
-// out of the event and the delivery, that the rows written in clear read as before,
-// that SealLegacyData seals them (after it no value is left in clear, and they still
-// read as before) and that the sealed booking's data is erased like any other.
+// passengers whole in clear, its key's record, its creation event, a webhook
+// subscription and that event's delivery to it), migrates, and checks that the
+// migration took the personal data out of the event and the delivery, that the rows
+// written in clear read as before, that SealLegacyData seals them (after it no value
+// is left in clear, and they still read as before) and that the sealed booking's data
+// is erased like any other.
 func RunLegacyDataTest(t *testing.T, e LegacyEngine) {
 	s := e.Store
 	acc := MustCreateAccount(t, s)
-	sub := MustCreateWebhook(t, s, acc.ID)
 	b := NewBooking(acc.ID, WithAllPersonalData, WithServiceDate("2025-03-19"), WithBookingCreated(Stored(T0)))
 	b.PartnerReference = `<ref> "quoted" & \back`
 	names := b.Clone()
@@ -79,12 +79,17 @@ func RunLegacyDataTest(t *testing.T, e LegacyEngine) {
 		body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		acc.ID, rec.Operation, rec.Key, rec.Fingerprint, rec.StatusCode, rec.ResourceID, rec.Body,
 		created, e.Time(Stored(rec.ExpiresAt)))
+	// The subscription as that release wrote it too: later migrations add columns that
+	// today's CreateWebhook writes.
+	subID := NewID()
+	exec(`INSERT INTO webhook_subscriptions (id, account_id, url, active, secret, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, subID, acc.ID, "https://hooks.example.com/legacy", true, []byte("sealed-legacy"), created, created)
 	exec(`INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)`,
 		event.ID, acc.ID, event.Type, string(event.Data), created)
 	exec(`INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type, body, status,
 		attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?)`,
-		NewID(), sub.ID, acc.ID, event.ID, event.Type, string(envelope), created, created, created)
+		NewID(), subID, acc.ID, event.ID, event.Type, string(envelope), created, created, created)
 	secrets := PersonalValues(b)
 	MustHoldInClear(t, e.DB, "bookings", secrets[0])
 

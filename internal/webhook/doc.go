@@ -7,7 +7,8 @@
 //
 // Events are written to the outbox by the store in the transaction of the change they
 // describe, and in that same transaction the store creates a pending delivery for the
-// account's subscription if it is active (skygate.WebhookStore). Nothing is kept in
+// account's subscription if it is active and its event_types filter accepts the
+// event's type (skygate.WebhookStore). Nothing is kept in
 // memory, so a crash or restart loses nothing: Dispatchers claim due deliveries with a
 // lease (30 s), send them, and record each attempt and its outcome in one
 // transaction. A dispatcher that dies mid-delivery leaves the delivery due again when
@@ -42,10 +43,20 @@
 //
 // A subscription starts active. It turns inactive on a 410 answer, or when an attempt
 // fails and its deliveries have been failing for 72 hours with no success in between.
-// Rotating the secret or changing the URL makes it active again. While inactive, new
-// events produce no deliveries, the test operation and manual retries are refused
-// (CodeConflict), and deliveries that were already pending are parked: they stay
-// pending, are not sent, and are sent once the subscription is active again.
+// Rotating the secret, changing the URL or enabling it makes it active again. While
+// inactive, new events produce no deliveries, the test operation, manual retries and
+// recovery are refused (CodeConflict), and deliveries that were already pending are
+// parked: they stay pending, are not sent, and are sent once the subscription is
+// active again. Turning it inactive records when and why on the subscription and
+// writes a webhook.subscription.disabled event, which the account reads in its event
+// feed and which is never delivered.
+//
+// # Recovery
+//
+// Recover delivers again the events of the account since a time, at most the event
+// retention window back, that the filter accepts: finished deliveries become pending,
+// and events that had none (filtered out, or written while inactive) get one. The
+// events keep their ids, so receivers that dedupe by webhook-id ignore repeats.
 //
 // # Addresses
 //

@@ -26,9 +26,12 @@ type Config struct {
 	// Grace is how long the previous secret still signs after a rotation; zero is
 	// DefaultGrace and a negative value means no grace.
 	Grace time.Duration
-	// Notify, when set, is called after the service made a delivery due (test, retry)
-	// so that the dispatcher sends it at once; Dispatcher.Notify fits.
+	// Notify, when set, is called after the service made a delivery due (test, retry,
+	// recover, enable) so that the dispatcher sends it at once; Dispatcher.Notify fits.
 	Notify func()
+	// Retention is how long events are kept (SKYGATE_EVENT_RETENTION): a recovery
+	// reaches back at most this far. Zero is DefaultRetention.
+	Retention time.Duration
 }
 
 // Service implements the webhook subscription operations of CONTRACT §5 for the HTTP
@@ -42,11 +45,15 @@ type Service struct {
 	now    skygate.Clock
 	grace  time.Duration
 	notify func()
+	keep   time.Duration
 }
 
 // NewService returns a Service; Store and Box are required.
 func NewService(c Config) *Service {
-	s := &Service{store: c.Store, box: c.Box, policy: c.Policy, now: c.Clock, grace: c.Grace, notify: c.Notify}
+	s := &Service{store: c.Store, box: c.Box, policy: c.Policy, now: c.Clock, grace: c.Grace, notify: c.Notify, keep: c.Retention}
+	if s.keep <= 0 {
+		s.keep = DefaultRetention
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -62,15 +69,17 @@ func NewService(c Config) *Service {
 	return s
 }
 
-// CreateRequest is the body of POST /api/v1/b2b/webhooks.
+// CreateRequest is the body of POST /api/v1/b2b/webhooks. EventTypes is the filter
+// (CheckEventTypes); absent, null or empty, the subscription receives every type.
 type CreateRequest struct {
-	URL    string `json:"url"`
-	Secret string `json:"secret"`
+	URL        string   `json:"url"`
+	Secret     string   `json:"secret"`
+	EventTypes []string `json:"event_types"`
 }
 
-// Create subscribes the account (201): the URL and secret are validated together (one
-// CodeValidation error lists both problems), the secret is sealed, and the new
-// subscription is active. An account that already has one is CodeWebhookExists. The
+// Create subscribes the account (201): the URL, secret and event types are validated
+// together (one CodeValidation error lists every problem), the secret is sealed, and
+// the new subscription is active. An account that already has one is CodeWebhookExists. The
 // returned subscription never carries the secret in its JSON form.
 func (s *Service) Create(ctx context.Context, accountID string, req CreateRequest) (*skygate.WebhookSubscription, error) {
 	var fields []skygate.FieldError
@@ -80,17 +89,19 @@ func (s *Service) Create(ctx context.Context, accountID string, req CreateReques
 	if err := CheckSecret(req.Secret); err != nil {
 		fields = append(fields, fieldErrors(err)...)
 	}
+	fields = append(fields, CheckEventTypes("event_types", req.EventTypes)...)
 	if len(fields) > 0 {
 		return nil, skygate.ValidationError(fields...)
 	}
 	now := s.now()
 	w := &skygate.WebhookSubscription{
-		ID:        skygate.NewID(),
-		AccountID: accountID,
-		URL:       req.URL,
-		Active:    true,
-		CreatedAt: now,
-		UpdatedAt: now,
+		ID:         skygate.NewID(),
+		AccountID:  accountID,
+		URL:        req.URL,
+		Active:     true,
+		EventTypes: req.EventTypes,
+		CreatedAt:  now,
+		UpdatedAt:  now,
 	}
 	w.Secret = s.box.Seal([]byte(req.Secret), secretAD(w.ID))
 	if err := s.store.CreateWebhook(ctx, w); err != nil {
@@ -151,7 +162,8 @@ func (s *Service) ChangeURL(ctx context.Context, accountID, webhookID, url strin
 
 // Test writes a webhook.test event for the account to the outbox and returns its
 // pending delivery (202): it is signed, retried and logged like any other event. An
-// inactive subscription is CodeConflict.
+// inactive subscription, or one whose filter leaves webhook.test out, is
+// CodeConflict, and nothing is written.
 func (s *Service) Test(ctx context.Context, accountID, webhookID string) (*skygate.WebhookDelivery, error) {
 	if !skygate.IsID(webhookID) {
 		return nil, errWebhookNotFound

@@ -36,8 +36,12 @@ func TestCreate(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "active,created_at,id,updated_at,url" {
-		t.Fatalf("JSON fields = %s, want exactly the SPEC §2.1 fields", got)
+	// The SPEC §2.1 fields, the filter and the record of the last disabling.
+	if got := strings.Join(keys, ","); got != "active,created_at,disabled_at,disabled_reason,event_types,id,updated_at,url" {
+		t.Fatalf("JSON fields = %s, want exactly the resource's fields", got)
+	}
+	if !bytes.Contains(body, []byte(`"event_types":[]`)) {
+		t.Fatalf("no filter is not an empty array: %s", body)
 	}
 	if bytes.Contains(body, []byte(secret1)) || bytes.Contains(w.Secret, []byte(secret1)) {
 		t.Fatal("the secret is visible in the JSON form or stored in plain text")
@@ -123,6 +127,15 @@ func TestOtherAccount(t *testing.T) {
 		},
 		"Delivery": func(a, w, dl string) error { _, err := b.svc.Delivery(ctx, a, w, dl); return err },
 		"Retry":    func(a, w, dl string) error { _, err := b.svc.Retry(ctx, a, w, dl); return err },
+		"Patch": func(a, w, _ string) error {
+			_, err := b.svc.Patch(ctx, a, w, webhook.PatchRequest{EventTypes: []byte(`["webhook.test"]`)})
+			return err
+		},
+		"Enable": func(a, w, _ string) error { _, err := b.svc.Enable(ctx, a, w); return err },
+		"Recover": func(a, w, _ string) error {
+			_, err := b.svc.Recover(ctx, a, w, webhook.RecoverRequest{Since: "2020-01-01T00:00:00Z"})
+			return err
+		},
 	}
 	for name, call := range calls {
 		for _, args := range [][3]string{
@@ -137,7 +150,7 @@ func TestOtherAccount(t *testing.T) {
 	if _, err := b.svc.Retry(ctx, b.account, b.sub.ID, "nope"); skygate.ErrorCode(err) != skygate.CodeNotFound {
 		t.Errorf("Retry with a bad delivery id = %v", err)
 	}
-	if got := b.mustSub(t); got.URL != b.sub.URL {
+	if got := b.mustSub(t); got.URL != b.sub.URL || len(got.EventTypes) != 0 {
 		t.Fatalf("another account changed the subscription: %+v", got)
 	}
 }

@@ -157,9 +157,11 @@ function iccid() {
 }
 
 // webhookReceiver is a partner's webhook endpoint on a free loopback port: it answers
-// 204 to every delivery and remembers the event types.
+// every delivery with its status (204 until a step changes it) and remembers the event
+// types.
 async function webhookReceiver() {
   const types = [];
+  const rc = { status: 204 };
   const srv = createHTTPServer((req, res) => {
     let data = '';
     req.on('data', (c) => (data += c));
@@ -169,11 +171,11 @@ async function webhookReceiver() {
       } catch {
         // not JSON
       }
-      res.writeHead(204).end();
+      res.writeHead(rc.status).end();
     });
   });
   await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${srv.address().port}/hook`, types, close: () => new Promise((ok) => srv.close(ok)) };
+  return Object.assign(rc, { url: `http://127.0.0.1:${srv.address().port}/hook`, types, close: () => new Promise((ok) => srv.close(ok)) });
 }
 
 const results = [];
@@ -576,6 +578,28 @@ async function run(server) {
       }
       assert(receiver.types.includes('esim.order.completed'), `the receiver got ${receiver.types.join(', ')}`);
       await snap('webhooks');
+    }],
+    ['the account page says why and when Skygate disabled the subscription', async () => {
+      // The endpoint answers 410 Gone: the dispatcher disables the subscription at once.
+      receiver.status = 410;
+      const hooks = await partner(server, 'GET', '/api/v1/b2b/webhooks', state.esim.token);
+      const test = await partner(server, 'POST', `/api/v1/b2b/webhooks/${hooks.body.data[0].id}/test`, state.esim.token);
+      assert(test.status === 202, `test event: ${test.status} ${JSON.stringify(test.body)}`);
+      for (let i = 0; ; i++) {
+        await page.reload();
+        await page.getByTestId('webhook').waitFor();
+        if (await page.getByTestId('webhook-disabled').count()) break;
+        assert(i < 40, 'the subscription was not shown disabled');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await page.getByTestId('webhook-status').getByText('inactive').waitFor();
+      const notice = page.getByTestId('webhook-disabled');
+      const text = (await notice.textContent()) ?? '';
+      assert(/^Disabled .+: the endpoint answered 410 Gone\./.test(text) && !text.includes('[object'), `the notice: ${text}`);
+      assert(await notice.locator('time').count() === 1, `the notice names no time: ${text}`);
+      await page.getByTestId('webhook-deliveries').locator('tr[data-event-type="webhook.test"][data-status="failed"]').waitFor();
+      await snap('webhook-disabled');
+      receiver.status = 204;
     }],
     ['the account is suspended and its application gets no token', async () => {
       await page.getByTestId('account-status-toggle').click();

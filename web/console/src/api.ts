@@ -183,6 +183,11 @@ export interface WebhookSubscription {
   id: string;
   url: string;
   active: boolean;
+  /** The event types it receives; empty means every type. */
+  event_types: string[];
+  /** When and why Skygate last disabled it; null while it is active. */
+  disabled_at: string | null;
+  disabled_reason: 'failing' | 'gone' | null;
   created_at: string;
   updated_at: string;
 }

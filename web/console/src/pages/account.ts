@@ -1,7 +1,7 @@
 // One account: its status, its applications (create with a one-time secret, rotate the
 // secret, delete), and its webhook subscription with its recent deliveries.
 
-import { api, B2B_SCOPES, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type Account, type Application } from '../api';
+import { api, B2B_SCOPES, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type Account, type Application, type WebhookSubscription } from '../api';
 import { hasScope } from '../auth';
 import { fmtTime, h, replace } from '../dom';
 import { link, type Route } from '../router';
@@ -226,6 +226,20 @@ function secretsCell(app: Application): Node[] {
 
 const DELIVERIES = 20;
 
+/**
+ * disabledNotice says why and when Skygate disabled a subscription: what the partner
+ * also reads as a webhook.subscription.disabled event in its event feed.
+ */
+function disabledNotice(sub: WebhookSubscription): HTMLElement {
+  const why = sub.disabled_reason === 'gone'
+    ? 'the endpoint answered 410 Gone'
+    : sub.disabled_reason === 'failing'
+      ? 'its deliveries failed for 72 hours with no success'
+      : 'no reason recorded';
+  return h('div', { class: 'small', 'data-testid': 'webhook-disabled' },
+    'Disabled ', sub.disabled_at ? fmtTime(sub.disabled_at) : null, `: ${why}. The partner resumes it with enable, change-url or rotate-secret.`);
+}
+
 /** loadHooks shows the account's subscription and its most recent deliveries. */
 async function loadHooks(account: Account, slot: HTMLElement): Promise<void> {
   try {
@@ -239,7 +253,10 @@ async function loadHooks(account: Account, slot: HTMLElement): Promise<void> {
       return [
         h('dl', { class: 'facts card', 'data-testid': 'webhook' },
           h('dt', null, 'URL'), h('dd', { class: 'mono break' }, sub.url),
-          h('dt', null, 'Status'), h('dd', { 'data-testid': 'webhook-status' }, sub.active ? badge('active', 'ok') : badge('inactive: deliveries failed', 'bad')),
+          h('dt', null, 'Status'), h('dd', { 'data-testid': 'webhook-status' }, sub.active ? badge('active', 'ok') : badge('inactive', 'bad'),
+            sub.active ? null : disabledNotice(sub)),
+          h('dt', null, 'Event types'), h('dd', { 'data-testid': 'webhook-event-types' },
+            sub.event_types.length === 0 ? 'all' : h('code', null, sub.event_types.join(', '))),
           h('dt', null, 'ID'), h('dd', null, h('code', null, sub.id)),
           h('dt', null, 'Created'), h('dd', null, fmtTime(sub.created_at)),
           h('dt', null, 'Updated'), h('dd', null, fmtTime(sub.updated_at)),
