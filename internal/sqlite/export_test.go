@@ -46,3 +46,7 @@ var PassengerDataScans = map[string]struct {
 // WebhookBacklogQuery is the statement of WebhookBacklog, which must read the pending
 // deliveries off webhook_deliveries_due.
 const WebhookBacklogQuery = webhookBacklog
+
+// WebhookClaimQuery is the dispatcher's claim, whose ordering check must read
+// webhook_deliveries_ordering.
+const WebhookClaimQuery = claimDeliveries

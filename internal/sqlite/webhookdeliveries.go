@@ -34,12 +34,22 @@ const (
 	retryDelivery = `UPDATE webhook_deliveries SET status = 'pending',
 		next_attempt_at = ?1, leased_until = NULL, updated_at = ?1 WHERE id = ?2`
 
+	// claimDeliveries takes a delivery of an object (a non-empty ordering key) only
+	// when none of its subscription and key that is pending comes before it (smaller
+	// event_seq) or is in flight; the check reads webhook_deliveries_ordering, whose
+	// condition it repeats. Of one object's deliveries only the earliest pending one
+	// can be claimed.
 	claimDeliveries = `SELECT ` + deliveryColumns + `, d.body,
 			s.id, s.account_id, s.url, s.active, s.secret, s.previous_secret,
 			s.previous_valid_until, s.failing_since, s.created_at, s.updated_at
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.active
-		ORDER BY d.next_attempt_at, d.id LIMIT ?`
+		WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND s.active
+			AND (d.ordering_key = '' OR NOT EXISTS (
+				SELECT 1 FROM webhook_deliveries p
+				WHERE p.subscription_id = d.subscription_id AND p.ordering_key = d.ordering_key
+					AND p.status = 'pending' AND p.ordering_key <> ''
+					AND (p.event_seq < d.event_seq OR p.leased_until > ?1)))
+		ORDER BY d.next_attempt_at, d.id LIMIT ?2`
 	// leaseDeliveries takes the ids as a JSON array.
 	leaseDeliveries = `UPDATE webhook_deliveries SET attempts = attempts + 1,
 		next_attempt_at = ?1, leased_until = ?1, updated_at = ?2
