@@ -134,7 +134,8 @@ type WebhookBacklog struct {
 // Every tenant method takes the account id; another account's subscription or
 // delivery is CodeNotFound. Deliveries are created by the store itself: every event
 // written to the outbox (by any store method) gets, in the same transaction, a pending
-// delivery to the account's subscription if it has one and it is active. Pending
+// delivery to the account's subscription if it has one and it is active, which keeps
+// the event's ordering key and its position among the events written. Pending
 // deliveries of an inactive subscription are parked: they are not claimed until the
 // subscription is active again.
 type WebhookStore interface {
@@ -174,7 +175,9 @@ type WebhookStore interface {
 	// at now and returns it with its attempt log. A delivery whose attempt is in flight
 	// (its lease has not ended) is returned unchanged, so it is never sent twice at
 	// once. A succeeded delivery is CodeConflict, an inactive subscription too; an
-	// unknown delivery CodeNotFound. The attempt count continues.
+	// unknown delivery CodeNotFound. The attempt count continues. A retried delivery
+	// still keeps its object's order: it is claimed only after the earlier pending
+	// deliveries of its object (ClaimWebhookDeliveries).
 	RetryWebhookDelivery(ctx context.Context, accountID, webhookID, deliveryID string, now time.Time) (*WebhookDelivery, error)
 
 	// ClaimWebhookDeliveries takes at most limit pending deliveries of active
@@ -184,6 +187,17 @@ type WebhookStore interface {
 	// the lease ends, so another one retries it (at-least-once). Concurrent claimers
 	// in this or another replica never claim one delivery twice within a lease: on
 	// PostgreSQL the claim locks rows and skips those others hold.
+	//
+	// Deliveries of one object are claimed in commit order. A delivery whose event
+	// has an ordering key (Event.OrderingKey) is taken only if no other pending
+	// delivery of the same subscription and key was written before it (an earlier one
+	// due, waiting for a retry, or parked) and none is in flight (leased until after
+	// now): so a later event of a booking or an eSIM is sent only after every earlier
+	// one has succeeded or failed for good, and never while another of the object is
+	// being sent. "Written before" is the order of the events' inserts, which for one
+	// object is its commit order because its writers hold the object's row lock.
+	// Deliveries of other keys, and those without a key (webhook.test), do not wait.
+	// A delivery that is due but held counts in WebhookBacklog like any other.
 	ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*WebhookJob, error)
 	// CompleteWebhookDeliveries records attempts and their outcomes, all in one
 	// transaction (a dispatcher batches the outcomes of its workers, so that one commit
