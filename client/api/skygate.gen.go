@@ -2662,7 +2662,9 @@ type ClientInterface interface {
 	// RetryWebhookDelivery Retry a delivery now
 	//
 	// A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-	// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+	// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+	// the object's events still holds: a delivery with an earlier event of the same
+	// booking or eSIM pending is sent first, and one in flight finishes first.
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, webhookID WebhookID, deliveryID string, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3519,7 +3521,9 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookID WebhookID,
 // RetryWebhookDelivery Retry a delivery now
 //
 // A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+// the object's events still holds: a delivery with an earlier event of the same
+// booking or eSIM pending is sent first, and one in flight finishes first.
 //
 // Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, webhookID WebhookID, deliveryID string, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7815,7 +7819,9 @@ type ClientWithResponsesInterface interface {
 	// RetryWebhookDeliveryWithResponse Retry a delivery now
 	//
 	// A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-	// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+	// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+	// the object's events still holds: a delivery with an earlier event of the same
+	// booking or eSIM pending is sent first, and one in flight finishes first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16273,7 +16279,9 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // RetryWebhookDeliveryWithResponse Retry a delivery now
 //
 // A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+// the object's events still holds: a delivery with an earlier event of the same
+// booking or eSIM pending is sent first, and one in flight finishes first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
