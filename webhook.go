@@ -59,7 +59,9 @@ const (
 // every attempt, so receivers dedupe by it. AttemptCount counts attempts started,
 // including one whose outcome a crashed dispatcher never recorded. NextAttemptAt is
 // set only while the delivery is pending; while an attempt is in flight it is the end
-// of the attempt's lease, when another dispatcher may take the delivery over.
+// of the attempt's lease, when another dispatcher may take the delivery over. A
+// delivery never attempted that waits for an earlier one of its object to be retried
+// is due no earlier than that retry (ClaimWebhookDeliveries).
 // LastStatusCode is 0 when the last attempt got no HTTP answer. Attempts is the log,
 // oldest first, filled by the methods that document it.
 type WebhookDelivery struct {
@@ -206,6 +208,11 @@ type WebhookStore interface {
 	// attempt's number and its lease (another dispatcher has not taken it over, and no
 	// manual retry intervened). An outcome whose delivery was deleted meanwhile is
 	// ignored. Outcomes of one subscription apply in the order of their attempt times.
+	// An outcome applied to a delivery with an ordering key also moves the due time of
+	// the later pending deliveries of its object that were never attempted: a retry
+	// makes them due no earlier than the retry, and the end of the delivery (succeeded
+	// or failed) makes them due at the attempt's time, so that claims neither pass
+	// over them while they must wait nor leave them waiting after.
 	CompleteWebhookDeliveries(ctx context.Context, outcomes []*WebhookOutcome) error
 	// WebhookBacklog returns the backlog at now. Like the dispatcher's claim it spans
 	// every account, so it takes no account id: it serves the operator's metrics and

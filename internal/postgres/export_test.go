@@ -47,3 +47,7 @@ const WebhookBacklogQuery = webhookBacklog
 // WebhookClaimQuery is the dispatcher's claim, whose ordering check must read
 // webhook_deliveries_ordering.
 const WebhookClaimQuery = claimDeliveries
+
+// SuccessorUpdates are the statements that move the due time of an object's later
+// deliveries, which must read webhook_deliveries_ordering.
+var SuccessorUpdates = []string{holdSuccessors, releaseSuccessors}

@@ -65,6 +65,20 @@ func TestWebhookClaimPlan(t *testing.T) {
 	}
 }
 
+// TestSuccessorUpdatesPlan checks that moving the due time of an object's later
+// deliveries, done with every outcome of an ordered delivery, finds them on
+// webhook_deliveries_ordering.
+func TestSuccessorUpdatesPlan(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	for _, query := range postgres.SuccessorUpdates {
+		plan := mustPlan(t, db, "EXPLAIN "+query, "2026-01-01T00:00:00Z", "sub", "booking:b", 1)
+		if !strings.Contains(plan, " using webhook_deliveries_ordering ") && !strings.Contains(plan, " on webhook_deliveries_ordering ") {
+			t.Errorf("plan of %s:\n%s", query, plan)
+		}
+	}
+}
+
 // mustPlanDB returns one session on a migrated schema that avoids sequential scans
 // wherever an index can serve.
 func mustPlanDB(tb testing.TB) *sql.DB {

@@ -65,7 +65,17 @@ const (
 	// moved on) or retried by hand (lease cleared) only logs its attempt.
 	completeDelivery = `UPDATE webhook_deliveries SET status = $1, next_attempt_at = $2,
 		leased_until = NULL, last_status_code = $3, last_error = $4, updated_at = $5
-		WHERE id = $6 AND status = 'pending' AND attempts = $7 AND leased_until IS NOT NULL`
+		WHERE id = $6 AND status = 'pending' AND attempts = $7 AND leased_until IS NOT NULL
+		RETURNING ordering_key, event_seq`
+	// holdSuccessors and releaseSuccessors move the due time of an object's later
+	// deliveries that were never attempted, on webhook_deliveries_ordering (see
+	// sqlstore.DeliverySQL.Hold).
+	holdSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
+		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at < $1`
+	releaseSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
+		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at > $1`
 	markWebhookHealthy = `UPDATE webhook_subscriptions SET failing_since = NULL
 		WHERE id = $1 AND failing_since IS NOT NULL`
 	markWebhookFailing = `UPDATE webhook_subscriptions SET failing_since = $1
@@ -88,6 +98,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: lockWebhookKeys, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
 	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
+	Hold: holdSuccessors, Release: releaseSuccessors,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.

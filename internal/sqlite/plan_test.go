@@ -83,6 +83,21 @@ func TestWebhookClaimPlan(t *testing.T) {
 	}
 }
 
+// TestSuccessorUpdatesPlan checks that moving the due time of an object's later
+// deliveries, done with every outcome of an ordered delivery, finds them on
+// webhook_deliveries_ordering.
+func TestSuccessorUpdatesPlan(t *testing.T) {
+	t.Parallel()
+	s := sqlitetest.MustOpen(t)
+	db := mustOpen(t, "file:"+s.Path())
+	for _, query := range sqlite.SuccessorUpdates {
+		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+query, 0, "sub", "booking:b", 1)
+		if !strings.Contains(plan, "USING INDEX webhook_deliveries_ordering") {
+			t.Errorf("plan of %s:\n%s", query, plan)
+		}
+	}
+}
+
 func mustOpen(tb testing.TB, dsn string) *sql.DB {
 	tb.Helper()
 	db, err := sql.Open("sqlite", dsn)

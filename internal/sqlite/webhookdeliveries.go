@@ -66,7 +66,17 @@ const (
 	// moved on) or retried by hand (lease cleared) only logs its attempt.
 	completeDelivery = `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?,
 		leased_until = NULL, last_status_code = ?, last_error = ?, updated_at = ?
-		WHERE id = ? AND status = 'pending' AND attempts = ? AND leased_until IS NOT NULL`
+		WHERE id = ? AND status = 'pending' AND attempts = ? AND leased_until IS NOT NULL
+		RETURNING ordering_key, event_seq`
+	// holdSuccessors and releaseSuccessors move the due time of an object's later
+	// deliveries that were never attempted, on webhook_deliveries_ordering (see
+	// sqlstore.DeliverySQL.Hold).
+	holdSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = ?1
+		WHERE subscription_id = ?2 AND ordering_key = ?3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > ?4 AND attempts = 0 AND next_attempt_at < ?1`
+	releaseSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = ?1
+		WHERE subscription_id = ?2 AND ordering_key = ?3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > ?4 AND attempts = 0 AND next_attempt_at > ?1`
 	markWebhookHealthy = `UPDATE webhook_subscriptions SET failing_since = NULL
 		WHERE id = ? AND failing_since IS NOT NULL`
 	markWebhookFailing = `UPDATE webhook_subscriptions SET failing_since = ?
@@ -89,6 +99,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: selectLiveWebhooks, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
 	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
+	Hold: holdSuccessors, Release: releaseSuccessors,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.

@@ -62,11 +62,20 @@ func testOrderHeldAcrossRetry(t *testing.T, s skygate.Store) {
 		func(o *skygate.WebhookOutcome) { o.NextAttemptAt = retryAt })
 	ids, _ = claimedIDs(t, s, At(time.Minute))
 	wantEqual(t, "claimed while the first waits for its retry", ids, []string{})
+	wantEqual(t, "the second is due with the first's retry",
+		MustDelivery(t, s, acc.ID, w.ID, second.ID).NextAttemptAt, ptr(Stored(retryAt)))
 
-	ids, jobs = claimedIDs(t, s, retryAt)
-	wantEqual(t, "claimed at the retry", ids, []string{first.ID})
-	MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, retryAt)
-	ids, _ = claimedIDs(t, s, retryAt)
+	// The partner retries the first by hand before its time; its success makes the
+	// second due at once instead of at the retry time it was held to.
+	_, err := s.RetryWebhookDelivery(t.Context(), acc.ID, w.ID, first.ID, At(2*time.Minute))
+	MustNoError(t, err, "RetryWebhookDelivery")
+	ids, jobs = claimedIDs(t, s, At(2*time.Minute))
+	wantEqual(t, "claimed after the retry by hand", ids, []string{first.ID})
+	done := At(2*time.Minute + time.Second)
+	MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, done)
+	wantEqual(t, "the second is due when the first succeeded",
+		MustDelivery(t, s, acc.ID, w.ID, second.ID).NextAttemptAt, ptr(Stored(done)))
+	ids, _ = claimedIDs(t, s, done)
 	wantEqual(t, "claimed after the first succeeded", ids, []string{second.ID})
 }
 
