@@ -1446,7 +1446,9 @@ type WebhookDelivery struct {
 	LastStatusCode int `json:"last_status_code"`
 
 	// MessageId The webhook-id header (the event id).
-	MessageId      string                `json:"message_id"`
+	MessageId string `json:"message_id"`
+
+	// NextAttemptAt When the next attempt is due; null unless pending. A delivery whose booking or eSIM has an earlier event still pending waits for it, past this time if need be, and waits with it for that one's retry.
 	NextAttemptAt  *time.Time            `json:"next_attempt_at"`
 	Status         WebhookDeliveryStatus `json:"status"`
 	SubscriptionId openapi_types.UUID    `json:"subscription_id"`
