@@ -127,8 +127,10 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 // global order so that concurrent completions (several replicas) and deletes of a
 // subscription cannot deadlock: first a key-share lock on every subscription involved,
 // by id, which a concurrent delete waits for or wins (its outcomes are then skipped);
-// then the delivery rows, by id; then the subscription rows for the failure
-// bookkeeping, by id.
+// then the delivery rows, by id, each followed by the later deliveries of its object
+// that its outcome holds or releases (no other completer holds those: one object has
+// one delivery in flight, and claimers skip locked rows); then the subscription rows
+// for the failure bookkeeping, by id.
 func (s *Store) CompleteWebhookDeliveries(ctx context.Context, outcomes []*skygate.WebhookOutcome) error {
 	return sqlstore.CompleteWebhookDeliveries(ctx, s.db, &deliverySQL, outcomes)
 }
