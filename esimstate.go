@@ -265,6 +265,18 @@ type ESIMStatusChangedData struct {
 	PreviousStatus ESIMStatus `json:"previous_status"`
 }
 
+// ESIMOrderingKey is the ordering key of an eSIM's events (esim.status.changed and
+// esim.usage.threshold), by its ICCID: writers of one eSIM are serialised by its row
+// lock, so the order in which its events are written is the order of its changes.
+func ESIMOrderingKey(iccid string) string { return "esim:" + iccid }
+
+// ESIMOrderOrderingKey is the ordering key of an order's esim.order.completed. The
+// order is its own object: its one event is written in the transaction that creates
+// the order and its eSIMs, before any of them can change, so no eSIM event of the
+// order can be written before it; it is not ordered against them on delivery (a
+// retried esim.order.completed does not hold up the eSIMs' events).
+func ESIMOrderOrderingKey(orderID string) string { return "esim_order:" + orderID }
+
 // ESIMOrderEvents returns the event of a completed order: esim.order.completed.
 func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
 	e, err := NewEvent(o.AccountID, EventESIMOrderCompleted, ESIMOrderCompletedData{
@@ -274,12 +286,14 @@ func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.OrderingKey = ESIMOrderOrderingKey(o.ID)
 	return []*Event{e}, nil
 }
 
 // ESIMEvents returns the events of a change of an eSIM from before to after at now: an
 // esim.usage.threshold for every threshold in after's notified list that was not in
-// before's, lowest first, then esim.status.changed when the status changed.
+// before's, lowest first, then esim.status.changed when the status changed, all with
+// the eSIM's ordering key.
 func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 	var events []*Event
 	for _, t := range ESIMThresholds {
@@ -292,6 +306,7 @@ func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.OrderingKey = ESIMOrderingKey(after.ICCID)
 		events = append(events, e)
 	}
 	if before.Status != after.Status {
@@ -301,6 +316,7 @@ func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.OrderingKey = ESIMOrderingKey(after.ICCID)
 		events = append(events, e)
 	}
 	return events, nil

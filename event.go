@@ -28,7 +28,18 @@ type Event struct {
 	AccountID string          `json:"account_id"`
 	Data      json.RawMessage `json:"data"`
 	Seq       int64           `json:"-"`
+
+	// OrderingKey names the object the event is about (see BookingOrderingKey and
+	// ESIMOrderingKey); empty for an event that is about no object (webhook.test). The
+	// deliveries of one key to one subscription are sent in the order the events were
+	// written (WebhookStore.ClaimWebhookDeliveries). The constructors set it.
+	OrderingKey string `json:"-"`
 }
+
+// BookingOrderingKey is the ordering key of a booking's events (booking.status.changed
+// and pass.status.changed). Writers of one booking are serialised by its row lock, so
+// the order in which its events are written is the order of its transitions.
+func BookingOrderingKey(bookingID string) string { return "booking:" + bookingID }
 
 // BookingStatusChanged is the data of a booking.status.changed event. Booking is the
 // booking as it is after the change, its passengers with their names only: personal
@@ -59,8 +70,8 @@ func NewEvent(accountID, typ string, data any, now time.Time) (*Event, error) {
 	return &Event{ID: NewID(), Type: typ, CreatedAt: now, AccountID: accountID, Data: b}, nil
 }
 
-// BookingEvents returns the events of a transition from before to after at now:
-// booking.status.changed when the status changed, its booking with the passengers'
+// BookingEvents returns the events of a transition from before to after at now, all
+// with the booking's ordering key: booking.status.changed when the status changed, its booking with the passengers'
 // names only, and pass.status.changed when the pass status changed (issued as Active,
 // then Used, Voided or Expired). A nil before is the creation of after (SPEC §3: none →
 // Pending).
@@ -80,6 +91,7 @@ func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.OrderingKey = BookingOrderingKey(after.ID)
 		events = append(events, e)
 	}
 	prev, hadPass := before.PassStatus()
@@ -93,6 +105,7 @@ func BookingEvents(before, after *Booking, now time.Time) ([]*Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.OrderingKey = BookingOrderingKey(after.ID)
 		events = append(events, e)
 	}
 	return events, nil

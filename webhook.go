@@ -67,7 +67,9 @@ const (
 // every attempt, so receivers dedupe by it. AttemptCount counts attempts started,
 // including one whose outcome a crashed dispatcher never recorded. NextAttemptAt is
 // set only while the delivery is pending; while an attempt is in flight it is the end
-// of the attempt's lease, when another dispatcher may take the delivery over.
+// of the attempt's lease, when another dispatcher may take the delivery over. A
+// delivery never attempted that waits for an earlier one of its object to be retried
+// is due no earlier than that retry (ClaimWebhookDeliveries).
 // LastStatusCode is 0 when the last attempt got no HTTP answer. Attempts is the log,
 // oldest first, filled by the methods that document it.
 type WebhookDelivery struct {
@@ -147,7 +149,8 @@ type WebhookBacklog struct {
 // written to the outbox (by any store method) gets, in the same transaction, a pending
 // delivery to the account's subscription if it has one, it is active and it accepts
 // the event's type (WebhookSubscription.Accepts); an event it does not accept gets no
-// delivery, then or later (unless recovered). Pending deliveries of an inactive
+// delivery, then or later (unless recovered). A delivery keeps the event's ordering key
+// and its position among the events written. Pending deliveries of an inactive
 // subscription are parked: they are not claimed until the subscription is active
 // again.
 type WebhookStore interface {
@@ -209,7 +212,9 @@ type WebhookStore interface {
 	// at now and returns it with its attempt log. A delivery whose attempt is in flight
 	// (its lease has not ended) is returned unchanged, so it is never sent twice at
 	// once. A succeeded delivery is CodeConflict, an inactive subscription too; an
-	// unknown delivery CodeNotFound. The attempt count continues.
+	// unknown delivery CodeNotFound. The attempt count continues. A retried delivery
+	// still keeps its object's order: it is claimed only after the earlier pending
+	// deliveries of its object (ClaimWebhookDeliveries).
 	RetryWebhookDelivery(ctx context.Context, accountID, webhookID, deliveryID string, now time.Time) (*WebhookDelivery, error)
 
 	// ClaimWebhookDeliveries takes at most limit pending deliveries of active
@@ -219,6 +224,17 @@ type WebhookStore interface {
 	// the lease ends, so another one retries it (at-least-once). Concurrent claimers
 	// in this or another replica never claim one delivery twice within a lease: on
 	// PostgreSQL the claim locks rows and skips those others hold.
+	//
+	// Deliveries of one object are claimed in commit order. A delivery whose event
+	// has an ordering key (Event.OrderingKey) is taken only if no other pending
+	// delivery of the same subscription and key was written before it (an earlier one
+	// due, waiting for a retry, or parked) and none is in flight (leased until after
+	// now): so a later event of a booking or an eSIM is sent only after every earlier
+	// one has succeeded or failed for good, and never while another of the object is
+	// being sent. "Written before" is the order of the events' inserts, which for one
+	// object is its commit order because its writers hold the object's row lock.
+	// Deliveries of other keys, and those without a key (webhook.test), do not wait.
+	// A delivery that is due but held counts in WebhookBacklog like any other.
 	ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*WebhookJob, error)
 	// CompleteWebhookDeliveries records attempts and their outcomes, all in one
 	// transaction (a dispatcher batches the outcomes of its workers, so that one commit
@@ -227,6 +243,11 @@ type WebhookStore interface {
 	// attempt's number and its lease (another dispatcher has not taken it over, and no
 	// manual retry intervened). An outcome whose delivery was deleted meanwhile is
 	// ignored. Outcomes of one subscription apply in the order of their attempt times.
+	// An outcome applied to a delivery with an ordering key also moves the due time of
+	// the later pending deliveries of its object that were never attempted: a retry
+	// makes them due no earlier than the retry, and the end of the delivery (succeeded
+	// or failed) makes them due at the attempt's time, so that claims neither pass
+	// over them while they must wait nor leave them waiting after.
 	CompleteWebhookDeliveries(ctx context.Context, outcomes []*WebhookOutcome) error
 	// WebhookBacklog returns the backlog at now. Like the dispatcher's claim it spans
 	// every account, so it takes no account id: it serves the operator's metrics and

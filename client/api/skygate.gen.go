@@ -1470,7 +1470,9 @@ type WebhookDelivery struct {
 	LastStatusCode int `json:"last_status_code"`
 
 	// MessageId The webhook-id header (the event id).
-	MessageId      string                `json:"message_id"`
+	MessageId string `json:"message_id"`
+
+	// NextAttemptAt When the next attempt is due; null unless pending. A delivery whose booking or eSIM has an earlier event still pending waits for it, past this time if need be, and waits with it for that one's retry.
 	NextAttemptAt  *time.Time            `json:"next_attempt_at"`
 	Status         WebhookDeliveryStatus `json:"status"`
 	SubscriptionId openapi_types.UUID    `json:"subscription_id"`
@@ -2850,7 +2852,9 @@ type ClientInterface interface {
 	// RetryWebhookDelivery Retry a delivery now
 	//
 	// A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-	// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+	// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+	// the object's events still holds: a delivery with an earlier event of the same
+	// booking or eSIM pending is sent first, and one in flight finishes first.
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, webhookID WebhookID, deliveryID string, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3831,7 +3835,9 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookID WebhookID,
 // RetryWebhookDelivery Retry a delivery now
 //
 // A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+// the object's events still holds: a delivery with an earlier event of the same
+// booking or eSIM pending is sent first, and one in flight finishes first.
 //
 // Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, webhookID WebhookID, deliveryID string, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8468,7 +8474,9 @@ type ClientWithResponsesInterface interface {
 	// RetryWebhookDeliveryWithResponse Retry a delivery now
 	//
 	// A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-	// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+	// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+	// the object's events still holds: a delivery with an earlier event of the same
+	// booking or eSIM pending is sent first, and one in flight finishes first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -17748,7 +17756,9 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // RetryWebhookDeliveryWithResponse Retry a delivery now
 //
 // A failed delivery gets one more attempt; a pending one is made due now. Retrying a
-// succeeded delivery, or on an inactive subscription, is `409 Conflict`.
+// succeeded delivery, or on an inactive subscription, is `409 Conflict`. The order of
+// the object's events still holds: a delivery with an earlier event of the same
+// booking or eSIM pending is sent first, and one in flight finishes first.
 //
 // Returns a wrapper object for the known response body format(s).
 //

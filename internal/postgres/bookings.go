@@ -51,21 +51,24 @@ const (
 		),
 		v AS (
 			SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[],
-				$33::timestamptz[], $34::text[], $35::text[])
-				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body, n)
+				$33::timestamptz[], $34::text[], $35::text[], $36::text[])
+				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
+					ordering_key, n)
 			WHERE EXISTS (SELECT FROM k)
 		),
 		e AS (
-			INSERT INTO events (id, account_id, type, data, created_at)
-			SELECT id, account_id, type, data, created_at FROM v ORDER BY n
+			INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
+			SELECT id, account_id, type, data, created_at, ordering_key FROM v ORDER BY n
+			RETURNING id, seq
 		),
 		d AS (
 			INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type,
 				body, status, attempts, next_attempt_at, last_status_code, last_error,
-				created_at, updated_at)
+				created_at, updated_at, ordering_key, event_seq)
 			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
-				v.created_at, 0, '', v.created_at, v.created_at
-			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+				v.created_at, 0, '', v.created_at, v.created_at, v.ordering_key, e.seq
+			FROM v JOIN e ON e.id = v.id
+				JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
 			-- The subscription's filter (skygate.WebhookSubscription.Accepts).
 			WHERE v.type <> 'webhook.subscription.disabled'
 				AND (w.event_types = '[]'::jsonb OR w.event_types ? v.type)

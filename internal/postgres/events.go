@@ -13,9 +13,9 @@ import (
 // positionEvents: seq, assigned at insert, can become visible out of order when
 // writers commit concurrently, and writers need not commit one at a time.
 const (
-	selectEvent = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT pos, id, account_id, type, data, created_at, ordering_key FROM events
 		WHERE account_id = $1 AND id = $2`
-	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at, ordering_key FROM events
 		WHERE pos > $1 ORDER BY pos LIMIT $2`
 
 	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
@@ -23,24 +23,28 @@ const (
 	// subscription, if any and if it accepts the event's type, due at the event's
 	// creation. FOR KEY SHARE keeps the subscription from being deleted until the
 	// transaction ends, so the delivery's foreign key cannot fail under a concurrent
-	// delete (which waits, or wins first and is then skipped). It returns the number of
-	// deliveries written.
+	// delete (which waits, or wins first and is then skipped). A delivery carries its
+	// event's ordering key and seq, the identity assigned at this insert (the claim's
+	// order within one object). It returns the number of deliveries written.
 	insertEventsWithDeliveries = `WITH v AS (
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-				$5::timestamptz[], $6::text[], $7::text[])
-				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body, n)
+				$5::timestamptz[], $6::text[], $7::text[], $8::text[])
+				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
+					ordering_key, n)
 		),
 		e AS (
-			INSERT INTO events (id, account_id, type, data, created_at)
-			SELECT id, account_id, type, data, created_at FROM v ORDER BY n
+			INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
+			SELECT id, account_id, type, data, created_at, ordering_key FROM v ORDER BY n
+			RETURNING id, seq
 		),
 		d AS (
 			INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type,
 				body, status, attempts, next_attempt_at, last_status_code, last_error,
-				created_at, updated_at)
+				created_at, updated_at, ordering_key, event_seq)
 			SELECT v.delivery_id, w.id, v.account_id, v.id, v.type, v.body, 'pending', 0,
-				v.created_at, 0, '', v.created_at, v.created_at
-			FROM v JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
+				v.created_at, 0, '', v.created_at, v.created_at, v.ordering_key, e.seq
+			FROM v JOIN e ON e.id = v.id
+				JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
 			-- The subscription's filter (skygate.WebhookSubscription.Accepts).
 			WHERE v.type <> 'webhook.subscription.disabled'
 				AND (w.event_types = '[]'::jsonb OR w.event_types ? v.type)
@@ -82,11 +86,12 @@ func (s *Store) deliveriesCommitted(n int) {
 }
 
 // eventArgs returns the arguments of insertEventsWithDeliveries for events (see
-// sqlstore.EventBody): arrays of their columns, a new delivery id and its body.
+// sqlstore.EventBody): arrays of their columns, a new delivery id, its body and the
+// ordering key.
 func eventArgs(events []*skygate.Event) ([]any, error) {
 	var (
-		ids, accounts, types, data, deliveries, bodies []string
-		created                                        []time.Time
+		ids, accounts, types, data, deliveries, bodies, keys []string
+		created                                              []time.Time
 	)
 	for _, e := range events {
 		body, err := sqlstore.EventBody(e)
@@ -96,8 +101,9 @@ func eventArgs(events []*skygate.Event) ([]any, error) {
 		ids, accounts, types = append(ids, e.ID), append(accounts, e.AccountID), append(types, e.Type)
 		data, created = append(data, string(e.Data)), append(created, e.CreatedAt)
 		deliveries, bodies = append(deliveries, skygate.NewID()), append(bodies, string(body))
+		keys = append(keys, e.OrderingKey)
 	}
-	return []any{ids, accounts, types, data, created, deliveries, bodies}, nil
+	return []any{ids, accounts, types, data, created, deliveries, bodies, keys}, nil
 }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in

@@ -51,3 +51,28 @@ func TestLegacyPassengerData(t *testing.T) {
 		Migrate: func() error { return s.Migrate(t.Context()) },
 	})
 }
+
+// TestLegacyDeliveryOrdering: events and deliveries written before migration 00019
+// (delivery ordering) stay unordered after it.
+func TestLegacyDeliveryOrdering(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.MustDSN(t)
+	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
+	storetest.MustNoError(t, err, "Open")
+	t.Cleanup(func() { s.Close() })
+	simple := " default_query_exec_mode=simple_protocol"
+	if strings.Contains(dsn, "://") {
+		simple = "&default_query_exec_mode=simple_protocol"
+	}
+	db, err := sql.Open("pgx", dsn+simple)
+	storetest.MustNoError(t, err, "sql.Open")
+	t.Cleanup(func() { db.Close() })
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), 18), "MigrateTo")
+	storetest.RunLegacyOrderingTest(t, storetest.LegacyEngine{
+		Store:   s,
+		DB:      db,
+		Dollar:  true,
+		Time:    func(t time.Time) any { return t },
+		Migrate: func() error { return s.Migrate(t.Context()) },
+	})
+}

@@ -50,6 +50,35 @@ func TestWebhookBacklogPlan(t *testing.T) {
 	}
 }
 
+// TestWebhookClaimPlan checks that the dispatcher's claim reads the due deliveries off
+// webhook_deliveries_due and checks the order of each object's deliveries on
+// webhook_deliveries_ordering, so that a claim's cost does not grow with the delivery
+// log of the objects it looks at.
+func TestWebhookClaimPlan(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	plan := mustPlan(t, db, "EXPLAIN "+postgres.WebhookClaimQuery, "2026-01-01T00:00:00Z", 32)
+	for _, index := range []string{"webhook_deliveries_due", "webhook_deliveries_ordering"} {
+		if !strings.Contains(plan, " using "+index+" ") && !strings.Contains(plan, " on "+index+" ") {
+			t.Errorf("plan of the claim does not use %s:\n%s", index, plan)
+		}
+	}
+}
+
+// TestSuccessorUpdatesPlan checks that moving the due time of an object's later
+// deliveries, done with every outcome of an ordered delivery, finds them on
+// webhook_deliveries_ordering.
+func TestSuccessorUpdatesPlan(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	for _, query := range postgres.SuccessorUpdates {
+		plan := mustPlan(t, db, "EXPLAIN "+query, "2026-01-01T00:00:00Z", "sub", "booking:b", 1)
+		if !strings.Contains(plan, " using webhook_deliveries_ordering ") && !strings.Contains(plan, " on webhook_deliveries_ordering ") {
+			t.Errorf("plan of %s:\n%s", query, plan)
+		}
+	}
+}
+
 // mustPlanDB returns one session on a migrated schema that avoids sequential scans
 // wherever an index can serve.
 func mustPlanDB(tb testing.TB) *sql.DB {

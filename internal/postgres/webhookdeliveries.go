@@ -33,12 +33,23 @@ const (
 	retryDelivery = `UPDATE webhook_deliveries SET status = 'pending',
 		next_attempt_at = $1, leased_until = NULL, updated_at = $1 WHERE id = $2`
 
+	// claimDeliveries takes a delivery of an object (a non-empty ordering key) only
+	// when none of its subscription and key that is pending comes before it (smaller
+	// event_seq) or is in flight; the check reads webhook_deliveries_ordering, whose
+	// condition it repeats. A delivery in flight stays pending, and a claimer that
+	// skips one another holds still sees it pending in the check, so of one object's
+	// deliveries only the earliest pending one can be claimed, by one claimer.
 	claimDeliveries = `SELECT ` + deliveryColumns + `, d.body,
 			s.id, s.account_id, s.url, s.active, s.secret, s.previous_secret,
 			s.previous_valid_until, s.failing_since, s.created_at, s.updated_at,
 			s.event_types, s.disabled_at, s.disabled_reason
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
 		WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND s.active
+			AND (d.ordering_key = '' OR NOT EXISTS (
+				SELECT FROM webhook_deliveries p
+				WHERE p.subscription_id = d.subscription_id AND p.ordering_key = d.ordering_key
+					AND p.status = 'pending' AND p.ordering_key <> ''
+					AND (p.event_seq < d.event_seq OR p.leased_until > $1)))
 		ORDER BY d.next_attempt_at, d.id LIMIT $2
 		FOR UPDATE OF d SKIP LOCKED`
 	leaseDeliveries = `UPDATE webhook_deliveries SET attempts = attempts + 1,
@@ -55,7 +66,17 @@ const (
 	// moved on) or retried by hand (lease cleared) only logs its attempt.
 	completeDelivery = `UPDATE webhook_deliveries SET status = $1, next_attempt_at = $2,
 		leased_until = NULL, last_status_code = $3, last_error = $4, updated_at = $5
-		WHERE id = $6 AND status = 'pending' AND attempts = $7 AND leased_until IS NOT NULL`
+		WHERE id = $6 AND status = 'pending' AND attempts = $7 AND leased_until IS NOT NULL
+		RETURNING ordering_key, event_seq`
+	// holdSuccessors and releaseSuccessors move the due time of an object's later
+	// deliveries that were never attempted, on webhook_deliveries_ordering (see
+	// sqlstore.DeliverySQL.Hold).
+	holdSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
+		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at < $1`
+	releaseSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
+		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at > $1`
 	markWebhookHealthy = `UPDATE webhook_subscriptions SET failing_since = NULL
 		WHERE id = $1 AND failing_since IS NOT NULL`
 	markWebhookFailing = `UPDATE webhook_subscriptions SET failing_since = $1
@@ -82,6 +103,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: lockWebhookKeys, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
 	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
+	Hold: holdSuccessors, Release: releaseSuccessors,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.
@@ -110,8 +132,10 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 // global order so that concurrent completions (several replicas) and deletes of a
 // subscription cannot deadlock: first a key-share lock on every subscription involved,
 // by id, which a concurrent delete waits for or wins (its outcomes are then skipped);
-// then the delivery rows, by id; then the subscription rows for the failure
-// bookkeeping, by id.
+// then the delivery rows, by id, each followed by the later deliveries of its object
+// that its outcome holds or releases (no other completer holds those: one object has
+// one delivery in flight, and claimers skip locked rows); then the subscription rows
+// for the failure bookkeeping, by id.
 func (s *Store) CompleteWebhookDeliveries(ctx context.Context, outcomes []*skygate.WebhookOutcome) error {
 	return sqlstore.CompleteWebhookDeliveries(ctx, s.db, &deliverySQL, outcomes)
 }

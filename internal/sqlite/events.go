@@ -12,23 +12,25 @@ import (
 // single writer commits one transaction at a time, so seq is also the order in which
 // events become visible.
 const (
-	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at)
-		VALUES (?, ?, ?, ?, ?)`
+	// insertEvent returns the event's seq, which its deliveries carry.
+	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`
 	// insertEventDelivery enqueues a pending delivery of an event to its account's
 	// active subscription, if any and if its filter accepts the event's type (?3, the
-	// event_type; skygate.WebhookSubscription.Accepts), due at the event's creation.
-	// The WHERE clause lets SQLite tell the upsert's ON CONFLICT from a join's ON.
+	// event_type; skygate.WebhookSubscription.Accepts), due at the event's creation,
+	// with the event's ordering key and seq (the claim's order within one object). The
+	// WHERE clause lets SQLite tell the upsert's ON CONFLICT from a join's ON.
 	insertEventDelivery = `INSERT INTO webhook_deliveries (id, subscription_id, account_id,
 			event_id, event_type, body, status, attempts, next_attempt_at, last_status_code,
-			last_error, created_at, updated_at)
-		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?
+			last_error, created_at, updated_at, ordering_key, event_seq)
+		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?, ?, ?
 		FROM webhook_subscriptions WHERE account_id = ? AND active
 			AND ?3 <> 'webhook.subscription.disabled'
 			AND (event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?3))
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
-	selectEvent = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT seq, id, account_id, type, data, created_at, ordering_key FROM events
 		WHERE account_id = ? AND id = ?`
-	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at, ordering_key FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`
 )
 
@@ -48,11 +50,13 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 			return err
 		}
 		created := e.CreatedAt.UnixMicro()
-		if _, err := tx.ExecContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created); err != nil {
+		var seq int64
+		if err := tx.QueryRowContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created,
+			e.OrderingKey).Scan(&seq); err != nil {
 			return fmt.Errorf("sqlite: insert event %s: %w", e.ID, err)
 		}
 		res, err := tx.ExecContext(ctx, insertEventDelivery, skygate.NewID(), e.ID, e.Type, string(body),
-			created, created, created, e.AccountID)
+			created, created, created, e.OrderingKey, seq, e.AccountID)
 		if err != nil {
 			return fmt.Errorf("sqlite: enqueue delivery of event %s: %w", e.ID, err)
 		}

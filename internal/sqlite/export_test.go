@@ -46,3 +46,11 @@ var PassengerDataScans = map[string]struct {
 // WebhookBacklogQuery is the statement of WebhookBacklog, which must read the pending
 // deliveries off webhook_deliveries_due.
 const WebhookBacklogQuery = webhookBacklog
+
+// WebhookClaimQuery is the dispatcher's claim, whose ordering check must read
+// webhook_deliveries_ordering.
+const WebhookClaimQuery = claimDeliveries
+
+// SuccessorUpdates are the statements that move the due time of an object's later
+// deliveries, which must read webhook_deliveries_ordering.
+var SuccessorUpdates = []string{holdSuccessors, releaseSuccessors}

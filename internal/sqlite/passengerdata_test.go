@@ -39,3 +39,19 @@ func TestLegacyPassengerData(t *testing.T) {
 		Migrate: func() error { return s.Migrate(t.Context()) },
 	})
 }
+
+// TestLegacyDeliveryOrdering: events and deliveries written before migration 00018
+// (delivery ordering) stay unordered after it.
+func TestLegacyDeliveryOrdering(t *testing.T) {
+	t.Parallel()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t), nil)
+	storetest.MustNoError(t, err, "Open")
+	t.Cleanup(func() { s.Close() })
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), 17), "MigrateTo")
+	storetest.RunLegacyOrderingTest(t, storetest.LegacyEngine{
+		Store:   s,
+		DB:      s.DB(),
+		Time:    func(t time.Time) any { return t.UnixMicro() },
+		Migrate: func() error { return s.Migrate(t.Context()) },
+	})
+}

@@ -68,6 +68,36 @@ func TestWebhookBacklogPlan(t *testing.T) {
 	}
 }
 
+// TestWebhookClaimPlan checks that the dispatcher's claim reads the due deliveries off
+// webhook_deliveries_due and checks the order of each object's deliveries on
+// webhook_deliveries_ordering, never the whole delivery log.
+func TestWebhookClaimPlan(t *testing.T) {
+	t.Parallel()
+	s := sqlitetest.MustOpen(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlite.WebhookClaimQuery, 0, 32)
+	for _, want := range []string{"d USING INDEX webhook_deliveries_due", "SEARCH p USING INDEX webhook_deliveries_ordering"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan of the claim lacks %q:\n%s", want, plan)
+		}
+	}
+}
+
+// TestSuccessorUpdatesPlan checks that moving the due time of an object's later
+// deliveries, done with every outcome of an ordered delivery, finds them on
+// webhook_deliveries_ordering.
+func TestSuccessorUpdatesPlan(t *testing.T) {
+	t.Parallel()
+	s := sqlitetest.MustOpen(t)
+	db := mustOpen(t, "file:"+s.Path())
+	for _, query := range sqlite.SuccessorUpdates {
+		plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+query, 0, "sub", "booking:b", 1)
+		if !strings.Contains(plan, "USING INDEX webhook_deliveries_ordering") {
+			t.Errorf("plan of %s:\n%s", query, plan)
+		}
+	}
+}
+
 func mustOpen(tb testing.TB, dsn string) *sql.DB {
 	tb.Helper()
 	db, err := sql.Open("sqlite", dsn)

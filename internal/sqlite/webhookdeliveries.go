@@ -34,13 +34,23 @@ const (
 	retryDelivery = `UPDATE webhook_deliveries SET status = 'pending',
 		next_attempt_at = ?1, leased_until = NULL, updated_at = ?1 WHERE id = ?2`
 
+	// claimDeliveries takes a delivery of an object (a non-empty ordering key) only
+	// when none of its subscription and key that is pending comes before it (smaller
+	// event_seq) or is in flight; the check reads webhook_deliveries_ordering, whose
+	// condition it repeats. Of one object's deliveries only the earliest pending one
+	// can be claimed.
 	claimDeliveries = `SELECT ` + deliveryColumns + `, d.body,
 			s.id, s.account_id, s.url, s.active, s.secret, s.previous_secret,
 			s.previous_valid_until, s.failing_since, s.created_at, s.updated_at,
 			s.event_types, s.disabled_at, s.disabled_reason
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.active
-		ORDER BY d.next_attempt_at, d.id LIMIT ?`
+		WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND s.active
+			AND (d.ordering_key = '' OR NOT EXISTS (
+				SELECT 1 FROM webhook_deliveries p
+				WHERE p.subscription_id = d.subscription_id AND p.ordering_key = d.ordering_key
+					AND p.status = 'pending' AND p.ordering_key <> ''
+					AND (p.event_seq < d.event_seq OR p.leased_until > ?1)))
+		ORDER BY d.next_attempt_at, d.id LIMIT ?2`
 	// leaseDeliveries takes the ids as a JSON array.
 	leaseDeliveries = `UPDATE webhook_deliveries SET attempts = attempts + 1,
 		next_attempt_at = ?1, leased_until = ?1, updated_at = ?2
@@ -57,7 +67,17 @@ const (
 	// moved on) or retried by hand (lease cleared) only logs its attempt.
 	completeDelivery = `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?,
 		leased_until = NULL, last_status_code = ?, last_error = ?, updated_at = ?
-		WHERE id = ? AND status = 'pending' AND attempts = ? AND leased_until IS NOT NULL`
+		WHERE id = ? AND status = 'pending' AND attempts = ? AND leased_until IS NOT NULL
+		RETURNING ordering_key, event_seq`
+	// holdSuccessors and releaseSuccessors move the due time of an object's later
+	// deliveries that were never attempted, on webhook_deliveries_ordering (see
+	// sqlstore.DeliverySQL.Hold).
+	holdSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = ?1
+		WHERE subscription_id = ?2 AND ordering_key = ?3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > ?4 AND attempts = 0 AND next_attempt_at < ?1`
+	releaseSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = ?1
+		WHERE subscription_id = ?2 AND ordering_key = ?3 AND status = 'pending'
+			AND ordering_key <> '' AND event_seq > ?4 AND attempts = 0 AND next_attempt_at > ?1`
 	markWebhookHealthy = `UPDATE webhook_subscriptions SET failing_since = NULL
 		WHERE id = ? AND failing_since IS NOT NULL`
 	markWebhookFailing = `UPDATE webhook_subscriptions SET failing_since = ?
@@ -84,6 +104,7 @@ var deliverySQL = sqlstore.DeliverySQL{
 	Claim: claimDeliveries, Lease: leaseDeliveries, Live: selectLiveWebhooks, Attempt: insertAttempt,
 	Complete: completeDelivery, Healthy: markWebhookHealthy, Failing: markWebhookFailing,
 	Disable: disableWebhook, DisableFailing: disableFailingWebhook, Backlog: webhookBacklog,
+	Hold: holdSuccessors, Release: releaseSuccessors,
 }
 
 // ListWebhookDeliveries implements skygate.WebhookStore.

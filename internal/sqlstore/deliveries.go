@@ -49,8 +49,14 @@ type DeliverySQL struct {
 	// attempt, once.
 	Attempt string
 	// Complete (status, next_attempt_at, last_status_code, last_error, updated_at, id,
-	// attempts) writes a delivery's outcome if the attempt still holds its lease.
+	// attempts) writes a delivery's outcome if the attempt still holds its lease and
+	// returns its ordering_key and event_seq (no row: not written).
 	Complete string
+	// Hold (next_attempt_at, subscription_id, ordering_key, event_seq) makes the later
+	// pending deliveries of an object that were never attempted due no earlier than
+	// the retry of the one before them; Release (at, subscription_id, ordering_key,
+	// event_seq) makes them due at at again, when that one has finished.
+	Hold, Release string
 	// Healthy (id) clears a subscription's failure time; Failing (at, id) sets it
 	// when unset; Disable (at, id) deactivates a subscription (reason gone), and
 	// DisableFailing (at, id, cutoff) one failing since the cutoff or earlier (reason
@@ -275,13 +281,30 @@ func completeOne(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygate
 	if o.Status == skygate.WebhookPending {
 		next = db.Time(o.NextAttemptAt)
 	}
-	res, err := tx.ExecContext(ctx, q.Complete,
-		string(o.Status), next, a.StatusCode, a.Error, at, o.DeliveryID, a.Attempt)
+	var (
+		key string
+		seq int64
+	)
+	err = tx.QueryRowContext(ctx, q.Complete,
+		string(o.Status), next, a.StatusCode, a.Error, at, o.DeliveryID, a.Attempt).Scan(&key, &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	// The later deliveries of the object cannot go before this one has finished
+	// (ClaimWebhookDeliveries): while it waits for a retry they are not due either,
+	// so that claims do not pass over them again and again. Only a retry holds them,
+	// so a delivery that finishes at its first attempt has none to release.
+	switch {
+	case key == "":
+	case o.Status == skygate.WebhookPending:
+		_, err = tx.ExecContext(ctx, q.Hold, next, o.SubscriptionID, key, seq)
+	case a.Attempt > 1:
+		_, err = tx.ExecContext(ctx, q.Release, at, o.SubscriptionID, key, seq)
+	}
+	return err == nil, err
 }
 
 // recordHealth applies an attempt's outcome to its subscription: a success clears the

@@ -225,14 +225,15 @@ func ScanDelivery(row Scanner, extra ...any) (*skygate.WebhookDelivery, *time.Ti
 }
 
 // ScanEvent reads the event's position in the feed (NULL: none yet), id, account_id,
-// type, data, created_at.
+// type, data, created_at, ordering_key.
 func ScanEvent(row Scanner) (*skygate.Event, error) {
 	var (
 		e    skygate.Event
 		pos  sql.NullInt64
 		data []byte
 	)
-	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt}); err != nil {
+	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt},
+		&e.OrderingKey); err != nil {
 		return nil, err
 	}
 	e.Seq, e.Data = pos.Int64, data

@@ -12,10 +12,10 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// LegacyEngine is what RunLegacyDataTest needs of an engine: a store whose schema is
-// migrated up to the last migration before passenger data was sealed, the database
-// under it, how its statements number parameters and store times, and the rest of
-// its migrations.
+// LegacyEngine is what RunLegacyDataTest and RunLegacyOrderingTest need of an engine:
+// a store whose schema is migrated up to the last migration before the one under
+// test, the database under it, how its statements number parameters and store times,
+// and the rest of its migrations.
 type LegacyEngine struct {
 	Store   skygate.Store
 	DB      *sql.DB

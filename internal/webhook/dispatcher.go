@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,7 +176,8 @@ func (d *Dispatcher) Stats() Stats {
 // Run sends due deliveries until ctx ends, keeping up to Workers requests in flight:
 // it claims deliveries for its free workers (once a quarter of them are free, so that
 // claims come in batches under load), and looks again when workers free up, on
-// Notify, and every PollInterval. Outcomes are written in batches by one recorder, so
+// Notify, when its own outcomes finish deliveries (releasing the next ones of their
+// objects), and every PollInterval. Outcomes are written in batches by one recorder, so
 // that a commit serves many deliveries. When ctx ends Run stops claiming, lets the
 // requests in flight finish (each is bounded by the client's timeout), records their
 // outcomes and returns nil.
@@ -279,7 +281,10 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]*skygate.WebhookJob, e
 const maxRecordBatch = 128
 
 // record writes the outcomes that arrive on in, batching those that queued up while
-// the previous batch was written, until in is closed.
+// the previous batch was written, until in is closed. A batch that finished a
+// delivery (succeeded or failed for good) wakes Run: the store may now let the next
+// delivery of the same object go (ClaimWebhookDeliveries), which should not wait for
+// the next poll.
 func (d *Dispatcher) record(ctx context.Context, in <-chan *skygate.WebhookOutcome) {
 	batch := make([]*skygate.WebhookOutcome, 0, maxRecordBatch)
 	for o := range in {
@@ -296,22 +301,30 @@ func (d *Dispatcher) record(ctx context.Context, in <-chan *skygate.WebhookOutco
 				break more
 			}
 		}
-		d.complete(ctx, batch)
+		if d.complete(ctx, batch) && slices.ContainsFunc(batch, finished) {
+			signal(d.wake)
+		}
 	}
 }
 
-// complete writes outcomes, even while the dispatcher shuts down. If the write fails
-// the leases end and other attempts follow: at-least-once holds.
-func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOutcome) {
+// finished reports whether o ends its delivery.
+func finished(o *skygate.WebhookOutcome) bool { return o.Status != skygate.WebhookPending }
+
+// complete writes outcomes, even while the dispatcher shuts down, and reports whether
+// they were written. If the write fails the leases end and other attempts follow:
+// at-least-once holds.
+func (d *Dispatcher) complete(ctx context.Context, outcomes []*skygate.WebhookOutcome) bool {
 	if len(outcomes) == 0 {
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeTimeout)
 	defer cancel()
 	if err := d.c.Store.CompleteWebhookDeliveries(ctx, outcomes); err != nil {
 		d.counts.errors.Add(1)
 		d.log.ErrorContext(ctx, "webhook: record delivery outcomes", "error", err, "outcomes", len(outcomes))
+		return false
 	}
+	return true
 }
 
 // attempt sends the request of a claimed delivery and decides the outcome. The request

@@ -57,14 +57,27 @@ func TestHarnessSmoke(t *testing.T) {
 	for _, sc := range []string{scTokenPrivateKeyJWT, scIntrospect} {
 		t.Run(sc, func(t *testing.T) {
 			t.Parallel()
-			smokeScenario(t, server, sc)
+			r := smokeScenario(t, server, sc)
+			if r.Skipped != "" || r.RPS <= 0 || r.Phases == nil || r.Phases.Max.OK == 0 {
+				t.Fatalf("%s: no figures: %+v", sc, r)
+			}
 		})
 	}
+	t.Run(scWebhooks, func(t *testing.T) {
+		t.Parallel()
+		r := smokeScenario(t, server, scWebhooks)
+		if r.Skipped != "" || r.RPS <= 0 || r.Deliveries == nil || r.Deliveries.Events == 0 {
+			t.Fatalf("no figures: %+v", r)
+		}
+		if r.Deliveries.OutOfOrder != 0 {
+			t.Fatalf("%d events of a booking arrived out of order: %+v", r.Deliveries.OutOfOrder, r.Deliveries)
+		}
+	})
 }
 
-// smokeScenario runs one engine scenario on SQLite with a tiny load and checks that it
-// answered successfully and produced figures.
-func smokeScenario(t *testing.T, server, scenario string) {
+// smokeScenario runs one engine scenario on SQLite with a tiny load and returns its
+// row.
+func smokeScenario(t *testing.T, server, scenario string) row {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"skygate-bench", "-duration", "200ms", "-latency-duration", "100ms", "-warmup", "0", "-workers", "4",
@@ -83,13 +96,11 @@ func smokeScenario(t *testing.T, server, scenario string) {
 	}
 	for _, r := range rep.Rows {
 		if r.Scenario == scenario && r.Engine == engineSQLite {
-			if r.Skipped != "" || r.RPS <= 0 || r.Phases == nil || r.Phases.Max.OK == 0 {
-				t.Fatalf("%s: no figures: %+v", scenario, r)
-			}
-			return
+			return r
 		}
 	}
 	t.Fatalf("no %s row in %s", scenario, b)
+	return row{}
 }
 
 func smoke(t *testing.T, gen, server string) {

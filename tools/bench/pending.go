@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -68,21 +66,60 @@ func (h *harness) esimOrder(ctx context.Context, s *server, label string) (row, 
 	return r, fmt.Errorf("eSIM order probe: no listener accepted the order")
 }
 
-// webhookDeliveries subscribes a local receiver, creates bookings for -duration (each
-// emits events), and counts the deliveries that reach the receiver until they stop.
-// The figure is deliveries per second from the first to the last; CPU per delivery
-// includes creating the bookings that caused them.
+// webhookDeliveries subscribes a local receiver, creates bookings for -duration and
+// counts the deliveries that reach the receiver until they stop. Every booking writes
+// several events of one object, delivered in commit order: Pending at its creation,
+// Issued with its pass Active when the worker issues it, and, because the receiver
+// cancels each booking whose Issued event arrives, Canceled with the pass Voided. The
+// figure is deliveries per second from the first to the last; CPU per delivery
+// includes creating and cancelling the bookings that caused them. The row's
+// Deliveries show whether the order held and what it cost: the wait of each booking's
+// first event beside that of the later ones, which may wait for their predecessors.
 func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string) (row, error) {
 	r := row{Scenario: scWebhooks, Engine: s.engine}
 	if missing, err := s.routeMissing(ctx, http.MethodPost, webhooksPath); err != nil || missing {
 		r.Skipped = "POST " + webhooksPath + " is not routed yet (internal/httpapi/routes.go)"
 		return r, err
 	}
-	rcv, err := newReceiver()
+	cancels := make(chan string, 1<<16)
+	var dropped atomic.Int64
+	rcv, err := newReceiver(func(bookingID string) {
+		select {
+		case cancels <- bookingID:
+		default:
+			dropped.Add(1)
+		}
+	})
 	if err != nil {
 		return r, err
 	}
 	defer rcv.close()
+	var (
+		cancelled, cancelFailed atomic.Int64
+		cancellers              sync.WaitGroup
+	)
+	// cancels is never closed: a late delivery may still call the receiver's hook.
+	stop := make(chan struct{})
+	for range 4 {
+		cancellers.Go(func() {
+			for {
+				var id string
+				select {
+				case <-stop:
+					return
+				case id = <-cancels:
+				}
+				resp, _, err := do(ctx, s.mtlsCli, s.bearer(vegeta.Target{Method: http.MethodPost,
+					URL: s.mtls + "/v2/b2b/booking/fast-tracks/" + id + "/cancel"}))
+				if err == nil && resp.StatusCode == http.StatusOK {
+					cancelled.Add(1)
+				} else {
+					cancelFailed.Add(1)
+				}
+			}
+		})
+	}
+	defer func() { close(stop); cancellers.Wait() }()
 	var secret [24]byte
 	_, _ = rand.Read(secret[:])
 	sub, _ := json.Marshal(map[string]string{"url": rcv.url, "secret": "whsec_" + base64.StdEncoding.EncodeToString(secret[:])})
@@ -123,8 +160,15 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 		return r, err
 	}
 	n, first, last := rcv.stats()
-	r.Kind = "deliveries"
-	r.Note = fmt.Sprintf("%d bookings created, %d deliveries; CPU includes the bookings", load.OK, n)
+	f := rcv.figures()
+	f.Cancels = cancelled.Load()
+	r.Kind, r.Deliveries = "deliveries", f
+	r.Note = fmt.Sprintf("%d bookings created, %d cancelled on Issued, %d deliveries; CPU includes the bookings and cancels; "+
+		"in order: %d out of order; wait first event p50 %.1f ms, later events p50 %.1f ms p99 %.1f ms",
+		load.OK, f.Cancels, n, f.OutOfOrder, f.FirstP50, f.LaterP50, f.LaterP99)
+	if k := cancelFailed.Load() + dropped.Load(); k > 0 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("%d cancels failed or were dropped", k))
+	}
 	if n > 1 && last.After(first) {
 		r.RPS = float64(n) / last.Sub(first).Seconds()
 		r.CPUPerReq = (cpu1 - cpu0).Seconds() / float64(n) * 1e6
@@ -133,49 +177,3 @@ func (h *harness) webhookDeliveries(ctx context.Context, s *server, label string
 	h.logf("%-16s %8.0f deliveries/s  (%s)", label, r.RPS, r.Note)
 	return r, nil
 }
-
-// receiver is a local webhook endpoint that counts deliveries.
-type receiver struct {
-	srv   *http.Server
-	url   string
-	n     atomic.Int64
-	mu    sync.Mutex
-	first time.Time
-	at    time.Time
-}
-
-func newReceiver() (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook"}
-	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		now := time.Now()
-		rc.mu.Lock()
-		if rc.first.IsZero() {
-			rc.first = now
-		}
-		rc.at = now
-		rc.mu.Unlock()
-		rc.n.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = rc.srv.Serve(ln) }()
-	return rc, nil
-}
-
-func (rc *receiver) last() time.Time {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.at
-}
-
-func (rc *receiver) stats() (int64, time.Time, time.Time) {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.n.Load(), rc.first, rc.at
-}
-
-func (rc *receiver) close() { _ = rc.srv.Close() }

@@ -39,10 +39,12 @@ type row struct {
 	// scenarios, paired.go); the catalog's ratio targets are judged on it when present.
 	Paired *pairedFigures `json:"paired,omitempty"`
 	// Rounds are each round's figures when the harness ran several (-rounds).
-	Rounds  []roundFigures `json:"rounds,omitempty"`
-	Note    string         `json:"note,omitempty"`
-	Skipped string         `json:"skipped,omitempty"`
-	Phases  *measured      `json:"phases,omitempty"`
+	Rounds []roundFigures `json:"rounds,omitempty"`
+	// Deliveries are the webhooks scenario's order and wait figures.
+	Deliveries *deliveryFigures `json:"deliveries,omitempty"`
+	Note       string           `json:"note,omitempty"`
+	Skipped    string           `json:"skipped,omitempty"`
+	Phases     *measured        `json:"phases,omitempty"`
 }
 
 // check is one target of the issue, evaluated.
