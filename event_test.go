@@ -77,13 +77,13 @@ func TestBookingEvents(t *testing.T) {
 
 func TestEventEnvelope(t *testing.T) {
 	t.Parallel()
-	e := &skygate.Event{ID: "e1", Type: "t", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
-		AccountID: "a1", Data: json.RawMessage(`{"x":1}`), Seq: 7}
+	e := &skygate.Event{ID: "e1", Type: "t", APIVersion: skygate.APIVersion, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		AccountID: "a1", Livemode: true, Data: json.RawMessage(`{"x":1}`), Seq: 7}
 	got, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"e1","type":"t","created_at":"2025-01-02T03:04:05Z","account_id":"a1","data":{"x":1}}`
+	want := `{"id":"e1","type":"t","api_version":"2026-12-01","created_at":"2025-01-02T03:04:05Z","account_id":"a1","livemode":true,"data":{"x":1}}`
 	if string(got) != want {
 		t.Fatalf("envelope = %s, want %s", got, want)
 	}

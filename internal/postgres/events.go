@@ -13,9 +13,11 @@ import (
 // positionEvents: seq, assigned at insert, can become visible out of order when
 // writers commit concurrently, and writers need not commit one at a time.
 const (
-	selectEvent = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT pos, id, account_id, type, data, created_at,
+		api_version, livemode FROM events
 		WHERE account_id = $1 AND id = $2`
-	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at,
+		api_version, livemode FROM events
 		WHERE pos > $1 ORDER BY pos LIMIT $2`
 
 	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
@@ -26,12 +28,16 @@ const (
 	// is then skipped). It returns the number of deliveries written.
 	insertEventsWithDeliveries = `WITH v AS (
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-				$5::timestamptz[], $6::text[], $7::text[])
-				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body, n)
+				$5::timestamptz[], $6::text[], $7::text[],
+				$8::text[], $9::boolean[])
+				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
+					api_version, livemode, n)
 		),
 		e AS (
-			INSERT INTO events (id, account_id, type, data, created_at)
-			SELECT id, account_id, type, data, created_at FROM v ORDER BY n
+			INSERT INTO events (id, account_id, type, data, created_at,
+				api_version, livemode)
+			SELECT id, account_id, type, data, created_at,
+				api_version, livemode FROM v ORDER BY n
 		),
 		d AS (
 			INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type,
@@ -78,11 +84,14 @@ func (s *Store) deliveriesCommitted(n int) {
 }
 
 // eventArgs returns the arguments of insertEventsWithDeliveries for events (see
-// sqlstore.EventBody): arrays of their columns, a new delivery id and its body.
+// sqlstore.EventBody): arrays of their columns, a new delivery id and its body, then
+// the envelope's api_version and livemode.
 func eventArgs(events []*skygate.Event) ([]any, error) {
 	var (
 		ids, accounts, types, data, deliveries, bodies []string
 		created                                        []time.Time
+		versions                                       []string
+		livemodes                                      []bool
 	)
 	for _, e := range events {
 		body, err := sqlstore.EventBody(e)
@@ -92,8 +101,9 @@ func eventArgs(events []*skygate.Event) ([]any, error) {
 		ids, accounts, types = append(ids, e.ID), append(accounts, e.AccountID), append(types, e.Type)
 		data, created = append(data, string(e.Data)), append(created, e.CreatedAt)
 		deliveries, bodies = append(deliveries, skygate.NewID()), append(bodies, string(body))
+		versions, livemodes = append(versions, e.APIVersion), append(livemodes, e.Livemode)
 	}
-	return []any{ids, accounts, types, data, created, deliveries, bodies}, nil
+	return []any{ids, accounts, types, data, created, deliveries, bodies, versions, livemodes}, nil
 }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in

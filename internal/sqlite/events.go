@@ -12,8 +12,9 @@ import (
 // single writer commits one transaction at a time, so seq is also the order in which
 // events become visible.
 const (
-	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at)
-		VALUES (?, ?, ?, ?, ?)`
+	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at,
+			api_version, livemode)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`
 	// insertEventDelivery enqueues a pending delivery of an event to its account's
 	// active subscription, if any, due at the event's creation. The WHERE clause lets
 	// SQLite tell the upsert's ON CONFLICT from a join's ON.
@@ -23,9 +24,11 @@ const (
 		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?
 		FROM webhook_subscriptions WHERE account_id = ? AND active
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
-	selectEvent = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT seq, id, account_id, type, data, created_at,
+		api_version, livemode FROM events
 		WHERE account_id = ? AND id = ?`
-	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at,
+		api_version, livemode FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`
 )
 
@@ -45,7 +48,8 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 			return err
 		}
 		created := e.CreatedAt.UnixMicro()
-		if _, err := tx.ExecContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created); err != nil {
+		if _, err := tx.ExecContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created,
+			e.APIVersion, e.Livemode); err != nil {
 			return fmt.Errorf("sqlite: insert event %s: %w", e.ID, err)
 		}
 		res, err := tx.ExecContext(ctx, insertEventDelivery, skygate.NewID(), e.ID, e.Type, string(body),
