@@ -92,9 +92,8 @@ type WebhookAttempt struct {
 }
 
 // WebhookJob is a claimed delivery with what sending it needs: the subscription (URL
-// and sealed secrets) and the request body, which is the event envelope
-// {"id","type","created_at","account_id","data"} encoded once when the delivery was
-// created, so every attempt sends the same bytes. Delivery.AttemptCount already
+// and sealed secrets) and the request body, which is the event envelope (see Event)
+// encoded once when the delivery was created, so every attempt sends the same bytes. Delivery.AttemptCount already
 // counts this attempt and is its number.
 type WebhookJob struct {
 	Delivery     *WebhookDelivery
