@@ -174,3 +174,24 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxDeploymentEventsAreNotLive: in a sandbox deployment (SKYGATE_ENV=sandbox)
+// the events of a production application say livemode false too: a booking's,
+// including the issue that background work writes later, and a webhook.test.
+func TestSandboxDeploymentEventsAreNotLive(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, map[string]string{"SKYGATE_ENV": "sandbox", "SKYGATE_DEV_IDP": "true", "SKYGATE_DEV_PKI": "true",
+		"SKYGATE_WEBHOOK_ALLOW_PRIVATE": "true"}))
+	tok := s.mustToken(s.mustBootstrap("payloads-sandbox-deployment", payloadScopes), "")
+	rc := newReceiver(t)
+	hook := s.subscribe(tok, rc)
+	s.mustBook(tok, "sd-1", s.firstFastTrack(tok), "SD-1")
+	if resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks/"+hook+"/test", tok, "", nil); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("test event: %d %s", resp.StatusCode, body)
+	}
+	for _, e := range waitEvents(t, rc, "booking.status.changed Pending", "booking.status.changed Issued", "pass.status.changed Active", "webhook.test ") {
+		if e.Livemode {
+			t.Errorf("%s %s in a sandbox deployment says livemode true", e.Type, e.Data.Status)
+		}
+	}
+}

@@ -39,3 +39,19 @@ func TestLegacyPassengerData(t *testing.T) {
 		Migrate: func() error { return s.Migrate(t.Context()) },
 	})
 }
+
+// TestLegacyLivemode: rows written before migration 00017 are live unless a sandbox
+// application created them, and so are their events.
+func TestLegacyLivemode(t *testing.T) {
+	t.Parallel()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t), nil)
+	storetest.MustNoError(t, err, "Open")
+	t.Cleanup(func() { s.Close() })
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), 16), "MigrateTo")
+	storetest.RunLegacyLivemodeTest(t, storetest.LegacyEngine{
+		Store:   s,
+		DB:      s.DB(),
+		Time:    func(t time.Time) any { return t.UnixMicro() },
+		Migrate: func() error { return s.Migrate(t.Context()) },
+	})
+}
