@@ -192,6 +192,9 @@ type Booking struct {
 	AccountID string `json:"-"`
 	// ClientID is the application that created the booking.
 	ClientID string `json:"-"`
+	// Livemode is false when a sandbox application or deployment created the booking
+	// (see Event); every event of the booking carries it.
+	Livemode bool `json:"-"`
 	// Pass is nil until the booking is issued, and stays after it is canceled.
 	Pass *Pass `json:"-"`
 }

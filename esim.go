@@ -279,6 +279,9 @@ type ESIMOrder struct {
 	AccountID string `json:"-"`
 	// ClientID is the application that placed the order.
 	ClientID string `json:"-"`
+	// Livemode is false when a sandbox application or deployment placed the order
+	// (see Event); its eSIMs take it over.
+	Livemode bool `json:"-"`
 }
 
 // ICCIDs returns the ICCIDs of the order's eSIMs in order.

@@ -104,6 +104,8 @@ type ESIM struct {
 	AccountID          string `json:"-"`
 	MatchingIDSealed   []byte `json:"-"`
 	NotifiedThresholds []int  `json:"-"`
+	// Livemode is its order's, copied when the order allocates it (see Event).
+	Livemode bool `json:"-"`
 }
 
 // Clone returns a deep copy of e.
@@ -277,9 +279,10 @@ func ESIMOrderingKey(iccid string) string { return "esim:" + iccid }
 // retried esim.order.completed does not hold up the eSIMs' events).
 func ESIMOrderOrderingKey(orderID string) string { return "esim_order:" + orderID }
 
-// ESIMOrderEvents returns the event of a completed order: esim.order.completed.
+// ESIMOrderEvents returns the event of a completed order: esim.order.completed, with
+// the order's Livemode.
 func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
-	e, err := NewEvent(o.AccountID, EventESIMOrderCompleted, ESIMOrderCompletedData{
+	e, err := NewEvent(o.AccountID, EventESIMOrderCompleted, o.Livemode, ESIMOrderCompletedData{
 		OrderID: o.ID, PackageID: o.PackageID, Quantity: o.Quantity, ICCIDs: o.ICCIDs(),
 		PartnerReference: o.PartnerReference, Total: o.Total,
 	}, now)
@@ -293,14 +296,14 @@ func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
 // ESIMEvents returns the events of a change of an eSIM from before to after at now: an
 // esim.usage.threshold for every threshold in after's notified list that was not in
 // before's, lowest first, then esim.status.changed when the status changed, all with
-// the eSIM's ordering key.
+// the eSIM's ordering key and after's Livemode.
 func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 	var events []*Event
 	for _, t := range ESIMThresholds {
 		if !slices.Contains(after.NotifiedThresholds, t) || slices.Contains(before.NotifiedThresholds, t) {
 			continue
 		}
-		e, err := NewEvent(after.AccountID, EventESIMUsageThreshold, ESIMUsageThresholdData{
+		e, err := NewEvent(after.AccountID, EventESIMUsageThreshold, after.Livemode, ESIMUsageThresholdData{
 			ICCID: after.ICCID, OrderID: after.OrderID, Threshold: t, Usage: after.Usage,
 		}, now)
 		if err != nil {
@@ -310,7 +313,7 @@ func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 		events = append(events, e)
 	}
 	if before.Status != after.Status {
-		e, err := NewEvent(after.AccountID, EventESIMStatusChanged, ESIMStatusChangedData{
+		e, err := NewEvent(after.AccountID, EventESIMStatusChanged, after.Livemode, ESIMStatusChangedData{
 			ICCID: after.ICCID, OrderID: after.OrderID, Status: after.Status, PreviousStatus: before.Status,
 		}, now)
 		if err != nil {

@@ -2,6 +2,7 @@ package skygate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -77,14 +78,55 @@ func TestBookingEvents(t *testing.T) {
 
 func TestEventEnvelope(t *testing.T) {
 	t.Parallel()
-	e := &skygate.Event{ID: "e1", Type: "t", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
-		AccountID: "a1", Data: json.RawMessage(`{"x":1}`), Seq: 7}
+	e := &skygate.Event{ID: "e1", Type: "t", APIVersion: skygate.APIVersion, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		AccountID: "a1", Livemode: true, Data: json.RawMessage(`{"x":1}`), Seq: 7}
 	got, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"e1","type":"t","created_at":"2025-01-02T03:04:05Z","account_id":"a1","data":{"x":1}}`
+	want := `{"id":"e1","type":"t","api_version":"2026-12-01","created_at":"2025-01-02T03:04:05Z","account_id":"a1","livemode":true,"data":{"x":1}}`
 	if string(got) != want {
 		t.Fatalf("envelope = %s, want %s", got, want)
+	}
+}
+
+// TestEventsCarryObjectLivemode: every event constructor takes livemode from the object
+// the event is about, and every event is of APIVersion.
+func TestEventsCarryObjectLivemode(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, live := range []bool{true, false} {
+		t.Run(fmt.Sprint("livemode ", live), func(t *testing.T) {
+			t.Parallel()
+			b := &skygate.Booking{ID: "b1", AccountID: "a1", Status: skygate.BookingIssued, Pass: &skygate.Pass{Code: "C"}, Livemode: live}
+			booking, err := skygate.BookingEvents(nil, b, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &skygate.ESIMOrder{ID: "o1", AccountID: "a1", Livemode: live}
+			order, err := skygate.ESIMOrderEvents(o, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 100
+			before := &skygate.ESIM{ICCID: "1", AccountID: "a1", Status: skygate.ESIMActive, Usage: skygate.NewESIMUsage(&total, 0), Livemode: live}
+			after := before.Clone()
+			if err := after.ReportUsage(100); err != nil {
+				t.Fatal(err)
+			}
+			esim, err := skygate.ESIMEvents(before, after, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := append(append(booking, order...), esim...)
+			if len(all) != 2+1+3 {
+				t.Fatalf("%d events, want 6", len(all))
+			}
+			for _, e := range all {
+				if e.Livemode != live || e.APIVersion != skygate.APIVersion {
+					t.Errorf("%s: livemode %v api_version %q, want %v %q", e.Type, e.Livemode, e.APIVersion, live, skygate.APIVersion)
+				}
+			}
+		})
 	}
 }

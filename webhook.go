@@ -102,9 +102,8 @@ type WebhookAttempt struct {
 }
 
 // WebhookJob is a claimed delivery with what sending it needs: the subscription (URL
-// and sealed secrets) and the request body, which is the event envelope
-// {"id","type","created_at","account_id","data"} encoded once when the delivery was
-// created, so every attempt sends the same bytes. Delivery.AttemptCount already
+// and sealed secrets) and the request body, which is the event envelope (see Event)
+// encoded once when the delivery was created, so every attempt sends the same bytes. Delivery.AttemptCount already
 // counts this attempt and is its number.
 type WebhookJob struct {
 	Delivery     *WebhookDelivery
@@ -128,6 +127,10 @@ type WebhookOutcome struct {
 	NextAttemptAt  time.Time
 	Disable        bool
 	FailingCutoff  time.Time
+	// SandboxDeployment makes the webhook.subscription.disabled notice an outcome may
+	// write not live (Event.Livemode): the notice is about the subscription, which no
+	// application owns, so only the deployment decides.
+	SandboxDeployment bool
 }
 
 // WebhookBacklog is the delivery work of every account that is not done yet, as the

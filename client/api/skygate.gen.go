@@ -654,6 +654,24 @@ func (e TokenResponseTokenType) Valid() bool {
 	}
 }
 
+// Defines values for WebhookBookingFlightDirection.
+const (
+	WebhookBookingFlightDirectionArrival   WebhookBookingFlightDirection = "arrival"
+	WebhookBookingFlightDirectionDeparture WebhookBookingFlightDirection = "departure"
+)
+
+// Valid indicates whether the value is a known member of the WebhookBookingFlightDirection enum.
+func (e WebhookBookingFlightDirection) Valid() bool {
+	switch e {
+	case WebhookBookingFlightDirectionArrival:
+		return true
+	case WebhookBookingFlightDirectionDeparture:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
@@ -687,6 +705,21 @@ func (e WebhookDisabledReason) Valid() bool {
 	case WebhookDisabledReasonFailing:
 		return true
 	case WebhookDisabledReasonGone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventApiVersion.
+const (
+	WebhookEventApiVersionN20261201 WebhookEventApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventApiVersion enum.
+func (e WebhookEventApiVersion) Valid() bool {
+	switch e {
+	case WebhookEventApiVersionN20261201:
 		return true
 	default:
 		return false
@@ -747,6 +780,111 @@ func (e SimulateFastTrackBookingJSONBodyEvent) Valid() bool {
 	}
 }
 
+// Defines values for BookingStatusChangedEventJSONBodyApiVersion.
+const (
+	BookingStatusChangedEventJSONBodyApiVersionN20261201 BookingStatusChangedEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the BookingStatusChangedEventJSONBodyApiVersion enum.
+func (e BookingStatusChangedEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case BookingStatusChangedEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EsimOrderCompletedEventJSONBodyApiVersion.
+const (
+	EsimOrderCompletedEventJSONBodyApiVersionN20261201 EsimOrderCompletedEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the EsimOrderCompletedEventJSONBodyApiVersion enum.
+func (e EsimOrderCompletedEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case EsimOrderCompletedEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EsimStatusChangedEventJSONBodyApiVersion.
+const (
+	EsimStatusChangedEventJSONBodyApiVersionN20261201 EsimStatusChangedEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the EsimStatusChangedEventJSONBodyApiVersion enum.
+func (e EsimStatusChangedEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case EsimStatusChangedEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EsimUsageThresholdEventJSONBodyApiVersion.
+const (
+	EsimUsageThresholdEventJSONBodyApiVersionN20261201 EsimUsageThresholdEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the EsimUsageThresholdEventJSONBodyApiVersion enum.
+func (e EsimUsageThresholdEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case EsimUsageThresholdEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PassStatusChangedEventJSONBodyApiVersion.
+const (
+	PassStatusChangedEventJSONBodyApiVersionN20261201 PassStatusChangedEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the PassStatusChangedEventJSONBodyApiVersion enum.
+func (e PassStatusChangedEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case PassStatusChangedEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookSubscriptionDisabledEventJSONBodyApiVersion.
+const (
+	WebhookSubscriptionDisabledEventJSONBodyApiVersionN20261201 WebhookSubscriptionDisabledEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the WebhookSubscriptionDisabledEventJSONBodyApiVersion enum.
+func (e WebhookSubscriptionDisabledEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case WebhookSubscriptionDisabledEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventJSONBodyApiVersion.
+const (
+	WebhookTestEventJSONBodyApiVersionN20261201 WebhookTestEventJSONBodyApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventJSONBodyApiVersion enum.
+func (e WebhookTestEventJSONBodyApiVersion) Valid() bool {
+	switch e {
+	case WebhookTestEventJSONBodyApiVersionN20261201:
+		return true
+	default:
+		return false
+	}
+}
+
 // AirsideZone defines model for AirsideZone.
 type AirsideZone string
 
@@ -799,8 +937,10 @@ type BookingStatus string
 
 // BookingStatusChangedData The data of `booking.status.changed`.
 type BookingStatusChangedData struct {
-	// Booking The booking after the change, its passengers with their names only (personal data is never sent: GET the booking for it).
-	Booking   Booking            `json:"booking"`
+	// Booking The booking of `booking.status.changed`: the booking (`GET /v2/b2b/booking/fast-tracks/{bookingID}`)
+	// as it is after the change, its passengers with their names only. Their documents,
+	// birth dates, nationalities, phones and emails are never sent: GET the booking for them.
+	Booking   WebhookBooking     `json:"booking"`
 	BookingId openapi_types.UUID `json:"booking_id"`
 
 	// PreviousStatus The status before the change; null when the booking was just created (status `Pending`).
@@ -1043,10 +1183,10 @@ type ESIMTopUp struct {
 
 // ESIMUsage defines model for ESIMUsage.
 type ESIMUsage struct {
-	RemainingMb *int `json:"remaining_mb,omitempty"`
+	RemainingMb *int `json:"remaining_mb"`
 
 	// TotalMb null when unlimited.
-	TotalMb *int `json:"total_mb,omitempty"`
+	TotalMb *int `json:"total_mb"`
 	UsedMb  int  `json:"used_mb"`
 }
 
@@ -1438,6 +1578,45 @@ type TokenResponse struct {
 // TokenResponseTokenType defines model for TokenResponse.TokenType.
 type TokenResponseTokenType string
 
+// WebhookBooking The booking of `booking.status.changed`: the booking (`GET /v2/b2b/booking/fast-tracks/{bookingID}`)
+// as it is after the change, its passengers with their names only. Their documents,
+// birth dates, nationalities, phones and emails are never sent: GET the booking for them.
+type WebhookBooking struct {
+	// ConfirmBefore Set when the booking is Issued.
+	ConfirmBefore *time.Time         `json:"confirm_before"`
+	CreatedAt     time.Time          `json:"created_at"`
+	FastTrackId   openapi_types.UUID `json:"fast_track_id"`
+	Flight        struct {
+		Direction WebhookBookingFlightDirection `json:"direction"`
+
+		// Number IATA designator; "" when not sent.
+		Number string `json:"number"`
+	} `json:"flight"`
+	Id               openapi_types.UUID `json:"id"`
+	PartnerReference string             `json:"partner_reference"`
+
+	// Passengers Every passenger, in the booking's order, with the names only ("" when not sent).
+	Passengers []struct {
+		FirstName string `json:"first_name"`
+		LastName  string `json:"last_name"`
+	} `json:"passengers"`
+
+	// PersonalDataRemovedAt When the passengers' personal data was removed after the retention; null while it is kept.
+	PersonalDataRemovedAt *time.Time         `json:"personal_data_removed_at"`
+	ServiceDate           openapi_types.Date `json:"service_date"`
+	Status                BookingStatus      `json:"status"`
+
+	// StatusHistory Every status entered, oldest first.
+	StatusHistory []struct {
+		At     time.Time     `json:"at"`
+		Status BookingStatus `json:"status"`
+	} `json:"status_history"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// WebhookBookingFlightDirection defines model for WebhookBooking.Flight.Direction.
+type WebhookBookingFlightDirection string
+
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
 	// EventTypes The event types the subscription receives, each once; null or empty means every type. `webhook.subscription.disabled` is never delivered and cannot be named.
@@ -1491,7 +1670,10 @@ type WebhookDeliveryList struct {
 // WebhookDisabledReason `gone`: the endpoint answered 410 Gone; `failing`: its deliveries failed for 72 h with no success.
 type WebhookDisabledReason string
 
-// WebhookEvent The body of every delivery. Types and their data:
+// WebhookEvent The body of every delivery: the event's envelope, `api_version` the date of the
+// version its envelope and data follow and `livemode` false for events of sandbox
+// applications and sandbox deployments (see the webhooks tag for the versioning
+// promise). Types and their data:
 // booking.status.changed {booking_id, status, previous_status (null when the booking
 // was just created: status Pending), booking}, on create and on every transition;
 // its booking is the Booking after the change with the passengers' names only
@@ -1504,12 +1686,23 @@ type WebhookDisabledReason string
 // webhook.subscription.disabled {subscription_id, url, reason, failing_since,
 // disabled_at}, in the event feed only (never delivered). Activation codes are never sent.
 type WebhookEvent struct {
-	AccountId openapi_types.UUID     `json:"account_id"`
-	CreatedAt time.Time              `json:"created_at"`
-	Data      map[string]interface{} `json:"data"`
-	Id        openapi_types.UUID     `json:"id"`
-	Type      WebhookEventType       `json:"type"`
+	AccountId openapi_types.UUID `json:"account_id"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion WebhookEventApiVersion `json:"api_version"`
+	CreatedAt  time.Time              `json:"created_at"`
+	Data       map[string]interface{} `json:"data"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool             `json:"livemode"`
+	Type     WebhookEventType `json:"type"`
 }
+
+// WebhookEventApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+type WebhookEventApiVersion string
 
 // WebhookEventType defines model for WebhookEvent.Type.
 type WebhookEventType string
@@ -2339,12 +2532,20 @@ type SandboxESIMUsageParams struct {
 // BookingStatusChangedEventJSONBody defines parameters for BookingStatusChangedEvent.
 type BookingStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion BookingStatusChangedEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                   `json:"created_at"`
 
 	// Data The data of `booking.status.changed`.
 	Data BookingStatusChangedData `json:"data"`
-	Id   openapi_types.UUID       `json:"id"`
-	Type interface{}              `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // BookingStatusChangedEventParams defines parameters for BookingStatusChangedEvent.
@@ -2362,15 +2563,26 @@ type BookingStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// BookingStatusChangedEventJSONBodyApiVersion defines parameters for BookingStatusChangedEvent.
+type BookingStatusChangedEventJSONBodyApiVersion string
+
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
 type EsimOrderCompletedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion EsimOrderCompletedEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                 `json:"created_at"`
 
 	// Data The data of `esim.order.completed`; never activation codes.
 	Data ESIMOrderCompletedData `json:"data"`
-	Id   openapi_types.UUID     `json:"id"`
-	Type interface{}            `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // EsimOrderCompletedEventParams defines parameters for EsimOrderCompletedEvent.
@@ -2388,15 +2600,26 @@ type EsimOrderCompletedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// EsimOrderCompletedEventJSONBodyApiVersion defines parameters for EsimOrderCompletedEvent.
+type EsimOrderCompletedEventJSONBodyApiVersion string
+
 // EsimStatusChangedEventJSONBody defines parameters for EsimStatusChangedEvent.
 type EsimStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion EsimStatusChangedEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                `json:"created_at"`
 
 	// Data The data of `esim.status.changed`.
 	Data ESIMStatusChangedData `json:"data"`
-	Id   openapi_types.UUID    `json:"id"`
-	Type interface{}           `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // EsimStatusChangedEventParams defines parameters for EsimStatusChangedEvent.
@@ -2414,15 +2637,26 @@ type EsimStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// EsimStatusChangedEventJSONBodyApiVersion defines parameters for EsimStatusChangedEvent.
+type EsimStatusChangedEventJSONBodyApiVersion string
+
 // EsimUsageThresholdEventJSONBody defines parameters for EsimUsageThresholdEvent.
 type EsimUsageThresholdEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion EsimUsageThresholdEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                 `json:"created_at"`
 
 	// Data The data of `esim.usage.threshold`.
 	Data ESIMUsageThresholdData `json:"data"`
-	Id   openapi_types.UUID     `json:"id"`
-	Type interface{}            `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // EsimUsageThresholdEventParams defines parameters for EsimUsageThresholdEvent.
@@ -2440,15 +2674,26 @@ type EsimUsageThresholdEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// EsimUsageThresholdEventJSONBodyApiVersion defines parameters for EsimUsageThresholdEvent.
+type EsimUsageThresholdEventJSONBodyApiVersion string
+
 // PassStatusChangedEventJSONBody defines parameters for PassStatusChangedEvent.
 type PassStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion PassStatusChangedEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                `json:"created_at"`
 
 	// Data The data of `pass.status.changed`.
 	Data PassStatusChangedData `json:"data"`
-	Id   openapi_types.UUID    `json:"id"`
-	Type interface{}           `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // PassStatusChangedEventParams defines parameters for PassStatusChangedEvent.
@@ -2466,15 +2711,26 @@ type PassStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// PassStatusChangedEventJSONBodyApiVersion defines parameters for PassStatusChangedEvent.
+type PassStatusChangedEventJSONBodyApiVersion string
+
 // WebhookSubscriptionDisabledEventJSONBody defines parameters for WebhookSubscriptionDisabledEvent.
 type WebhookSubscriptionDisabledEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion WebhookSubscriptionDisabledEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                                          `json:"created_at"`
 
 	// Data The data of `webhook.subscription.disabled`.
 	Data WebhookSubscriptionDisabledData `json:"data"`
-	Id   openapi_types.UUID              `json:"id"`
-	Type interface{}                     `json:"type"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // WebhookSubscriptionDisabledEventParams defines parameters for WebhookSubscriptionDisabledEvent.
@@ -2492,15 +2748,26 @@ type WebhookSubscriptionDisabledEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// WebhookSubscriptionDisabledEventJSONBodyApiVersion defines parameters for WebhookSubscriptionDisabledEvent.
+type WebhookSubscriptionDisabledEventJSONBodyApiVersion string
+
 // WebhookTestEventJSONBody defines parameters for WebhookTestEvent.
 type WebhookTestEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
-	CreatedAt time.Time          `json:"created_at"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	ApiVersion WebhookTestEventJSONBodyApiVersion `json:"api_version"`
+	CreatedAt  time.Time                          `json:"created_at"`
 
 	// Data The data of `webhook.test`.
-	Data WebhookTestData    `json:"data"`
-	Id   openapi_types.UUID `json:"id"`
-	Type interface{}        `json:"type"`
+	Data WebhookTestData `json:"data"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
 }
 
 // WebhookTestEventParams defines parameters for WebhookTestEvent.
@@ -2517,6 +2784,9 @@ type WebhookTestEventParams struct {
 	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
+
+// WebhookTestEventJSONBodyApiVersion defines parameters for WebhookTestEvent.
+type WebhookTestEventJSONBodyApiVersion string
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreateRequest

@@ -119,6 +119,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Client:    webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookPrivate, Timeout: cfg.WebhookTimeout}),
 		UserAgent: "Skygate-Webhooks/1 (+" + cfg.PublicURL + ")",
 		Tracer:    tr.TracerProvider(),
+
+		SandboxDeployment: cfg.Env == config.EnvSandbox,
 	})
 	a.webhooks = webhook.NewService(webhook.Config{
 		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,

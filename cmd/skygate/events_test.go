@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/api"
 	"github.com/skygate/skygate/web"
@@ -112,15 +110,10 @@ func getDocsPage(tb testing.TB, path string) string {
 }
 
 // checkDeliveries validates the deliveries the guide's receiver wrote to dir
-// (<webhook-id>.body) against the document's webhooks: each body against the request
-// schema of its type, which holds the envelope and the type's data schema. Every
-// event type must have been received.
+// (<webhook-id>.body) against the document's webhooks (validateDelivery). Every event
+// type must have been received.
 func checkDeliveries(t *testing.T, dir string) {
 	t.Helper()
-	doc, err := api.Load(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	bodies, err := filepath.Glob(filepath.Join(dir, "*.body"))
 	if err != nil {
 		t.Fatal(err)
@@ -134,21 +127,12 @@ func checkDeliveries(t *testing.T, dir string) {
 		var event struct {
 			Type string `json:"type"`
 		}
-		var v any
-		if err := json.Unmarshal(b, &event); err != nil || json.Unmarshal(b, &v) != nil {
+		if err := json.Unmarshal(b, &event); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
 		seen[event.Type]++
-		item := doc.Webhooks[event.Type]
-		if item == nil || item.Post == nil {
-			t.Errorf("%s: event type %q is not in the document's webhooks", f, event.Type)
-			continue
-		}
-		schema := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
-		if err := schema.VisitJSON(v, openapi3.MultiErrors()); err != nil {
-			t.Errorf("%s event does not match its schema: %v\n%s", event.Type, err, b)
-		}
+		validateDelivery(t, b)
 	}
 	// Every type that can be delivered: webhook.subscription.disabled never is.
 	for _, typ := range skygate.SubscribableEventTypes() {

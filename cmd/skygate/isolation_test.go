@@ -329,7 +329,8 @@ func (s *testServer) seedTenant(name string) *isoTenant {
 
 	// The webhook first, so that the booking's events are delivered to it.
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body)
+		validateDelivery(t, body)
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(hook.Close)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -60,6 +61,8 @@ func TestMetricsPromtool(t *testing.T) {
 
 	// A delivery to a receiver that fails stays pending, retried later.
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		validateDelivery(t, body)
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(failing.Close)

@@ -25,8 +25,8 @@ import (
 // every booking exactly once, and three webhook dispatchers deliver every event, each
 // with its own webhook-id.
 
-// hookLog is a webhook receiver that verifies signatures and counts deliveries by
-// webhook-id (the event id).
+// hookLog is a webhook receiver that verifies signatures, validates every body against
+// its event type's schema and counts deliveries by webhook-id (the event id).
 type hookLog struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
@@ -46,6 +46,7 @@ func newHookLog(t *testing.T, secret string) *hookLog {
 	h := &hookLog{byID: map[string]int{}, types: map[string]string{}}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		validateDelivery(t, body)
 		var ev struct{ ID, Type string }
 		_ = json.Unmarshal(body, &ev)
 		h.mu.Lock()

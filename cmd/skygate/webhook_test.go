@@ -13,9 +13,21 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/api/apitest"
 )
 
-// receiver is a real webhook endpoint that records every delivery.
+// validateDelivery reports an error unless body, a webhook delivery's, matches the
+// schema of its event type in the document's webhooks section (apitest.ValidateEvent).
+// Every test receiver calls it on every body it gets. It may be called from a
+// receiver's goroutine.
+func validateDelivery(t testing.TB, body []byte) {
+	if err := apitest.ValidateEvent(body); err != nil {
+		t.Errorf("webhook delivery: %v", err)
+	}
+}
+
+// receiver is a real webhook endpoint that records every delivery, each validated
+// against its event type's schema.
 type receiver struct {
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -36,6 +48,7 @@ func newReceiver(t *testing.T) *receiver {
 	rc := &receiver{}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		validateDelivery(t, body)
 		d := delivery{header: r.Header.Clone(), body: body}
 		_ = json.Unmarshal(body, &d.event)
 		rc.mu.Lock()

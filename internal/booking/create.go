@@ -28,6 +28,8 @@ type CreateCommand struct {
 	ClientID       string
 	IdempotencyKey string
 	Fingerprint    []byte
+	// Livemode is false for a sandbox application or deployment (skygate.Booking).
+	Livemode bool
 	Request
 }
 
@@ -55,7 +57,7 @@ func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Boo
 		}
 		return nil, false, err
 	}
-	b.ID, b.AccountID, b.ClientID = skygate.NewID(), cmd.AccountID, cmd.ClientID
+	b.ID, b.AccountID, b.ClientID, b.Livemode = skygate.NewID(), cmd.AccountID, cmd.ClientID, cmd.Livemode
 	b.Status = skygate.BookingPending
 	b.CreatedAt = now.UTC().Truncate(time.Microsecond) // the stored precision: the answer equals a later read
 	b.UpdatedAt = b.CreatedAt

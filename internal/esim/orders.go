@@ -26,6 +26,8 @@ type OrderCommand struct {
 	ClientID       string
 	IdempotencyKey string
 	Lang           string
+	// Livemode is false for a sandbox application or deployment (skygate.ESIMOrder).
+	Livemode bool
 	OrderRequest
 }
 
@@ -63,7 +65,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 	}
 	o = &skygate.ESIMOrder{
 		ID: skygate.NewID(), AccountID: cmd.AccountID, ClientID: cmd.ClientID, Status: skygate.ESIMOrderCompleted,
-		PackageID: pkg.ID, Quantity: cmd.Quantity, PartnerReference: cmd.PartnerReference,
+		Livemode: cmd.Livemode, PackageID: pkg.ID, Quantity: cmd.Quantity, PartnerReference: cmd.PartnerReference,
 		UnitPrice: pkg.Price, Total: skygate.Money{Amount: pkg.Price.Amount * int64(cmd.Quantity), Currency: pkg.Price.Currency},
 		ESIMs: []*skygate.ESIM{}, CreatedAt: stored(now),
 	}

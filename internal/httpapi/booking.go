@@ -46,8 +46,13 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 		}
 		b, replayed, err = known, true, lookup
 	} else {
+		livemode, lerr := s.livemode(r)
+		if lerr != nil {
+			return lerr
+		}
 		b, replayed, err = s.deps.Bookings.Create(r.Context(), booking.CreateCommand{
-			AccountID: claims.AccountID, ClientID: claims.ClientID, IdempotencyKey: key, Fingerprint: fp, Request: req})
+			AccountID: claims.AccountID, ClientID: claims.ClientID, IdempotencyKey: key, Fingerprint: fp,
+			Livemode: livemode, Request: req})
 	}
 	if err != nil {
 		return err

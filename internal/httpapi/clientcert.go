@@ -107,6 +107,13 @@ func (s *Server) tokenClientCert(next http.Handler) http.Handler {
 	})
 }
 
+// livemode reports whether the objects and events that r creates are live (see
+// skygate.Event): not when isSandbox.
+func (s *Server) livemode(r *http.Request) (bool, error) {
+	sandbox, err := s.isSandbox(r)
+	return !sandbox, err
+}
+
 // isSandbox reports whether the caller may use sandbox routes: a sandbox deployment,
 // or a sandbox application (read from the application cache).
 func (s *Server) isSandbox(r *http.Request) (bool, error) {

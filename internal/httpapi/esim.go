@@ -47,8 +47,12 @@ func (s *Server) createESIMOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := principalOf(r.Context())
+	livemode, err := s.livemode(r)
+	if err != nil {
+		return err
+	}
 	o, replayed, err := s.deps.ESIM.Order(r.Context(), esim.OrderCommand{AccountID: c.AccountID, ClientID: c.ClientID,
-		IdempotencyKey: key, Lang: contentLanguage(w, r), OrderRequest: req})
+		IdempotencyKey: key, Lang: contentLanguage(w, r), Livemode: livemode, OrderRequest: req})
 	if err != nil {
 		return err
 	}

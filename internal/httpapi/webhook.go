@@ -81,7 +81,11 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limit(w, r, limitWebhookTest, "webhook-test:"+acct+"/"+id, s.deps.Limits.WebhookTest); err != nil {
 		return err
 	}
-	return reply(w, http.StatusAccepted)(s.deps.Webhooks.Test(r.Context(), acct, id))
+	livemode, err := s.livemode(r)
+	if err != nil {
+		return err
+	}
+	return reply(w, http.StatusAccepted)(s.deps.Webhooks.Test(r.Context(), acct, id, livemode))
 }
 
 func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {

@@ -17,7 +17,7 @@ var _ skygate.BookingStore = (*Store)(nil)
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
 	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
-	personal_data_removed_at`
+	personal_data_removed_at, livemode`
 
 // Every tenant statement names the account.
 const (
@@ -46,19 +46,22 @@ const (
 		b AS (
 			INSERT INTO bookings (` + bookingColumns + `)
 			SELECT $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-				$25, $26, $27, $28
+				$25, $26, $27, $28, $29
 			FROM k
 		),
 		v AS (
-			SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[],
-				$33::timestamptz[], $34::text[], $35::text[], $36::text[])
+			SELECT * FROM unnest($30::text[], $31::text[], $32::text[], $33::text[],
+				$34::timestamptz[], $35::text[], $36::text[], $37::text[],
+				$38::text[], $39::boolean[])
 				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
-					ordering_key, n)
+					ordering_key, api_version, livemode, n)
 			WHERE EXISTS (SELECT FROM k)
 		),
 		e AS (
-			INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
-			SELECT id, account_id, type, data, created_at, ordering_key FROM v ORDER BY n
+			INSERT INTO events (id, account_id, type, data, created_at, ordering_key,
+				api_version, livemode)
+			SELECT id, account_id, type, data, created_at, ordering_key,
+				api_version, livemode FROM v ORDER BY n
 			RETURNING id, seq
 		),
 		d AS (

@@ -12,10 +12,14 @@ import (
 // An event's position in the feed (Event.Seq) is its pos, given after its commit by
 // positionEvents: seq, assigned at insert, can become visible out of order when
 // writers commit concurrently, and writers need not commit one at a time.
+// eventColumns are the columns sqlstore.ScanEvent reads, the feed position first.
+const eventColumns = `pos, id, account_id, type, data, created_at, api_version, livemode,
+	ordering_key`
+
 const (
-	selectEvent = `SELECT pos, id, account_id, type, data, created_at, ordering_key FROM events
+	selectEvent = `SELECT ` + eventColumns + ` FROM events
 		WHERE account_id = $1 AND id = $2`
-	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at, ordering_key FROM events
+	selectEventsAfter = `SELECT ` + eventColumns + ` FROM events
 		WHERE pos > $1 ORDER BY pos LIMIT $2`
 
 	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
@@ -28,13 +32,16 @@ const (
 	// order within one object). It returns the number of deliveries written.
 	insertEventsWithDeliveries = `WITH v AS (
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-				$5::timestamptz[], $6::text[], $7::text[], $8::text[])
+				$5::timestamptz[], $6::text[], $7::text[], $8::text[],
+				$9::text[], $10::boolean[])
 				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
-					ordering_key, n)
+					ordering_key, api_version, livemode, n)
 		),
 		e AS (
-			INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
-			SELECT id, account_id, type, data, created_at, ordering_key FROM v ORDER BY n
+			INSERT INTO events (id, account_id, type, data, created_at, ordering_key,
+				api_version, livemode)
+			SELECT id, account_id, type, data, created_at, ordering_key,
+				api_version, livemode FROM v ORDER BY n
 			RETURNING id, seq
 		),
 		d AS (
@@ -87,11 +94,13 @@ func (s *Store) deliveriesCommitted(n int) {
 
 // eventArgs returns the arguments of insertEventsWithDeliveries for events (see
 // sqlstore.EventBody): arrays of their columns, a new delivery id, its body and the
-// ordering key.
+// ordering key, then the envelope's api_version and livemode.
 func eventArgs(events []*skygate.Event) ([]any, error) {
 	var (
 		ids, accounts, types, data, deliveries, bodies, keys []string
 		created                                              []time.Time
+		versions                                             []string
+		livemodes                                            []bool
 	)
 	for _, e := range events {
 		body, err := sqlstore.EventBody(e)
@@ -102,8 +111,9 @@ func eventArgs(events []*skygate.Event) ([]any, error) {
 		data, created = append(data, string(e.Data)), append(created, e.CreatedAt)
 		deliveries, bodies = append(deliveries, skygate.NewID()), append(bodies, string(body))
 		keys = append(keys, e.OrderingKey)
+		versions, livemodes = append(versions, e.APIVersion), append(livemodes, e.Livemode)
 	}
-	return []any{ids, accounts, types, data, created, deliveries, bodies, keys}, nil
+	return []any{ids, accounts, types, data, created, deliveries, bodies, keys, versions, livemodes}, nil
 }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox in

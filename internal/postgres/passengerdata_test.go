@@ -76,3 +76,21 @@ func TestLegacyDeliveryOrdering(t *testing.T) {
 		Migrate: func() error { return s.Migrate(t.Context()) },
 	})
 }
+
+// TestLegacyLivemode: rows written before migration 00018 are live unless a sandbox
+// application created them, and so are their events.
+func TestLegacyLivemode(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.MustDSN(t)
+	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
+	storetest.MustNoError(t, err, "Open")
+	t.Cleanup(func() { s.Close() })
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), 17), "MigrateTo")
+	storetest.RunLegacyLivemodeTest(t, storetest.LegacyEngine{
+		Store:   s,
+		DB:      s.DB(),
+		Dollar:  true,
+		Time:    func(t time.Time) any { return t },
+		Migrate: func() error { return s.Migrate(t.Context()) },
+	})
+}

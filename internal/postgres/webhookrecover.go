@@ -23,7 +23,7 @@ const (
 			AND event_type <> 'webhook.subscription.disabled'
 			AND (cardinality($4::text[]) = 0 OR event_type = ANY($4::text[]))
 			AND event_id IN (SELECT id FROM events WHERE account_id = $2 AND created_at >= $3)`
-	selectUndelivered = `SELECT e.pos, e.id, e.account_id, e.type, e.data, e.created_at FROM events e
+	selectUndelivered = `SELECT ` + eventColumns + ` FROM events e
 		WHERE e.account_id = $2 AND e.created_at >= $3
 			AND e.type <> 'webhook.subscription.disabled'
 			AND (cardinality($4::text[]) = 0 OR e.type = ANY($4::text[]))
@@ -32,10 +32,12 @@ const (
 		ORDER BY e.seq`
 	insertRecovered = `INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id,
 			event_type, body, status, attempts, next_attempt_at, last_status_code, last_error,
-			created_at, updated_at)
-		SELECT v.id, $5, $6, v.event_id, v.type, v.body, 'pending', 0, $7, 0, '', $7, $7
+			created_at, updated_at, ordering_key, event_seq)
+		SELECT v.id, $5, $6, v.event_id, v.type, v.body, 'pending', 0, $7, 0, '', $7, $7,
+			e.ordering_key, e.seq
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY
 			AS v (id, event_id, type, body, n)
+			JOIN events e ON e.id = v.event_id
 		ORDER BY v.n
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
 )

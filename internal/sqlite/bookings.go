@@ -15,13 +15,13 @@ var _ skygate.BookingStore = (*Store)(nil)
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
 	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
-	personal_data_removed_at`
+	personal_data_removed_at, livemode`
 
 // Every tenant statement names the account. Reads inside a write transaction need no
 // lock: the single writer keeps every other writer out until it commits.
 const (
 	insertBooking = `INSERT INTO bookings (` + bookingColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	selectBooking      = `SELECT ` + bookingColumns + ` FROM bookings WHERE account_id = ? AND id = ?`
 	selectBookingAdmin = `SELECT ` + bookingColumns + ` FROM bookings WHERE id = ?`
 	listBookings       = `SELECT ` + bookingColumns + ` FROM bookings

@@ -9,17 +9,18 @@ import (
 
 // esimOrderColumns are the columns sqlstore.ScanESIMOrder reads.
 const esimOrderColumns = `id, account_id, client_id, package_id, quantity, partner_reference, status,
-	unit_amount, total_amount, currency, created_at`
+	unit_amount, total_amount, currency, created_at, livemode`
 
 const (
 	insertESIMOrder = `INSERT INTO esim_orders (` + esimOrderColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// insertOrderESIMs inserts the new eSIMs of an order, one an ICCID of the JSON
-	// array ?1; the rest of their columns are the same for all.
+	// array ?1; the rest of their columns, the order's livemode (?11) among them, are
+	// the same for all.
 	insertOrderESIMs = `INSERT INTO esims (iccid, account_id, order_id, package_id, status,
 			total_mb, used_mb, validity_days, notified_thresholds, installed_at, activated_at,
-			expires_at, created_at, updated_at)
-		SELECT value, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, NULL, NULL, ?10, ?10
+			expires_at, created_at, updated_at, livemode)
+		SELECT value, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, NULL, NULL, ?10, ?10, ?11
 		FROM json_each(?1)`
 	selectESIMOrder = `SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = ? AND id = ?`

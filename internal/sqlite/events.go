@@ -11,10 +11,15 @@ import (
 // An event's position in the feed (Event.Seq) is its seq, assigned at insert: the
 // single writer commits one transaction at a time, so seq is also the order in which
 // events become visible.
+// eventColumns are the columns sqlstore.ScanEvent reads, the feed position first.
+const eventColumns = `seq, id, account_id, type, data, created_at, api_version, livemode,
+	ordering_key`
+
 const (
 	// insertEvent returns the event's seq, which its deliveries carry.
-	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at, ordering_key)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`
+	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at, ordering_key,
+			api_version, livemode)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
 	// insertEventDelivery enqueues a pending delivery of an event to its account's
 	// active subscription, if any and if its filter accepts the event's type (?3, the
 	// event_type; skygate.WebhookSubscription.Accepts), due at the event's creation,
@@ -28,9 +33,9 @@ const (
 			AND ?3 <> 'webhook.subscription.disabled'
 			AND (event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?3))
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
-	selectEvent = `SELECT seq, id, account_id, type, data, created_at, ordering_key FROM events
+	selectEvent = `SELECT ` + eventColumns + ` FROM events
 		WHERE account_id = ? AND id = ?`
-	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at, ordering_key FROM events
+	selectEventsAfter = `SELECT ` + eventColumns + ` FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`
 )
 
@@ -52,7 +57,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		created := e.CreatedAt.UnixMicro()
 		var seq int64
 		if err := tx.QueryRowContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created,
-			e.OrderingKey).Scan(&seq); err != nil {
+			e.OrderingKey, e.APIVersion, e.Livemode).Scan(&seq); err != nil {
 			return fmt.Errorf("sqlite: insert event %s: %w", e.ID, err)
 		}
 		res, err := tx.ExecContext(ctx, insertEventDelivery, skygate.NewID(), e.ID, e.Type, string(body),

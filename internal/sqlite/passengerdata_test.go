@@ -44,14 +44,27 @@ func TestLegacyPassengerData(t *testing.T) {
 // (delivery ordering) stay unordered after it.
 func TestLegacyDeliveryOrdering(t *testing.T) {
 	t.Parallel()
+	storetest.RunLegacyOrderingTest(t, legacyEngine(t, 17))
+}
+
+// TestLegacyLivemode: rows written before migration 00017 are live unless a sandbox
+// application created them, and so are their events.
+func TestLegacyLivemode(t *testing.T) {
+	t.Parallel()
+	storetest.RunLegacyLivemodeTest(t, legacyEngine(t, 16))
+}
+
+// legacyEngine returns a new store migrated up to version, for a legacy-data test.
+func legacyEngine(t *testing.T, version int64) storetest.LegacyEngine {
+	t.Helper()
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "skygate.db"), sealtest.New(t), nil)
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
-	storetest.MustNoError(t, s.MigrateTo(t.Context(), 17), "MigrateTo")
-	storetest.RunLegacyOrderingTest(t, storetest.LegacyEngine{
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), version), "MigrateTo")
+	return storetest.LegacyEngine{
 		Store:   s,
 		DB:      s.DB(),
 		Time:    func(t time.Time) any { return t.UnixMicro() },
 		Migrate: func() error { return s.Migrate(t.Context()) },
-	})
+	}
 }

@@ -19,7 +19,7 @@ const (
 			AND event_type <> 'webhook.subscription.disabled'
 			AND (json_array_length(?4) = 0 OR event_type IN (SELECT value FROM json_each(?4)))
 			AND event_id IN (SELECT id FROM events WHERE account_id = ?2 AND created_at >= ?3)`
-	selectUndelivered = `SELECT e.seq, e.id, e.account_id, e.type, e.data, e.created_at FROM events e
+	selectUndelivered = `SELECT ` + eventColumns + ` FROM events e
 		WHERE e.account_id = ?2 AND e.created_at >= ?3
 			AND e.type <> 'webhook.subscription.disabled'
 			AND (json_array_length(?4) = 0 OR e.type IN (SELECT value FROM json_each(?4)))
@@ -29,10 +29,12 @@ const (
 	// The WHERE clause lets SQLite tell the upsert's ON CONFLICT from a join's ON.
 	insertRecovered = `INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id,
 			event_type, body, status, attempts, next_attempt_at, last_status_code, last_error,
-			created_at, updated_at)
-		SELECT i.value, ?5, ?6, e.value, t.value, b.value, 'pending', 0, ?7, 0, '', ?7, ?7
+			created_at, updated_at, ordering_key, event_seq)
+		SELECT i.value, ?5, ?6, e.value, t.value, b.value, 'pending', 0, ?7, 0, '', ?7, ?7,
+			ev.ordering_key, ev.seq
 		FROM json_each(?1) i
 			JOIN json_each(?2) e ON e.key = i.key
+			JOIN events ev ON ev.id = e.value
 			JOIN json_each(?3) t ON t.key = i.key
 			JOIN json_each(?4) b ON b.key = i.key
 		WHERE true

@@ -45,7 +45,8 @@ func BookingArgs(db *DB, b *skygate.Booking) ([]any, error) {
 	code, payload, from, until := passArgs(db, b.Pass)
 	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
 		flight, names, b.PartnerReference, db.NullTime(b.ConfirmBefore), history, code, payload, from, until,
-		db.Time(b.CreatedAt), db.Time(b.UpdatedAt), passengerData, db.NullTime(b.PersonalDataRemovedAt)}, nil
+		db.Time(b.CreatedAt), db.Time(b.UpdatedAt), passengerData, db.NullTime(b.PersonalDataRemovedAt),
+		b.Livemode}, nil
 }
 
 // passArgs returns the pass columns of p: NULL for no pass.

@@ -340,7 +340,7 @@ func recordHealth(ctx context.Context, db *DB, q *DeliverySQL, tx *Tx, o *skygat
 	if err != nil {
 		return err
 	}
-	e, err := skygate.NewEvent(accountID, skygate.EventWebhookSubscriptionDisabled, data, data.DisabledAt)
+	e, err := skygate.NewEvent(accountID, skygate.EventWebhookSubscriptionDisabled, !o.SandboxDeployment, data, data.DisabledAt)
 	if err != nil {
 		return err
 	}

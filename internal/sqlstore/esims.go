@@ -73,7 +73,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		}
 		_, err = tx.ExecContext(ctx, q.Insert, o.ID, o.AccountID, o.ClientID, o.PackageID,
 			o.Quantity, o.PartnerReference, string(o.Status), o.UnitPrice.Amount, o.Total.Amount,
-			o.Total.Currency, db.Time(o.CreatedAt))
+			o.Total.Currency, db.Time(o.CreatedAt), o.Livemode)
 		if err != nil {
 			return err
 		}
@@ -90,6 +90,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
 				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
 				SMDPAddress: p.SMDP, MatchingIDSealed: p.Sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
+				Livemode: o.Livemode,
 			}
 			iccids[i] = p.ICCID
 		}
@@ -99,7 +100,8 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		}
 		usage := skygate.NewESIMUsage(pkg.dataMB, 0)
 		_, err = tx.ExecContext(ctx, q.ESIMs, list, o.AccountID, o.ID, o.PackageID,
-			string(skygate.ESIMAssigned), usage.TotalMB, usage.UsedMB, pkg.validityDays, "[]", db.Time(o.CreatedAt))
+			string(skygate.ESIMAssigned), usage.TotalMB, usage.UsedMB, pkg.validityDays, "[]", db.Time(o.CreatedAt),
+			o.Livemode)
 		if err != nil {
 			return err
 		}

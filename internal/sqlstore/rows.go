@@ -81,7 +81,8 @@ func ScanAudit(row Scanner) (*skygate.AuditEvent, error) {
 // ScanBooking reads id, account_id, client_id, status, fast_track_id, service_date,
 // flight, passengers, partner_reference, confirm_before, status_history, pass_code,
 // pass_payload, pass_valid_from, pass_valid_until, created_at, updated_at,
-// passenger_data, personal_data_removed_at, opening the sealed passengers with sealer.
+// passenger_data, personal_data_removed_at, livemode, opening the sealed passengers with
+// sealer.
 func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 	var (
 		b                    skygate.Booking
@@ -93,7 +94,8 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 	err := row.Scan(&b.ID, &b.AccountID, &b.ClientID, &status, &b.FastTrackID, &b.ServiceDate,
 		flightCol{&b.Flight}, passengersCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
 		historyCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
-		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt}, &passengerData, nullTimeCol{&b.PersonalDataRemovedAt})
+		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt}, &passengerData, nullTimeCol{&b.PersonalDataRemovedAt},
+		&b.Livemode)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func ScanDelivery(row Scanner, extra ...any) (*skygate.WebhookDelivery, *time.Ti
 }
 
 // ScanEvent reads the event's position in the feed (NULL: none yet), id, account_id,
-// type, data, created_at, ordering_key.
+// type, data, created_at, api_version, livemode, ordering_key.
 func ScanEvent(row Scanner) (*skygate.Event, error) {
 	var (
 		e    skygate.Event
@@ -233,7 +235,7 @@ func ScanEvent(row Scanner) (*skygate.Event, error) {
 		data []byte
 	)
 	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt},
-		&e.OrderingKey); err != nil {
+		&e.APIVersion, &e.Livemode, &e.OrderingKey); err != nil {
 		return nil, err
 	}
 	e.Seq, e.Data = pos.Int64, data
@@ -282,7 +284,7 @@ func nullInt(v sql.NullInt64) *int {
 // ScanESIM reads iccid, account_id, order_id, package_id, status, total_mb, used_mb,
 // validity_days, notified_thresholds, installed_at, activated_at, expires_at,
 // created_at, updated_at of the eSIM, then smdp_address, matching_id_enc of its pool
-// profile.
+// profile, then the eSIM's livemode.
 func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	var (
 		e      skygate.ESIM
@@ -293,7 +295,7 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	err := row.Scan(&e.ICCID, &e.AccountID, &e.OrderID, &e.PackageID, &status, &total, &used,
 		&e.ValidityDays, jsonCol{&e.NotifiedThresholds}, nullTimeCol{&e.InstalledAt},
 		nullTimeCol{&e.ActivatedAt}, nullTimeCol{&e.ExpiresAt}, timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt},
-		&e.SMDPAddress, &e.MatchingIDSealed)
+		&e.SMDPAddress, &e.MatchingIDSealed, &e.Livemode)
 	if err != nil {
 		return nil, err
 	}
@@ -315,14 +317,14 @@ func normaliseESIM(e *skygate.ESIM) {
 }
 
 // ScanESIMOrder reads id, account_id, client_id, package_id, quantity,
-// partner_reference, status, unit_amount, total_amount, currency, created_at.
+// partner_reference, status, unit_amount, total_amount, currency, created_at, livemode.
 func ScanESIMOrder(row Scanner) (*skygate.ESIMOrder, error) {
 	var (
 		o      skygate.ESIMOrder
 		status string
 	)
 	err := row.Scan(&o.ID, &o.AccountID, &o.ClientID, &o.PackageID, &o.Quantity, &o.PartnerReference, &status,
-		&o.UnitPrice.Amount, &o.Total.Amount, &o.Total.Currency, timeCol{&o.CreatedAt})
+		&o.UnitPrice.Amount, &o.Total.Amount, &o.Total.Currency, timeCol{&o.CreatedAt}, &o.Livemode)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func testIdempotencyReplay(t *testing.T, s skygate.Store) {
 	wantEqual(t, "IdempotencyRecord", stored, rec)
 
 	second := NewBooking(acc.ID, WithBookingCreated(At(time.Hour)))
-	event, err := skygate.NewEvent(acc.ID, "test.event", map[string]string{}, At(time.Hour))
+	event, err := skygate.NewEvent(acc.ID, "test.event", true, map[string]string{}, At(time.Hour))
 	MustNoError(t, err, "NewEvent")
 	replay, err = s.CreateBooking(t.Context(), NewRecord(second, "key-1", "fingerprint-b"), second, []*skygate.Event{event})
 	MustNoError(t, err, "CreateBooking with a used key")
@@ -98,7 +98,7 @@ func testIdempotencyConcurrent(t *testing.T, s skygate.Store) {
 	for i := range n {
 		wg.Go(func() {
 			b := NewBooking(acc.ID)
-			e, err := skygate.NewEvent(acc.ID, "test.created", map[string]string{"id": b.ID}, T0)
+			e, err := skygate.NewEvent(acc.ID, "test.created", true, map[string]string{"id": b.ID}, T0)
 			if err != nil {
 				errs[i] = err
 				return

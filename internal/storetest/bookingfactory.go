@@ -10,8 +10,8 @@ import (
 // KeyLifetime is how long the suite's idempotency records live (CONTRACT §4: 72 h).
 const KeyLifetime = 72 * time.Hour
 
-// NewBooking returns a valid Pending booking of the account created at T0, not yet
-// stored; opts change it.
+// NewBooking returns a valid, live, Pending booking of the account created at T0, not
+// yet stored; opts change it.
 func NewBooking(accountID string, opts ...func(*skygate.Booking)) *skygate.Booking {
 	b := &skygate.Booking{
 		ID:          skygate.NewID(),
@@ -28,6 +28,7 @@ func NewBooking(accountID string, opts ...func(*skygate.Booking)) *skygate.Booki
 		PartnerReference: "ref-" + NewID(),
 		CreatedAt:        T0,
 		UpdatedAt:        T0,
+		Livemode:         true,
 	}
 	for _, o := range opts {
 		o(b)

@@ -116,14 +116,14 @@ func MustCredit(tb testing.TB, s skygate.Store, accountID string, amount int64, 
 	return e
 }
 
-// NewESIMOrder returns an order of quantity eSIMs of pkg by its account, created at
+// NewESIMOrder returns a live order of quantity eSIMs of pkg by its account, created at
 // T0 plus one hour, not stored.
 func NewESIMOrder(pkg *skygate.ESIMPackage, quantity int) *skygate.ESIMOrder {
 	return &skygate.ESIMOrder{
 		ID: skygate.NewID(), AccountID: pkg.AccountID, ClientID: "client-" + NewID(), PackageID: pkg.ID,
 		Quantity: quantity, PartnerReference: "ref-" + NewID(), UnitPrice: pkg.Price,
 		Total:     skygate.Money{Amount: pkg.Price.Amount * int64(quantity), Currency: pkg.Price.Currency},
-		CreatedAt: At(time.Hour),
+		CreatedAt: At(time.Hour), Livemode: true,
 	}
 }
 

@@ -45,6 +45,7 @@ func RunLegacyDataTest(t *testing.T, e LegacyEngine) {
 	acc := MustCreateAccount(t, s)
 	b := NewBooking(acc.ID, WithAllPersonalData, WithServiceDate("2025-03-19"), WithBookingCreated(Stored(T0)))
 	b.PartnerReference = `<ref> "quoted" & \back`
+	b.Livemode = true // what the migration gives a row of a live application
 	names := b.Clone()
 	names.Passengers = skygate.PassengerNames(b.Passengers)
 	rec := NewRecord(b, "legacy-key", "legacy-fingerprint")

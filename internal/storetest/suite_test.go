@@ -41,6 +41,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},
 		{"WebhookOrdering", webhookOrderingTests},
+		{"Envelopes", envelopeTests},
 		{"ESIM", esimTests},
 		{"LoginCodes", loginCodeTests},
 		{"TokenRevocations", tokenRevocationTests},

@@ -33,10 +33,10 @@ func MustCreateWebhook(tb testing.TB, s skygate.Store, accountID string, opts ..
 	return w
 }
 
-// MustNewEvent returns an event of the account with empty data, created at now.
+// MustNewEvent returns a live event of the account with a little data, created at now.
 func MustNewEvent(tb testing.TB, accountID, typ string, now time.Time) *skygate.Event {
 	tb.Helper()
-	e, err := skygate.NewEvent(accountID, typ, map[string]string{"n": NewID()}, now)
+	e, err := skygate.NewEvent(accountID, typ, true, map[string]string{"n": NewID()}, now)
 	MustNoError(tb, err, "NewEvent")
 	return e
 }

@@ -20,6 +20,7 @@ var webhookOrderingTests = []test{
 	{"TestEventsUnordered", testOrderTestEventsUnordered},
 	{"BookingTransitions", testOrderBookingTransitions},
 	{"ConcurrentClaimers", testOrderConcurrentClaimers},
+	{"RecoveredInOrder", testOrderRecovered},
 }
 
 // mustObjectDelivery writes an event about the object key at now and returns its
@@ -288,4 +289,42 @@ func testOrderConcurrentClaimers(t *testing.T, s skygate.Store) {
 	}
 	wg.Wait()
 	wantEqual(t, "completed in the order written", done, want)
+}
+
+// testOrderRecovered: a recovery keeps the order of an object's events, both for the
+// deliveries it makes pending again and for those it creates (events written while
+// the subscription was inactive).
+func testOrderRecovered(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	w := MustCreateWebhook(t, s, acc.ID)
+	key := skygate.BookingOrderingKey(NewID())
+	first := mustObjectDelivery(t, s, acc.ID, w.ID, key, At(0))
+	for now := At(time.Second); ; now = now.Add(time.Second) {
+		_, jobs := claimedIDs(t, s, now)
+		if len(jobs) == 0 {
+			break
+		}
+		MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, now)
+	}
+	MustDisableWebhook(t, s, acc.ID, w.ID)
+	parked := MustNewEvent(t, acc.ID, skygate.EventBookingStatusChanged, At(time.Minute))
+	parked.OrderingKey = key
+	mustWriteEvents(t, s, acc.ID, parked) // no delivery: the subscription is inactive
+	_, err := s.EnableWebhook(t.Context(), acc.ID, w.ID, At(time.Hour))
+	MustNoError(t, err, "EnableWebhook")
+
+	n, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-time.Hour), At(time.Hour))
+	MustNoError(t, err, "RecoverWebhookDeliveries")
+	wantEqual(t, "enqueued", n, 2)
+	var got []string
+	for now := At(time.Hour + time.Second); len(got) < 3; now = now.Add(time.Second) {
+		_, jobs := claimedIDs(t, s, now)
+		if len(jobs) == 0 {
+			break
+		}
+		wantEqual(t, "deliveries claimed at once", len(jobs), 1)
+		got = append(got, jobs[0].Delivery.EventID)
+		MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, now)
+	}
+	wantEqual(t, "recovered events in the order written", got, []string{first.EventID, parked.ID})
 }

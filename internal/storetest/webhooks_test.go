@@ -214,12 +214,12 @@ func testWebhookFanOut(t *testing.T, s skygate.Store) {
 		wantEqual(t, "body", string(j.Body), string(want))
 		var envelope map[string]any
 		MustNoError(t, json.Unmarshal(j.Body, &envelope), "decode body")
-		for _, k := range []string{"id", "type", "created_at", "account_id", "data"} {
+		for _, k := range []string{"id", "type", "api_version", "created_at", "account_id", "livemode", "data"} {
 			if _, ok := envelope[k]; !ok {
 				t.Errorf("envelope has no %q: %s", k, j.Body)
 			}
 		}
-		wantEqual(t, "envelope fields", len(envelope), 5)
+		wantEqual(t, "envelope fields", len(envelope), 7)
 	}
 }
 

@@ -60,6 +60,9 @@ type DispatcherConfig struct {
 	Jitter float64
 	// DisableAfter is the 72-hour rule (DefaultDisableAfter).
 	DisableAfter time.Duration
+	// SandboxDeployment is true in a sandbox deployment: the notices of subscriptions
+	// it disables are not live (WebhookOutcome.SandboxDeployment).
+	SandboxDeployment bool
 	// MaxRetryAfter caps a receiver's Retry-After (DefaultMaxRetryAfter).
 	MaxRetryAfter time.Duration
 	// Rand returns numbers in [0, 1) for the jitter; nil is math/rand/v2.
@@ -359,6 +362,8 @@ func (d *Dispatcher) send(ctx context.Context, j *skygate.WebhookJob) *skygate.W
 		SubscriptionID: del.SubscriptionID,
 		Attempt:        skygate.WebhookAttempt{DeliveryID: del.ID, Attempt: del.AttemptCount, At: at},
 		FailingCutoff:  at.Add(-d.c.DisableAfter),
+
+		SandboxDeployment: d.c.SandboxDeployment,
 	}
 	keys, err := openSecrets(d.c.Box, sub, at)
 	if err != nil {

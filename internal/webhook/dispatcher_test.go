@@ -253,7 +253,7 @@ func TestGoneDisables(t *testing.T) {
 	if got := b.mustDelivery(t, parked.ID); got.Status != skygate.WebhookPending {
 		t.Fatalf("parked delivery = %+v", got)
 	}
-	if _, err := b.svc.Test(t.Context(), b.account, b.sub.ID); skygate.ErrorCode(err) != skygate.CodeConflict {
+	if _, err := b.svc.Test(t.Context(), b.account, b.sub.ID, true); skygate.ErrorCode(err) != skygate.CodeConflict {
 		t.Fatalf("Test on an inactive subscription = %v, want Conflict", err)
 	}
 	if _, err := b.svc.Retry(t.Context(), b.account, b.sub.ID, first.ID); skygate.ErrorCode(err) != skygate.CodeConflict {

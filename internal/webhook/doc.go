@@ -17,9 +17,9 @@
 // webhook-id. On PostgreSQL several replicas claim concurrently with FOR UPDATE SKIP
 // LOCKED; SQLite's single writer serialises claims.
 //
-// Each request is a POST of the event envelope {"id","type","created_at","account_id",
-// "data"}, encoded once when the delivery was created so every attempt sends the same
-// bytes, with the headers
+// Each request is a POST of the event envelope {"id","type","api_version","created_at",
+// "account_id","livemode","data"}, encoded once when the delivery was created so every
+// attempt sends the same bytes, with the headers
 //
 //	webhook-id:        the event id (stable across retries)
 //	webhook-timestamp: unix seconds of this attempt

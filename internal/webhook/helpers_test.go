@@ -190,7 +190,7 @@ func mustCreate(t testing.TB, svc *webhook.Service, accountID, url, secret strin
 // mustTest sends a webhook.test event through the outbox and returns its delivery.
 func (b *bundle) mustTest(t testing.TB) *skygate.WebhookDelivery {
 	t.Helper()
-	d, err := b.svc.Test(context.Background(), b.account, b.sub.ID)
+	d, err := b.svc.Test(context.Background(), b.account, b.sub.ID, true)
 	if err != nil {
 		t.Fatalf("Test: %v", err)
 	}

@@ -134,7 +134,7 @@ func TestNotifyWakesRun(t *testing.T) {
 	go func() { done <- d.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	time.Sleep(20 * time.Millisecond) // let Run finish its first, empty claim
-	if _, err := svc.Test(t.Context(), b.account, b.sub.ID); err != nil {
+	if _, err := svc.Test(t.Context(), b.account, b.sub.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, func() bool { return len(b.rc.requests()) == 1 })

@@ -163,12 +163,13 @@ func (s *Service) ChangeURL(ctx context.Context, accountID, webhookID, url strin
 // Test writes a webhook.test event for the account to the outbox and returns its
 // pending delivery (202): it is signed, retried and logged like any other event. An
 // inactive subscription, or one whose filter leaves webhook.test out, is
-// CodeConflict, and nothing is written.
-func (s *Service) Test(ctx context.Context, accountID, webhookID string) (*skygate.WebhookDelivery, error) {
+// CodeConflict, and nothing is written. livemode is the calling request's (see
+// skygate.Event): the event is about no object.
+func (s *Service) Test(ctx context.Context, accountID, webhookID string, livemode bool) (*skygate.WebhookDelivery, error) {
 	if !skygate.IsID(webhookID) {
 		return nil, errWebhookNotFound
 	}
-	e, err := skygate.NewEvent(accountID, skygate.EventWebhookTest, skygate.WebhookTestData{
+	e, err := skygate.NewEvent(accountID, skygate.EventWebhookTest, livemode, skygate.WebhookTestData{
 		SubscriptionID: webhookID,
 		Message:        "This is a test event from Skygate.",
 	}, s.now())

@@ -120,7 +120,7 @@ func TestOtherAccount(t *testing.T) {
 			return err
 		},
 		"ChangeURL": func(a, w, _ string) error { _, err := b.svc.ChangeURL(ctx, a, w, b.rc.URL+"/x"); return err },
-		"Test":      func(a, w, _ string) error { _, err := b.svc.Test(ctx, a, w); return err },
+		"Test":      func(a, w, _ string) error { _, err := b.svc.Test(ctx, a, w, true); return err },
 		"Deliveries": func(a, w, _ string) error {
 			_, _, err := b.svc.Deliveries(ctx, a, w, skygate.Page{Limit: 10})
 			return err

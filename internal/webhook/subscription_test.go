@@ -94,7 +94,7 @@ func TestFilter(t *testing.T) {
 	if _, err := b.svc.Patch(ctx, b.account, b.sub.ID, webhook.PatchRequest{EventTypes: []byte(`["booking.status.changed"]`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.svc.Test(ctx, b.account, b.sub.ID); skygate.ErrorCode(err) != skygate.CodeConflict {
+	if _, err := b.svc.Test(ctx, b.account, b.sub.ID, true); skygate.ErrorCode(err) != skygate.CodeConflict {
 		t.Fatalf("Test with webhook.test filtered out = %v, want Conflict", err)
 	}
 	b.mustRunOnce(t, 0)
