@@ -148,6 +148,7 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		}
 		if claimed > 0 {
 			s.deliveriesCommitted(delivered)
+			s.eventsCommitted(len(events))
 			return nil, nil
 		}
 		stored, err := s.db.ScanIdempotency(s.pool.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))

@@ -12,10 +12,13 @@ import (
 // An event's position in the feed (Event.Seq) is its pos, given after its commit by
 // positionEvents: seq, assigned at insert, can become visible out of order when
 // writers commit concurrently, and writers need not commit one at a time.
+// eventColumns are the columns sqlstore.ScanEvent reads, the position first.
+const eventColumns = `pos, id, account_id, type, data, created_at`
+
 const (
-	selectEvent = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT ` + eventColumns + ` FROM events
 		WHERE account_id = $1 AND id = $2`
-	selectEventsAfter = `SELECT pos, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT ` + eventColumns + ` FROM events
 		WHERE pos > $1 ORDER BY pos LIMIT $2`
 
 	// insertEventsWithDeliveries appends events to the outbox, given as arrays of their
@@ -77,6 +80,22 @@ func (s *Store) deliveriesCommitted(n int) {
 	}
 }
 
+// OnEvents sets f to be called after every commit of a transaction that wrote events,
+// whether or not they enqueued deliveries, so that the events API's long-polls in this
+// process wake at once (other processes' waiters learn of them by polling the feed
+// head). f must not block.
+func (s *Store) OnEvents(f func()) {
+	s.onEvents.Store(&f)
+}
+
+// eventsCommitted calls the OnEvents function, if any, after a commit that wrote n
+// events.
+func (s *Store) eventsCommitted(n int) {
+	if f := s.onEvents.Load(); f != nil && n > 0 {
+		(*f)()
+	}
+}
+
 // eventArgs returns the arguments of insertEventsWithDeliveries for events (see
 // sqlstore.EventBody): arrays of their columns, a new delivery id and its body.
 func eventArgs(events []*skygate.Event) ([]any, error) {
@@ -112,6 +131,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		return fmt.Errorf("postgres: insert events: %w", err)
 	}
 	tx.Delivered += delivered
+	tx.Wrote += len(events)
 	return nil
 }
 

@@ -46,6 +46,10 @@ type committer struct {
 	// deliveries; deliveryTxs holds the open transactions that did.
 	onDeliveries atomic.Pointer[func()]
 	deliveryTxs  sync.Map // *sql.Tx → struct{}
+	// onEvents is called after a commit of a batch that wrote events; eventTxs holds
+	// the open transactions that did.
+	onEvents atomic.Pointer[func()]
+	eventTxs sync.Map // *sql.Tx → struct{}
 }
 
 func newCommitter(write *sql.DB) *committer {
@@ -66,10 +70,24 @@ func (c *committer) markDeliveries(tx *sql.Tx) {
 	}
 }
 
-// ended forgets tx and, when it committed deliveries, calls the OnDeliveries function.
+// markEvents records that tx wrote events, so that the OnEvents function runs after
+// its commit.
+func (c *committer) markEvents(tx *sql.Tx) {
+	if c.onEvents.Load() != nil {
+		c.eventTxs.Store(tx, struct{}{})
+	}
+}
+
+// ended forgets tx and, when it committed deliveries or events, calls the
+// OnDeliveries or OnEvents function.
 func (c *committer) ended(tx *sql.Tx, committed bool) {
 	if _, had := c.deliveryTxs.LoadAndDelete(tx); had && committed {
 		if f := c.onDeliveries.Load(); f != nil {
+			(*f)()
+		}
+	}
+	if _, had := c.eventTxs.LoadAndDelete(tx); had && committed {
+		if f := c.onEvents.Load(); f != nil {
 			(*f)()
 		}
 	}

@@ -11,6 +11,9 @@ import (
 // An event's position in the feed (Event.Seq) is its seq, assigned at insert: the
 // single writer commits one transaction at a time, so seq is also the order in which
 // events become visible.
+// eventColumns are the columns sqlstore.ScanEvent reads, the position first.
+const eventColumns = `seq, id, account_id, type, data, created_at`
+
 const (
 	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at)
 		VALUES (?, ?, ?, ?, ?)`
@@ -23,9 +26,9 @@ const (
 		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?
 		FROM webhook_subscriptions WHERE account_id = ? AND active
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
-	selectEvent = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEvent = `SELECT ` + eventColumns + ` FROM events
 		WHERE account_id = ? AND id = ?`
-	selectEventsAfter = `SELECT seq, id, account_id, type, data, created_at FROM events
+	selectEventsAfter = `SELECT ` + eventColumns + ` FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`
 )
 
@@ -34,6 +37,11 @@ const (
 // Events of an account without an active subscription enqueue none and call nothing.
 // f must not block.
 func (s *Store) OnDeliveries(f func()) { s.group.onDeliveries.Store(&f) }
+
+// OnEvents sets f to be called after every commit of a transaction that wrote events,
+// whether or not they enqueued deliveries, so that the events API's long-polls wake at
+// once. f must not block.
+func (s *Store) OnEvents(f func()) { s.group.onEvents.Store(&f) }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox
 // inside tx, each with its webhook delivery, so that an event and its delivery commit
@@ -59,6 +67,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		}
 		tx.Delivered += int(n)
 	}
+	tx.Wrote += len(events)
 	return nil
 }
 

@@ -32,7 +32,8 @@ type DB struct {
 	// Strings is the form in which a statement takes a list of strings.
 	Strings func([]string) (any, error)
 	// Events appends events to the outbox inside tx, the transaction of the change
-	// they describe, each with its webhook delivery, counted in tx.Delivered.
+	// they describe, each with its webhook delivery, counted in tx.Wrote and
+	// tx.Delivered.
 	Events func(ctx context.Context, tx *Tx, events []*skygate.Event) error
 	// Audit appends e inside tx, the transaction of the write it describes; a nil e is
 	// no record. Every audited write calls it last, so that the record is committed
@@ -48,6 +49,9 @@ type Tx struct {
 	// Delivered counts the webhook deliveries the transaction enqueued; after a
 	// commit that enqueued any, the engine calls its OnDeliveries function.
 	Delivered int
+	// Wrote counts the events the transaction appended to the outbox; after a commit
+	// that appended any, the engine calls its OnEvents function.
+	Wrote int
 }
 
 // Interpret turns a driver error of db's engine into a domain error (Interpret).

@@ -40,6 +40,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Bookings", bookingTests},
 		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},
+		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
 		{"LoginCodes", loginCodeTests},
 		{"TokenRevocations", tokenRevocationTests},
