@@ -22,11 +22,13 @@ var EventTypes = []string{
 func KnownEventType(typ string) bool { return slices.Contains(EventTypes, typ) }
 
 // EventFeedQuery asks for a page of one account's feed: events with Seq greater than
-// After, in Seq order, of the types in Types (every type when empty), at most Limit
-// (which must be positive).
+// After, created at or after Since (the retention's start, so that a reader never gets
+// an event that is about to be purged), in Seq order, of the types in Types (every type
+// when empty), at most Limit (which must be positive).
 type EventFeedQuery struct {
 	AccountID string
 	After     int64
+	Since     time.Time
 	Types     []string
 	Limit     int
 }

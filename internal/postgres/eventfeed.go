@@ -15,9 +15,10 @@ var _ skygate.EventFeedStore = (*Store)(nil)
 // positioned events.
 var eventFeedSQL = sqlstore.EventFeedSQL{
 	Page: `SELECT ` + eventColumns + ` FROM events
-		WHERE account_id = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
+		WHERE account_id = $1 AND pos > $2 AND created_at >= $3 ORDER BY pos LIMIT $4`,
 	Typed: `SELECT ` + eventColumns + ` FROM events
-		WHERE account_id = $1 AND pos > $2 AND type = ANY($3) ORDER BY pos LIMIT $4`,
+		WHERE account_id = $1 AND pos > $2 AND created_at >= $3 AND type = ANY($4)
+		ORDER BY pos LIMIT $5`,
 	Head: `SELECT COALESCE(max(pos), 0) FROM events WHERE account_id = $1 AND pos IS NOT NULL`,
 }
 

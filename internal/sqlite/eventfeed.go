@@ -14,9 +14,9 @@ var _ skygate.EventFeedStore = (*Store)(nil)
 // head and the type filter all stay within the account's events.
 var eventFeedSQL = sqlstore.EventFeedSQL{
 	Page: `SELECT ` + eventColumns + ` FROM events
-		WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		WHERE account_id = ? AND seq > ? AND created_at >= ? ORDER BY seq LIMIT ?`,
 	Typed: `SELECT ` + eventColumns + ` FROM events
-		WHERE account_id = ? AND seq > ? AND type IN (SELECT value FROM json_each(?))
+		WHERE account_id = ? AND seq > ? AND created_at >= ? AND type IN (SELECT value FROM json_each(?))
 		ORDER BY seq LIMIT ?`,
 	Head: `SELECT COALESCE(max(seq), 0) FROM events WHERE account_id = ?`,
 }

@@ -3,8 +3,8 @@ package sqlite
 // EventFeedStatements are the events API's reads of an account's feed, each with
 // arguments to plan it with.
 var EventFeedStatements = map[string][]any{
-	eventFeedSQL.Page:  {"acc", 0, 100},
-	eventFeedSQL.Typed: {"acc", 0, `["webhook.test"]`, 100},
+	eventFeedSQL.Page:  {"acc", 0, 0, 100},
+	eventFeedSQL.Typed: {"acc", 0, 0, `["webhook.test"]`, 100},
 	eventFeedSQL.Head:  {"acc"},
 }
 

@@ -10,8 +10,9 @@ import (
 // The flows of the events API's feed (skygate.EventFeedStore).
 
 // EventFeedSQL are an engine's statements of an account's feed. Page takes the
-// account, the position to read after and the limit; Typed takes the account, the
-// position, the types (in DB.Strings form) and the limit; both select the columns
+// account, the position to read after, the earliest creation time and the limit; Typed
+// takes the account, the position, the time, the types (in DB.Strings form) and the
+// limit; both select the columns
 // ScanEvent reads in feed order. Head takes the account and selects the position of
 // its newest event, or 0.
 type EventFeedSQL struct {
@@ -26,13 +27,13 @@ func EventFeed(ctx context.Context, db *DB, st EventFeedSQL, q skygate.EventFeed
 	err := inReadTx(ctx, db, func(tx *sql.Tx) error {
 		var err error
 		if len(q.Types) == 0 {
-			page.Events, err = QueryAll(ctx, tx, ScanEvent, st.Page, q.AccountID, q.After, q.Limit)
+			page.Events, err = QueryAll(ctx, tx, ScanEvent, st.Page, q.AccountID, q.After, db.Time(q.Since), q.Limit)
 		} else {
 			var types any
 			if types, err = db.Strings(q.Types); err != nil {
 				return err
 			}
-			page.Events, err = QueryAll(ctx, tx, ScanEvent, st.Typed, q.AccountID, q.After, types, q.Limit)
+			page.Events, err = QueryAll(ctx, tx, ScanEvent, st.Typed, q.AccountID, q.After, db.Time(q.Since), types, q.Limit)
 		}
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 var eventFeedTests = []test{
 	{"Pagination", testEventFeedPagination},
 	{"TypeFilter", testEventFeedTypes},
+	{"Since", testEventFeedSince},
 	{"HeadOfEmptyFeed", testEventFeedEmpty},
 	{"Isolation", testEventFeedIsolation},
 	{"GlobalHead", testEventFeedHead},
@@ -125,6 +126,22 @@ func testEventFeedTypes(t *testing.T, s skygate.Store) {
 	none := mustFeed(t, s, acc.ID, 0, 10, skygate.EventESIMOrderCompleted)
 	if len(none.Events) != 0 || none.Next != p.Next {
 		t.Fatalf("no match: %d events, next %d, want none and the head %d", len(none.Events), none.Next, p.Next)
+	}
+}
+
+// testEventFeedSince: events created before the query's Since (past the retention)
+// are not served, and the head still moves past them.
+func testEventFeedSince(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	mustWriteEvents(t, s, acc.ID, At(0), skygate.EventWebhookTest)
+	recent := mustWriteEvents(t, s, acc.ID, At(time.Hour), skygate.EventWebhookTest)
+	for _, types := range [][]string{nil, {skygate.EventWebhookTest}} {
+		p, err := s.EventFeed(t.Context(), skygate.EventFeedQuery{AccountID: acc.ID, Since: At(time.Hour), Types: types, Limit: 10})
+		MustNoError(t, err, "EventFeed")
+		wantEqual(t, "events since", eventIDs(p.Events), eventIDs(recent))
+		if p.Next != p.Events[0].Seq {
+			t.Fatalf("next = %d, want %d", p.Next, p.Events[0].Seq)
+		}
 	}
 }
 
