@@ -18,6 +18,7 @@ import (
 	"github.com/skygate/skygate/internal/clientca"
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
@@ -48,6 +49,9 @@ type app struct {
 	esim        *esim.Service
 	webhooks    *webhook.Service
 	dispatch    *webhook.Dispatcher
+	// events serves the events API; eventHub wakes its long-polls.
+	events   *eventfeed.Service
+	eventHub *eventfeed.Hub
 	server      *httpapi.Server
 	login       *employeeLogin
 	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
@@ -124,6 +128,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,
 		Policy: webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
 	})
+	a.eventHub = eventfeed.NewHub(eventfeed.HubConfig{Head: a.db.EventFeedHead, Log: log})
+	a.events = eventfeed.New(eventfeed.Config{Store: a.db, Hub: a.eventHub, Retention: cfg.EventRetention})
 	limits, err := rateLimits(cfg)
 	if err != nil {
 		return nil, err
@@ -148,6 +154,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Bookings:           a.bookings,
 		ESIM:               a.esim,
 		Webhooks:           a.webhooks,
+		Events:             a.events,
 		Applications:       apps,
 		Limits:             limits,
 		Proxies:            cfg.TrustedProxies,
@@ -181,6 +188,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
+	// Every commit that wrote events wakes this process's long-polls of the events
+	// API; the hub polls the feed head for other replicas' while any waits.
+	a.db.OnEvents(a.eventHub.Notify)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)
 	a.server.Register(newBacklogCollector(a.db, time.Now, log), buildInfo(thisBuild()))
@@ -210,6 +220,13 @@ func (a *app) background() []lifecycle.Service {
 		}),
 		a.dispatch,
 		a.worker,
+		a.eventHub, // long-polls woken by other replicas' events
+		// Every replica purges; each event is deleted once. Events become due an hour
+		// at a time (the margin past the retention), so a few minutes' delay is moot.
+		lifecycle.Every("event retention", 5*time.Minute, a.log, func(ctx context.Context) error {
+			_, err := a.events.Purge(ctx)
+			return err
+		}),
 		lifecycle.Every("eSIM expiry", 30*time.Second, a.log, func(ctx context.Context) error {
 			_, err := a.esim.ExpireDue(ctx, 1000)
 			return err

@@ -328,3 +328,31 @@ func TestHubPollsHeadWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// purgeStore records the purge's calls.
+type purgeStore struct {
+	fakeStore
+	cutoffs []time.Time
+	left    int
+}
+
+func (p *purgeStore) PurgeEvents(_ context.Context, before time.Time, limit int) (int, error) {
+	p.cutoffs = append(p.cutoffs, before)
+	n := min(p.left, limit)
+	p.left -= n
+	return n, nil
+}
+
+// TestPurge deletes in batches until none is left, past the retention and its margin.
+func TestPurge(t *testing.T) {
+	t.Parallel()
+	st := &purgeStore{left: 2*purgeBatch + 1}
+	svc := New(Config{Store: st, Hub: NewHub(HubConfig{}), Retention: 24 * time.Hour, Now: func() time.Time { return t0 }})
+	n, err := svc.Purge(t.Context())
+	if err != nil || n != 2*purgeBatch+1 {
+		t.Fatalf("Purge: %d, %v", n, err)
+	}
+	if len(st.cutoffs) != 4 || st.cutoffs[0] != t0.Add(-24*time.Hour-skygate.EventRetentionMargin) {
+		t.Fatalf("cutoffs %v", st.cutoffs)
+	}
+}

@@ -179,6 +179,36 @@ func badParam(name, msg string) error {
 		Fields: []skygate.FieldError{{Field: name, Message: msg}}}
 }
 
+// Purge batches.
+const (
+	purgeBatch = 1000
+	// maxPurgeBatches bounds one round of Purge, so that a large backlog (a lowered
+	// retention) is worked off over several rounds rather than in one long one.
+	maxPurgeBatches = 100
+)
+
+// Purge deletes the events created more than the retention plus
+// skygate.EventRetentionMargin ago, with their webhook deliveries, in batches, and
+// returns how many it deleted. The margin keeps every event that a cursor still
+// accepted (younger than the retention) has yet to read. It is the operator's
+// maintenance, run every few minutes by every replica; concurrent runs delete each
+// event once.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	cutoff := s.now().Add(-s.retention - skygate.EventRetentionMargin)
+	total := 0
+	for range maxPurgeBatches {
+		n, err := s.store.PurgeEvents(ctx, cutoff, purgeBatch)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// Drain ends every long-poll at once and keeps later ones from waiting (Hub.Drain).
+func (s *Service) Drain() { s.hub.Drain() }
+
 // Event returns the account's event as stored, or CodeNotFound (another account's
 // too). Its JSON form is the body of its webhook deliveries.
 func (s *Service) Event(ctx context.Context, accountID, eventID string) (*skygate.Event, error) {
