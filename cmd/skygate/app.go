@@ -52,8 +52,8 @@ type app struct {
 	// events serves the events API; eventHub wakes its long-polls.
 	events   *eventfeed.Service
 	eventHub *eventfeed.Hub
-	server      *httpapi.Server
-	login       *employeeLogin
+	server   *httpapi.Server
+	login    *employeeLogin
 	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
 	// when limits are shared through Redis.
 	limiter *ratelimit.Memory

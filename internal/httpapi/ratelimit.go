@@ -33,11 +33,11 @@ type RateLimits struct {
 type limiter int
 
 const (
-	limitAccount     limiter = iota // RateLimits.Account
-	limitTokenSource                // RateLimits.TokenSource
-	limitToken                      // RateLimits.Token
-	limitWebhookTest                // RateLimits.WebhookTest
-	limitEventWaiters               // eventfeed.DefaultPerAccount long-polls of an account
+	limitAccount      limiter = iota // RateLimits.Account
+	limitTokenSource                 // RateLimits.TokenSource
+	limitToken                       // RateLimits.Token
+	limitWebhookTest                 // RateLimits.WebhookTest
+	limitEventWaiters                // eventfeed.DefaultPerAccount long-polls of an account
 	limiterCount
 )
 
