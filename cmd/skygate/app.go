@@ -49,14 +49,15 @@ type app struct {
 	esim        *esim.Service
 	webhooks    *webhook.Service
 	dispatch    *webhook.Dispatcher
-	// events serves the events API; eventHub wakes its long-polls.
-	events   *eventfeed.Service
-	eventHub *eventfeed.Hub
-	server   *httpapi.Server
-	login    *employeeLogin
+	server      *httpapi.Server
+	login       *employeeLogin
 	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
 	// when limits are shared through Redis.
 	limiter *ratelimit.Memory
+
+	// events serves the events API; eventHub wakes its long-polls.
+	events   *eventfeed.Service
+	eventHub *eventfeed.Hub
 }
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,

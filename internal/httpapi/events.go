@@ -46,7 +46,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	p, err := s.deps.Events.Read(r.Context(), q)
 	if errors.Is(err, eventfeed.ErrTooManyWaiters) {
-		s.metrics.rejected(limitEventWaiters)
+		s.metrics.rejected(limitLongPolls)
 		return &rateLimitError{err: eventfeed.ErrTooManyWaiters, retry: tooManyWaitersRetry}
 	}
 	if err != nil {

@@ -33,17 +33,17 @@ type RateLimits struct {
 type limiter int
 
 const (
-	limitAccount      limiter = iota // RateLimits.Account
-	limitTokenSource                 // RateLimits.TokenSource
-	limitToken                       // RateLimits.Token
-	limitWebhookTest                 // RateLimits.WebhookTest
-	limitEventWaiters                // eventfeed.DefaultPerAccount long-polls of an account
+	limitAccount     limiter = iota // RateLimits.Account
+	limitTokenSource                // RateLimits.TokenSource
+	limitToken                      // RateLimits.Token
+	limitWebhookTest                // RateLimits.WebhookTest
+	limitLongPolls                  // eventfeed.DefaultPerAccount long-polls of an account
 	limiterCount
 )
 
 // String is the limit label of l.
 func (l limiter) String() string {
-	return [...]string{"account", "token_source", "token_client", "webhook_test", "event_waiters"}[l]
+	return [...]string{"account", "token_source", "token_client", "webhook_test", "long_polls"}[l]
 }
 
 // rateLimitError is the 429 of a refused request.
