@@ -284,7 +284,7 @@ func TestWaitersPerAccount(t *testing.T) {
 			t.Fatal(r.err)
 		}
 	}
-	if n := f.hub.waiters(); n != 0 {
+	if n := f.hub.Waiters(); n != 0 {
 		t.Fatalf("%d waiters left", n)
 	}
 }

@@ -112,8 +112,8 @@ func (h *Hub) enter(accountID string) (leave func(), ok bool) {
 	}, true
 }
 
-// waiters returns how many wait.
-func (h *Hub) waiters() int {
+// Waiters returns how many long-polls wait now, in this process.
+func (h *Hub) Waiters() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.total
@@ -138,7 +138,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			return nil
 		case <-h.active:
 		}
-		for h.waiters() > 0 {
+		for h.Waiters() > 0 {
 			select {
 			case <-ctx.Done():
 				return nil
