@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
 // eventPageJSON is a page of the events API with each event's raw bytes.
@@ -158,5 +159,47 @@ func TestEventsAPIRefuses(t *testing.T) {
 	}
 	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events/"+skygate.NewID(), tok, "", nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown event: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestEventsAPIWakesAcrossReplicas: a long-poll on one replica wakes for an event that
+// another replica committed, not at its wait's end. The event is a webhook test, which
+// only the writer's API commits (no worker of the reader's writes it), so only the
+// reader's poll of the feed head can wake the wait.
+func TestEventsAPIWakesAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, map[string]string{"SKYGATE_DATABASE_URL": pgtest.MustDSN(t)})
+	writer, reader := startServer(t, env), startServer(t, env)
+	c := writer.mustBootstrap("events-replicas", skygate.B2BScopes, "--sandbox")
+	tok := writer.mustToken(c, "")
+	rc := newReceiver(t)
+	resp, body := writer.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+rc.srv.URL+`/hook","secret":"events-replicas-secret-0001"}`, nil)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("webhook: %d %s", resp.StatusCode, body)
+	}
+	hookID := mustJSON(t, body)["id"].(string)
+	start := reader.events(tok, "")
+	const wait = 20 * time.Second
+	type answer struct {
+		page    eventPageJSON
+		elapsed time.Duration
+	}
+	done := make(chan answer, 1)
+	go func() {
+		began := time.Now()
+		p := reader.events(tok, url.Values{"after": {start.NextCursor}, "types": {skygate.EventWebhookTest}, "wait": {wait.String()}}.Encode())
+		done <- answer{p, time.Since(began)}
+	}()
+	select {
+	case a := <-done:
+		t.Fatalf("the long-poll answered before any event: %+v", a.page)
+	case <-time.After(300 * time.Millisecond): // let it reach its wait
+	}
+	if resp, body := writer.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks/"+hookID+"/test", tok, "", nil); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("test event: %d %s", resp.StatusCode, body)
+	}
+	a := <-done
+	if a.elapsed >= wait/2 || len(a.page.Data) != 1 {
+		t.Fatalf("long-poll on the other replica: %v, %s", a.elapsed, a.page.Data)
 	}
 }
