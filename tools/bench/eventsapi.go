@@ -152,7 +152,7 @@ func (h *harness) eventsWake(ctx context.Context, s *server) (row, error) {
 		// its first read, which the figure then shows as a fast round.
 		select {
 		case a := <-done:
-			return r, fmt.Errorf("the long-poll answered before the write: %+v %v", a.p, a.err)
+			return r, fmt.Errorf("the long-poll answered before the write: %+v: %w", a.p, a.err)
 		case <-time.After(50 * time.Millisecond):
 		}
 		var t vegeta.Target
