@@ -126,6 +126,36 @@ func (e BusinessHoursTimesType) Valid() bool {
 	}
 }
 
+// Defines values for CursorExpiredProblemCode.
+const (
+	CursorExpiredProblemCodeCursorExpired CursorExpiredProblemCode = "CursorExpired"
+)
+
+// Valid indicates whether the value is a known member of the CursorExpiredProblemCode enum.
+func (e CursorExpiredProblemCode) Valid() bool {
+	switch e {
+	case CursorExpiredProblemCodeCursorExpired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CursorExpiredProblemStatus.
+const (
+	CursorExpiredProblemStatusN410 CursorExpiredProblemStatus = 410
+)
+
+// Valid indicates whether the value is a known member of the CursorExpiredProblemStatus enum.
+func (e CursorExpiredProblemStatus) Valid() bool {
+	switch e {
+	case CursorExpiredProblemStatusN410:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DiscoveryTlsClientCertificateBoundAccessTokens.
 const (
 	DiscoveryTlsClientCertificateBoundAccessTokensTrue DiscoveryTlsClientCertificateBoundAccessTokens = true
@@ -521,7 +551,6 @@ const (
 	ProblemCodeBadRequest                ProblemCode = "BadRequest"
 	ProblemCodeClientCertificateRequired ProblemCode = "ClientCertificateRequired"
 	ProblemCodeConflict                  ProblemCode = "Conflict"
-	ProblemCodeCursorExpired             ProblemCode = "CursorExpired"
 	ProblemCodeForbidden                 ProblemCode = "Forbidden"
 	ProblemCodeIdempotencyConflict       ProblemCode = "IdempotencyConflict"
 	ProblemCodeIdempotencyInProgress     ProblemCode = "IdempotencyInProgress"
@@ -551,8 +580,6 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeClientCertificateRequired:
 		return true
 	case ProblemCodeConflict:
-		return true
-	case ProblemCodeCursorExpired:
 		return true
 	case ProblemCodeForbidden:
 		return true
@@ -809,6 +836,28 @@ type Coordinates struct {
 	Latitude  float32 `json:"latitude"`
 	Longitude float32 `json:"longitude"`
 }
+
+// CursorExpiredProblem The problem of an events API cursor older than the event retention (`410`). Its
+// code is only ever this one, which is why it is not in `Problem`'s list: no other
+// operation answers it.
+type CursorExpiredProblem struct {
+	Code CursorExpiredProblemCode `json:"code"`
+
+	// Detail Names the retention and says to restart without `after` or to recover through the webhook.
+	Detail    *string                    `json:"detail,omitempty"`
+	RequestId *string                    `json:"request_id,omitempty"`
+	Status    CursorExpiredProblemStatus `json:"status"`
+	Title     string                     `json:"title"`
+
+	// Type `<public URL>/docs/problems/CursorExpired`.
+	Type string `json:"type"`
+}
+
+// CursorExpiredProblemCode defines model for CursorExpiredProblem.Code.
+type CursorExpiredProblemCode string
+
+// CursorExpiredProblemStatus defines model for CursorExpiredProblem.Status.
+type CursorExpiredProblemStatus int
 
 // Discovery defines model for Discovery.
 type Discovery struct {
@@ -1577,8 +1626,10 @@ type BadRequest = Problem
 // Conflict RFC 9457 problem details.
 type Conflict = Problem
 
-// CursorExpired RFC 9457 problem details.
-type CursorExpired = Problem
+// CursorExpired The problem of an events API cursor older than the event retention (`410`). Its
+// code is only ever this one, which is why it is not in `Problem`'s list: no other
+// operation answers it.
+type CursorExpired = CursorExpiredProblem
 
 // Forbidden RFC 9457 problem details.
 type Forbidden = Problem

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/postgres/pgtest"
 )
 
@@ -129,8 +130,8 @@ func TestEventsAPIEndToEnd(t *testing.T) {
 	})
 }
 
-// TestEventsAPIRefuses: bad parameters are 400 naming the parameter, a token without
-// events:read is 403.
+// TestEventsAPIRefuses: bad parameters are 400 naming the parameter, a cursor older
+// than the retention 410, a token without events:read 403.
 func TestEventsAPIRefuses(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, nil))
@@ -152,6 +153,11 @@ func TestEventsAPIRefuses(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+tc.field+`"`) {
 			t.Errorf("%s: %d %v", tc.query, resp.StatusCode, p)
 		}
+	}
+	old := eventfeed.Cursor{Pos: 1, Since: time.Now().Add(-31 * 24 * time.Hour)}.String()
+	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events?after="+old, tok, "", nil); resp.StatusCode != http.StatusGone ||
+		problemOf(t, resp, body)["code"] != skygate.CodeCursorExpired {
+		t.Errorf("expired cursor: %d %s", resp.StatusCode, body)
 	}
 	narrow := s.mustToken(c, skygate.ScopeWebhooksRead)
 	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events", narrow, "", nil); resp.StatusCode != http.StatusForbidden {
