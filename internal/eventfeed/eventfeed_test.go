@@ -197,7 +197,7 @@ func TestWaitWakesOnNotify(t *testing.T) {
 	done := startRead(t.Context(), f.svc, Query{AccountID: "acc", Wait: MaxWait})
 	<-f.store.reads // the first read found nothing
 	e := f.store.add("acc", skygate.EventWebhookTest, t0)
-	f.hub.Notify()
+	f.hub.NotifyAccounts([]string{"other", "acc"})
 	<-f.store.reads
 	r := <-done
 	if r.err != nil || len(r.page.Events) != 1 || r.page.Events[0] != e {
@@ -307,11 +307,11 @@ func TestHubPollsHeadWhileWaiting(t *testing.T) {
 	if !ok {
 		t.Fatal("enter refused")
 	}
-	changed := hub.Changed()
+	changed, _ := hub.changedFor("acc")
 	ticks <- t0
 	heads <- 7 // a first value wakes the waiters
 	<-changed
-	changed = hub.Changed()
+	changed, _ = hub.changedFor("acc")
 	ticks <- t0
 	heads <- 7
 	ticks <- t0 // the poll of the unchanged head is done when the next tick is taken
@@ -355,4 +355,27 @@ func TestPurge(t *testing.T) {
 	if len(st.cutoffs) != 4 || st.cutoffs[0] != t0.Add(-24*time.Hour-skygate.EventRetentionMargin) {
 		t.Fatalf("cutoffs %v", st.cutoffs)
 	}
+}
+
+// TestNotifyAccounts wakes the waiters of the accounts named, and nobody else's.
+func TestNotifyAccounts(t *testing.T) {
+	t.Parallel()
+	hub := NewHub(HubConfig{})
+	leaveA, _ := hub.enter("a")
+	defer leaveA()
+	leaveB, _ := hub.enter("b")
+	defer leaveB()
+	allA, a := hub.changedFor("a")
+	allB, b := hub.changedFor("b")
+	hub.NotifyAccounts([]string{"a", "nobody"})
+	<-a
+	select {
+	case <-b:
+		t.Fatal("b's waiters woke for a's events")
+	case <-allA:
+		t.Fatal("every waiter woke for a's events")
+	default:
+	}
+	hub.Notify() // the head poll: every waiter reads again
+	<-allB
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// Hub wakes the long-polls of one process. Notify (a store's OnEvents) wakes every
-// waiter after a commit in this process; Run polls the feed head while anyone waits,
-// so that commits of other replicas wake them within an interval. A waiter takes
-// Changed before it reads the feed, so a commit between its read and its wait is
-// never missed; a wake-up is only a hint to read again.
+// Hub wakes the long-polls of one process. NotifyAccounts (a store's OnEvents) wakes
+// the waiters of the accounts whose events a commit in this process wrote; Run polls
+// the feed head while anyone waits, so that commits of other replicas wake every
+// waiter within an interval. A waiter takes its Changed channels before it reads the
+// feed, so a commit between its read and its wait is never missed; a wake-up is only
+// a hint to read again.
 type Hub struct {
 	head     func(context.Context) (int64, error)
 	interval time.Duration
@@ -20,8 +21,11 @@ type Hub struct {
 	// perAccount bounds the waiters of one account.
 	perAccount int
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced by each wake-up
+	mu sync.Mutex
+	// changed is closed and replaced by each wake-up of every waiter, account's by
+	// each wake-up of an account's waiters (it exists while the account has some).
+	changed chan struct{}
+	account map[string]chan struct{}
 	waiting map[string]int
 	total   int
 	// active tells Run that the first waiter came.
@@ -65,11 +69,13 @@ func NewHub(c HubConfig) *Hub {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{head: c.Head, interval: c.Interval, after: c.After, log: c.Log, perAccount: c.PerAccount,
-		changed: make(chan struct{}), waiting: map[string]int{}, active: make(chan struct{}, 1),
+		changed: make(chan struct{}), account: map[string]chan struct{}{}, waiting: map[string]int{},
+		active:  make(chan struct{}, 1),
 		drained: make(chan struct{})}
 }
 
-// Notify wakes every waiter: events were committed. It never blocks.
+// Notify wakes every waiter: events of unknown accounts were committed. It never
+// blocks.
 func (h *Hub) Notify() {
 	h.mu.Lock()
 	close(h.changed)
@@ -77,11 +83,26 @@ func (h *Hub) Notify() {
 	h.mu.Unlock()
 }
 
-// Changed returns a channel closed by the next wake-up.
-func (h *Hub) Changed() <-chan struct{} {
+// NotifyAccounts wakes the waiters of the accounts: their events were committed. It
+// never blocks, and wakes nobody else, so that one partner's traffic does not make
+// every other partner's long-polls read again.
+func (h *Hub) NotifyAccounts(accountIDs []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.changed
+	for _, id := range accountIDs {
+		if ch, ok := h.account[id]; ok {
+			close(ch)
+			h.account[id] = make(chan struct{})
+		}
+	}
+}
+
+// changedFor returns the channels the next wake-up of every waiter and of the
+// account's waiters close. The account must have a waiter (enter).
+func (h *Hub) changedFor(accountID string) (all, account <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed, h.account[accountID]
 }
 
 // enter counts a waiter of the account and returns the function that ends its wait,
@@ -92,7 +113,9 @@ func (h *Hub) enter(accountID string) (leave func(), ok bool) {
 	if h.waiting[accountID] >= h.perAccount {
 		return nil, false
 	}
-	h.waiting[accountID]++
+	if h.waiting[accountID]++; h.waiting[accountID] == 1 {
+		h.account[accountID] = make(chan struct{})
+	}
 	if h.total++; h.total == 1 {
 		select {
 		case h.active <- struct{}{}:
@@ -106,6 +129,7 @@ func (h *Hub) enter(accountID string) (leave func(), ok bool) {
 			defer h.mu.Unlock()
 			if h.waiting[accountID]--; h.waiting[accountID] == 0 {
 				delete(h.waiting, accountID)
+				delete(h.account, accountID)
 			}
 			h.total--
 		})

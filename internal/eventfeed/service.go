@@ -115,13 +115,15 @@ func (s *Service) Read(ctx context.Context, q Query) (*Page, error) {
 	defer leave()
 	deadline := s.after(q.Wait)
 	for {
-		changed := s.hub.Changed() // before the read: a commit after it wakes this wait
+		all, mine := s.hub.changedFor(q.AccountID) // before the read: a commit after it wakes this wait
 		p, err := s.read(ctx, fq)
 		if err != nil || len(p.Events) > 0 {
 			return p, err
 		}
 		select {
-		case <-changed:
+		case <-all:
+			fq.After = p.Next.Pos
+		case <-mine:
 			fq.After = p.Next.Pos
 		case <-deadline:
 			return p, nil

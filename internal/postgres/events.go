@@ -81,18 +81,19 @@ func (s *Store) deliveriesCommitted(n int) {
 }
 
 // OnEvents sets f to be called after every commit of a transaction that wrote events,
-// whether or not they enqueued deliveries, so that the events API's long-polls in this
-// process wake at once (other processes' waiters learn of them by polling the feed
-// head). f must not block.
-func (s *Store) OnEvents(f func()) {
+// whether or not they enqueued deliveries, with the accounts of the events, so that
+// the events API's long-polls of those accounts in this process wake at once (other
+// processes' waiters learn of them by polling the feed head). f must not block or keep
+// the slice.
+func (s *Store) OnEvents(f func(accountIDs []string)) {
 	s.onEvents.Store(&f)
 }
 
-// eventsCommitted calls the OnEvents function, if any, after a commit that wrote n
-// events.
-func (s *Store) eventsCommitted(n int) {
-	if f := s.onEvents.Load(); f != nil && n > 0 {
-		(*f)()
+// eventsCommitted calls the OnEvents function, if any, after a commit that wrote
+// events of the accounts.
+func (s *Store) eventsCommitted(accountIDs []string) {
+	if f := s.onEvents.Load(); f != nil && len(accountIDs) > 0 {
+		(*f)(accountIDs)
 	}
 }
 
@@ -131,7 +132,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		return fmt.Errorf("postgres: insert events: %w", err)
 	}
 	tx.Delivered += delivered
-	tx.Wrote += len(events)
+	tx.WroteEvents(events)
 	return nil
 }
 

@@ -37,7 +37,7 @@ type Store struct {
 	// deliveries.
 	onDeliveries atomic.Pointer[func()]
 	// onEvents is called after the commit of a transaction that wrote events.
-	onEvents atomic.Pointer[func()]
+	onEvents atomic.Pointer[func(accountIDs []string)]
 }
 
 // SQLSTATE codes the store interprets.

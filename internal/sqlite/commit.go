@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,10 +47,10 @@ type committer struct {
 	// deliveries; deliveryTxs holds the open transactions that did.
 	onDeliveries atomic.Pointer[func()]
 	deliveryTxs  sync.Map // *sql.Tx → struct{}
-	// onEvents is called after a commit of a batch that wrote events; eventTxs holds
-	// the open transactions that did.
-	onEvents atomic.Pointer[func()]
-	eventTxs sync.Map // *sql.Tx → struct{}
+	// onEvents is called after a commit of a batch that wrote events, with their
+	// accounts; eventTxs holds the open transactions that did.
+	onEvents atomic.Pointer[func(accountIDs []string)]
+	eventTxs sync.Map // *sql.Tx → *[]string, the accounts
 }
 
 func newCommitter(write *sql.DB) *committer {
@@ -70,11 +71,18 @@ func (c *committer) markDeliveries(tx *sql.Tx) {
 	}
 }
 
-// markEvents records that tx wrote events, so that the OnEvents function runs after
-// its commit.
-func (c *committer) markEvents(tx *sql.Tx) {
-	if c.onEvents.Load() != nil {
-		c.eventTxs.Store(tx, struct{}{})
+// markEvents records that tx wrote events of the accounts, so that the OnEvents
+// function runs after its commit. The jobs of a batch share tx and run one at a time.
+func (c *committer) markEvents(tx *sql.Tx, accountIDs []string) {
+	if c.onEvents.Load() == nil {
+		return
+	}
+	v, _ := c.eventTxs.LoadOrStore(tx, new([]string))
+	ids := v.(*[]string)
+	for _, id := range accountIDs {
+		if !slices.Contains(*ids, id) {
+			*ids = append(*ids, id)
+		}
 	}
 }
 
@@ -86,9 +94,9 @@ func (c *committer) ended(tx *sql.Tx, committed bool) {
 			(*f)()
 		}
 	}
-	if _, had := c.eventTxs.LoadAndDelete(tx); had && committed {
+	if v, had := c.eventTxs.LoadAndDelete(tx); had && committed {
 		if f := c.onEvents.Load(); f != nil {
-			(*f)()
+			(*f)(*v.(*[]string))
 		}
 	}
 }

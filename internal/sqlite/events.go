@@ -39,9 +39,10 @@ const (
 func (s *Store) OnDeliveries(f func()) { s.group.onDeliveries.Store(&f) }
 
 // OnEvents sets f to be called after every commit of a transaction that wrote events,
-// whether or not they enqueued deliveries, so that the events API's long-polls wake at
-// once. f must not block.
-func (s *Store) OnEvents(f func()) { s.group.onEvents.Store(&f) }
+// whether or not they enqueued deliveries, with the accounts of the events, so that
+// the events API's long-polls of those accounts wake at once. f must not block or keep
+// the slice.
+func (s *Store) OnEvents(f func(accountIDs []string)) { s.group.onEvents.Store(&f) }
 
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox
 // inside tx, each with its webhook delivery, so that an event and its delivery commit
@@ -67,7 +68,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		}
 		tx.Delivered += int(n)
 	}
-	tx.Wrote += len(events)
+	tx.WroteEvents(events)
 	return nil
 }
 
