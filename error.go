@@ -28,8 +28,10 @@ const (
 	CodeWebhookExists             = "WebhookExists"
 	CodePoolExhausted             = "PoolExhausted"
 	CodeInsufficientFunds         = "InsufficientFunds"
-	CodeUnavailable               = "Unavailable"
-	CodeInternal                  = "Internal"
+	// CodeCursorExpired is an events API cursor older than the event retention (410).
+	CodeCursorExpired = "CursorExpired"
+	CodeUnavailable   = "Unavailable"
+	CodeInternal      = "Internal"
 )
 
 // Error is the one domain error. Message is safe to show to the caller; Err is the

@@ -18,6 +18,9 @@ const (
 	ScopeBookingRead          = "booking.fasttrack:read"
 	ScopeWebhooksWrite        = "webhooks:write"
 	ScopeWebhooksRead         = "webhooks:read"
+	// ScopeEventsRead reads the account's events (the events API): the same events
+	// its webhook deliveries carry.
+	ScopeEventsRead = "events:read"
 	// ScopeOAuthIntrospect lets an application's client call the introspection
 	// endpoint (RFC 7662) about its own account's tokens.
 	ScopeOAuthIntrospect   = "oauth.introspect"
@@ -31,7 +34,7 @@ const (
 var B2BScopes = []string{
 	ScopeCatalogLoungesRead, ScopeCatalogFastTrackRead, ScopeCatalogESIMRead,
 	ScopeBookingWrite, ScopeBookingRead, ScopeESIMWrite, ScopeESIMRead,
-	ScopeWebhooksWrite, ScopeWebhooksRead, ScopeOAuthIntrospect,
+	ScopeWebhooksWrite, ScopeWebhooksRead, ScopeEventsRead, ScopeOAuthIntrospect,
 }
 
 // AllScopes is every scope the service knows, B2B and admin.

@@ -41,6 +41,7 @@ type Store interface {
 	AuditStore
 	BookingStore
 	WebhookStore
+	EventFeedStore
 	ESIMStore
 	LoginCodeStore
 	TokenRevocationStore

@@ -17,6 +17,8 @@ var partnerPaths = []string{
 	"/.well-known/jwks.json",
 	"/.well-known/oauth-authorization-server",
 	"/.well-known/openid-configuration",
+	"/api/v1/b2b/events",
+	"/api/v1/b2b/events/{eventID}",
 	"/api/v1/b2b/webhooks",
 	"/api/v1/b2b/webhooks/{webhookID}",
 	"/api/v1/b2b/webhooks/{webhookID}/change-url",

@@ -18,6 +18,7 @@ import (
 	"github.com/skygate/skygate/internal/clientca"
 	"github.com/skygate/skygate/internal/config"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/httpapi"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
@@ -53,6 +54,10 @@ type app struct {
 	// limiter is the in-process rate limiter, whose sweep runs in the background; nil
 	// when limits are shared through Redis.
 	limiter *ratelimit.Memory
+
+	// events serves the events API; eventHub wakes its long-polls.
+	events   *eventfeed.Service
+	eventHub *eventfeed.Hub
 }
 
 // newApp opens the store (migrating when configured), makes sure a signing key exists,
@@ -126,6 +131,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,
 		Policy: webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
 	})
+	a.eventHub = eventfeed.NewHub(eventfeed.HubConfig{Head: a.db.EventFeedHead, Log: log})
+	a.events = eventfeed.New(eventfeed.Config{Store: a.db, Hub: a.eventHub, Retention: cfg.EventRetention})
 	limits, err := rateLimits(cfg)
 	if err != nil {
 		return nil, err
@@ -150,6 +157,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Bookings:           a.bookings,
 		ESIM:               a.esim,
 		Webhooks:           a.webhooks,
+		Events:             a.events,
 		Applications:       apps,
 		Limits:             limits,
 		Proxies:            cfg.TrustedProxies,
@@ -183,6 +191,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	// Every commit that enqueued a webhook delivery wakes this process's dispatcher,
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
+	// Every commit that wrote events wakes this process's long-polls of the events
+	// API; the hub polls the feed head for other replicas' while any waits.
+	a.db.OnEvents(a.eventHub.NotifyAccounts)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)
 	a.server.Register(newBacklogCollector(a.db, time.Now, log), buildInfo(thisBuild()))
@@ -212,6 +223,13 @@ func (a *app) background() []lifecycle.Service {
 		}),
 		a.dispatch,
 		a.worker,
+		a.eventHub, // long-polls woken by other replicas' events
+		// Every replica purges; each event is deleted once. Events become due an hour
+		// at a time (the margin past the retention), so a few minutes' delay is moot.
+		lifecycle.Every("event retention", 5*time.Minute, a.log, func(ctx context.Context) error {
+			_, err := a.events.Purge(ctx)
+			return err
+		}),
 		lifecycle.Every("eSIM expiry", 30*time.Second, a.log, func(ctx context.Context) error {
 			_, err := a.esim.ExpireDue(ctx, 1000)
 			return err

@@ -36,6 +36,7 @@ var isolationParams = map[string]func(t *isoTenant) string{
 	"packageID":  func(t *isoTenant) string { return t.packageID },
 	"webhookID":  func(t *isoTenant) string { return t.webhookID },
 	"deliveryID": func(t *isoTenant) string { return t.deliveryID },
+	"eventID":    func(t *isoTenant) string { return t.eventID },
 }
 
 // tenantPrefixes are the path prefixes of routes whose objects belong to an account.
@@ -66,6 +67,7 @@ type isoTenant struct {
 	creds                                                       credentials
 	token                                                       string
 	bookingID, orderID, iccid, packageID, webhookID, deliveryID string
+	eventID                                                     string
 	hookURL                                                     string
 }
 
@@ -285,7 +287,8 @@ func (s *testServer) checkListHidesOthers(t *testing.T, route string, viewer, ot
 		return
 	}
 	for name, id := range map[string]string{"booking": other.bookingID, "order": other.orderID, "iccid": other.iccid,
-		"package": other.packageID, "webhook": other.webhookID, "delivery": other.deliveryID, "account": other.creds.AccountID} {
+		"package": other.packageID, "webhook": other.webhookID, "delivery": other.deliveryID, "event": other.eventID,
+		"account": other.creds.AccountID} {
 		if strings.Contains(string(body), id) {
 			t.Errorf("%s as %s lists %s's %s %s", route, viewer.name, other.name, name, id)
 		}
@@ -383,11 +386,12 @@ func (s *testServer) seedTenant(name string) *isoTenant {
 		_, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/webhooks/"+tn.webhookID+"/deliveries?limit=1", tn.token, "", nil)
 		var page struct {
 			Data []struct {
-				ID string `json:"id"`
+				ID      string `json:"id"`
+				EventID string `json:"event_id"`
 			} `json:"data"`
 		}
 		if json.Unmarshal(body, &page) == nil && len(page.Data) > 0 {
-			tn.deliveryID = page.Data[0].ID
+			tn.deliveryID, tn.eventID = page.Data[0].ID, page.Data[0].EventID
 			break
 		}
 		if time.Now().After(deadline) {

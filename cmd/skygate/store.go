@@ -30,6 +30,9 @@ type database interface {
 	// OnDeliveries sets a function called after each commit that enqueued webhook
 	// deliveries.
 	OnDeliveries(f func())
+	// OnEvents sets a function called after each commit that wrote events, with
+	// their accounts.
+	OnEvents(f func(accountIDs []string))
 	// Pools returns the connection pools by name, for their statistics in /metrics.
 	Pools() map[string]*sql.DB
 }

@@ -62,6 +62,9 @@ type Config struct {
 	// PassengerDataRetention is how long after the end of a booking's service date (a
 	// UTC day) its passengers' personal data is kept; then the worker removes it.
 	PassengerDataRetention time.Duration
+	// EventRetention is how long the events API serves an event; events are purged
+	// skygate.EventRetentionMargin later, and a cursor older than it is refused.
+	EventRetention time.Duration
 	// AccountRate and AccountBurst limit each account's (or employee's) requests per
 	// second on authenticated routes; TokenRate and TokenBurst limit each client's
 	// token requests. A rate of 0 disables the limit.
@@ -228,6 +231,12 @@ func Load(getenv func(string) string) (*Config, error) {
 		// as long as its Idempotency-Key lives.
 		l.fail("SKYGATE_PASSENGER_DATA_RETENTION", "must be at least 72h, the Idempotency-Key lifetime (a replay answers the booking as first accepted), such as 2160h (90 days)")
 	}
+	c.EventRetention = l.duration("SKYGATE_EVENT_RETENTION", 30*24*time.Hour)
+	if c.EventRetention < minEventRetention || c.EventRetention > maxEventRetention {
+		// Shorter, a partner's weekend outage outlives its events; longer, the outbox
+		// grows without a reader asking for it.
+		l.fail("SKYGATE_EVENT_RETENTION", "must be a duration from 24h to 8760h (a year), such as 720h (30 days)")
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -265,6 +274,12 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	return c, nil
 }
+
+// minEventRetention and maxEventRetention bound SKYGATE_EVENT_RETENTION.
+const (
+	minEventRetention = 24 * time.Hour
+	maxEventRetention = 365 * 24 * time.Hour
+)
 
 // minPassengerDataRetention is the shortest SKYGATE_PASSENGER_DATA_RETENTION: the
 // lifetime of an Idempotency-Key (CONTRACT §4).

@@ -38,3 +38,32 @@ func TestLoadPassengerDataRetention(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadEventRetention: 30 days unless SKYGATE_EVENT_RETENTION says otherwise; a
+// retention outside 24h–8760h, or not a duration, is refused by name.
+func TestLoadEventRetention(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+	}{
+		{"", 30 * 24 * time.Hour},
+		{"24h", 24 * time.Hour},
+		{"8760h", 365 * 24 * time.Hour},
+		{"168h", 7 * 24 * time.Hour},
+	} {
+		c, err := config.Load(env(map[string]string{"SKYGATE_EVENT_RETENTION": tc.value}))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.value, err)
+		}
+		if c.EventRetention != tc.want {
+			t.Errorf("%q: EventRetention %v, want %v", tc.value, c.EventRetention, tc.want)
+		}
+	}
+	for _, bad := range []string{"0", "-24h", "30d", "23h59m", "8761h", "forever"} {
+		_, err := config.Load(env(map[string]string{"SKYGATE_EVENT_RETENTION": bad}))
+		if err == nil || !strings.Contains(err.Error(), "SKYGATE_EVENT_RETENTION") {
+			t.Errorf("%q: error %v, want one naming SKYGATE_EVENT_RETENTION", bad, err)
+		}
+	}
+}

@@ -32,6 +32,7 @@ var Variables = []Variable{
 	{"SKYGATE_KEY_PREPUBLISH", "10m", "delay between publishing a rotated signing key and signing with it"},
 	{"SKYGATE_CONFIRM_WINDOW", "30m", "time an Issued booking waits for confirmation"},
 	{"SKYGATE_PASSENGER_DATA_RETENTION", "2160h", "time after a booking's service date until its passengers' personal data is removed (at least 72h)"},
+	{"SKYGATE_EVENT_RETENTION", "720h", "time the events API serves an event (24h to 8760h); purged an hour later"},
 	{"SKYGATE_WEBHOOK_GRACE", "24h", "time an old webhook secret still signs after rotation"},
 	{"SKYGATE_WEBHOOK_TIMEOUT", "10s", "bound of one webhook delivery attempt"},
 	{"SKYGATE_WEBHOOK_LEASE", "30s", "time a claimed webhook delivery stays reserved for its replica"},

@@ -31,7 +31,12 @@ func (s *Server) newOps() *Server {
 // answers 503, so that load balancers take the replica out, and every response carries
 // Connection: close, so that clients open their next connection elsewhere (HTTP/2
 // connections get a GOAWAY). Requests are served as before until the listeners close.
-func (s *Server) Drain() { s.draining.Store(true) }
+func (s *Server) Drain() {
+	s.draining.Store(true)
+	if s.deps.Events != nil {
+		s.deps.Events.Drain() // long-polls answer what they have, so Shutdown need not wait for them
+	}
+}
 
 // healthz answers 200 while the process serves requests.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {

@@ -43,6 +43,7 @@ var statusOf = map[string]int{
 	skygate.CodeWebhookExists:             http.StatusConflict,
 	skygate.CodePoolExhausted:             http.StatusConflict,
 	skygate.CodeInsufficientFunds:         http.StatusPaymentRequired,
+	skygate.CodeCursorExpired:             http.StatusGone,
 	skygate.CodePayloadTooLarge:           http.StatusRequestEntityTooLarge,
 	skygate.CodeUnsupportedMediaType:      http.StatusUnsupportedMediaType,
 	skygate.CodeRateLimited:               http.StatusTooManyRequests,

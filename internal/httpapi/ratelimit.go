@@ -37,12 +37,13 @@ const (
 	limitTokenSource                // RateLimits.TokenSource
 	limitToken                      // RateLimits.Token
 	limitWebhookTest                // RateLimits.WebhookTest
+	limitLongPolls                  // eventfeed.DefaultPerAccount long-polls of an account
 	limiterCount
 )
 
 // String is the limit label of l.
 func (l limiter) String() string {
-	return [...]string{"account", "token_source", "token_client", "webhook_test"}[l]
+	return [...]string{"account", "token_source", "token_client", "webhook_test", "long_polls"}[l]
 }
 
 // rateLimitError is the 429 of a refused request.

@@ -92,6 +92,11 @@ func (s *Server) routes() {
 	s.route("GET /api/v1/b2b/webhooks/{webhookID}/deliveries", s.auth(hooksRead, s.listWebhookDeliveries))
 	s.route("POST /api/v1/b2b/webhooks/{webhookID}/deliveries/{deliveryID}/retry", s.auth(hooksWrite, s.retryWebhookDelivery))
 
+	// Events: the account's outbox, as its webhook deliveries carry it, read through
+	// cursors with long-polls.
+	s.route("GET /api/v1/b2b/events", s.auth(skygate.ScopeEventsRead, s.listEvents))
+	s.route("GET /api/v1/b2b/events/{eventID}", s.auth(skygate.ScopeEventsRead, s.getEvent))
+
 	// Admin (employees). Every write is audited.
 	accounts, apps := skygate.ScopeAdminAccounts, skygate.ScopeAdminApplications
 	s.route("POST /api/v1/admin/accounts", s.auth(accounts, s.createAccount))

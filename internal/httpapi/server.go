@@ -12,6 +12,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
@@ -43,6 +44,8 @@ type Deps struct {
 	Webhooks *webhook.Service
 	// ESIM is the eSIM service.
 	ESIM *esim.Service
+	// Events reads the accounts' event feeds (the events API).
+	Events *eventfeed.Service
 	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may
 	// use the sandbox routes.
 	Sandbox bool

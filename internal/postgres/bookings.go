@@ -158,6 +158,9 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		}
 		if claimed > 0 {
 			s.deliveriesCommitted(delivered)
+			if len(events) > 0 {
+				s.eventsCommitted([]string{b.AccountID})
+			}
 			return nil, nil
 		}
 		stored, err := s.db.ScanIdempotency(s.pool.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))

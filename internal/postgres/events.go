@@ -92,6 +92,23 @@ func (s *Store) deliveriesCommitted(n int) {
 	}
 }
 
+// OnEvents sets f to be called after every commit of a transaction that wrote events,
+// whether or not they enqueued deliveries, with the accounts of the events, so that
+// the events API's long-polls of those accounts in this process wake at once (other
+// processes' waiters learn of them by polling the feed head). f must not block or keep
+// the slice.
+func (s *Store) OnEvents(f func(accountIDs []string)) {
+	s.onEvents.Store(&f)
+}
+
+// eventsCommitted calls the OnEvents function, if any, after a commit that wrote
+// events of the accounts.
+func (s *Store) eventsCommitted(accountIDs []string) {
+	if f := s.onEvents.Load(); f != nil && len(accountIDs) > 0 {
+		(*f)(accountIDs)
+	}
+}
+
 // eventArgs returns the arguments of insertEventsWithDeliveries for events (see
 // sqlstore.EventBody): arrays of their columns, a new delivery id, its body and the
 // ordering key, then the envelope's api_version and livemode.
@@ -132,6 +149,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		return fmt.Errorf("postgres: insert events: %w", err)
 	}
 	tx.Delivered += delivered
+	tx.WroteEvents(events)
 	return nil
 }
 

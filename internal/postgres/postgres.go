@@ -36,6 +36,8 @@ type Store struct {
 	// onDeliveries is called after the commit of a transaction that enqueued webhook
 	// deliveries.
 	onDeliveries atomic.Pointer[func()]
+	// onEvents is called after the commit of a transaction that wrote events.
+	onEvents atomic.Pointer[func(accountIDs []string)]
 }
 
 // SQLSTATE codes the store interprets.

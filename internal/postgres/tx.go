@@ -36,7 +36,8 @@ func newStore(pool *sql.DB, sealer skygate.Sealer) *Store {
 }
 
 // inTx runs fn in a transaction and commits when fn returns nil; then it calls the
-// OnDeliveries function if fn enqueued webhook deliveries.
+// OnDeliveries function if fn enqueued webhook deliveries and the OnEvents function if
+// it wrote events.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, nil)
 	if err != nil {
@@ -53,5 +54,6 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error 
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
 	s.deliveriesCommitted(t.Delivered)
+	s.eventsCommitted(t.Wrote)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,10 @@ type committer struct {
 	// deliveries; deliveryTxs holds the open transactions that did.
 	onDeliveries atomic.Pointer[func()]
 	deliveryTxs  sync.Map // *sql.Tx → struct{}
+	// onEvents is called after a commit of a batch that wrote events, with their
+	// accounts; eventTxs holds the open transactions that did.
+	onEvents atomic.Pointer[func(accountIDs []string)]
+	eventTxs sync.Map // *sql.Tx → *[]string, the accounts
 }
 
 func newCommitter(write *sql.DB) *committer {
@@ -66,11 +71,32 @@ func (c *committer) markDeliveries(tx *sql.Tx) {
 	}
 }
 
-// ended forgets tx and, when it committed deliveries, calls the OnDeliveries function.
+// markEvents records that tx wrote events of the accounts, so that the OnEvents
+// function runs after its commit. The jobs of a batch share tx and run one at a time.
+func (c *committer) markEvents(tx *sql.Tx, accountIDs []string) {
+	if c.onEvents.Load() == nil {
+		return
+	}
+	v, _ := c.eventTxs.LoadOrStore(tx, new([]string))
+	ids := v.(*[]string)
+	for _, id := range accountIDs {
+		if !slices.Contains(*ids, id) {
+			*ids = append(*ids, id)
+		}
+	}
+}
+
+// ended forgets tx and, when it committed deliveries or events, calls the
+// OnDeliveries or OnEvents function.
 func (c *committer) ended(tx *sql.Tx, committed bool) {
 	if _, had := c.deliveryTxs.LoadAndDelete(tx); had && committed {
 		if f := c.onDeliveries.Load(); f != nil {
 			(*f)()
+		}
+	}
+	if v, had := c.eventTxs.LoadAndDelete(tx); had && committed {
+		if f := c.onEvents.Load(); f != nil {
+			(*f)(*v.(*[]string))
 		}
 	}
 }

@@ -45,6 +45,12 @@ const (
 // f must not block.
 func (s *Store) OnDeliveries(f func()) { s.group.onDeliveries.Store(&f) }
 
+// OnEvents sets f to be called after every commit of a transaction that wrote events,
+// whether or not they enqueued deliveries, with the accounts of the events, so that
+// the events API's long-polls of those accounts wake at once. f must not block or keep
+// the slice.
+func (s *Store) OnEvents(f func(accountIDs []string)) { s.group.onEvents.Store(&f) }
+
 // insertEvents is the store's sqlstore.DB.Events: it appends events to the outbox
 // inside tx, each with its webhook delivery, so that an event and its delivery commit
 // together or not at all, and counts the deliveries in tx.
@@ -71,6 +77,7 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 		}
 		tx.Delivered += int(n)
 	}
+	tx.WroteEvents(events)
 	return nil
 }
 

@@ -50,6 +50,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlstore.Tx) error) error 
 		if t.Delivered > 0 {
 			s.group.markDeliveries(tx)
 		}
+		if len(t.Wrote) > 0 {
+			s.group.markEvents(tx, t.Wrote)
+		}
 		return nil
 	})
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -32,7 +33,8 @@ type DB struct {
 	// Strings is the form in which a statement takes a list of strings.
 	Strings func([]string) (any, error)
 	// Events appends events to the outbox inside tx, the transaction of the change
-	// they describe, each with its webhook delivery, counted in tx.Delivered.
+	// they describe, each with its webhook delivery, noted in tx.Wrote and counted in
+	// tx.Delivered.
 	Events func(ctx context.Context, tx *Tx, events []*skygate.Event) error
 	// Audit appends e inside tx, the transaction of the write it describes; a nil e is
 	// no record. Every audited write calls it last, so that the record is committed
@@ -48,6 +50,19 @@ type Tx struct {
 	// Delivered counts the webhook deliveries the transaction enqueued; after a
 	// commit that enqueued any, the engine calls its OnDeliveries function.
 	Delivered int
+	// Wrote lists the accounts of the events the transaction appended to the outbox,
+	// once each; after a commit that appended any, the engine calls its OnEvents
+	// function with them.
+	Wrote []string
+}
+
+// WroteEvents adds the accounts of events to t.Wrote.
+func (t *Tx) WroteEvents(events []*skygate.Event) {
+	for _, e := range events {
+		if !slices.Contains(t.Wrote, e.AccountID) {
+			t.Wrote = append(t.Wrote, e.AccountID)
+		}
+	}
 }
 
 // Interpret turns a driver error of db's engine into a domain error (Interpret).

@@ -42,6 +42,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Webhooks", webhookTests},
 		{"WebhookOrdering", webhookOrderingTests},
 		{"Envelopes", envelopeTests},
+		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
 		{"LoginCodes", loginCodeTests},
 		{"TokenRevocations", tokenRevocationTests},

@@ -54,7 +54,7 @@ func TestHarnessSmoke(t *testing.T) {
 			smoke(t, gen, server)
 		})
 	}
-	for _, sc := range []string{scTokenPrivateKeyJWT, scIntrospect} {
+	for _, sc := range []string{scTokenPrivateKeyJWT, scIntrospect, scEventsRead} {
 		t.Run(sc, func(t *testing.T) {
 			t.Parallel()
 			r := smokeScenario(t, server, sc)

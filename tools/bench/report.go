@@ -14,7 +14,8 @@ type row struct {
 	Scenario string `json:"scenario"`
 	Engine   string `json:"engine,omitempty"`
 	// Kind is "http" (RPS is successful requests per second), "loop" (operations
-	// per second of a reference loop) or "deliveries".
+	// per second of a reference loop), "deliveries" or "wake" (RPS is rounds per second;
+	// P50 and P99 are the wake-up latencies of every round).
 	Kind       string  `json:"kind,omitempty"`
 	RPS        float64 `json:"rps"`
 	ServerUtil float64 `json:"server_cpu_utilization"`

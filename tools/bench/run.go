@@ -70,6 +70,7 @@ type options struct {
 var allScenarios = []string{
 	scBaseline, scSignLoop, scSignHTTP, scInsertLoop, scHydraToken,
 	scToken, scTokenPrivateKeyJWT, scIntrospect, scBaselineReq, scBaseline304, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
+	scEventsRead, scEventsWake,
 }
 
 // run is the whole program; main only wires the process to it.

@@ -50,7 +50,8 @@ const (
 )
 
 // engineScenarios need a skygate server; the others are references.
-var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks}
+var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
+	scEventsRead, scEventsWake}
 
 // benchMasterKey seals the benchmark servers' secrets.
 const benchMasterKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -508,6 +509,12 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 
 	case scWebhooks:
 		return h.webhookDeliveries(ctx, s, label)
+
+	case scEventsRead:
+		return h.eventsRead(ctx, s, label)
+
+	case scEventsWake:
+		return h.eventsWake(ctx, s)
 	}
 	return row{}, fmt.Errorf("unknown scenario %q", name)
 }

@@ -219,6 +219,7 @@ export const B2B_SCOPES: { scope: string; label: string }[] = [
   { scope: 'esim:write', label: 'eSIM: write' },
   { scope: 'webhooks:read', label: 'Webhooks: read' },
   { scope: 'webhooks:write', label: 'Webhooks: write' },
+  { scope: 'events:read', label: 'Events: read' },
   { scope: 'oauth.introspect', label: 'OAuth: introspect tokens' },
 ];
 

@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/eventfeed"
+)
+
+// Events API routes: the account's outbox, the same events its webhook deliveries
+// carry, read through cursors with optional long-polls.
+
+// eventPage is the answer of GET /api/v1/b2b/events. Each event encodes exactly as
+// the body of its webhook deliveries (sqlstore.EventBody): encoding/json of
+// skygate.Event.
+type eventPage struct {
+	Data       []*skygate.Event `json:"data"`
+	NextCursor string           `json:"next_cursor"`
+}
+
+// waitSlack is how long past its wait a long-poll's response may still be written:
+// the listeners' write timeout counts from the request's arrival, and a wait of up to
+// eventfeed.MaxWait must still get its answer out.
+const waitSlack = 15 * time.Second
+
+// tooManyWaitersRetry is the Retry-After of a refused long-poll.
+const tooManyWaitersRetry = time.Second
+
+// listEvents answers a page of the account's feed: ?after (cursor), types (comma
+// separated), limit, wait (a duration up to 30s). Bad parameters are 400, an expired
+// cursor 410, a long-poll beyond the account's concurrent ones 429.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseEventQuery(r)
+	if err != nil {
+		return err
+	}
+	q.AccountID = accountIDOf(r.Context())
+	if q.Wait > 0 {
+		// Best effort: a writer that cannot move its deadline keeps the server's.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(q.Wait + waitSlack))
+	}
+	p, err := s.deps.Events.Read(r.Context(), q)
+	if errors.Is(err, eventfeed.ErrTooManyWaiters) {
+		s.metrics.rejected(limitLongPolls)
+		return &rateLimitError{err: eventfeed.ErrTooManyWaiters, retry: tooManyWaitersRetry}
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, eventPage{Data: p.Events, NextCursor: p.Next.String()})
+}
+
+// getEvent answers one event of the account; another account's is 404.
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
+	return reply(w, http.StatusOK)(s.deps.Events.Event(r.Context(), accountIDOf(r.Context()), r.PathValue("eventID")))
+}
+
+// parseEventQuery reads after, types, limit and wait; the service checks their
+// ranges and the types. A parameter given twice, or a query string url.ParseQuery
+// cannot decode, is 400.
+func parseEventQuery(r *http.Request) (eventfeed.Query, error) {
+	var q eventfeed.Query
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return q, badQuery("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
+	}
+	for name, v := range values {
+		if len(v) > 1 {
+			return q, badQuery(name, "must be given once")
+		}
+	}
+	q.After = values.Get("after")
+	if t := values.Get("types"); t != "" {
+		for typ := range strings.SplitSeq(t, ",") {
+			if typ = strings.TrimSpace(typ); typ == "" {
+				return q, badQuery("types", "must be event types separated by commas, none empty")
+			}
+			q.Types = append(q.Types, typ)
+		}
+	}
+	if v := values.Get("limit"); v != "" {
+		if q.Limit, err = strconv.Atoi(v); err != nil || q.Limit < 1 {
+			return q, badQuery("limit", "must be an integer from 1 to "+strconv.Itoa(eventfeed.MaxLimit))
+		}
+	}
+	if v := values.Get("wait"); v != "" {
+		if q.Wait, err = time.ParseDuration(v); err != nil {
+			return q, badQuery("wait", "must be a duration such as 25s, from 0s to "+eventfeed.MaxWait.String())
+		}
+	}
+	return q, nil
+}
+
+// badQuery is the 400 of a query parameter.
+func badQuery(name, msg string) error {
+	return &skygate.Error{Code: skygate.CodeBadRequest, Message: name + " " + msg,
+		Fields: []skygate.FieldError{{Field: name, Message: msg}}}
+}
