@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/api"
 )
 
@@ -23,14 +24,17 @@ var document = sync.OnceValues(func() (*openapi3.T, error) { return api.Load(con
 // and the type's data schema. A body that is not a JSON object with a type, and a
 // type without a webhooks entry, are errors too: every event the service emits must
 // be documented. It validates as JSON Schema 2020-12, the dialect of OpenAPI 3.1, so
-// that const and type arrays hold as the document states them.
+// that const and type arrays hold as the document states them. The document admits
+// any api_version date (an event keeps the version it was written with); what the
+// service writes today must be skygate.APIVersion.
 func ValidateEvent(body []byte) error {
 	doc, err := document()
 	if err != nil {
 		return err
 	}
 	var event struct {
-		Type string `json:"type"`
+		Type       string `json:"type"`
+		APIVersion string `json:"api_version"`
 	}
 	var v any
 	if err := json.Unmarshal(body, &event); err != nil {
@@ -38,6 +42,9 @@ func ValidateEvent(body []byte) error {
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		return err
+	}
+	if event.APIVersion != skygate.APIVersion {
+		return fmt.Errorf("event api_version %q, want %q\n%s", event.APIVersion, skygate.APIVersion, body)
 	}
 	item := doc.Webhooks[event.Type]
 	if item == nil || item.Post == nil || item.Post.RequestBody == nil {

@@ -741,54 +741,6 @@ func (e WebhookDisabledReason) Valid() bool {
 	}
 }
 
-// Defines values for WebhookEventApiVersion.
-const (
-	WebhookEventApiVersionN20261201 WebhookEventApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the WebhookEventApiVersion enum.
-func (e WebhookEventApiVersion) Valid() bool {
-	switch e {
-	case WebhookEventApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookEventType.
-const (
-	WebhookEventTypeBookingStatusChanged        WebhookEventType = "booking.status.changed"
-	WebhookEventTypeEsimOrderCompleted          WebhookEventType = "esim.order.completed"
-	WebhookEventTypeEsimStatusChanged           WebhookEventType = "esim.status.changed"
-	WebhookEventTypeEsimUsageThreshold          WebhookEventType = "esim.usage.threshold"
-	WebhookEventTypePassStatusChanged           WebhookEventType = "pass.status.changed"
-	WebhookEventTypeWebhookSubscriptionDisabled WebhookEventType = "webhook.subscription.disabled"
-	WebhookEventTypeWebhookTest                 WebhookEventType = "webhook.test"
-)
-
-// Valid indicates whether the value is a known member of the WebhookEventType enum.
-func (e WebhookEventType) Valid() bool {
-	switch e {
-	case WebhookEventTypeBookingStatusChanged:
-		return true
-	case WebhookEventTypeEsimOrderCompleted:
-		return true
-	case WebhookEventTypeEsimStatusChanged:
-		return true
-	case WebhookEventTypeEsimUsageThreshold:
-		return true
-	case WebhookEventTypePassStatusChanged:
-		return true
-	case WebhookEventTypeWebhookSubscriptionDisabled:
-		return true
-	case WebhookEventTypeWebhookTest:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for SimulateFastTrackBookingJSONBodyEvent.
 const (
 	SimulateFastTrackBookingJSONBodyEventExpire SimulateFastTrackBookingJSONBodyEvent = "expire"
@@ -804,111 +756,6 @@ func (e SimulateFastTrackBookingJSONBodyEvent) Valid() bool {
 	case SimulateFastTrackBookingJSONBodyEventIssue:
 		return true
 	case SimulateFastTrackBookingJSONBodyEventUse:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for BookingStatusChangedEventJSONBodyApiVersion.
-const (
-	BookingStatusChangedEventJSONBodyApiVersionN20261201 BookingStatusChangedEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the BookingStatusChangedEventJSONBodyApiVersion enum.
-func (e BookingStatusChangedEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case BookingStatusChangedEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for EsimOrderCompletedEventJSONBodyApiVersion.
-const (
-	EsimOrderCompletedEventJSONBodyApiVersionN20261201 EsimOrderCompletedEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the EsimOrderCompletedEventJSONBodyApiVersion enum.
-func (e EsimOrderCompletedEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case EsimOrderCompletedEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for EsimStatusChangedEventJSONBodyApiVersion.
-const (
-	EsimStatusChangedEventJSONBodyApiVersionN20261201 EsimStatusChangedEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the EsimStatusChangedEventJSONBodyApiVersion enum.
-func (e EsimStatusChangedEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case EsimStatusChangedEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for EsimUsageThresholdEventJSONBodyApiVersion.
-const (
-	EsimUsageThresholdEventJSONBodyApiVersionN20261201 EsimUsageThresholdEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the EsimUsageThresholdEventJSONBodyApiVersion enum.
-func (e EsimUsageThresholdEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case EsimUsageThresholdEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PassStatusChangedEventJSONBodyApiVersion.
-const (
-	PassStatusChangedEventJSONBodyApiVersionN20261201 PassStatusChangedEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the PassStatusChangedEventJSONBodyApiVersion enum.
-func (e PassStatusChangedEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case PassStatusChangedEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookSubscriptionDisabledEventJSONBodyApiVersion.
-const (
-	WebhookSubscriptionDisabledEventJSONBodyApiVersionN20261201 WebhookSubscriptionDisabledEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the WebhookSubscriptionDisabledEventJSONBodyApiVersion enum.
-func (e WebhookSubscriptionDisabledEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case WebhookSubscriptionDisabledEventJSONBodyApiVersionN20261201:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookTestEventJSONBodyApiVersion.
-const (
-	WebhookTestEventJSONBodyApiVersionN20261201 WebhookTestEventJSONBodyApiVersion = "2026-12-01"
-)
-
-// Valid indicates whether the value is a known member of the WebhookTestEventJSONBodyApiVersion enum.
-func (e WebhookTestEventJSONBodyApiVersion) Valid() bool {
-	switch e {
-	case WebhookTestEventJSONBodyApiVersionN20261201:
 		return true
 	default:
 		return false
@@ -1749,8 +1596,10 @@ type WebhookDisabledReason string
 type WebhookEvent struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion WebhookEventApiVersion `json:"api_version"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string                 `json:"api_version"`
 	CreatedAt  time.Time              `json:"created_at"`
 	Data       map[string]interface{} `json:"data"`
 
@@ -1758,15 +1607,13 @@ type WebhookEvent struct {
 	Id openapi_types.UUID `json:"id"`
 
 	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
-	Livemode bool             `json:"livemode"`
-	Type     WebhookEventType `json:"type"`
+	Livemode bool `json:"livemode"`
+
+	// Type The event type: one of the types listed above today. New types are an additive change (the same `api_version`): ignore, and acknowledge, a type you do not know.
+	//
+	// Examples: booking.status.changed
+	Type string `json:"type"`
 }
-
-// WebhookEventApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-type WebhookEventApiVersion string
-
-// WebhookEventType defines model for WebhookEvent.Type.
-type WebhookEventType string
 
 // WebhookEventTypes The event types the subscription receives, each once; null or empty means every type. `webhook.subscription.disabled` is never delivered and cannot be named.
 type WebhookEventTypes = []string
@@ -2629,9 +2476,11 @@ type SandboxESIMUsageParams struct {
 type BookingStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion BookingStatusChangedEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                   `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `booking.status.changed`.
 	Data BookingStatusChangedData `json:"data"`
@@ -2659,16 +2508,15 @@ type BookingStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// BookingStatusChangedEventJSONBodyApiVersion defines parameters for BookingStatusChangedEvent.
-type BookingStatusChangedEventJSONBodyApiVersion string
-
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
 type EsimOrderCompletedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion EsimOrderCompletedEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                 `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `esim.order.completed`; never activation codes.
 	Data ESIMOrderCompletedData `json:"data"`
@@ -2696,16 +2544,15 @@ type EsimOrderCompletedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// EsimOrderCompletedEventJSONBodyApiVersion defines parameters for EsimOrderCompletedEvent.
-type EsimOrderCompletedEventJSONBodyApiVersion string
-
 // EsimStatusChangedEventJSONBody defines parameters for EsimStatusChangedEvent.
 type EsimStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion EsimStatusChangedEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `esim.status.changed`.
 	Data ESIMStatusChangedData `json:"data"`
@@ -2733,16 +2580,15 @@ type EsimStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// EsimStatusChangedEventJSONBodyApiVersion defines parameters for EsimStatusChangedEvent.
-type EsimStatusChangedEventJSONBodyApiVersion string
-
 // EsimUsageThresholdEventJSONBody defines parameters for EsimUsageThresholdEvent.
 type EsimUsageThresholdEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion EsimUsageThresholdEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                 `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `esim.usage.threshold`.
 	Data ESIMUsageThresholdData `json:"data"`
@@ -2770,16 +2616,15 @@ type EsimUsageThresholdEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// EsimUsageThresholdEventJSONBodyApiVersion defines parameters for EsimUsageThresholdEvent.
-type EsimUsageThresholdEventJSONBodyApiVersion string
-
 // PassStatusChangedEventJSONBody defines parameters for PassStatusChangedEvent.
 type PassStatusChangedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion PassStatusChangedEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `pass.status.changed`.
 	Data PassStatusChangedData `json:"data"`
@@ -2807,16 +2652,15 @@ type PassStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// PassStatusChangedEventJSONBodyApiVersion defines parameters for PassStatusChangedEvent.
-type PassStatusChangedEventJSONBodyApiVersion string
-
 // WebhookSubscriptionDisabledEventJSONBody defines parameters for WebhookSubscriptionDisabledEvent.
 type WebhookSubscriptionDisabledEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion WebhookSubscriptionDisabledEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                                          `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `webhook.subscription.disabled`.
 	Data WebhookSubscriptionDisabledData `json:"data"`
@@ -2844,16 +2688,15 @@ type WebhookSubscriptionDisabledEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
-// WebhookSubscriptionDisabledEventJSONBodyApiVersion defines parameters for WebhookSubscriptionDisabledEvent.
-type WebhookSubscriptionDisabledEventJSONBodyApiVersion string
-
 // WebhookTestEventJSONBody defines parameters for WebhookTestEvent.
 type WebhookTestEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
 
-	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow; a breaking payload change comes with a new date, and an event keeps the version it was written with.
-	ApiVersion WebhookTestEventJSONBodyApiVersion `json:"api_version"`
-	CreatedAt  time.Time                          `json:"created_at"`
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Data The data of `webhook.test`.
 	Data WebhookTestData `json:"data"`
@@ -2880,9 +2723,6 @@ type WebhookTestEventParams struct {
 	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
-
-// WebhookTestEventJSONBodyApiVersion defines parameters for WebhookTestEvent.
-type WebhookTestEventJSONBodyApiVersion string
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreateRequest
