@@ -146,6 +146,15 @@ type WebhookBacklog struct {
 	OldestDue time.Time
 }
 
+// WebhookRecovery is what one WebhookStore.RecoverWebhookDeliveries did.
+type WebhookRecovery struct {
+	// Enqueued counts the deliveries made due.
+	Enqueued int
+	// Next is the creation time of the oldest event the recovery left for a later
+	// one, which continues from there; nil when it reached every event.
+	Next *time.Time
+}
+
 // WebhookStore keeps webhook subscriptions, their deliveries and the attempt log.
 // Every tenant method takes the account id; another account's subscription or
 // delivery is CodeNotFound. Deliveries are created by the store itself: every event
@@ -188,16 +197,22 @@ type WebhookStore interface {
 	// returned unchanged, so its failure time (the 72-hour rule) keeps running. An
 	// unknown subscription is CodeNotFound.
 	EnableWebhook(ctx context.Context, accountID, webhookID string, now time.Time) (*WebhookSubscription, error)
-	// RecoverWebhookDeliveries delivers again, in one transaction, every event of the
-	// account created at or after since that the subscription accepts: a succeeded or
-	// failed delivery of it becomes pending and due at now (its attempt count and log
-	// continue), a pending one stays as it is, and an event without a delivery (it was
-	// filtered out or the subscription was inactive or not yet created) gets a new
-	// pending delivery due at now, created at now. webhook.subscription.disabled events
-	// are never delivered. It returns the number of deliveries made due (pending ones
-	// are not counted). The subscription must be the account's (else CodeNotFound) and
-	// active (else CodeConflict, and nothing is written).
-	RecoverWebhookDeliveries(ctx context.Context, accountID, webhookID string, since, now time.Time) (int, error)
+	// RecoverWebhookDeliveries delivers again, in one transaction, at most limit
+	// events of the account created at or after since that the subscription accepts,
+	// the oldest first by creation time and then by the order of the outbox: a
+	// succeeded or failed delivery of one becomes pending and due at now (its attempt
+	// count and log continue), and an event without a delivery (it was filtered out or
+	// the subscription was inactive or not yet created) gets a new pending delivery due
+	// at now, created at now. Events whose delivery is pending are left as they are and
+	// neither counted nor part of the limit. webhook.subscription.disabled events are
+	// never delivered. The recovery says how many deliveries it made due and, when
+	// events remain, the creation time to continue from (WebhookRecovery.Next); a
+	// recovery that reaches the limit in the middle of events created at one time stops
+	// before them unless they alone fill the limit, so that continuing from Next meets
+	// those it made due pending and leaves them. The subscription must be the
+	// account's (else CodeNotFound) and active (else CodeConflict, and nothing is
+	// written). limit must be positive.
+	RecoverWebhookDeliveries(ctx context.Context, accountID, webhookID string, since, now time.Time, limit int) (*WebhookRecovery, error)
 	// CreateWebhookTestEvent writes e (an event of the account) to the outbox and
 	// returns the delivery it produced for the subscription, with an empty attempt
 	// log. The subscription must be the account's (else CodeNotFound), active and
@@ -247,10 +262,13 @@ type WebhookStore interface {
 	// manual retry intervened). An outcome whose delivery was deleted meanwhile is
 	// ignored. Outcomes of one subscription apply in the order of their attempt times.
 	// An outcome applied to a delivery with an ordering key also moves the due time of
-	// the later pending deliveries of its object that were never attempted: a retry
-	// makes them due no earlier than the retry, and the end of the delivery (succeeded
-	// or failed) makes them due at the attempt's time, so that claims neither pass
-	// over them while they must wait nor leave them waiting after.
+	// the later pending deliveries of its object: a retry makes every one of them due
+	// no earlier than the retry (those a recovery or a manual retry made pending too),
+	// and the end of the delivery (succeeded or failed) makes those that were never
+	// attempted due at the attempt's time, so that claims neither pass over them while
+	// they must wait nor leave them waiting after. One attempted before keeps the due
+	// time it has then: it may be a backoff of its own, which this must not shorten,
+	// so it also waits out the time a hold gave it.
 	CompleteWebhookDeliveries(ctx context.Context, outcomes []*WebhookOutcome) error
 	// WebhookBacklog returns the backlog at now. Like the dispatcher's claim it spans
 	// every account, so it takes no account id: it serves the operator's metrics and

@@ -1632,7 +1632,7 @@ type WebhookPatch struct {
 
 // WebhookRecoverRequest defines model for WebhookRecoverRequest.
 type WebhookRecoverRequest struct {
-	// Since RFC 3339; not in the future. Earlier than the retention window (30 days) means its start.
+	// Since RFC 3339; not in the future. Earlier than the retention window (30 days by default) means its start.
 	Since time.Time `json:"since"`
 }
 
@@ -1640,6 +1640,9 @@ type WebhookRecoverRequest struct {
 type WebhookRecovery struct {
 	// Enqueued Deliveries made due now; pending ones that were already queued are not counted.
 	Enqueued int `json:"enqueued"`
+
+	// NextSince Where to continue: the `since` of the next call when events remain beyond the 5000 this call handled; null when every event was handled.
+	NextSince *time.Time `json:"next_since"`
 
 	// Since The time events were recovered from: the one asked for, or the start of the retention window when that is later.
 	Since time.Time `json:"since"`
@@ -3112,36 +3115,70 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/enable (the `EnableWebhook` operationId).
 	EnableWebhook(ctx context.Context, webhookID WebhookID, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecoverWebhookWithBody Deliver again every event since a time
+	// RecoverWebhookWithBody Deliver again the events since a time, 5000 at a time
 	//
-	// Every event of the account created at or after `since` that the filter accepts is
-	// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+	// Events of the account created at or after `since` that the filter accepts are
+	// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 	// ignores those it had: a succeeded or failed delivery becomes pending and due now
 	// (its attempt count and log continue), a pending one stays as it is and is not
 	// counted, and an event that had no delivery (filtered out, or written while the
 	// subscription was inactive or did not exist) gets one. `since` before the retention
-	// window (events are kept 30 days) is moved to its start; the answer says from when.
+	// window (events are kept 30 days unless the deployment says otherwise) is moved to
+	// its start; the answer says from when.
+	//
+	// One call handles at most 5000 events, the oldest first (by creation time, then in
+	// the order they were written). When more remain, `next_since` is the time to call
+	// again with to continue; it is `null` once every event was handled. Continuing
+	// from `next_since` skips no event and repeats none: a call stops before the events
+	// created at the boundary time, and the next call starts with them. Only when more
+	// than 5000 events share one time does a call split them; the next call then leaves
+	// alone those still pending, and one already sent again in between is sent once
+	// more.
+	//
 	// `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-	// enable it first. Calling it again is harmless (the same events are sent again), so
-	// it takes no `Idempotency-Key`.
+	// enable it first. The subscription is not locked against a disable that happens
+	// during the call: a recovery that meets one still answers `202`, and the deliveries
+	// it made pending wait, parked, until the subscription is enabled again. Calling it
+	// again is harmless (the same events are sent again), so it takes no
+	// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+	// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+	// fields of that allowance. The limit is checked once the subscription is found, so
+	// an id that is not the account's stays `404`.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/recover (the `RecoverWebhook` operationId).
 	RecoverWebhookWithBody(ctx context.Context, webhookID WebhookID, params *RecoverWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecoverWebhook Deliver again every event since a time
+	// RecoverWebhook Deliver again the events since a time, 5000 at a time
 	//
-	// Every event of the account created at or after `since` that the filter accepts is
-	// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+	// Events of the account created at or after `since` that the filter accepts are
+	// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 	// ignores those it had: a succeeded or failed delivery becomes pending and due now
 	// (its attempt count and log continue), a pending one stays as it is and is not
 	// counted, and an event that had no delivery (filtered out, or written while the
 	// subscription was inactive or did not exist) gets one. `since` before the retention
-	// window (events are kept 30 days) is moved to its start; the answer says from when.
+	// window (events are kept 30 days unless the deployment says otherwise) is moved to
+	// its start; the answer says from when.
+	//
+	// One call handles at most 5000 events, the oldest first (by creation time, then in
+	// the order they were written). When more remain, `next_since` is the time to call
+	// again with to continue; it is `null` once every event was handled. Continuing
+	// from `next_since` skips no event and repeats none: a call stops before the events
+	// created at the boundary time, and the next call starts with them. Only when more
+	// than 5000 events share one time does a call split them; the next call then leaves
+	// alone those still pending, and one already sent again in between is sent once
+	// more.
+	//
 	// `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-	// enable it first. Calling it again is harmless (the same events are sent again), so
-	// it takes no `Idempotency-Key`.
+	// enable it first. The subscription is not locked against a disable that happens
+	// during the call: a recovery that meets one still answers `202`, and the deliveries
+	// it made pending wait, parked, until the subscription is enabled again. Calling it
+	// again is harmless (the same events are sent again), so it takes no
+	// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+	// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+	// fields of that allowance. The limit is checked once the subscription is found, so
+	// an id that is not the account's stays `404`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4171,18 +4208,35 @@ func (c *Client) EnableWebhook(ctx context.Context, webhookID WebhookID, params 
 	return c.Client.Do(req)
 }
 
-// RecoverWebhookWithBody Deliver again every event since a time
+// RecoverWebhookWithBody Deliver again the events since a time, 5000 at a time
 //
-// Every event of the account created at or after `since` that the filter accepts is
-// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+// Events of the account created at or after `since` that the filter accepts are
+// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 // ignores those it had: a succeeded or failed delivery becomes pending and due now
 // (its attempt count and log continue), a pending one stays as it is and is not
 // counted, and an event that had no delivery (filtered out, or written while the
 // subscription was inactive or did not exist) gets one. `since` before the retention
-// window (events are kept 30 days) is moved to its start; the answer says from when.
+// window (events are kept 30 days unless the deployment says otherwise) is moved to
+// its start; the answer says from when.
+//
+// One call handles at most 5000 events, the oldest first (by creation time, then in
+// the order they were written). When more remain, `next_since` is the time to call
+// again with to continue; it is `null` once every event was handled. Continuing
+// from `next_since` skips no event and repeats none: a call stops before the events
+// created at the boundary time, and the next call starts with them. Only when more
+// than 5000 events share one time does a call split them; the next call then leaves
+// alone those still pending, and one already sent again in between is sent once
+// more.
+//
 // `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-// enable it first. Calling it again is harmless (the same events are sent again), so
-// it takes no `Idempotency-Key`.
+// enable it first. The subscription is not locked against a disable that happens
+// during the call: a recovery that meets one still answers `202`, and the deliveries
+// it made pending wait, parked, until the subscription is enabled again. Calling it
+// again is harmless (the same events are sent again), so it takes no
+// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+// fields of that allowance. The limit is checked once the subscription is found, so
+// an id that is not the account's stays `404`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4199,18 +4253,35 @@ func (c *Client) RecoverWebhookWithBody(ctx context.Context, webhookID WebhookID
 	return c.Client.Do(req)
 }
 
-// RecoverWebhook Deliver again every event since a time
+// RecoverWebhook Deliver again the events since a time, 5000 at a time
 //
-// Every event of the account created at or after `since` that the filter accepts is
-// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+// Events of the account created at or after `since` that the filter accepts are
+// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 // ignores those it had: a succeeded or failed delivery becomes pending and due now
 // (its attempt count and log continue), a pending one stays as it is and is not
 // counted, and an event that had no delivery (filtered out, or written while the
 // subscription was inactive or did not exist) gets one. `since` before the retention
-// window (events are kept 30 days) is moved to its start; the answer says from when.
+// window (events are kept 30 days unless the deployment says otherwise) is moved to
+// its start; the answer says from when.
+//
+// One call handles at most 5000 events, the oldest first (by creation time, then in
+// the order they were written). When more remain, `next_since` is the time to call
+// again with to continue; it is `null` once every event was handled. Continuing
+// from `next_since` skips no event and repeats none: a call stops before the events
+// created at the boundary time, and the next call starts with them. Only when more
+// than 5000 events share one time does a call split them; the next call then leaves
+// alone those still pending, and one already sent again in between is sent once
+// more.
+//
 // `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-// enable it first. Calling it again is harmless (the same events are sent again), so
-// it takes no `Idempotency-Key`.
+// enable it first. The subscription is not locked against a disable that happens
+// during the call: a recovery that meets one still answers `202`, and the deliveries
+// it made pending wait, parked, until the subscription is enabled again. Calling it
+// again is harmless (the same events are sent again), so it takes no
+// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+// fields of that allowance. The limit is checked once the subscription is found, so
+// an id that is not the account's stays `404`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9010,36 +9081,70 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/enable (the `EnableWebhook` operationId).
 	EnableWebhookWithResponse(ctx context.Context, webhookID WebhookID, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error)
 
-	// RecoverWebhookWithBodyWithResponse Deliver again every event since a time
+	// RecoverWebhookWithBodyWithResponse Deliver again the events since a time, 5000 at a time
 	//
-	// Every event of the account created at or after `since` that the filter accepts is
-	// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+	// Events of the account created at or after `since` that the filter accepts are
+	// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 	// ignores those it had: a succeeded or failed delivery becomes pending and due now
 	// (its attempt count and log continue), a pending one stays as it is and is not
 	// counted, and an event that had no delivery (filtered out, or written while the
 	// subscription was inactive or did not exist) gets one. `since` before the retention
-	// window (events are kept 30 days) is moved to its start; the answer says from when.
+	// window (events are kept 30 days unless the deployment says otherwise) is moved to
+	// its start; the answer says from when.
+	//
+	// One call handles at most 5000 events, the oldest first (by creation time, then in
+	// the order they were written). When more remain, `next_since` is the time to call
+	// again with to continue; it is `null` once every event was handled. Continuing
+	// from `next_since` skips no event and repeats none: a call stops before the events
+	// created at the boundary time, and the next call starts with them. Only when more
+	// than 5000 events share one time does a call split them; the next call then leaves
+	// alone those still pending, and one already sent again in between is sent once
+	// more.
+	//
 	// `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-	// enable it first. Calling it again is harmless (the same events are sent again), so
-	// it takes no `Idempotency-Key`.
+	// enable it first. The subscription is not locked against a disable that happens
+	// during the call: a recovery that meets one still answers `202`, and the deliveries
+	// it made pending wait, parked, until the subscription is enabled again. Calling it
+	// again is harmless (the same events are sent again), so it takes no
+	// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+	// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+	// fields of that allowance. The limit is checked once the subscription is found, so
+	// an id that is not the account's stays `404`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/recover (the `RecoverWebhook` operationId).
 	RecoverWebhookWithBodyWithResponse(ctx context.Context, webhookID WebhookID, params *RecoverWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecoverWebhookResponse, error)
 
-	// RecoverWebhookWithResponse Deliver again every event since a time
+	// RecoverWebhookWithResponse Deliver again the events since a time, 5000 at a time
 	//
-	// Every event of the account created at or after `since` that the filter accepts is
-	// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+	// Events of the account created at or after `since` that the filter accepts are
+	// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 	// ignores those it had: a succeeded or failed delivery becomes pending and due now
 	// (its attempt count and log continue), a pending one stays as it is and is not
 	// counted, and an event that had no delivery (filtered out, or written while the
 	// subscription was inactive or did not exist) gets one. `since` before the retention
-	// window (events are kept 30 days) is moved to its start; the answer says from when.
+	// window (events are kept 30 days unless the deployment says otherwise) is moved to
+	// its start; the answer says from when.
+	//
+	// One call handles at most 5000 events, the oldest first (by creation time, then in
+	// the order they were written). When more remain, `next_since` is the time to call
+	// again with to continue; it is `null` once every event was handled. Continuing
+	// from `next_since` skips no event and repeats none: a call stops before the events
+	// created at the boundary time, and the next call starts with them. Only when more
+	// than 5000 events share one time does a call split them; the next call then leaves
+	// alone those still pending, and one already sent again in between is sent once
+	// more.
+	//
 	// `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-	// enable it first. Calling it again is harmless (the same events are sent again), so
-	// it takes no `Idempotency-Key`.
+	// enable it first. The subscription is not locked against a disable that happens
+	// during the call: a recovery that meets one still answers `202`, and the deliveries
+	// it made pending wait, parked, until the subscription is enabled again. Calling it
+	// again is harmless (the same events are sent again), so it takes no
+	// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+	// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+	// fields of that allowance. The limit is checked once the subscription is found, so
+	// an id that is not the account's stays `404`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18728,18 +18833,35 @@ func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, web
 	return ParseEnableWebhookResponse(rsp)
 }
 
-// RecoverWebhookWithBodyWithResponse Deliver again every event since a time
+// RecoverWebhookWithBodyWithResponse Deliver again the events since a time, 5000 at a time
 //
-// Every event of the account created at or after `since` that the filter accepts is
-// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+// Events of the account created at or after `since` that the filter accepts are
+// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 // ignores those it had: a succeeded or failed delivery becomes pending and due now
 // (its attempt count and log continue), a pending one stays as it is and is not
 // counted, and an event that had no delivery (filtered out, or written while the
 // subscription was inactive or did not exist) gets one. `since` before the retention
-// window (events are kept 30 days) is moved to its start; the answer says from when.
+// window (events are kept 30 days unless the deployment says otherwise) is moved to
+// its start; the answer says from when.
+//
+// One call handles at most 5000 events, the oldest first (by creation time, then in
+// the order they were written). When more remain, `next_since` is the time to call
+// again with to continue; it is `null` once every event was handled. Continuing
+// from `next_since` skips no event and repeats none: a call stops before the events
+// created at the boundary time, and the next call starts with them. Only when more
+// than 5000 events share one time does a call split them; the next call then leaves
+// alone those still pending, and one already sent again in between is sent once
+// more.
+//
 // `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-// enable it first. Calling it again is harmless (the same events are sent again), so
-// it takes no `Idempotency-Key`.
+// enable it first. The subscription is not locked against a disable that happens
+// during the call: a recovery that meets one still answers `202`, and the deliveries
+// it made pending wait, parked, until the subscription is enabled again. Calling it
+// again is harmless (the same events are sent again), so it takes no
+// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+// fields of that allowance. The limit is checked once the subscription is found, so
+// an id that is not the account's stays `404`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18752,18 +18874,35 @@ func (c *ClientWithResponses) RecoverWebhookWithBodyWithResponse(ctx context.Con
 	return ParseRecoverWebhookResponse(rsp)
 }
 
-// RecoverWebhookWithResponse Deliver again every event since a time
+// RecoverWebhookWithResponse Deliver again the events since a time, 5000 at a time
 //
-// Every event of the account created at or after `since` that the filter accepts is
-// delivered again with its original id (`webhook-id`), so a receiver that dedupes
+// Events of the account created at or after `since` that the filter accepts are
+// delivered again with their original ids (`webhook-id`), so a receiver that dedupes
 // ignores those it had: a succeeded or failed delivery becomes pending and due now
 // (its attempt count and log continue), a pending one stays as it is and is not
 // counted, and an event that had no delivery (filtered out, or written while the
 // subscription was inactive or did not exist) gets one. `since` before the retention
-// window (events are kept 30 days) is moved to its start; the answer says from when.
+// window (events are kept 30 days unless the deployment says otherwise) is moved to
+// its start; the answer says from when.
+//
+// One call handles at most 5000 events, the oldest first (by creation time, then in
+// the order they were written). When more remain, `next_since` is the time to call
+// again with to continue; it is `null` once every event was handled. Continuing
+// from `next_since` skips no event and repeats none: a call stops before the events
+// created at the boundary time, and the next call starts with them. Only when more
+// than 5000 events share one time does a call split them; the next call then leaves
+// alone those still pending, and one already sent again in between is sent once
+// more.
+//
 // `since` in the future or not RFC 3339 is 422. An inactive subscription is `409`:
-// enable it first. Calling it again is harmless (the same events are sent again), so
-// it takes no `Idempotency-Key`.
+// enable it first. The subscription is not locked against a disable that happens
+// during the call: a recovery that meets one still answers `202`, and the deliveries
+// it made pending wait, parked, until the subscription is enabled again. Calling it
+// again is harmless (the same events are sent again), so it takes no
+// `Idempotency-Key`. Each subscription may recover 6 times a minute, all 6 at once
+// if need be; beyond, `429 RateLimited` with `Retry-After` and the `RateLimit-*`
+// fields of that allowance. The limit is checked once the subscription is found, so
+// an id that is not the account's stays `404`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -129,7 +129,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	})
 	a.webhooks = webhook.NewService(webhook.Config{
 		Store: a.db, Box: webhookSecrets, Grace: cfg.WebhookGrace, Notify: a.dispatch.Notify,
-		Policy: webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
+		Policy:    webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
+		Retention: cfg.EventRetention,
 	})
 	a.eventHub = eventfeed.NewHub(eventfeed.HubConfig{Head: a.db.EventFeedHead, Log: log})
 	a.events = eventfeed.New(eventfeed.Config{Store: a.db, Hub: a.eventHub, Retention: cfg.EventRetention})
@@ -309,6 +310,12 @@ func (a *app) signingKeyReady(context.Context) error {
 // must not become a way to aim traffic at a host.
 var webhookTestRate = ratelimit.Rate{PerSecond: 10.0 / 60, Burst: 10}
 
+// webhookRecoverRate limits the recoveries of each webhook subscription: six a
+// minute, all six at once if need be. Each queues up to webhook.MaxRecovered
+// deliveries in one transaction: a partner paging through next_since after an outage
+// still catches up in minutes, and one subscription cannot flood the delivery queue.
+var webhookRecoverRate = ratelimit.Rate{PerSecond: 6.0 / 60, Burst: 6}
+
 // rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
 // else in-process.
 func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
@@ -317,7 +324,7 @@ func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
 		Token:   ratelimit.Rate{PerSecond: cfg.TokenRate, Burst: cfg.TokenBurst},
 	}
 	l.TokenSource = ratelimit.Rate{PerSecond: cfg.TokenSourceRate, Burst: cfg.TokenSourceBurst}
-	l.WebhookTest = webhookTestRate
+	l.WebhookTest, l.WebhookRecover = webhookTestRate, webhookRecoverRate
 	if cfg.RedisURL == "" {
 		l.Limiter = ratelimit.NewMemory(time.Now)
 		return l, nil

@@ -57,6 +57,7 @@ func TestRateLimits(t *testing.T) {
 	for _, series := range []string{
 		`skygate_rate_limit_rejections_total{limit="account"} 1`, `skygate_rate_limit_rejections_total{limit="token_client"} 1`,
 		`skygate_rate_limit_rejections_total{limit="token_source"} 0`, `skygate_rate_limit_rejections_total{limit="webhook_test"} 0`,
+		`skygate_rate_limit_rejections_total{limit="webhook_recover"} 0`,
 		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="429",http_route="/v2/catalog/lounges"} 1`,
 	} {
 		if !strings.Contains(metrics, series+"\n") {
@@ -395,6 +396,45 @@ func TestWebhookTestLimited(t *testing.T) {
 		}
 		if resp, body := test(tokB, idB); resp.StatusCode != 202 {
 			t.Errorf("another subscription: %d %s", resp.StatusCode, body)
+		}
+	})
+}
+
+// TestWebhookRecoverLimited: each subscription may recover six times a minute; the
+// seventh call is 429 with Retry-After, counted only once the subscription is found,
+// so another account's id stays 404.
+func TestWebhookRecoverLimited(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		s := startServer(t, e.env(t, nil))
+		scopes := []string{skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite}
+		rc := newReceiver(t)
+		tok := s.mustToken(s.mustBootstrap("acme", scopes), "")
+		resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+rc.srv.URL+`/acme","secret":"a-very-long-shared-secret-0001"}`, nil)
+		if resp.StatusCode != 201 {
+			t.Fatalf("create: %d %s", resp.StatusCode, body)
+		}
+		id := mustJSON(t, body)["id"].(string)
+		since := `{"since":"` + time.Now().Add(-time.Hour).UTC().Format(time.RFC3339) + `"}`
+		recoverAs := func(tok string) (*http.Response, []byte) {
+			return s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks/"+id+"/recover", tok, since, nil)
+		}
+		for i := range 6 {
+			if resp, body := recoverAs(tok); resp.StatusCode != 202 {
+				t.Fatalf("recover %d: %d %s", i, resp.StatusCode, body)
+			}
+		}
+		resp, body = recoverAs(tok)
+		wantRateLimited(t, "the seventh recovery", resp, body, "6")
+		if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || n < 1 || n > 10 {
+			t.Errorf("Retry-After %q, want 1 to 10 (six a minute)", resp.Header.Get("Retry-After"))
+		}
+		if want := `skygate_rate_limit_rejections_total{limit="webhook_recover"} 1` + "\n"; !strings.Contains(s.scrape(), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+		other := s.mustToken(s.mustBootstrap("globex", scopes), "")
+		if resp, body := recoverAs(other); resp.StatusCode != 404 || problemOf(t, resp, body)["code"] != "NotFound" {
+			t.Errorf("another account's subscription: %d %s", resp.StatusCode, body)
 		}
 	})
 }

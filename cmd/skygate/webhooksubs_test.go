@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,8 +123,9 @@ func TestWebhookRecoverEndToEnd(t *testing.T) {
 		}
 
 		since := `{"since":"` + start.Format(time.RFC3339Nano) + `"}`
-		if resp, body := s.partnerCall(http.MethodPost, hook+"/recover", tok, since, nil); resp.StatusCode != http.StatusConflict {
-			t.Errorf("recover while disabled: %d %s", resp.StatusCode, body)
+		if resp, body := s.partnerCall(http.MethodPost, hook+"/recover", tok, since, nil); resp.StatusCode != http.StatusConflict ||
+			!strings.Contains(fmt.Sprint(problemOf(t, resp, body)["detail"]), "/enable") {
+			t.Errorf("recover while disabled: %d %s; want 409 naming enable", resp.StatusCode, body)
 		}
 		for _, bad := range []struct {
 			body string
@@ -146,10 +148,12 @@ func TestWebhookRecoverEndToEnd(t *testing.T) {
 		}
 		resp, body = s.partnerCall(http.MethodPost, hook+"/recover", tok, since, nil)
 		var got struct {
-			Enqueued int       `json:"enqueued"`
-			Since    time.Time `json:"since"`
+			Enqueued  int             `json:"enqueued"`
+			Since     time.Time       `json:"since"`
+			NextSince json.RawMessage `json:"next_since"`
 		}
-		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusAccepted || got.Enqueued != 1 || !got.Since.Equal(start) {
+		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusAccepted || got.Enqueued != 1 ||
+			!got.Since.Equal(start) || string(got.NextSince) != "null" {
 			t.Fatalf("recover: %d %s", resp.StatusCode, body)
 		}
 		again := rc.waitFor(t, "the recovered test event", func(a answered) bool { return a.id == first.id && a.status == http.StatusNoContent })
@@ -161,6 +165,32 @@ func TestWebhookRecoverEndToEnd(t *testing.T) {
 			t.Errorf("another account's recover: %d", resp.StatusCode)
 		}
 	})
+}
+
+// TestWebhookRecoverRetention: a recovery reaches back as far as the configured
+// event retention (SKYGATE_EVENT_RETENTION), not a default of its own.
+func TestWebhookRecoverRetention(t *testing.T) {
+	t.Parallel()
+	e := engines[0]
+	s := startServer(t, e.env(t, map[string]string{"SKYGATE_EVENT_RETENTION": "48h"}))
+	tok := s.mustToken(s.mustBootstrap("retaining", []string{skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite}), "")
+	rc := newSwitchReceiver(t, http.StatusNoContent)
+	resp, body := s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks", tok, `{"url":"`+rc.srv.URL+`/hook","secret":"a-very-long-shared-secret-0001"}`, nil)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	before := time.Now()
+	resp, body = s.partnerCall(http.MethodPost, "/api/v1/b2b/webhooks/"+mustJSON(t, body)["id"].(string)+"/recover", tok, `{"since":"2000-01-01T00:00:00Z"}`, nil)
+	after := time.Now()
+	var got struct {
+		Since time.Time `json:"since"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("recover: %d %s", resp.StatusCode, body)
+	}
+	if lo, hi := before.Add(-48*time.Hour).Truncate(time.Microsecond), after.Add(-48*time.Hour); got.Since.Before(lo) || got.Since.After(hi) {
+		t.Errorf("since %v, want 48 h before the call (%v to %v)", got.Since, lo, hi)
+	}
 }
 
 // TestWebhookFilterEndToEnd: a booking's events reach a subscription that names only

@@ -96,6 +96,7 @@ func TestMetricsRejections(t *testing.T) {
 	m.rejected(limitToken)
 	m.rejected(limitToken)
 	m.rejected(limitWebhookTest)
+	m.rejected(limitWebhookRecover)
 	m.rejected(limitLongPolls)
 	want := `
 # HELP skygate_rate_limit_rejections_total Requests refused with 429 by a rate limit, by limit.
@@ -104,6 +105,7 @@ skygate_rate_limit_rejections_total{limit="account"} 0
 skygate_rate_limit_rejections_total{limit="long_polls"} 1
 skygate_rate_limit_rejections_total{limit="token_client"} 2
 skygate_rate_limit_rejections_total{limit="token_source"} 0
+skygate_rate_limit_rejections_total{limit="webhook_recover"} 1
 skygate_rate_limit_rejections_total{limit="webhook_test"} 1
 `
 	if err := testutil.GatherAndCompare(m.registry, strings.NewReader(want), "skygate_rate_limit_rejections_total"); err != nil {

@@ -26,6 +26,8 @@ type RateLimits struct {
 	Token ratelimit.Rate
 	// WebhookTest applies per webhook subscription to POST …/{webhookID}/test.
 	WebhookTest ratelimit.Rate
+	// WebhookRecover applies per webhook subscription to POST …/{webhookID}/recover.
+	WebhookRecover ratelimit.Rate
 }
 
 // limiter names one of the limits of RateLimits, for the label of the rejections
@@ -33,17 +35,18 @@ type RateLimits struct {
 type limiter int
 
 const (
-	limitAccount     limiter = iota // RateLimits.Account
-	limitTokenSource                // RateLimits.TokenSource
-	limitToken                      // RateLimits.Token
-	limitWebhookTest                // RateLimits.WebhookTest
-	limitLongPolls                  // eventfeed.DefaultPerAccount long-polls of an account
+	limitAccount        limiter = iota // RateLimits.Account
+	limitTokenSource                   // RateLimits.TokenSource
+	limitToken                         // RateLimits.Token
+	limitWebhookTest                   // RateLimits.WebhookTest
+	limitWebhookRecover                // RateLimits.WebhookRecover
+	limitLongPolls                     // eventfeed.DefaultPerAccount long-polls of an account
 	limiterCount
 )
 
 // String is the limit label of l.
 func (l limiter) String() string {
-	return [...]string{"account", "token_source", "token_client", "webhook_test", "long_polls"}[l]
+	return [...]string{"account", "token_source", "token_client", "webhook_test", "webhook_recover", "long_polls"}[l]
 }
 
 // rateLimitError is the 429 of a refused request.

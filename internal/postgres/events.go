@@ -53,7 +53,7 @@ const (
 			FROM v JOIN e ON e.id = v.id
 				JOIN webhook_subscriptions w ON w.account_id = v.account_id AND w.active
 			-- The subscription's filter (skygate.WebhookSubscription.Accepts).
-			WHERE v.type <> 'webhook.subscription.disabled'
+			WHERE v.type <> ` + noticeType + `
 				AND (w.event_types = '[]'::jsonb OR w.event_types ? v.type)
 			FOR KEY SHARE OF w
 			ON CONFLICT (subscription_id, event_id) DO NOTHING

@@ -69,11 +69,14 @@ const (
 		WHERE id = $6 AND status = 'pending' AND attempts = $7 AND leased_until IS NOT NULL
 		RETURNING ordering_key, event_seq`
 	// holdSuccessors and releaseSuccessors move the due time of an object's later
-	// deliveries that were never attempted, on webhook_deliveries_ordering (see
-	// sqlstore.DeliverySQL.Hold).
+	// deliveries, on webhook_deliveries_ordering (see sqlstore.DeliverySQL.Hold).
+	// Holding only ever moves a time later, so it takes attempted deliveries too (a
+	// recovery or a manual retry made them due), lest every claim rescan them while
+	// the one before them waits; releasing takes only those never attempted, whose
+	// time no backoff of their own set.
 	holdSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
 		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
-			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at < $1`
+			AND ordering_key <> '' AND event_seq > $4 AND next_attempt_at < $1`
 	releaseSuccessors = `UPDATE webhook_deliveries SET next_attempt_at = $1
 		WHERE subscription_id = $2 AND ordering_key = $3 AND status = 'pending'
 			AND ordering_key <> '' AND event_seq > $4 AND attempts = 0 AND next_attempt_at > $1`

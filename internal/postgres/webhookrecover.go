@@ -4,11 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
-// The statements of a recovery (sqlstore.RecoverSQL). $4 of Redeliver and Missing is
-// the subscription's filter as text[]; an empty one accepts every type.
+// The statements of a recovery (sqlstore.RecoverSQL). $4 of Candidates is the
+// subscription's filter as text[]; an empty one accepts every type.
 const (
 	// lockRecovered keeps the subscription from being deleted until the commit, as
 	// the fan-out does, so the new deliveries' foreign key holds. It does not block a
@@ -17,19 +18,22 @@ const (
 	// would let the two wait for each other. A recovery that meets a disable leaves its
 	// deliveries parked, as any pending delivery is.
 	lockRecovered = selectWebhook + ` FOR KEY SHARE`
-	redeliver     = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $5,
-		leased_until = NULL, updated_at = $5
-		WHERE subscription_id = $1 AND account_id = $2 AND status IN ('succeeded', 'failed')
-			AND event_type <> 'webhook.subscription.disabled'
-			AND (cardinality($4::text[]) = 0 OR event_type = ANY($4::text[]))
-			AND event_id IN (SELECT id FROM events WHERE account_id = $2 AND created_at >= $3)`
-	selectUndelivered = `SELECT ` + eventColumns + ` FROM events e
-		WHERE e.account_id = $2 AND e.created_at >= $3
-			AND e.type <> 'webhook.subscription.disabled'
-			AND (cardinality($4::text[]) = 0 OR e.type = ANY($4::text[]))
-			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-				WHERE d.subscription_id = $1 AND d.event_id = e.id)
-		ORDER BY e.seq`
+	// selectRecoverable walks the account's events from since on
+	// events_account_created; the derived table keeps eventColumns unambiguous.
+	selectRecoverable = `SELECT ` + eventColumns + `, delivery_id FROM (
+			SELECT e.*, d.id AS delivery_id FROM events e
+				LEFT JOIN webhook_deliveries d ON d.subscription_id = $1 AND d.event_id = e.id
+			WHERE e.account_id = $2 AND e.created_at >= $3 AND e.type <> ` + noticeType + `
+				AND (cardinality($4::text[]) = 0 OR e.type = ANY($4::text[]))
+				AND (d.id IS NULL OR d.status IN ('succeeded', 'failed'))
+			ORDER BY e.created_at, e.seq
+			LIMIT $5
+		) c
+		ORDER BY created_at, seq`
+	redeliver = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $4,
+			leased_until = NULL, updated_at = $4
+		WHERE subscription_id = $1 AND account_id = $2 AND id = ANY($3::text[])
+			AND status IN ('succeeded', 'failed')`
 	insertRecovered = `INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id,
 			event_type, body, status, attempts, next_attempt_at, last_status_code, last_error,
 			created_at, updated_at, ordering_key, event_seq)
@@ -43,9 +47,9 @@ const (
 )
 
 // recoverSQL is the SQL of a recovery.
-var recoverSQL = sqlstore.RecoverSQL{Lock: lockRecovered, Redeliver: redeliver, Missing: selectUndelivered, Insert: insertRecovered}
+var recoverSQL = sqlstore.RecoverSQL{Lock: lockRecovered, Candidates: selectRecoverable, Redeliver: redeliver, Insert: insertRecovered}
 
 // RecoverWebhookDeliveries implements skygate.WebhookStore.
-func (s *Store) RecoverWebhookDeliveries(ctx context.Context, accountID, webhookID string, since, now time.Time) (int, error) {
-	return sqlstore.RecoverWebhookDeliveries(ctx, s.db, &recoverSQL, accountID, webhookID, since, now)
+func (s *Store) RecoverWebhookDeliveries(ctx context.Context, accountID, webhookID string, since, now time.Time, limit int) (*skygate.WebhookRecovery, error) {
+	return sqlstore.RecoverWebhookDeliveries(ctx, s.db, &recoverSQL, accountID, webhookID, since, now, limit)
 }

@@ -30,7 +30,7 @@ const (
 			last_error, created_at, updated_at, ordering_key, event_seq)
 		SELECT ?, id, account_id, ?, ?, ?, 'pending', 0, ?, 0, '', ?, ?, ?, ?
 		FROM webhook_subscriptions WHERE account_id = ? AND active
-			AND ?3 <> 'webhook.subscription.disabled'
+			AND ?3 <> ` + noticeType + `
 			AND (event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?3))
 		ON CONFLICT (subscription_id, event_id) DO NOTHING`
 	selectEvent = `SELECT ` + eventColumns + ` FROM events

@@ -10,6 +10,12 @@ import (
 
 var _ skygate.WebhookStore = (*Store)(nil)
 
+// noticeType is the type of the webhook.subscription.disabled notice as an SQL
+// literal. Every statement that makes deliveries (the fan-out of written events, a
+// recovery) leaves events of this type out, as skygate.WebhookSubscription.Accepts
+// does: the notice is never delivered.
+const noticeType = `'` + skygate.EventWebhookSubscriptionDisabled + `'`
+
 // webhookColumns are the columns sqlstore.ScanWebhook reads.
 const webhookColumns = `id, account_id, url, active, secret, previous_secret, previous_valid_until,
 	failing_since, created_at, updated_at, event_types, disabled_at, disabled_reason`

@@ -53,9 +53,10 @@ type DeliverySQL struct {
 	// returns its ordering_key and event_seq (no row: not written).
 	Complete string
 	// Hold (next_attempt_at, subscription_id, ordering_key, event_seq) makes the later
-	// pending deliveries of an object that were never attempted due no earlier than
-	// the retry of the one before them; Release (at, subscription_id, ordering_key,
-	// event_seq) makes them due at at again, when that one has finished.
+	// pending deliveries of an object due no earlier than the retry of the one before
+	// them, attempted ones (recovered, retried by hand) too; Release (at,
+	// subscription_id, ordering_key, event_seq) makes those that were never attempted
+	// due at at again, when that one has finished.
 	Hold, Release string
 	// Healthy (id) clears a subscription's failure time; Failing (at, id) sets it
 	// when unset; Disable (at, id) deactivates a subscription (reason gone), and

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -12,35 +13,60 @@ import (
 
 // RecoverSQL is an engine's statements of a recovery. types is the subscription's
 // filter in the engine's Strings form (empty: every type); since and now are stored
-// times. Every statement leaves out webhook.subscription.disabled events.
+// times; lists are in the Strings form. Every statement leaves out
+// webhook.subscription.disabled events.
 type RecoverSQL struct {
 	// Lock (account_id, id) reads a subscription in ScanWebhook's columns and keeps it
 	// from being deleted until the transaction ends.
 	Lock string
-	// Redeliver (subscription_id, account_id, since, types, now) makes the
-	// subscription's succeeded and failed deliveries of the account's events created
-	// at or after since whose type the filter accepts pending and due at now, without
-	// a lease.
+	// Candidates (subscription_id, account_id, since, types, limit) reads at most
+	// limit of the account's events created at or after since whose type the filter
+	// accepts and whose delivery to the subscription is not pending (it succeeded, it
+	// failed, or there is none), ordered by created_at then seq: ScanEvent's columns,
+	// then the id of the delivery (NULL when none).
+	Candidates string
+	// Redeliver (subscription_id, account_id, delivery ids, now) makes those of the
+	// subscription's deliveries that succeeded or failed pending and due at now,
+	// without a lease.
 	Redeliver string
-	// Missing (subscription_id, account_id, since, types) reads, in ScanEvent's
-	// columns and in the order of the outbox, the account's events created at or
-	// after since whose type the filter accepts and that have no delivery to the
-	// subscription.
-	Missing string
 	// Insert (delivery ids, event ids, event types, bodies, subscription_id,
-	// account_id, now), the lists in the Strings form, inserts one pending delivery
-	// per element, due and created at now; a delivery that exists already is left.
+	// account_id, now) inserts one pending delivery per element, due and created at
+	// now; a delivery that exists already is left.
 	Insert string
 }
 
+// recoverable is an event a recovery may make due, with its delivery's id ("" when
+// it has none).
+type recoverable struct {
+	event    *skygate.Event
+	delivery string
+}
+
+// scanRecoverable reads a row of RecoverSQL.Candidates.
+func scanRecoverable(row Scanner) (*recoverable, error) {
+	var (
+		pos      sql.NullInt64
+		data     []byte
+		delivery sql.NullString
+		e        skygate.Event
+	)
+	if err := row.Scan(&pos, &e.ID, &e.AccountID, &e.Type, &data, timeCol{&e.CreatedAt},
+		&e.APIVersion, &e.Livemode, &e.OrderingKey, &delivery); err != nil {
+		return nil, err
+	}
+	e.Seq, e.Data = pos.Int64, data
+	return &recoverable{event: &e, delivery: delivery.String}, nil
+}
+
 // RecoverWebhookDeliveries is skygate.WebhookStore's RecoverWebhookDeliveries, in
-// one transaction: Lock, Redeliver, Missing, then Insert with each missing event's
-// envelope (EventBody) as the body of its delivery. The missing events are held in
-// memory at once; the retention window bounds them. The deliveries made due count in
-// tx.Delivered, so the commit wakes the engine's OnDeliveries function.
-func RecoverWebhookDeliveries(ctx context.Context, db *DB, q *RecoverSQL, accountID, webhookID string, since, now time.Time) (int, error) {
+// one transaction: Lock, Candidates (one more than limit, to learn whether events
+// remain and where they start), then Redeliver for those with a delivery and Insert
+// with the envelope (EventBody) of those without. At most limit+1 events are held in
+// memory. The deliveries made due count in tx.Delivered, so the commit wakes the
+// engine's OnDeliveries function.
+func RecoverWebhookDeliveries(ctx context.Context, db *DB, q *RecoverSQL, accountID, webhookID string, since, now time.Time, limit int) (*skygate.WebhookRecovery, error) {
 	since, now = UTC(since), UTC(now)
-	var enqueued int
+	r := &skygate.WebhookRecovery{}
 	err := db.InTx(ctx, func(tx *Tx) error {
 		w, err := ScanWebhook(tx.QueryRowContext(ctx, q.Lock, accountID, webhookID))
 		if err != nil {
@@ -53,32 +79,76 @@ func RecoverWebhookDeliveries(ctx context.Context, db *DB, q *RecoverSQL, accoun
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, q.Redeliver, w.ID, accountID, db.Time(since), types, db.Time(now))
+		found, err := QueryAll(ctx, tx, scanRecoverable, q.Candidates, w.ID, accountID, db.Time(since), types, limit+1)
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
+		batch, next := recoveryBatch(found, limit)
+		r.Next = next
+		var redeliver []string
+		var missing []*skygate.Event
+		for _, c := range batch {
+			if c.delivery != "" {
+				redeliver = append(redeliver, c.delivery)
+			} else {
+				missing = append(missing, c.event)
+			}
 		}
-		enqueued = int(n)
-		missing, err := QueryAll(ctx, tx, ScanEvent, q.Missing, w.ID, accountID, db.Time(since), types)
-		if err != nil {
-			return err
-		}
-		if len(missing) > 0 {
-			if n, err = insertRecovered(ctx, db, q, tx, w, missing, now); err != nil {
+		if len(redeliver) > 0 {
+			ids, err := db.Strings(redeliver)
+			if err != nil {
 				return err
 			}
-			enqueued += int(n)
+			n, err := affected(tx.ExecContext(ctx, q.Redeliver, w.ID, accountID, ids, db.Time(now)))
+			if err != nil {
+				return err
+			}
+			r.Enqueued += int(n)
 		}
-		tx.Delivered += enqueued
+		if len(missing) > 0 {
+			n, err := insertRecovered(ctx, db, q, tx, w, missing, now)
+			if err != nil {
+				return err
+			}
+			r.Enqueued += int(n)
+		}
+		tx.Delivered += r.Enqueued
 		return nil
 	})
 	if err != nil {
-		return 0, db.Interpret(Outcome{Op: "recover webhook deliveries", NotFound: WebhookNotFound}, err)
+		return nil, db.Interpret(Outcome{Op: "recover webhook deliveries", NotFound: WebhookNotFound}, err)
 	}
-	return enqueued, nil
+	return r, nil
+}
+
+// recoveryBatch picks from found (at most limit+1 events in creation order) those a
+// recovery of limit handles, and the creation time a later recovery continues from
+// (nil when found is all there is). A recovery that would stop in the middle of the
+// events of one creation time stops before them instead, so that none of them is
+// made due twice if the dispatcher finishes it before the next call; only when they
+// alone fill the limit does it take limit of them, and the next call, starting at
+// the same time, finds those pending and leaves them.
+func recoveryBatch(found []*recoverable, limit int) ([]*recoverable, *time.Time) {
+	if len(found) <= limit {
+		return found, nil
+	}
+	next := found[limit].event.CreatedAt
+	cut := limit
+	for cut > 0 && found[cut-1].event.CreatedAt.Equal(next) {
+		cut--
+	}
+	if cut == 0 {
+		cut = limit
+	}
+	return found[:cut], &next
+}
+
+// affected returns the rows a statement changed.
+func affected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // insertRecovered runs Insert for events and returns the deliveries it created.
@@ -102,9 +172,5 @@ func insertRecovered(ctx context.Context, db *DB, q *RecoverSQL, tx *Tx, w *skyg
 		}
 		args = append(args, v)
 	}
-	res, err := tx.ExecContext(ctx, q.Insert, append(args, w.ID, w.AccountID, db.Time(now))...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return affected(tx.ExecContext(ctx, q.Insert, append(args, w.ID, w.AccountID, db.Time(now))...))
 }

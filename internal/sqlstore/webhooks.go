@@ -20,7 +20,7 @@ const WebhookNotFound = "webhook subscription not found"
 // subscription.
 var errWebhookInactive = &skygate.Error{
 	Code:    skygate.CodeConflict,
-	Message: "the webhook subscription is inactive; change its URL or rotate its secret to reactivate it",
+	Message: "the webhook subscription is inactive; enable it (POST /api/v1/b2b/webhooks/{webhookID}/enable), change its URL or rotate its secret to reactivate it",
 }
 
 // errFilteredOut is the CodeConflict of a test event that the subscription's filter

@@ -21,6 +21,7 @@ var webhookOrderingTests = []test{
 	{"BookingTransitions", testOrderBookingTransitions},
 	{"ConcurrentClaimers", testOrderConcurrentClaimers},
 	{"RecoveredInOrder", testOrderRecovered},
+	{"RecoveredHeld", testOrderRecoveredHeld},
 }
 
 // mustObjectDelivery writes an event about the object key at now and returns its
@@ -313,9 +314,9 @@ func testOrderRecovered(t *testing.T, s skygate.Store) {
 	_, err := s.EnableWebhook(t.Context(), acc.ID, w.ID, At(time.Hour))
 	MustNoError(t, err, "EnableWebhook")
 
-	n, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-time.Hour), At(time.Hour))
+	r, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-time.Hour), At(time.Hour), 10)
 	MustNoError(t, err, "RecoverWebhookDeliveries")
-	wantEqual(t, "enqueued", n, 2)
+	wantEqual(t, "recovery", r, &skygate.WebhookRecovery{Enqueued: 2})
 	var got []string
 	for now := At(time.Hour + time.Second); len(got) < 3; now = now.Add(time.Second) {
 		_, jobs := claimedIDs(t, s, now)
@@ -327,4 +328,37 @@ func testOrderRecovered(t *testing.T, s skygate.Store) {
 		MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, now)
 	}
 	wantEqual(t, "recovered events in the order written", got, []string{first.EventID, parked.ID})
+}
+
+// testOrderRecoveredHeld: deliveries a recovery made pending again were attempted
+// before, yet a retry of the earlier one of their object still moves them to its
+// time, so that claims do not pass over them until then.
+func testOrderRecoveredHeld(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	w := MustCreateWebhook(t, s, acc.ID)
+	key := skygate.BookingOrderingKey(NewID())
+	first := mustObjectDelivery(t, s, acc.ID, w.ID, key, At(0))
+	second := mustObjectDelivery(t, s, acc.ID, w.ID, key, At(0))
+	for now := At(time.Second); ; now = now.Add(time.Second) {
+		_, jobs := claimedIDs(t, s, now)
+		if len(jobs) == 0 {
+			break
+		}
+		MustComplete(t, s, jobs[0], skygate.WebhookSucceeded, 200, now)
+	}
+
+	recovered := At(time.Hour)
+	r, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-time.Hour), recovered, 10)
+	MustNoError(t, err, "RecoverWebhookDeliveries")
+	wantEqual(t, "recovery", r, &skygate.WebhookRecovery{Enqueued: 2})
+	ids, jobs := claimedIDs(t, s, recovered)
+	wantEqual(t, "claimed after the recovery", ids, []string{first.ID})
+	retryAt := recovered.Add(10 * time.Minute)
+	MustComplete(t, s, jobs[0], skygate.WebhookPending, 503, recovered.Add(time.Second),
+		func(o *skygate.WebhookOutcome) { o.NextAttemptAt = retryAt })
+	got := MustDelivery(t, s, acc.ID, w.ID, second.ID)
+	wantEqual(t, "the recovered second was attempted before", got.AttemptCount, 1)
+	wantEqual(t, "the recovered second is due with the first's retry", got.NextAttemptAt, ptr(Stored(retryAt)))
+	ids, _ = claimedIDs(t, s, retryAt)
+	wantEqual(t, "claimed at the retry", ids, []string{first.ID})
 }

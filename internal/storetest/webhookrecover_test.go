@@ -44,9 +44,9 @@ func testWebhookRecover(t *testing.T, s skygate.Store) {
 	}
 
 	now := At(time.Hour)
-	n, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(2*time.Minute), now)
+	r, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(2*time.Minute), now, 10)
 	MustNoError(t, err, "RecoverWebhookDeliveries")
-	wantEqual(t, "enqueued", n, 3)
+	wantEqual(t, "recovery", r, &skygate.WebhookRecovery{Enqueued: 3})
 	after := deliveriesByEvent(t, s, acc.ID, w.ID)
 	wantEqual(t, "older delivery unchanged", after[old.ID], before[old.ID])
 	wantEqual(t, "pending delivery unchanged", after[pending.ID], before[pending.ID])
@@ -87,14 +87,14 @@ func testWebhookRecover(t *testing.T, s skygate.Store) {
 	}
 
 	// A second recovery finds the deliveries pending.
-	n, err = s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(0), now)
+	r, err = s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(0), now, 10)
 	MustNoError(t, err, "RecoverWebhookDeliveries again")
-	wantEqual(t, "enqueued again (only the older succeeded one)", n, 1)
+	wantEqual(t, "enqueued again (only the older succeeded one)", r, &skygate.WebhookRecovery{Enqueued: 1})
 
-	_, err = s.RecoverWebhookDeliveries(t.Context(), other.ID, w.ID, At(0), now)
+	_, err = s.RecoverWebhookDeliveries(t.Context(), other.ID, w.ID, At(0), now, 10)
 	WantCode(t, err, skygate.CodeNotFound)
 	MustDisableWebhook(t, s, acc.ID, w.ID)
-	_, err = s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(0), now)
+	_, err = s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(0), now, 10)
 	WantCode(t, err, skygate.CodeConflict)
 }
 
@@ -115,9 +115,9 @@ func testWebhookRecoverFiltered(t *testing.T, s skygate.Store) {
 	MustNoError(t, err, "SetWebhookEventTypes")
 	before := len(deliveriesByEvent(t, s, acc.ID, w.ID))
 
-	n, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-48*time.Hour), At(time.Hour))
+	r, err := s.RecoverWebhookDeliveries(t.Context(), acc.ID, w.ID, At(-48*time.Hour), At(time.Hour), 10)
 	MustNoError(t, err, "RecoverWebhookDeliveries")
-	wantEqual(t, "enqueued", n, 1)
+	wantEqual(t, "recovery", r, &skygate.WebhookRecovery{Enqueued: 1})
 	after := deliveriesByEvent(t, s, acc.ID, w.ID)
 	wantEqual(t, "deliveries", len(after), before+1)
 	if after[written[1].ID] == nil {

@@ -18,6 +18,7 @@ func init() {
 		test{"DisabledNotice", testWebhookDisabledNotice},
 		test{"Recover", testWebhookRecover},
 		test{"RecoverFiltered", testWebhookRecoverFiltered},
+		test{"RecoverPaged", testWebhookRecoverPaged},
 	)
 }
 

@@ -56,7 +56,9 @@
 // Recover delivers again the events of the account since a time, at most the event
 // retention window back, that the filter accepts: finished deliveries become pending,
 // and events that had none (filtered out, or written while inactive) get one. The
-// events keep their ids, so receivers that dedupe by webhook-id ignore repeats.
+// events keep their ids, so receivers that dedupe by webhook-id ignore repeats. One
+// call handles the oldest MaxRecovered events in one transaction and says where the
+// next continues (next_since); the HTTP layer limits the calls per subscription.
 //
 // # Addresses
 //

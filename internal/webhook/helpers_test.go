@@ -145,6 +145,9 @@ func setup(t testing.TB, respond func(w http.ResponseWriter, r *request, n int))
 	return setupOn(t, engines[0], respond)
 }
 
+// retention is the event retention of the bundle's service.
+const retention = 10 * 24 * time.Hour
+
 func setupOn(t testing.TB, e engine, respond func(w http.ResponseWriter, r *request, n int)) *bundle {
 	t.Helper()
 	b := &bundle{store: e.open(t), clock: newClock(), rc: newReceiver(t, respond)}
@@ -160,6 +163,8 @@ func setupOn(t testing.TB, e engine, respond func(w http.ResponseWriter, r *requ
 		Policy: webhook.Policy{AllowHTTP: true, AllowPrivate: true},
 		Clock:  b.clock.Now,
 		Notify: b.disp.Notify,
+
+		Retention: retention,
 	})
 	b.account = storetest.MustCreateAccount(t, b.store).ID
 	b.sub = mustCreate(t, b.svc, b.account, b.rc.URL+"/hook", secret1)

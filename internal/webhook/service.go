@@ -29,8 +29,9 @@ type Config struct {
 	// Notify, when set, is called after the service made a delivery due (test, retry,
 	// recover, enable) so that the dispatcher sends it at once; Dispatcher.Notify fits.
 	Notify func()
-	// Retention is how long events are kept (SKYGATE_EVENT_RETENTION): a recovery
-	// reaches back at most this far. Zero is DefaultRetention.
+	// Retention is how long events are kept (SKYGATE_EVENT_RETENTION, whose default
+	// is config's): a recovery reaches back at most this far. Required: zero reaches
+	// back nowhere.
 	Retention time.Duration
 }
 
@@ -51,9 +52,6 @@ type Service struct {
 // NewService returns a Service; Store and Box are required.
 func NewService(c Config) *Service {
 	s := &Service{store: c.Store, box: c.Box, policy: c.Policy, now: c.Clock, grace: c.Grace, notify: c.Notify, keep: c.Retention}
-	if s.keep <= 0 {
-		s.keep = DefaultRetention
-	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -15,9 +15,10 @@ import (
 // The operations that change what a subscription receives: its event-type filter,
 // recovery of past events, and re-enabling.
 
-// DefaultRetention is how long events are kept when SKYGATE_EVENT_RETENTION is not
-// set, and so how far back a recovery reaches.
-const DefaultRetention = 30 * 24 * time.Hour
+// MaxRecovered is how many events one recovery makes due at most (a bound on its
+// transaction and on the work one call can queue); the partner continues from
+// Recovery.NextSince.
+const MaxRecovered = 5000
 
 // CheckEventTypes checks a subscription's filter as sent: every element a type a
 // subscription may name (skygate.IsSubscribableEventType), none twice. Problems name
@@ -89,19 +90,23 @@ type RecoverRequest struct {
 
 // Recovery is the answer of a recovery (202): Enqueued deliveries were made due, of
 // the events created at or after Since, the time asked for or the start of the
-// retention window when that is later.
+// retention window when that is later. NextSince is where to call again to continue
+// when events remain (MaxRecovered), and null when the recovery reached them all.
 type Recovery struct {
-	Enqueued int       `json:"enqueued"`
-	Since    time.Time `json:"since"`
+	Enqueued  int        `json:"enqueued"`
+	Since     time.Time  `json:"since"`
+	NextSince *time.Time `json:"next_since"`
 }
 
-// Recover delivers again every event of the account created since req.Since that the
-// subscription accepts (skygate.WebhookStore's RecoverWebhookDeliveries), reaching
-// back at most the retention window. Redelivered events keep their ids, so a receiver
-// that dedupes by webhook-id ignores those it had. A time that is not RFC 3339 or
-// is in the future is CodeValidation; an inactive subscription is CodeConflict.
-// Repeating a recovery is harmless (it makes the same events due again), so it
-// takes no Idempotency-Key, like retry.
+// Recover delivers again the events of the account created since req.Since that the
+// subscription accepts (skygate.WebhookStore's RecoverWebhookDeliveries), the oldest
+// MaxRecovered of them at most, reaching back at most the retention window.
+// Redelivered events keep their ids, so a receiver that dedupes by webhook-id ignores
+// those it had. A time that is not RFC 3339 or is in the future is CodeValidation; an
+// inactive subscription is CodeConflict. Repeating a recovery is harmless (it makes
+// the same events due again), so it takes no Idempotency-Key, like retry; calling it
+// again from NextSince continues it, leaving alone the events it made due that are
+// still pending.
 func (s *Service) Recover(ctx context.Context, accountID, webhookID string, req RecoverRequest) (*Recovery, error) {
 	now := s.now()
 	since, err := time.Parse(time.RFC3339Nano, req.Since)
@@ -123,12 +128,12 @@ func (s *Service) Recover(ctx context.Context, accountID, webhookID string, req 
 	} else {
 		since = t
 	}
-	n, err := s.store.RecoverWebhookDeliveries(ctx, accountID, webhookID, since, now)
+	r, err := s.store.RecoverWebhookDeliveries(ctx, accountID, webhookID, since, now, MaxRecovered)
 	if err != nil {
 		return nil, err
 	}
-	if n > 0 {
+	if r.Enqueued > 0 {
 		s.notify()
 	}
-	return &Recovery{Enqueued: n, Since: since}, nil
+	return &Recovery{Enqueued: r.Enqueued, Since: since, NextSince: r.Next}, nil
 }

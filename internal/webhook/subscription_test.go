@@ -126,7 +126,7 @@ func TestRecover(t *testing.T) {
 	}
 	b.clock.Advance(time.Hour)
 	r, err := b.svc.Recover(ctx, b.account, b.sub.ID, webhook.RecoverRequest{Since: since})
-	if err != nil || r.Enqueued != 1 || !r.Since.Equal(start.Add(-time.Minute).Truncate(time.Second)) {
+	if err != nil || r.Enqueued != 1 || !r.Since.Equal(start.Add(-time.Minute).Truncate(time.Second)) || r.NextSince != nil {
 		t.Fatalf("Recover = %+v, %v", r, err)
 	}
 	b.mustRunOnce(t, 1)
@@ -143,7 +143,7 @@ func TestRecover(t *testing.T) {
 		wantFields(t, "Recover since "+bad, err, "since")
 	}
 	r, err = b.svc.Recover(ctx, b.account, b.sub.ID, webhook.RecoverRequest{Since: "2000-01-01T00:00:00Z"})
-	if err != nil || !r.Since.Equal(b.clock.Now().Add(-webhook.DefaultRetention)) || r.Enqueued != 1 {
+	if err != nil || !r.Since.Equal(b.clock.Now().Add(-retention)) || r.Enqueued != 1 {
 		t.Fatalf("Recover since 2000 = %+v, %v; want since the retention window", r, err)
 	}
 }
