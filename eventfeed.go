@@ -40,20 +40,36 @@ type EventFeedPage struct {
 	Next   int64
 }
 
+// EventFeedChanges is what entered the feed after a position (EventFeedStore's
+// EventFeedChanges). Head is never below the position asked after. When Truncated is
+// false, AccountIDs are the distinct accounts of the events in (after, Head], in no
+// particular order; when true, too many events came to list them, and AccountIDs is
+// empty.
+type EventFeedChanges struct {
+	Head       int64
+	AccountIDs []string
+	Truncated  bool
+}
+
 // EventFeedStore reads the outbox as the events API serves it and purges it. Every
 // tenant method takes the account id. Event (one event by id) is BookingStore's.
 type EventFeedStore interface {
 	// EventFeed returns a page of q.AccountID's events (see EventFeedQuery and
 	// EventFeedPage). The page and its head are read from one consistent state of the
 	// feed: on an engine that positions events after their commit, it first gives
-	// every committed event a position (as EventsAfter does), so it may write.
+	// a bounded batch of the committed events without one a position, so it may
+	// write; events beyond the batch appear in a later read, with larger positions,
+	// and a background loop of that engine positions them meanwhile.
 	EventFeed(ctx context.Context, q EventFeedQuery) (*EventFeedPage, error)
-	// EventFeedHead returns the position of the newest event of every account that has
-	// one, or 0 for an empty feed, after positioning committed events like EventFeed.
-	// It spans every account, so it takes no account id: it serves the in-process
-	// waker of long-polls, which compares it with its last value to learn that other
-	// replicas wrote events, and must never answer a tenant.
-	EventFeedHead(ctx context.Context) (int64, error)
+	// EventFeedChanges returns the feed head and the accounts whose events have a
+	// position in (after, head], after positioning a bounded batch of committed events
+	// like EventFeed. It reads at most limit events past after: when more are there,
+	// Truncated is set, AccountIDs is empty and Head is the newest position, so that
+	// the caller wakes every reader and goes on from the head. It spans every account,
+	// so it takes no account id: it serves the in-process waker of long-polls, which
+	// calls it with its last head to learn whose events other replicas wrote, and must
+	// never answer a tenant.
+	EventFeedChanges(ctx context.Context, after int64, limit int) (*EventFeedChanges, error)
 	// PurgeEvents deletes up to limit events of every account created before before,
 	// oldest first, with their webhook deliveries and the deliveries' attempts
 	// (deliveries name their event without a foreign key), and returns how many
