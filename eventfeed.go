@@ -19,8 +19,8 @@ var EventTypes = append(SubscribableEventTypes(), EventWebhookSubscriptionDisabl
 func KnownEventType(typ string) bool { return slices.Contains(EventTypes, typ) }
 
 // EventFeedQuery asks for a page of one account's feed: events with Seq greater than
-// After, created at or after Since (the retention's start, so that a reader never gets
-// an event that is about to be purged), in Seq order, of the types in Types (every type
+// After, created at or after Since (the oldest time the reader may still read, so
+// that it never gets an event that is about to be purged), in Seq order, of the types in Types (every type
 // when empty), at most Limit (which must be positive).
 type EventFeedQuery struct {
 	AccountID string
@@ -81,7 +81,9 @@ type EventFeedStore interface {
 }
 
 // EventRetentionMargin is how long after its retention an event may be purged: a
-// cursor is refused once it is older than the retention, and an event is purged only
-// a margin later, so that a cursor still accepted never silently skips an event that
-// was purged after the cursor was issued.
+// cursor is refused once it is older than the retention and half the margin, and an
+// event is purged only a whole margin after its retention, so that a cursor still
+// accepted never silently skips an event that was purged after the cursor was issued,
+// and a reader that starts at the oldest event kept still has half the margin to read
+// on.
 const EventRetentionMargin = time.Hour

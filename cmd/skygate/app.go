@@ -196,7 +196,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
 	// Every commit that wrote events wakes this process's long-polls of the events
-	// API; the hub polls the feed head for other replicas' while any waits.
+	// API; the hub polls the feed's changes for other replicas' while any waits.
 	a.db.OnEvents(a.eventHub.NotifyAccounts)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)

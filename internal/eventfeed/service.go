@@ -211,7 +211,7 @@ const (
 // Purge deletes the events created more than the retention plus
 // skygate.EventRetentionMargin ago, with their webhook deliveries, in batches, and
 // returns how many it deleted. The margin keeps every event that a cursor still
-// accepted (younger than the retention) has yet to read. It is the operator's
+// accepted (expiredBefore: half the margin past the retention) has yet to read. It is the operator's
 // maintenance, run every few minutes by every replica; concurrent runs delete each
 // event once.
 func (s *Service) Purge(ctx context.Context) (int, error) {

@@ -98,8 +98,8 @@ func (s *Store) deliveriesCommitted(n int) {
 // OnEvents sets f to be called after every commit of a transaction that wrote events,
 // whether or not they enqueued deliveries, with the accounts of the events, so that
 // the events API's long-polls of those accounts in this process wake at once (other
-// processes' waiters learn of them by polling the feed head). f must not block or keep
-// the slice.
+// processes' waiters learn of them by polling the feed's changes). f must not block
+// or keep the slice.
 func (s *Store) OnEvents(f func(accountIDs []string)) {
 	s.onEvents.Store(&f)
 }
