@@ -529,9 +529,9 @@ func TestPurge(t *testing.T) {
 func TestNotifyAccounts(t *testing.T) {
 	t.Parallel()
 	hub := NewHub(HubConfig{})
-	leaveA, _ := hub.enter("a") //nolint:errcheck // the hub's bounds are far
+	leaveA, _ := hub.enter("a")
 	defer leaveA()
-	leaveB, _ := hub.enter("b") //nolint:errcheck // the hub's bounds are far
+	leaveB, _ := hub.enter("b")
 	defer leaveB()
 	allA, a := hub.changedFor("a")
 	allB, b := hub.changedFor("b")
