@@ -19,8 +19,8 @@ var EventTypes = append(SubscribableEventTypes(), EventWebhookSubscriptionDisabl
 func KnownEventType(typ string) bool { return slices.Contains(EventTypes, typ) }
 
 // EventFeedQuery asks for a page of one account's feed: events with Seq greater than
-// After, created at or after Since (the retention's start, so that a reader never gets
-// an event that is about to be purged), in Seq order, of the types in Types (every type
+// After, created at or after Since (the oldest time the reader may still read, so
+// that it never gets an event that is about to be purged), in Seq order, of the types in Types (every type
 // when empty), at most Limit (which must be positive).
 type EventFeedQuery struct {
 	AccountID string
@@ -40,20 +40,36 @@ type EventFeedPage struct {
 	Next   int64
 }
 
+// EventFeedChanges is what entered the feed after a position (EventFeedStore's
+// EventFeedChanges). Head is never below the position asked after. When Truncated is
+// false, AccountIDs are the distinct accounts of the events in (after, Head], in no
+// particular order; when true, too many events came to list them, and AccountIDs is
+// empty.
+type EventFeedChanges struct {
+	Head       int64
+	AccountIDs []string
+	Truncated  bool
+}
+
 // EventFeedStore reads the outbox as the events API serves it and purges it. Every
 // tenant method takes the account id. Event (one event by id) is BookingStore's.
 type EventFeedStore interface {
 	// EventFeed returns a page of q.AccountID's events (see EventFeedQuery and
 	// EventFeedPage). The page and its head are read from one consistent state of the
 	// feed: on an engine that positions events after their commit, it first gives
-	// every committed event a position (as EventsAfter does), so it may write.
+	// a bounded batch of the committed events without one a position, so it may
+	// write; events beyond the batch appear in a later read, with larger positions,
+	// and a background loop of that engine positions them meanwhile.
 	EventFeed(ctx context.Context, q EventFeedQuery) (*EventFeedPage, error)
-	// EventFeedHead returns the position of the newest event of every account that has
-	// one, or 0 for an empty feed, after positioning committed events like EventFeed.
-	// It spans every account, so it takes no account id: it serves the in-process
-	// waker of long-polls, which compares it with its last value to learn that other
-	// replicas wrote events, and must never answer a tenant.
-	EventFeedHead(ctx context.Context) (int64, error)
+	// EventFeedChanges returns the feed head and the accounts whose events have a
+	// position in (after, head], after positioning a bounded batch of committed events
+	// like EventFeed. It reads at most limit events past after: when more are there,
+	// Truncated is set, AccountIDs is empty and Head is the newest position, so that
+	// the caller wakes every reader and goes on from the head. It spans every account,
+	// so it takes no account id: it serves the in-process waker of long-polls, which
+	// calls it with its last head to learn whose events other replicas wrote, and must
+	// never answer a tenant.
+	EventFeedChanges(ctx context.Context, after int64, limit int) (*EventFeedChanges, error)
 	// PurgeEvents deletes up to limit events of every account created before before,
 	// oldest first, with their webhook deliveries and the deliveries' attempts
 	// (deliveries name their event without a foreign key), and returns how many
@@ -65,7 +81,9 @@ type EventFeedStore interface {
 }
 
 // EventRetentionMargin is how long after its retention an event may be purged: a
-// cursor is refused once it is older than the retention, and an event is purged only
-// a margin later, so that a cursor still accepted never silently skips an event that
-// was purged after the cursor was issued.
+// cursor is refused once it is older than the retention and half the margin, and an
+// event is purged only a whole margin after its retention, so that a cursor still
+// accepted never silently skips an event that was purged after the cursor was issued,
+// and a reader that starts at the oldest event kept still has half the margin to read
+// on.
 const EventRetentionMargin = time.Hour

@@ -1107,7 +1107,7 @@ type EventPage struct {
 	// Data The events, oldest first, each exactly as its webhook delivery carries it.
 	Data []WebhookEvent `json:"data"`
 
-	// NextCursor Opaque; pass it as `after` for the next page or to wait for new events. Never parse it.
+	// NextCursor Opaque and sealed, valid for this account only; pass it as `after`, unchanged, for the next page or to wait for new events. Never parse it.
 	NextCursor string `json:"next_cursor"`
 }
 
@@ -1791,7 +1791,7 @@ type ValidationFailed = Problem
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// After A `next_cursor` of an earlier page, unchanged; absent, from the oldest event kept. Anything else is `400`; one older than the retention is `410 CursorExpired`.
+	// After A `next_cursor` that an earlier page returned to this account, unchanged; absent, from the oldest event kept. Anything else (another account's cursor too) is `400`; one older than the retention and 30 minutes is `410 CursorExpired`.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
 	// Types Event types to return, comma-separated (`booking.status.changed,pass.status.changed`); absent, every type. An unknown type is `400` naming the known ones.
@@ -2964,28 +2964,35 @@ type ClientInterface interface {
 	// still gives a cursor to wait from. Without `after` the feed starts at the oldest
 	// event kept.
 	//
+	// **Cursors.** A cursor is sealed (it reveals nothing, and a changed one does not
+	// open) and bound to the account it was issued to: another account's cursor, like
+	// any other text, is `400`.
+	//
 	// **Retention.** Events are served for 30 days and purged one hour after that. A
-	// cursor is valid for 30 days from the time it stands for (the creation time of the
-	// last event read on a full page, else the time it was issued); an older one is
-	// `410 CursorExpired`, because events after it may have been purged: restart
-	// without `after`, or have missed events redelivered to your webhook with
-	// `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that is still accepted
-	// never skips an event that was purged: events are purged only an hour after a
-	// cursor pointing before them stopped being accepted.
+	// cursor is valid for 30 days and 30 minutes from the time it stands for (the
+	// creation time of the last event read on a full page, else the time it was
+	// issued), so a reader that starts at the oldest event kept still has half an hour
+	// to read on; an older one is `410 CursorExpired`, because events after it may
+	// have been purged: restart without `after`, or have missed events redelivered to
+	// your webhook with `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that
+	// is still accepted never skips an event that was purged: events are purged only
+	// half an hour after a cursor pointing before them stopped being accepted.
 	//
 	// **Long-polling.** With `wait` (up to `30s`), a request that would return no event
 	// waits until a matching event commits, the wait ends or the service shuts down,
 	// then answers: the events, or none and the cursor to wait from. An account may
-	// have 8 long-polls waiting on one server at once; more are `429` with
-	// `Retry-After`. Every request, waiting or not, counts against the account's rate
-	// limit.
+	// have 8 long-polls waiting on one server at once, and each server bounds those of
+	// all accounts together; more are `429` with `Retry-After`. A server that is
+	// shutting down ends every wait at once, empty, with `Connection: close`: call
+	// again with the cursor, and the next connection goes to another server. Every
+	// request, waiting or not, counts against the account's rate limit.
 	//
 	// Corresponds with GET /api/v1/b2b/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvent One event of the account
 	//
-	// The event exactly as its webhook delivery carries it, while it is kept (the retention); another account's event is `404`, like an unknown one.
+	// The event exactly as its webhook delivery carries it, until it is purged (an hour after the event retention, so at least the retention); another account's event is `404`, like an unknown one.
 	//
 	// Corresponds with GET /api/v1/b2b/events/{eventID} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, eventID string, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3907,21 +3914,28 @@ func (c *Client) GetOpenidConfiguration(ctx context.Context, reqEditors ...Reque
 // still gives a cursor to wait from. Without `after` the feed starts at the oldest
 // event kept.
 //
+// **Cursors.** A cursor is sealed (it reveals nothing, and a changed one does not
+// open) and bound to the account it was issued to: another account's cursor, like
+// any other text, is `400`.
+//
 // **Retention.** Events are served for 30 days and purged one hour after that. A
-// cursor is valid for 30 days from the time it stands for (the creation time of the
-// last event read on a full page, else the time it was issued); an older one is
-// `410 CursorExpired`, because events after it may have been purged: restart
-// without `after`, or have missed events redelivered to your webhook with
-// `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that is still accepted
-// never skips an event that was purged: events are purged only an hour after a
-// cursor pointing before them stopped being accepted.
+// cursor is valid for 30 days and 30 minutes from the time it stands for (the
+// creation time of the last event read on a full page, else the time it was
+// issued), so a reader that starts at the oldest event kept still has half an hour
+// to read on; an older one is `410 CursorExpired`, because events after it may
+// have been purged: restart without `after`, or have missed events redelivered to
+// your webhook with `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that
+// is still accepted never skips an event that was purged: events are purged only
+// half an hour after a cursor pointing before them stopped being accepted.
 //
 // **Long-polling.** With `wait` (up to `30s`), a request that would return no event
 // waits until a matching event commits, the wait ends or the service shuts down,
 // then answers: the events, or none and the cursor to wait from. An account may
-// have 8 long-polls waiting on one server at once; more are `429` with
-// `Retry-After`. Every request, waiting or not, counts against the account's rate
-// limit.
+// have 8 long-polls waiting on one server at once, and each server bounds those of
+// all accounts together; more are `429` with `Retry-After`. A server that is
+// shutting down ends every wait at once, empty, with `Connection: close`: call
+// again with the cursor, and the next connection goes to another server. Every
+// request, waiting or not, counts against the account's rate limit.
 //
 // Corresponds with GET /api/v1/b2b/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3938,7 +3952,7 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 
 // GetEvent One event of the account
 //
-// The event exactly as its webhook delivery carries it, while it is kept (the retention); another account's event is `404`, like an unknown one.
+// The event exactly as its webhook delivery carries it, until it is purged (an hour after the event retention, so at least the retention); another account's event is `404`, like an unknown one.
 //
 // Corresponds with GET /api/v1/b2b/events/{eventID} (the `GetEvent` operationId).
 func (c *Client) GetEvent(ctx context.Context, eventID string, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8914,21 +8928,28 @@ type ClientWithResponsesInterface interface {
 	// still gives a cursor to wait from. Without `after` the feed starts at the oldest
 	// event kept.
 	//
+	// **Cursors.** A cursor is sealed (it reveals nothing, and a changed one does not
+	// open) and bound to the account it was issued to: another account's cursor, like
+	// any other text, is `400`.
+	//
 	// **Retention.** Events are served for 30 days and purged one hour after that. A
-	// cursor is valid for 30 days from the time it stands for (the creation time of the
-	// last event read on a full page, else the time it was issued); an older one is
-	// `410 CursorExpired`, because events after it may have been purged: restart
-	// without `after`, or have missed events redelivered to your webhook with
-	// `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that is still accepted
-	// never skips an event that was purged: events are purged only an hour after a
-	// cursor pointing before them stopped being accepted.
+	// cursor is valid for 30 days and 30 minutes from the time it stands for (the
+	// creation time of the last event read on a full page, else the time it was
+	// issued), so a reader that starts at the oldest event kept still has half an hour
+	// to read on; an older one is `410 CursorExpired`, because events after it may
+	// have been purged: restart without `after`, or have missed events redelivered to
+	// your webhook with `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that
+	// is still accepted never skips an event that was purged: events are purged only
+	// half an hour after a cursor pointing before them stopped being accepted.
 	//
 	// **Long-polling.** With `wait` (up to `30s`), a request that would return no event
 	// waits until a matching event commits, the wait ends or the service shuts down,
 	// then answers: the events, or none and the cursor to wait from. An account may
-	// have 8 long-polls waiting on one server at once; more are `429` with
-	// `Retry-After`. Every request, waiting or not, counts against the account's rate
-	// limit.
+	// have 8 long-polls waiting on one server at once, and each server bounds those of
+	// all accounts together; more are `429` with `Retry-After`. A server that is
+	// shutting down ends every wait at once, empty, with `Connection: close`: call
+	// again with the cursor, and the next connection goes to another server. Every
+	// request, waiting or not, counts against the account's rate limit.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8937,7 +8958,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetEventWithResponse One event of the account
 	//
-	// The event exactly as its webhook delivery carries it, while it is kept (the retention); another account's event is `404`, like an unknown one.
+	// The event exactly as its webhook delivery carries it, until it is purged (an hour after the event retention, so at least the retention); another account's event is `404`, like an unknown one.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18576,21 +18597,28 @@ func (c *ClientWithResponses) GetOpenidConfigurationWithResponse(ctx context.Con
 // still gives a cursor to wait from. Without `after` the feed starts at the oldest
 // event kept.
 //
+// **Cursors.** A cursor is sealed (it reveals nothing, and a changed one does not
+// open) and bound to the account it was issued to: another account's cursor, like
+// any other text, is `400`.
+//
 // **Retention.** Events are served for 30 days and purged one hour after that. A
-// cursor is valid for 30 days from the time it stands for (the creation time of the
-// last event read on a full page, else the time it was issued); an older one is
-// `410 CursorExpired`, because events after it may have been purged: restart
-// without `after`, or have missed events redelivered to your webhook with
-// `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that is still accepted
-// never skips an event that was purged: events are purged only an hour after a
-// cursor pointing before them stopped being accepted.
+// cursor is valid for 30 days and 30 minutes from the time it stands for (the
+// creation time of the last event read on a full page, else the time it was
+// issued), so a reader that starts at the oldest event kept still has half an hour
+// to read on; an older one is `410 CursorExpired`, because events after it may
+// have been purged: restart without `after`, or have missed events redelivered to
+// your webhook with `POST /api/v1/b2b/webhooks/{webhookID}/recover`. A cursor that
+// is still accepted never skips an event that was purged: events are purged only
+// half an hour after a cursor pointing before them stopped being accepted.
 //
 // **Long-polling.** With `wait` (up to `30s`), a request that would return no event
 // waits until a matching event commits, the wait ends or the service shuts down,
 // then answers: the events, or none and the cursor to wait from. An account may
-// have 8 long-polls waiting on one server at once; more are `429` with
-// `Retry-After`. Every request, waiting or not, counts against the account's rate
-// limit.
+// have 8 long-polls waiting on one server at once, and each server bounds those of
+// all accounts together; more are `429` with `Retry-After`. A server that is
+// shutting down ends every wait at once, empty, with `Connection: close`: call
+// again with the cursor, and the next connection goes to another server. Every
+// request, waiting or not, counts against the account's rate limit.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18605,7 +18633,7 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 
 // GetEventWithResponse One event of the account
 //
-// The event exactly as its webhook delivery carries it, while it is kept (the retention); another account's event is `404`, like an unknown one.
+// The event exactly as its webhook delivery carries it, until it is purged (an hour after the event retention, so at least the retention); another account's event is `404`, like an unknown one.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -132,8 +132,12 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Policy:    webhook.Policy{AllowHTTP: !cfg.Production(), AllowPrivate: cfg.WebhookPrivate},
 		Retention: cfg.EventRetention,
 	})
-	a.eventHub = eventfeed.NewHub(eventfeed.HubConfig{Head: a.db.EventFeedHead, Log: log})
-	a.events = eventfeed.New(eventfeed.Config{Store: a.db, Hub: a.eventHub, Retention: cfg.EventRetention})
+	eventCursors, err := seal.New(a.box.DeriveKey(seal.PurposeEventCursor))
+	if err != nil {
+		return nil, err
+	}
+	a.eventHub = eventfeed.NewHub(eventfeed.HubConfig{Changes: a.db.EventFeedChanges, Log: log})
+	a.events = eventfeed.New(eventfeed.Config{Store: a.db, Hub: a.eventHub, Cursors: eventCursors, Retention: cfg.EventRetention})
 	limits, err := rateLimits(cfg)
 	if err != nil {
 		return nil, err
@@ -193,7 +197,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	// whoever wrote it (worker, API, admin); other replicas find them when they poll.
 	a.db.OnDeliveries(a.dispatch.Notify)
 	// Every commit that wrote events wakes this process's long-polls of the events
-	// API; the hub polls the feed head for other replicas' while any waits.
+	// API; the hub polls the feed's changes for other replicas' while any waits.
 	a.db.OnEvents(a.eventHub.NotifyAccounts)
 	a.server.Register(webhookCollectors(a.dispatch)...)
 	a.server.Register(poolCollectors(a.db)...)
@@ -246,7 +250,21 @@ func (a *app) background() []lifecycle.Service {
 	if a.limiter != nil {
 		parts = append(parts, a.limiter)
 	}
+	if p, ok := a.db.(eventPositioner); ok {
+		// Requests position one batch of committed events at most; this positions a
+		// larger backlog, so that the feed never lags far behind the commits.
+		parts = append(parts, lifecycle.Every("event positions", time.Second, a.log, func(ctx context.Context) error {
+			_, err := p.PositionEvents(ctx)
+			return err
+		}))
+	}
 	return parts
+}
+
+// eventPositioner is an engine that gives events their feed position after their
+// commit (PostgreSQL); an engine that positions them at insert (SQLite) is not one.
+type eventPositioner interface {
+	PositionEvents(ctx context.Context) (int, error)
 }
 
 // demoAccount is the account every non-production start makes sure of, so that the

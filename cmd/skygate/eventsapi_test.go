@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/postgres/pgtest"
+	"github.com/skygate/skygate/internal/seal"
 )
 
 // eventPageJSON is a page of the events API with each event's raw bytes.
@@ -131,7 +133,8 @@ func TestEventsAPIEndToEnd(t *testing.T) {
 }
 
 // TestEventsAPIRefuses: bad parameters are 400 naming the parameter, a cursor older
-// than the retention 410, a token without events:read 403.
+// than the retention 410, another account's cursor 400, a token without events:read
+// 403.
 func TestEventsAPIRefuses(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, nil))
@@ -154,10 +157,16 @@ func TestEventsAPIRefuses(t *testing.T) {
 			t.Errorf("%s: %d %v", tc.query, resp.StatusCode, p)
 		}
 	}
-	old := eventfeed.Cursor{Pos: 1, Since: time.Now().Add(-31 * 24 * time.Hour)}.String()
+	old := mustSealCursor(t, c.AccountID, eventfeed.Cursor{Pos: 1, Since: time.Now().Add(-31 * 24 * time.Hour)})
 	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events?after="+old, tok, "", nil); resp.StatusCode != http.StatusGone ||
 		problemOf(t, resp, body)["code"] != skygate.CodeCursorExpired {
 		t.Errorf("expired cursor: %d %s", resp.StatusCode, body)
+	}
+	// A cursor is bound to its account: another account's, valid there, is malformed here.
+	foreign := mustSealCursor(t, skygate.NewID(), eventfeed.Cursor{Pos: 1, Since: time.Now()})
+	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events?after="+foreign, tok, "", nil); resp.StatusCode != http.StatusBadRequest ||
+		!strings.Contains(string(body), `"field":"after"`) {
+		t.Errorf("another account's cursor: %d %s", resp.StatusCode, body)
 	}
 	narrow := s.mustToken(c, skygate.ScopeWebhooksRead)
 	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events", narrow, "", nil); resp.StatusCode != http.StatusForbidden {
@@ -166,6 +175,24 @@ func TestEventsAPIRefuses(t *testing.T) {
 	if resp, body := s.partnerCall(http.MethodGet, "/api/v1/b2b/events/"+skygate.NewID(), tok, "", nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown event: %d %s", resp.StatusCode, body)
 	}
+}
+
+// mustSealCursor returns the cursor that a test server would issue to the account.
+func mustSealCursor(tb testing.TB, accountID string, c eventfeed.Cursor) string {
+	tb.Helper()
+	key, err := hex.DecodeString(testMasterKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	master, err := seal.New(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cursors, err := seal.New(master.DeriveKey(seal.PurposeEventCursor))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return eventfeed.New(eventfeed.Config{Cursors: cursors}).EncodeCursor(accountID, c)
 }
 
 // TestEventsAPIWakesAcrossReplicas: a long-poll on one replica wakes for an event that

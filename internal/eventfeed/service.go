@@ -31,8 +31,12 @@ type Store interface {
 type Config struct {
 	Store Store
 	Hub   *Hub
+	// Cursors seals cursors (required): a *seal.Box of a subkey of the master key
+	// (seal.PurposeEventCursor), the same on every replica, so that any replica opens
+	// the cursors of every other.
+	Cursors skygate.Sealer
 	// Retention is how long events are kept (SKYGATE_EVENT_RETENTION); a cursor older
-	// than that is CodeCursorExpired.
+	// than that and half of skygate.EventRetentionMargin is CodeCursorExpired.
 	Retention time.Duration
 	Now       skygate.Clock
 	// After is time.After unless a test injects its clock.
@@ -43,6 +47,7 @@ type Config struct {
 type Service struct {
 	store     Store
 	hub       *Hub
+	cursors   skygate.Sealer
 	retention time.Duration
 	now       skygate.Clock
 	after     func(time.Duration) <-chan time.Time
@@ -56,7 +61,7 @@ func New(c Config) *Service {
 	if c.After == nil {
 		c.After = time.After
 	}
-	return &Service{store: c.Store, hub: c.Hub, retention: c.Retention, now: c.Now, after: c.After}
+	return &Service{store: c.Store, hub: c.Hub, cursors: c.Cursors, retention: c.Retention, now: c.Now, after: c.After}
 }
 
 // Query is a read of an account's feed. After is a cursor (empty: from the oldest
@@ -71,16 +76,23 @@ type Query struct {
 	Wait      time.Duration
 }
 
-// Page is an answer: the events, oldest first, and the cursor to read on from.
+// Page is an answer: the events, oldest first, and the cursor to read on from, as
+// the account's opaque NextCursor (EncodeCursor of Next).
 type Page struct {
-	Events []*skygate.Event
-	Next   Cursor
+	Events     []*skygate.Event
+	Next       Cursor
+	NextCursor string
 }
 
 // ErrTooManyWaiters is the refusal of a long-poll of an account that already has
 // DefaultPerAccount (HubConfig.PerAccount) of them waiting in this process.
 var ErrTooManyWaiters = &skygate.Error{Code: skygate.CodeRateLimited,
 	Message: "too many long-polls of this account are waiting; let one return before starting another"}
+
+// ErrServerBusy is the refusal of a long-poll when this process already has
+// DefaultMaxWaiters (HubConfig.MaxWaiters) of them waiting, of every account.
+var ErrServerBusy = &skygate.Error{Code: skygate.CodeRateLimited,
+	Message: "this server has too many long-polls waiting; retry shortly, or read without wait"}
 
 // Read returns a page of the account's feed after q.After. When there is no matching
 // event and q.Wait is positive, it waits until one commits, the wait ends, ctx ends
@@ -91,32 +103,37 @@ func (s *Service) Read(ctx context.Context, q Query) (*Page, error) {
 		return nil, err
 	}
 	var after Cursor
+	// Without a cursor the feed starts at the oldest event within the retention; with
+	// one, it serves every event the cursor may still read (expiredBefore), so that an
+	// accepted cursor never skips one.
+	floor := s.retention
 	if q.After != "" {
 		var err error
-		if after, err = ParseCursor(q.After); err != nil {
+		if after, err = s.DecodeCursor(q.AccountID, q.After); err != nil {
 			return nil, err
 		}
 		now := s.now()
-		if after.Since.Before(now.Add(-s.retention)) {
+		if after.Since.Before(s.expiredBefore(now)) {
 			return nil, expiredError(s.retention)
 		}
 		if after.Since.After(now.Add(maxSkew)) {
 			return nil, errMalformedCursor
 		}
+		floor += skygate.EventRetentionMargin / 2
 	}
 	fq := skygate.EventFeedQuery{AccountID: q.AccountID, After: after.Pos, Types: q.Types, Limit: q.Limit}
 	if q.Wait <= 0 {
-		return s.read(ctx, fq)
+		return s.read(ctx, fq, floor)
 	}
-	leave, ok := s.hub.enter(q.AccountID)
-	if !ok {
-		return nil, ErrTooManyWaiters
+	leave, err := s.hub.enter(q.AccountID)
+	if err != nil {
+		return nil, err
 	}
 	defer leave()
 	deadline := s.after(q.Wait)
 	for {
 		all, mine := s.hub.changedFor(q.AccountID) // before the read: a commit after it wakes this wait
-		p, err := s.read(ctx, fq)
+		p, err := s.read(ctx, fq, floor)
 		if err != nil || len(p.Events) > 0 {
 			return p, err
 		}
@@ -135,12 +152,12 @@ func (s *Service) Read(ctx context.Context, q Query) (*Page, error) {
 	}
 }
 
-// read returns one page of the events kept (created within the retention). The next
-// cursor stands for the creation time of the last event read when more may follow at
-// once, so that a reader catching up on old events sees its cursor expire before they
-// are purged; at the head it stands for now.
-func (s *Service) read(ctx context.Context, q skygate.EventFeedQuery) (*Page, error) {
-	q.Since = s.now().Add(-s.retention)
+// read returns one page of the events created within floor of now. The next cursor
+// stands for the creation time of the last event read when more may follow at once,
+// so that a reader catching up on old events sees its cursor expire before they are
+// purged; at the head it stands for now.
+func (s *Service) read(ctx context.Context, q skygate.EventFeedQuery, floor time.Duration) (*Page, error) {
+	q.Since = s.now().Add(-floor)
 	p, err := s.store.EventFeed(ctx, q)
 	if err != nil {
 		return nil, err
@@ -149,7 +166,7 @@ func (s *Service) read(ctx context.Context, q skygate.EventFeedQuery) (*Page, er
 	if n := len(p.Events); n > 0 && n >= q.Limit {
 		next.Since = p.Events[n-1].CreatedAt
 	}
-	return &Page{Events: p.Events, Next: next}, nil
+	return &Page{Events: p.Events, Next: next, NextCursor: s.EncodeCursor(q.AccountID, next)}, nil
 }
 
 // check validates the query's limit, types and wait, or returns a CodeBadRequest
@@ -159,10 +176,10 @@ func (s *Service) check(q *Query) error {
 		q.Limit = DefaultLimit
 	}
 	if q.Limit < 1 || q.Limit > MaxLimit {
-		return badParam("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
+		return BadParam("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
 	}
 	if q.Wait < 0 || q.Wait > MaxWait {
-		return badParam("wait", "must be a duration from 0s to "+MaxWait.String())
+		return BadParam("wait", "must be a duration from 0s to "+MaxWait.String())
 	}
 	var unknown []string
 	for _, t := range q.Types {
@@ -171,12 +188,14 @@ func (s *Service) check(q *Query) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return badParam("types", fmt.Sprintf("unknown event types %q; known: %s", unknown, strings.Join(skygate.EventTypes, ", ")))
+		return BadParam("types", fmt.Sprintf("unknown event types %q; known: %s", unknown, strings.Join(skygate.EventTypes, ", ")))
 	}
 	return nil
 }
 
-func badParam(name, msg string) error {
+// BadParam is the CodeBadRequest of the query parameter name, which msg completes
+// ("limit must be …").
+func BadParam(name, msg string) error {
 	return &skygate.Error{Code: skygate.CodeBadRequest, Message: name + " " + msg,
 		Fields: []skygate.FieldError{{Field: name, Message: msg}}}
 }
@@ -192,7 +211,7 @@ const (
 // Purge deletes the events created more than the retention plus
 // skygate.EventRetentionMargin ago, with their webhook deliveries, in batches, and
 // returns how many it deleted. The margin keeps every event that a cursor still
-// accepted (younger than the retention) has yet to read. It is the operator's
+// accepted (expiredBefore: half the margin past the retention) has yet to read. It is the operator's
 // maintenance, run every few minutes by every replica; concurrent runs delete each
 // event once.
 func (s *Service) Purge(ctx context.Context) (int, error) {

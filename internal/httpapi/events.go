@@ -32,8 +32,9 @@ const waitSlack = 15 * time.Second
 const tooManyWaitersRetry = time.Second
 
 // listEvents answers a page of the account's feed: ?after (cursor), types (comma
-// separated), limit, wait (a duration up to 30s). Bad parameters are 400, an expired
-// cursor 410, a long-poll beyond the account's concurrent ones 429.
+// separated), limit, wait (a duration up to 30s). Bad parameters (a cursor of another
+// account too) are 400, an expired cursor 410, a long-poll beyond the account's or
+// the process's concurrent ones 429.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseEventQuery(r)
 	if err != nil {
@@ -45,14 +46,21 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(q.Wait + waitSlack))
 	}
 	p, err := s.deps.Events.Read(r.Context(), q)
-	if errors.Is(err, eventfeed.ErrTooManyWaiters) {
-		s.metrics.rejected(limitLongPolls)
-		return &rateLimitError{err: eventfeed.ErrTooManyWaiters, retry: tooManyWaitersRetry}
+	for _, refusal := range []*skygate.Error{eventfeed.ErrTooManyWaiters, eventfeed.ErrServerBusy} {
+		if errors.Is(err, refusal) {
+			s.metrics.rejected(limitLongPolls)
+			return &rateLimitError{err: refusal, retry: tooManyWaitersRetry}
+		}
 	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, eventPage{Data: p.Events, NextCursor: p.Next.String()})
+	if s.draining.Load() {
+		// A long-poll that the drain ended early: the client's next request, which may
+		// come at once, belongs on another replica.
+		w.Header().Set("Connection", "close")
+	}
+	return writeJSON(w, http.StatusOK, eventPage{Data: p.Events, NextCursor: p.NextCursor})
 }
 
 // getEvent answers one event of the account; another account's is 404.
@@ -67,37 +75,31 @@ func parseEventQuery(r *http.Request) (eventfeed.Query, error) {
 	var q eventfeed.Query
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return q, badQuery("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
+		return q, eventfeed.BadParam("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
 	}
 	for name, v := range values {
 		if len(v) > 1 {
-			return q, badQuery(name, "must be given once")
+			return q, eventfeed.BadParam(name, "must be given once")
 		}
 	}
 	q.After = values.Get("after")
 	if t := values.Get("types"); t != "" {
 		for typ := range strings.SplitSeq(t, ",") {
 			if typ = strings.TrimSpace(typ); typ == "" {
-				return q, badQuery("types", "must be event types separated by commas, none empty")
+				return q, eventfeed.BadParam("types", "must be event types separated by commas, none empty")
 			}
 			q.Types = append(q.Types, typ)
 		}
 	}
 	if v := values.Get("limit"); v != "" {
 		if q.Limit, err = strconv.Atoi(v); err != nil || q.Limit < 1 {
-			return q, badQuery("limit", "must be an integer from 1 to "+strconv.Itoa(eventfeed.MaxLimit))
+			return q, eventfeed.BadParam("limit", "must be an integer from 1 to "+strconv.Itoa(eventfeed.MaxLimit))
 		}
 	}
 	if v := values.Get("wait"); v != "" {
 		if q.Wait, err = time.ParseDuration(v); err != nil {
-			return q, badQuery("wait", "must be a duration such as 25s, from 0s to "+eventfeed.MaxWait.String())
+			return q, eventfeed.BadParam("wait", "must be a duration such as 25s, from 0s to "+eventfeed.MaxWait.String())
 		}
 	}
 	return q, nil
-}
-
-// badQuery is the 400 of a query parameter.
-func badQuery(name, msg string) error {
-	return &skygate.Error{Code: skygate.CodeBadRequest, Message: name + " " + msg,
-		Fields: []skygate.FieldError{{Field: name, Message: msg}}}
 }

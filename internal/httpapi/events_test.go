@@ -12,6 +12,7 @@ import (
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/eventfeed"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/seal/sealtest"
 	"github.com/skygate/skygate/internal/sqlite/sqlitetest"
 	"github.com/skygate/skygate/internal/storetest"
 )
@@ -21,15 +22,18 @@ import (
 type eventsFixture struct {
 	s       *Server
 	hub     *eventfeed.Hub
+	svc     *eventfeed.Service
 	account string
 }
 
-func newEventsFixture(t *testing.T, now time.Time) *eventsFixture {
+// newEventsFixture returns the fixture; its hub takes the bounds of hc.
+func newEventsFixture(t *testing.T, now time.Time, hc eventfeed.HubConfig) *eventsFixture {
 	t.Helper()
 	store := sqlitetest.MustOpen(t)
 	acc := storetest.MustCreateAccount(t, store)
-	hub := eventfeed.NewHub(eventfeed.HubConfig{Head: store.EventFeedHead, PerAccount: 1})
-	svc := eventfeed.New(eventfeed.Config{Store: store, Hub: hub, Retention: 30 * 24 * time.Hour,
+	hc.Changes = store.EventFeedChanges
+	hub := eventfeed.NewHub(hc)
+	svc := eventfeed.New(eventfeed.Config{Store: store, Hub: hub, Cursors: sealtest.New(t), Retention: 30 * 24 * time.Hour,
 		Now: func() time.Time { return now }})
 	none := http.NotFoundHandler()
 	s := NewServer(Deps{Directory: store, Events: svc, TokenEndpoint: none, JWKS: none, Discovery: none})
@@ -38,7 +42,7 @@ func newEventsFixture(t *testing.T, now time.Time) *eventsFixture {
 		stateOf(r.Context()).claims = &oauth.Claims{AccountID: acc.ID, Scopes: []string{skygate.ScopeEventsRead}}
 		return s.listEvents(w, r)
 	}))
-	return &eventsFixture{s: s, hub: hub, account: acc.ID}
+	return &eventsFixture{s: s, hub: hub, svc: svc, account: acc.ID}
 }
 
 func (f *eventsFixture) get(query string) *httptest.ResponseRecorder {
@@ -47,13 +51,15 @@ func (f *eventsFixture) get(query string) *httptest.ResponseRecorder {
 	return w
 }
 
-// TestEventsCursorExpired: a cursor older than the retention is 410 CursorExpired, a
-// problem that says what to do; one just within it is read.
+// TestEventsCursorExpired: a cursor older than the retention and half the purge
+// margin is 410 CursorExpired, a problem that says what to do; one just within it is
+// read.
 func TestEventsCursorExpired(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	f := newEventsFixture(t, now)
-	old := eventfeed.Cursor{Pos: 1, Since: now.Add(-30*24*time.Hour - time.Second)}.String()
+	f := newEventsFixture(t, now, eventfeed.HubConfig{})
+	edge := now.Add(-30*24*time.Hour - skygate.EventRetentionMargin/2)
+	old := f.svc.EncodeCursor(f.account, eventfeed.Cursor{Pos: 1, Since: edge.Add(-time.Second)})
 	w := f.get("after=" + old)
 	var p problem
 	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Code != http.StatusGone || p.Code != skygate.CodeCursorExpired ||
@@ -65,18 +71,18 @@ func TestEventsCursorExpired(t *testing.T) {
 			t.Errorf("detail %q does not say %q", p.Detail, want)
 		}
 	}
-	kept := eventfeed.Cursor{Pos: 1, Since: now.Add(-30*24*time.Hour + time.Second)}.String()
+	kept := f.svc.EncodeCursor(f.account, eventfeed.Cursor{Pos: 1, Since: edge.Add(time.Second)})
 	if w := f.get("after=" + kept); w.Code != http.StatusOK {
 		t.Fatalf("cursor within the retention: %d %s", w.Code, w.Body)
 	}
 }
 
 // TestEventsLongPollLimits: a long-poll beyond the account's bound is 429 with
-// Retry-After; a drain answers the waiting one at once, with a cursor, and later ones
-// do not wait.
+// Retry-After; a drain answers the waiting one at once, with a cursor and Connection:
+// close, and later ones do not wait.
 func TestEventsLongPollLimits(t *testing.T) {
 	t.Parallel()
-	f := newEventsFixture(t, time.Now())
+	f := newEventsFixture(t, time.Now(), eventfeed.HubConfig{PerAccount: 1})
 	done := make(chan *httptest.ResponseRecorder, 1)
 	go func() { done <- f.get("wait=30s") }()
 	for f.hub.Waiters() == 0 {
@@ -89,10 +95,34 @@ func TestEventsLongPollLimits(t *testing.T) {
 	f.s.Drain()
 	w = <-done
 	var page eventPage
-	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK || page.NextCursor == "" || len(page.Data) != 0 {
-		t.Fatalf("drained long-poll: %d %s", w.Code, w.Body)
+	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK || page.NextCursor == "" || len(page.Data) != 0 ||
+		w.Header().Get("Connection") != "close" {
+		t.Fatalf("drained long-poll: %d %v %s", w.Code, w.Header(), w.Body)
 	}
 	if w := f.get("wait=30s"); w.Code != http.StatusOK {
 		t.Fatalf("long-poll after the drain: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestEventsLongPollServerBound: a long-poll beyond the process's bound is 429 with
+// Retry-After, though its account is within its own bound.
+func TestEventsLongPollServerBound(t *testing.T) {
+	t.Parallel()
+	f := newEventsFixture(t, time.Now(), eventfeed.HubConfig{MaxWaiters: 1})
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done <- f.get("wait=30s") }()
+	for f.hub.Waiters() == 0 {
+		runtime.Gosched()
+	}
+	w := f.get("wait=30s")
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), "this server") {
+		t.Fatalf("long-poll beyond the server's bound: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	if w := f.get(""); w.Code != http.StatusOK {
+		t.Fatalf("read without wait: %d %s", w.Code, w.Body)
+	}
+	f.s.Drain()
+	if w := <-done; w.Code != http.StatusOK {
+		t.Fatalf("drained long-poll: %d %s", w.Code, w.Body)
 	}
 }

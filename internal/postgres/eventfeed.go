@@ -22,17 +22,26 @@ var eventFeedSQL = sqlstore.EventFeedSQL{
 	Head: `SELECT COALESCE(max(pos), 0) FROM events WHERE account_id = $1 AND pos IS NOT NULL`,
 }
 
+// The feed's changes are read off events_pos (pos), partial on pos IS NOT NULL: the
+// events past a position in its order, bounded by the limit, and the newest position.
+var eventFeedChangesSQL = sqlstore.EventFeedChangesSQL{
+	Changes: `SELECT account_id, max(pos), count(*) FROM (
+			SELECT account_id, pos FROM events WHERE pos > $1 ORDER BY pos LIMIT $2
+		) AS new GROUP BY account_id`,
+	Head: `SELECT COALESCE(max(pos), 0) FROM events WHERE pos IS NOT NULL`,
+}
+
 const (
-	// selectFeedHead reads the newest position of every account off events_pos.
-	selectFeedHead = `SELECT COALESCE(max(pos), 0) FROM events WHERE pos IS NOT NULL`
 
 	// purgeEvents deletes the events created before $1 among the $2 oldest by seq,
 	// with their deliveries (whose attempts cascade). The deliveries are found through
 	// the account's subscription and the (subscription_id, event_id) key, so no index
 	// on event_id alone is needed; a delivery always belongs to a subscription of its
-	// event's account. Reading a bounded head of the seq order, rather than searching
-	// by created_at, needs no index on created_at (which every insert would pay for):
-	// seq follows creation, so the oldest events are at the head.
+	// event's account. It reads a bounded head of the seq order off events_pkey rather
+	// than searching by created_at, which no index of events covers (its indexes are
+	// events_pkey, the unique id, events_pos, events_unpositioned and
+	// events_account_pos; migration 00007 dropped the one on created_at, which every
+	// insert paid for): seq follows creation, so the oldest events are at the head.
 	purgeEvents = `WITH old AS (
 			SELECT seq, id, account_id FROM (
 				SELECT seq, id, account_id, created_at FROM events ORDER BY seq LIMIT $2
@@ -50,22 +59,18 @@ const (
 
 // EventFeed implements skygate.EventFeedStore.
 func (s *Store) EventFeed(ctx context.Context, q skygate.EventFeedQuery) (*skygate.EventFeedPage, error) {
-	if err := s.positionEvents(ctx); err != nil {
+	if _, err := s.positionEvents(ctx); err != nil {
 		return nil, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
 	return sqlstore.EventFeed(ctx, s.db, eventFeedSQL, q)
 }
 
-// EventFeedHead implements skygate.EventFeedStore.
-func (s *Store) EventFeedHead(ctx context.Context) (int64, error) {
-	if err := s.positionEvents(ctx); err != nil {
-		return 0, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
+// EventFeedChanges implements skygate.EventFeedStore.
+func (s *Store) EventFeedChanges(ctx context.Context, after int64, limit int) (*skygate.EventFeedChanges, error) {
+	if _, err := s.positionEvents(ctx); err != nil {
+		return nil, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
 	}
-	var head int64
-	if err := s.pool.QueryRowContext(ctx, selectFeedHead).Scan(&head); err != nil {
-		return 0, s.db.Interpret(sqlstore.Outcome{Op: "read event feed head"}, err)
-	}
-	return head, nil
+	return sqlstore.EventFeedChanges(ctx, s.db, eventFeedChangesSQL, after, limit)
 }
 
 // PurgeEvents implements skygate.EventFeedStore in one statement, so an event and its

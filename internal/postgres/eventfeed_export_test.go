@@ -10,3 +10,14 @@ var EventFeedStatements = map[string][]any{
 
 // EventPurgeQuery is the retention purge's statement; it takes a time and a limit.
 const EventPurgeQuery = purgeEvents
+
+// LockPositions is the advisory lock that positioning events holds; PositionBatch is
+// how many events one request positions at most.
+const (
+	LockPositions = lockPositions
+	PositionBatch = positionBatch
+)
+
+// EventFeedChangesQuery is the head poll's read of the feed's changes; it takes a
+// position and a limit.
+var EventFeedChangesQuery = eventFeedChangesSQL.Changes

@@ -65,6 +65,9 @@ const (
 	// replicas too. Its keys are a constant of Skygate's and the events table's oid,
 	// so that schemas sharing a database (tests) do not wait for each other.
 	lockPositions = `SELECT pg_advisory_xact_lock(1397180225, 'events'::regclass::oid::int)`
+	// anyUnpositioned tells whether any committed event lacks a position, off
+	// events_unpositioned (seq) WHERE pos IS NULL.
+	anyUnpositioned = `SELECT EXISTS (SELECT 1 FROM events WHERE pos IS NULL)`
 	// positionEvents gives the oldest events without a position the next positions,
 	// in the order of their seq.
 	positionEvents = `UPDATE events e SET pos = o.pos
@@ -95,8 +98,8 @@ func (s *Store) deliveriesCommitted(n int) {
 // OnEvents sets f to be called after every commit of a transaction that wrote events,
 // whether or not they enqueued deliveries, with the accounts of the events, so that
 // the events API's long-polls of those accounts in this process wake at once (other
-// processes' waiters learn of them by polling the feed head). f must not block or keep
-// the slice.
+// processes' waiters learn of them by polling the feed's changes). f must not block
+// or keep the slice.
 func (s *Store) OnEvents(f func(accountIDs []string)) {
 	s.onEvents.Store(&f)
 }
@@ -160,38 +163,59 @@ func (s *Store) Event(ctx context.Context, accountID, eventID string) (*skygate.
 }
 
 // EventsAfter implements skygate.BookingStore. A limit of zero or less returns every
-// later event.
+// later event. It positions every committed event first: it serves tests and tools
+// that want the whole outbox, never a partner's request.
 func (s *Store) EventsAfter(ctx context.Context, afterSeq int64, limit int) ([]*skygate.Event, error) {
-	if err := s.positionEvents(ctx); err != nil {
-		return nil, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
+	if _, err := s.PositionEvents(ctx); err != nil {
+		return nil, err
 	}
 	n, _ := sqlstore.PageArgs(skygate.Page{Limit: limit})
 	return sqlstore.All(ctx, s.db, "list events", sqlstore.ScanEvent, selectEventsAfter, afterSeq, n)
 }
 
-// positionEvents gives every committed event that has no position yet the next
-// positions, positionBatch per transaction. The transactions hold lockPositions, so
-// they run one at a time, each after the last committed, and each takes positions
-// above all earlier ones: positions become visible in increasing order, and a reader
-// that read up to position p never finds a smaller one later. An event that commits
-// while a transaction runs is not visible to it and gets a larger position from the
-// next. A failed transaction leaves a gap in the positions, never a reuse.
-func (s *Store) positionEvents(ctx context.Context) error {
+// PositionEvents gives every committed event without a position one, a batch at a
+// time, and returns how many it positioned. It is the engine's background work, run
+// every second or so by every replica (requests position one batch only), so that a
+// backlog larger than a batch reaches the feed without a reader waiting for it.
+func (s *Store) PositionEvents(ctx context.Context) (int, error) {
+	total := 0
 	for {
-		var n int64
-		err := s.inTx(ctx, func(tx *sqlstore.Tx) error {
-			if _, err := tx.ExecContext(ctx, lockPositions); err != nil {
-				return err
-			}
-			res, err := tx.ExecContext(ctx, positionEvents, positionBatch)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
-		if err != nil || n < positionBatch {
-			return err
+		n, err := s.positionEvents(ctx)
+		total += n
+		if err != nil {
+			return total, s.db.Interpret(sqlstore.Outcome{Op: "position events"}, err)
+		}
+		if n < positionBatch {
+			return total, nil
 		}
 	}
+}
+
+// positionEvents gives the oldest committed events without a position, at most
+// positionBatch, the next positions, and returns how many. When none lacks one (the
+// common case, read off events_unpositioned), it takes no lock and writes nothing.
+// The transaction holds lockPositions, so such transactions run one at a time, each
+// after the last committed, and each takes positions above all earlier ones:
+// positions become visible in increasing order, and a reader that read up to position
+// p never finds a smaller one later. An event that commits while a transaction runs,
+// or that a full batch left out, is not positioned by it and gets a larger position
+// from a later one. A failed transaction leaves a gap in the positions, never a reuse.
+func (s *Store) positionEvents(ctx context.Context) (int, error) {
+	var due bool
+	if err := s.pool.QueryRowContext(ctx, anyUnpositioned).Scan(&due); err != nil || !due {
+		return 0, err
+	}
+	var n int64
+	err := s.inTx(ctx, func(tx *sqlstore.Tx) error {
+		if _, err := tx.ExecContext(ctx, lockPositions); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, positionEvents, positionBatch)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
 }

@@ -30,6 +30,9 @@ const (
 	// idempotency records. The associated data names the column and the row, so no
 	// value opens in another column or row.
 	PurposeStoreRecords = "store/records-aead/v1"
+	// PurposeEventCursor keys the Box that seals the events API's cursors; the
+	// associated data is the account id, so a cursor opens for its account only.
+	PurposeEventCursor = "events/cursor-aead/v1"
 )
 
 const (

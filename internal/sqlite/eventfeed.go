@@ -21,16 +21,26 @@ var eventFeedSQL = sqlstore.EventFeedSQL{
 	Head: `SELECT COALESCE(max(seq), 0) FROM events WHERE account_id = ?`,
 }
 
+// The feed's changes are read off the rowid (seq): the events past a position in its
+// order, bounded by the limit, and the newest position.
+var eventFeedChangesSQL = sqlstore.EventFeedChangesSQL{
+	Changes: `SELECT account_id, max(seq), count(*) FROM (
+			SELECT account_id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT ?
+		) GROUP BY account_id`,
+	Head: `SELECT COALESCE(max(seq), 0) FROM events`,
+}
+
 const (
-	selectFeedHead = `SELECT COALESCE(max(seq), 0) FROM events`
 
 	// The purge deletes the events created before the cutoff among the oldest by seq,
 	// first their deliveries (whose attempts cascade), found through the account's
 	// subscription and the (subscription_id, event_id) key: a delivery always belongs
-	// to a subscription of its event's account. Reading a bounded head of the seq
-	// order, rather than searching by created_at, needs no index on created_at (which
-	// every insert would pay for): seq follows creation, so the oldest events are at
-	// the head. Both take the limit, then the cutoff.
+	// to a subscription of its event's account. They read a bounded head of the seq
+	// order (the rowid) rather than searching by created_at, which no index of events
+	// covers (its indexes are the rowid, the unique id and events_account_seq;
+	// migration 00007 dropped the one on created_at, which every insert paid for): seq
+	// follows creation, so the oldest events are at the head. Both take the limit, then
+	// the cutoff.
 	purgeEventDeliveries = `DELETE FROM webhook_deliveries WHERE id IN (
 		SELECT d.id FROM (SELECT id, account_id, created_at FROM events ORDER BY seq LIMIT ?) AS e
 		JOIN webhook_subscriptions w ON w.account_id = e.account_id
@@ -47,13 +57,10 @@ func (s *Store) EventFeed(ctx context.Context, q skygate.EventFeedQuery) (*skyga
 	return sqlstore.EventFeed(ctx, s.db, eventFeedSQL, q)
 }
 
-// EventFeedHead implements skygate.EventFeedStore.
-func (s *Store) EventFeedHead(ctx context.Context) (int64, error) {
-	var head int64
-	if err := s.read.QueryRowContext(ctx, selectFeedHead).Scan(&head); err != nil {
-		return 0, s.db.Interpret(sqlstore.Outcome{Op: "read event feed head"}, err)
-	}
-	return head, nil
+// EventFeedChanges implements skygate.EventFeedStore. Events get their position at
+// insert, so there is nothing to position first.
+func (s *Store) EventFeedChanges(ctx context.Context, after int64, limit int) (*skygate.EventFeedChanges, error) {
+	return sqlstore.EventFeedChanges(ctx, s.db, eventFeedChangesSQL, after, limit)
 }
 
 // PurgeEvents implements skygate.EventFeedStore in one transaction, so an event and

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ var eventFeedTests = []test{
 	{"Since", testEventFeedSince},
 	{"HeadOfEmptyFeed", testEventFeedEmpty},
 	{"Isolation", testEventFeedIsolation},
-	{"GlobalHead", testEventFeedHead},
+	{"Changes", testEventFeedChanges},
+	{"ChangesTruncated", testEventFeedChangesTruncated},
 	{"Purge", testEventPurge},
 	{"PurgeBounded", testEventPurgeBounded},
 }
@@ -164,21 +166,58 @@ func testEventFeedIsolation(t *testing.T, s skygate.Store) {
 	WantCode(t, err, skygate.CodeNotFound)
 }
 
-// testEventFeedHead: the global head is 0 on an empty feed and then the newest
-// position of any account.
-func testEventFeedHead(t *testing.T, s skygate.Store) {
-	head, err := s.EventFeedHead(t.Context())
-	MustNoError(t, err, "EventFeedHead")
-	if head != 0 {
-		t.Fatalf("empty feed's head = %d", head)
+// mustChanges reads the feed's changes after a position.
+func mustChanges(tb testing.TB, s skygate.Store, after int64, limit int) *skygate.EventFeedChanges {
+	tb.Helper()
+	ch, err := s.EventFeedChanges(tb.Context(), after, limit)
+	MustNoError(tb, err, "EventFeedChanges")
+	if ch.Head < after || ch.AccountIDs == nil {
+		tb.Fatalf("EventFeedChanges after %d: %+v", after, ch)
 	}
-	acc, other := MustCreateAccount(t, s), MustCreateAccount(t, s)
-	mustWriteTypes(t, s, acc.ID, At(0), skygate.EventWebhookTest)
+	return ch
+}
+
+// testEventFeedChanges: the changes after a head name each account with new events
+// once, whatever its filter would read, and end at the newest position; from there
+// nothing changed. Other tests' accounts write concurrently, so only this test's
+// accounts are checked for absence.
+func testEventFeedChanges(t *testing.T, s skygate.Store) {
+	acc, other, quiet := MustCreateAccount(t, s), MustCreateAccount(t, s), MustCreateAccount(t, s)
+	mustWriteTypes(t, s, quiet.ID, At(0), skygate.EventWebhookTest)
+	start := mustChanges(t, s, 0, 1<<30).Head
+	mustWriteTypes(t, s, acc.ID, At(0), skygate.EventWebhookTest, skygate.EventBookingStatusChanged)
 	mustWriteTypes(t, s, other.ID, At(0), skygate.EventWebhookTest)
-	head, err = s.EventFeedHead(t.Context())
-	MustNoError(t, err, "EventFeedHead")
-	if p := mustFeed(t, s, other.ID, 0, 10); head != p.Events[0].Seq {
-		t.Fatalf("head = %d, want the newest event's %d", head, p.Events[0].Seq)
+	ch := mustChanges(t, s, start, 1000)
+	if ch.Truncated || !slices.Contains(ch.AccountIDs, acc.ID) || !slices.Contains(ch.AccountIDs, other.ID) || slices.Contains(ch.AccountIDs, quiet.ID) {
+		t.Fatalf("changes after %d: %+v, want %s and %s but not %s", start, ch, acc.ID, other.ID, quiet.ID)
+	}
+	seen := map[string]int{}
+	for _, id := range ch.AccountIDs {
+		if seen[id]++; seen[id] > 1 {
+			t.Fatalf("account %s listed twice: %v", id, ch.AccountIDs)
+		}
+	}
+	if p := mustFeed(t, s, other.ID, 0, 10); ch.Head < p.Events[0].Seq {
+		t.Fatalf("head %d, below the newest event's %d", ch.Head, p.Events[0].Seq)
+	}
+	if again := mustChanges(t, s, ch.Head, 1000); slices.Contains(again.AccountIDs, acc.ID) || slices.Contains(again.AccountIDs, other.ID) {
+		t.Fatalf("changes after the head %d: %+v", ch.Head, again)
+	}
+}
+
+// testEventFeedChangesTruncated: more events than the limit past the position make
+// the changes truncated, with no accounts and the newest position as head, so that a
+// caller wakes everyone and goes on from there.
+func testEventFeedChangesTruncated(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	start := mustChanges(t, s, 0, 1<<30).Head
+	mustWriteTypes(t, s, acc.ID, At(0), skygate.EventWebhookTest, skygate.EventWebhookTest, skygate.EventWebhookTest)
+	ch := mustChanges(t, s, start, 2)
+	if !ch.Truncated || len(ch.AccountIDs) != 0 {
+		t.Fatalf("changes of 3 events with limit 2: %+v, want truncated", ch)
+	}
+	if p := mustFeed(t, s, acc.ID, 0, 10); ch.Head < p.Events[2].Seq {
+		t.Fatalf("truncated head %d, below the newest event's %d", ch.Head, p.Events[2].Seq)
 	}
 }
 
