@@ -16,10 +16,10 @@ const eventColumns = `seq, id, account_id, type, data, created_at, api_version, 
 	ordering_key`
 
 const (
-	// insertEvent returns the event's seq, which its deliveries carry.
+	// insertEvent's last insert id is the event's seq, which its deliveries carry.
 	insertEvent = `INSERT INTO events (id, account_id, type, data, created_at, ordering_key,
 			api_version, livemode)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	// insertEventDelivery enqueues a pending delivery of an event to its account's
 	// active subscription, if any and if its filter accepts the event's type (?3, the
 	// event_type; skygate.WebhookSubscription.Accepts), due at the event's creation,
@@ -61,12 +61,16 @@ func insertEvents(ctx context.Context, tx *sqlstore.Tx, events []*skygate.Event)
 			return err
 		}
 		created := e.CreatedAt.UnixMicro()
-		var seq int64
-		if err := tx.QueryRowContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created,
-			e.OrderingKey, e.APIVersion, e.Livemode).Scan(&seq); err != nil {
+		res, err := tx.ExecContext(ctx, insertEvent, e.ID, e.AccountID, e.Type, string(e.Data), created,
+			e.OrderingKey, e.APIVersion, e.Livemode)
+		if err != nil {
 			return fmt.Errorf("sqlite: insert event %s: %w", e.ID, err)
 		}
-		res, err := tx.ExecContext(ctx, insertEventDelivery, skygate.NewID(), e.ID, e.Type, string(body),
+		seq, err := res.LastInsertId() // seq is the rowid (INTEGER PRIMARY KEY)
+		if err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, insertEventDelivery, skygate.NewID(), e.ID, e.Type, string(body),
 			created, created, created, e.OrderingKey, seq, e.AccountID)
 		if err != nil {
 			return fmt.Errorf("sqlite: enqueue delivery of event %s: %w", e.ID, err)

@@ -79,7 +79,7 @@ async function run(server) {
       await nav.getByRole('link', { name: 'API reference' }).click();
       await page.waitForURL('**/docs/reference');
       await page.locator('.swagger-ui .info .title').getByText('Skygate B2B API').waitFor();
-      for (const tag of ['identity', 'catalog', 'booking', 'esim', 'webhooks']) {
+      for (const tag of ['identity', 'catalog', 'booking', 'esim', 'webhooks', 'events']) {
         await page.locator('.opblock-tag', { hasText: new RegExp(`^${tag}`) }).first().waitFor();
       }
       assert((await page.locator('.opblock-tag', { hasText: /^(admin|operations)/ }).count()) === 0, 'admin or operations tag shown');
@@ -88,6 +88,9 @@ async function run(server) {
         assert(!text.includes(bad), `the partner reference shows ${bad}`);
       }
       await page.locator('.opblock-summary-path', { hasText: '/v2/b2b/booking/fast-tracks' }).first().waitFor();
+      for (const path of ['/api/v1/b2b/events', '/api/v1/b2b/webhooks/{webhookID}/recover']) {
+        await page.locator('.opblock-summary-path', { hasText: path }).first().waitFor();
+      }
       await snap('02-reference');
     }],
     ['"Authorize" offers the client-credentials flow and fetches a token', async () => {
@@ -123,10 +126,14 @@ async function run(server) {
       await nav.getByRole('link', { name: 'Webhook events' }).click();
       await page.waitForURL('**/docs/events');
       for (const type of ['booking.status.changed', 'pass.status.changed', 'esim.order.completed',
-        'esim.usage.threshold', 'esim.status.changed', 'webhook.test']) {
+        'esim.usage.threshold', 'esim.status.changed', 'webhook.test', 'webhook.subscription.disabled']) {
         await page.getByRole('heading', { name: type, exact: true }).waitFor();
       }
-      await page.getByRole('heading', { name: 'Delivery, retries and ordering' }).waitFor();
+      for (const section of ['Versions and livemode', 'Delivery, retries and ordering', 'Choosing event types',
+        'Recovering missed events', 'When a subscription is disabled', 'Following the event stream']) {
+        await page.getByRole('heading', { name: section, exact: true }).waitFor();
+      }
+      await page.getByText('next_cursor').first().waitFor();
       await page.getByText('standardwebhooks').first().waitFor();
       await snap('06-events');
     }],
