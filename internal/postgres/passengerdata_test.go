@@ -28,12 +28,33 @@ func TestPassengerDataAtRest(t *testing.T) {
 // SealLegacyData.
 func TestLegacyPassengerData(t *testing.T) {
 	t.Parallel()
+	// 00011 is the migration that seals passenger data.
+	storetest.RunLegacyDataTest(t, legacyEngine(t, 10))
+}
+
+// TestLegacyDeliveryOrdering: events and deliveries written before migration 00019
+// (delivery ordering) stay unordered after it.
+func TestLegacyDeliveryOrdering(t *testing.T) {
+	t.Parallel()
+	storetest.RunLegacyOrderingTest(t, legacyEngine(t, 18))
+}
+
+// TestLegacyLivemode: rows written before migration 00018 are live unless a sandbox
+// application created them, and so are their events.
+func TestLegacyLivemode(t *testing.T) {
+	t.Parallel()
+	storetest.RunLegacyLivemodeTest(t, legacyEngine(t, 17))
+}
+
+// legacyEngine returns a new store migrated up to version, for a legacy-data test.
+// The test's own statements (SELECT *) go unprepared, on a pool of their own: the
+// migration changes what they return, which a statement prepared before may not.
+func legacyEngine(t *testing.T, version int64) storetest.LegacyEngine {
+	t.Helper()
 	dsn := pgtest.MustDSN(t)
 	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
 	storetest.MustNoError(t, err, "Open")
 	t.Cleanup(func() { s.Close() })
-	// The test's own statements (SELECT *) unprepared, on a pool of their own: the
-	// migration changes what they return, which a statement prepared before may not.
 	simple := " default_query_exec_mode=simple_protocol"
 	if strings.Contains(dsn, "://") {
 		simple = "&default_query_exec_mode=simple_protocol" // pgtest.MustDSN set search_path
@@ -41,56 +62,12 @@ func TestLegacyPassengerData(t *testing.T) {
 	db, err := sql.Open("pgx", dsn+simple)
 	storetest.MustNoError(t, err, "sql.Open")
 	t.Cleanup(func() { db.Close() })
-	// 00011 is the migration that seals passenger data.
-	storetest.MustNoError(t, s.MigrateTo(t.Context(), 10), "MigrateTo")
-	storetest.RunLegacyDataTest(t, storetest.LegacyEngine{
+	storetest.MustNoError(t, s.MigrateTo(t.Context(), version), "MigrateTo")
+	return storetest.LegacyEngine{
 		Store:   s,
 		DB:      db,
 		Dollar:  true,
 		Time:    func(t time.Time) any { return t },
 		Migrate: func() error { return s.Migrate(t.Context()) },
-	})
-}
-
-// TestLegacyDeliveryOrdering: events and deliveries written before migration 00019
-// (delivery ordering) stay unordered after it.
-func TestLegacyDeliveryOrdering(t *testing.T) {
-	t.Parallel()
-	dsn := pgtest.MustDSN(t)
-	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
-	storetest.MustNoError(t, err, "Open")
-	t.Cleanup(func() { s.Close() })
-	simple := " default_query_exec_mode=simple_protocol"
-	if strings.Contains(dsn, "://") {
-		simple = "&default_query_exec_mode=simple_protocol"
 	}
-	db, err := sql.Open("pgx", dsn+simple)
-	storetest.MustNoError(t, err, "sql.Open")
-	t.Cleanup(func() { db.Close() })
-	storetest.MustNoError(t, s.MigrateTo(t.Context(), 18), "MigrateTo")
-	storetest.RunLegacyOrderingTest(t, storetest.LegacyEngine{
-		Store:   s,
-		DB:      db,
-		Dollar:  true,
-		Time:    func(t time.Time) any { return t },
-		Migrate: func() error { return s.Migrate(t.Context()) },
-	})
-}
-
-// TestLegacyLivemode: rows written before migration 00018 are live unless a sandbox
-// application created them, and so are their events.
-func TestLegacyLivemode(t *testing.T) {
-	t.Parallel()
-	dsn := pgtest.MustDSN(t)
-	s, err := postgres.Open(t.Context(), dsn, 0, sealtest.New(t), nil)
-	storetest.MustNoError(t, err, "Open")
-	t.Cleanup(func() { s.Close() })
-	storetest.MustNoError(t, s.MigrateTo(t.Context(), 17), "MigrateTo")
-	storetest.RunLegacyLivemodeTest(t, storetest.LegacyEngine{
-		Store:   s,
-		DB:      s.DB(),
-		Dollar:  true,
-		Time:    func(t time.Time) any { return t },
-		Migrate: func() error { return s.Migrate(t.Context()) },
-	})
 }

@@ -24,6 +24,18 @@ type LegacyEngine struct {
 	Migrate func() error
 }
 
+// Exec runs query, written with ? placeholders, on the engine's database.
+func (e LegacyEngine) Exec(tb testing.TB, query string, args ...any) {
+	tb.Helper()
+	if e.Dollar {
+		for i := 1; strings.Contains(query, "?"); i++ {
+			query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
+		}
+	}
+	_, err := e.DB.ExecContext(tb.Context(), query, args...)
+	MustNoError(tb, err, query)
+}
+
 // legacyBookingJSON is a booking's JSON as the release before sealing wrote it:
 // without personal_data_removed_at.
 func legacyBookingJSON(tb testing.TB, b *skygate.Booking) string {
@@ -55,16 +67,7 @@ func RunLegacyDataTest(t *testing.T, e LegacyEngine) {
 	envelope, err := json.Marshal(event)
 	MustNoError(t, err, "encode the envelope")
 
-	exec := func(query string, args ...any) {
-		t.Helper()
-		if e.Dollar {
-			for i := 1; strings.Contains(query, "?"); i++ {
-				query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
-			}
-		}
-		_, err := e.DB.ExecContext(t.Context(), query, args...)
-		MustNoError(t, err, query)
-	}
+	exec := func(query string, args ...any) { t.Helper(); e.Exec(t, query, args...) }
 	history, err := json.Marshal(b.StatusHistory)
 	MustNoError(t, err, "history")
 	flight, err := json.Marshal(b.Flight)

@@ -1,8 +1,6 @@
 package storetest
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/skygate/skygate"
@@ -18,16 +16,7 @@ func RunLegacyLivemodeTest(t *testing.T, e LegacyEngine) {
 	s := e.Store
 	acc := MustCreateAccount(t, s)
 	pkg := MustESIMPackage(t, s, acc.ID)
-	exec := func(query string, args ...any) {
-		t.Helper()
-		if e.Dollar {
-			for i := 1; strings.Contains(query, "?"); i++ {
-				query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
-			}
-		}
-		_, err := e.DB.ExecContext(t.Context(), query, args...)
-		MustNoError(t, err, query)
-	}
+	exec := func(query string, args ...any) { t.Helper(); e.Exec(t, query, args...) }
 	created := e.Time(T0)
 	event := func(typ, data string) string {
 		id := NewID()

@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,16 +17,7 @@ func RunLegacyOrderingTest(t *testing.T, e LegacyEngine) {
 	s := e.Store
 	acc := MustCreateAccount(t, s)
 	sub := MustCreateWebhook(t, s, acc.ID)
-	exec := func(query string, args ...any) {
-		t.Helper()
-		if e.Dollar {
-			for i := 1; strings.Contains(query, "?"); i++ {
-				query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
-			}
-		}
-		_, err := e.DB.ExecContext(t.Context(), query, args...)
-		MustNoError(t, err, query)
-	}
+	exec := func(query string, args ...any) { t.Helper(); e.Exec(t, query, args...) }
 	created := e.Time(Stored(T0))
 	var events, deliveries []string
 	for _, status := range []string{"Pending", "Issued"} {
