@@ -73,6 +73,13 @@ func ValidationError(fields ...FieldError) *Error {
 	return &Error{Code: CodeValidation, Message: "the request failed validation", Fields: fields}
 }
 
+// BadParameter returns the CodeBadRequest of the request parameter name (a query
+// parameter, or "query" for the query string as a whole), whose message is the name
+// followed by msg, which says what the parameter must be.
+func BadParameter(name, msg string) *Error {
+	return &Error{Code: CodeBadRequest, Message: name + " " + msg, Fields: []FieldError{{Field: name, Message: msg}}}
+}
+
 // ErrorCode returns the code of the first *Error in err's chain, CodeInternal for any
 // other non-nil error, and "" for nil.
 func ErrorCode(err error) string {

@@ -176,10 +176,10 @@ func (s *Service) check(q *Query) error {
 		q.Limit = DefaultLimit
 	}
 	if q.Limit < 1 || q.Limit > MaxLimit {
-		return BadParam("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
+		return skygate.BadParameter("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
 	}
 	if q.Wait < 0 || q.Wait > MaxWait {
-		return BadParam("wait", "must be a duration from 0s to "+MaxWait.String())
+		return skygate.BadParameter("wait", "must be a duration from 0s to "+MaxWait.String())
 	}
 	var unknown []string
 	for _, t := range q.Types {
@@ -188,16 +188,9 @@ func (s *Service) check(q *Query) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return BadParam("types", fmt.Sprintf("unknown event types %q; known: %s", unknown, strings.Join(skygate.EventTypes, ", ")))
+		return skygate.BadParameter("types", fmt.Sprintf("unknown event types %q; known: %s", unknown, strings.Join(skygate.EventTypes, ", ")))
 	}
 	return nil
-}
-
-// BadParam is the CodeBadRequest of the query parameter name, which msg completes
-// ("limit must be …").
-func BadParam(name, msg string) error {
-	return &skygate.Error{Code: skygate.CodeBadRequest, Message: name + " " + msg,
-		Fields: []skygate.FieldError{{Field: name, Message: msg}}}
 }
 
 // Purge batches.

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -69,36 +68,36 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parseEventQuery reads after, types, limit and wait; the service checks their
-// ranges and the types. A parameter given twice, or a query string url.ParseQuery
-// cannot decode, is 400.
+// ranges and the types. A parameter given twice, or a query string parseQuery
+// refuses, is 400.
 func parseEventQuery(r *http.Request) (eventfeed.Query, error) {
 	var q eventfeed.Query
-	values, err := url.ParseQuery(r.URL.RawQuery)
+	values, err := parseQuery(r)
 	if err != nil {
-		return q, eventfeed.BadParam("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
+		return q, err
 	}
 	for name, v := range values {
 		if len(v) > 1 {
-			return q, eventfeed.BadParam(name, "must be given once")
+			return q, skygate.BadParameter(name, "must be given once")
 		}
 	}
 	q.After = values.Get("after")
 	if t := values.Get("types"); t != "" {
 		for typ := range strings.SplitSeq(t, ",") {
 			if typ = strings.TrimSpace(typ); typ == "" {
-				return q, eventfeed.BadParam("types", "must be event types separated by commas, none empty")
+				return q, skygate.BadParameter("types", "must be event types separated by commas, none empty")
 			}
 			q.Types = append(q.Types, typ)
 		}
 	}
 	if v := values.Get("limit"); v != "" {
 		if q.Limit, err = strconv.Atoi(v); err != nil || q.Limit < 1 {
-			return q, eventfeed.BadParam("limit", "must be an integer from 1 to "+strconv.Itoa(eventfeed.MaxLimit))
+			return q, skygate.BadParameter("limit", "must be an integer from 1 to "+strconv.Itoa(eventfeed.MaxLimit))
 		}
 	}
 	if v := values.Get("wait"); v != "" {
 		if q.Wait, err = time.ParseDuration(v); err != nil {
-			return q, eventfeed.BadParam("wait", "must be a duration such as 25s, from 0s to "+eventfeed.MaxWait.String())
+			return q, skygate.BadParameter("wait", "must be a duration such as 25s, from 0s to "+eventfeed.MaxWait.String())
 		}
 	}
 	return q, nil

@@ -21,11 +21,9 @@ const (
 // cannot decode is 400 as a whole, rather than read without the pairs it drops.
 func parsePage(r *http.Request) (skygate.Page, error) {
 	p := skygate.Page{Limit: defaultLimit}
-	q, err := url.ParseQuery(r.URL.RawQuery)
+	q, err := parseQuery(r)
 	if err != nil {
-		msg := "must be a well-formed query string (percent-encoded, pairs separated by &)"
-		return p, &skygate.Error{Code: skygate.CodeBadRequest, Message: "query " + msg,
-			Fields: []skygate.FieldError{{Field: "query", Message: msg}}}
+		return p, err
 	}
 	for _, f := range []struct {
 		name     string
@@ -38,13 +36,21 @@ func parsePage(r *http.Request) (skygate.Page, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < f.min || n > f.max {
-			msg := "must be an integer from " + strconv.Itoa(f.min) + " to " + strconv.Itoa(f.max)
-			return p, &skygate.Error{Code: skygate.CodeBadRequest, Message: f.name + " " + msg,
-				Fields: []skygate.FieldError{{Field: f.name, Message: msg}}}
+			return p, skygate.BadParameter(f.name, "must be an integer from "+strconv.Itoa(f.min)+" to "+strconv.Itoa(f.max))
 		}
 		*f.dst = n
 	}
 	return p, nil
+}
+
+// parseQuery decodes the query string; one that url.ParseQuery cannot decode is 400
+// as a whole, rather than read without the pairs it drops.
+func parseQuery(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, skygate.BadParameter("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
+	}
+	return q, nil
 }
 
 // writePaged answers 200 with what read returns for the request's page (parsePage).
