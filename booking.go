@@ -132,6 +132,10 @@ const (
 type Flight struct {
 	Number    string          `json:"number"`
 	Direction FlightDirection `json:"direction"`
+	// ScheduledAt is the flight's scheduled time at the hub, local to the hub's time
+	// zone, "YYYY-MM-DDTHH:MM"; its date is the booking's ServiceDate. It is "" when
+	// the partner did not send it (allowed only for an account without a price list).
+	ScheduledAt string `json:"scheduled_at,omitempty"`
 }
 
 // Passenger is one traveller of a booking. FirstName and LastName are always present
@@ -141,13 +145,16 @@ type Flight struct {
 // sealed at rest, kept out of events, removed after the retention. A new field goes
 // into the tests' fullBooking too, whose JSON form TestBookingJSONForms pins.
 type Passenger struct {
-	FirstName      string `json:"first_name"`
-	LastName       string `json:"last_name"`
-	DateOfBirth    string `json:"date_of_birth,omitempty"`
-	PassportNumber string `json:"passport_number,omitempty"`
-	Nationality    string `json:"nationality,omitempty"`
-	Email          string `json:"email,omitempty"`
-	Phone          string `json:"phone,omitempty"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	// Type is the fare type (adult, child, infant); not personal data. A booking
+	// validated by this release always has it; one stored before it has "".
+	Type           PassengerType `json:"type,omitempty"`
+	DateOfBirth    string        `json:"date_of_birth,omitempty"`
+	PassportNumber string        `json:"passport_number,omitempty"`
+	Nationality    string        `json:"nationality,omitempty"`
+	Email          string        `json:"email,omitempty"`
+	Phone          string        `json:"phone,omitempty"`
 }
 
 // StatusChange is one entry of a booking's history: the status it entered and when.
@@ -187,6 +194,20 @@ type Booking struct {
 	StatusHistory    []StatusChange `json:"status_history"`
 	// PersonalDataRemovedAt is written by BookingStore.ErasePassengerData only.
 	PersonalDataRemovedAt *time.Time `json:"personal_data_removed_at"`
+	// Price is what the booking costs the account, from its price list (or the quote
+	// it named) at create; nil for an account without a price list (commerce.go).
+	// Price, CancellationPolicy and Refund are left out of the JSON form when unset,
+	// so a booking without commerce encodes as it did before they existed (a replay
+	// renders its first answer byte for byte).
+	Price *Money `json:"price,omitempty"`
+	// CancellationPolicy is the fast-track's policy rendered for this booking's
+	// flight and price at create; empty when Price is nil.
+	CancellationPolicy []CancellationTerm `json:"cancellation_policy,omitempty"`
+	// Refund is what a cancellation gave back: set by the cancel transition of a
+	// priced booking (the whole price before confirm), nil otherwise.
+	Refund *Money `json:"refund,omitempty"`
+	// QuoteID is the quote whose price the booking locked, "" for none.
+	QuoteID string `json:"quote_id,omitempty"`
 
 	// AccountID is the tenant; every store method selects by it.
 	AccountID string `json:"-"`
@@ -197,6 +218,9 @@ type Booking struct {
 	Livemode bool `json:"-"`
 	// Pass is nil until the booking is issued, and stays after it is canceled.
 	Pass *Pass `json:"-"`
+	// Slot is the capacity slot the booking holds places in; nil when it names no
+	// scheduled time.
+	Slot *BookingSlot `json:"-"`
 }
 
 // Clone returns a deep copy of b.
@@ -205,6 +229,8 @@ func (b *Booking) Clone() *Booking {
 	c.Passengers = slices.Clone(b.Passengers)
 	c.StatusHistory = slices.Clone(b.StatusHistory)
 	c.ConfirmBefore, c.PersonalDataRemovedAt, c.Pass = clonePtr(b.ConfirmBefore), clonePtr(b.PersonalDataRemovedAt), clonePtr(b.Pass)
+	c.Price, c.Refund, c.Slot = clonePtr(b.Price), clonePtr(b.Refund), clonePtr(b.Slot)
+	c.CancellationPolicy = slices.Clone(b.CancellationPolicy)
 	return &c
 }
 

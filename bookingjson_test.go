@@ -52,12 +52,19 @@ func fullBooking() *skygate.Booking {
 	return &skygate.Booking{
 		ID: "0197f0c2-1d2e-7a3b-8c4d-5e6f7a8b9c0d", Status: skygate.BookingIssued,
 		FastTrackID: "11111111-1111-4111-8111-111111111111", ServiceDate: "2025-06-03",
-		Flight: skygate.Flight{Number: "HY601", Direction: skygate.FlightDeparture},
+		Flight: skygate.Flight{Number: "HY601", Direction: skygate.FlightDeparture, ScheduledAt: "2025-06-03T09:40"},
 		Passengers: []skygate.Passenger{
-			{FirstName: "Aziza", LastName: "Karimova", DateOfBirth: "1990-04-01", PassportNumber: "FA1234567",
-				Nationality: "UZ", Email: "aziza@example.com", Phone: "+998901234567"},
-			{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"},
+			{FirstName: "Aziza", LastName: "Karimova", Type: skygate.PassengerAdult, DateOfBirth: "1990-04-01",
+				PassportNumber: "FA1234567", Nationality: "UZ", Email: "aziza@example.com", Phone: "+998901234567"},
+			{FirstName: "Ada", LastName: "Lovelace", Type: skygate.PassengerChild, Email: "ada@example.com"},
 		},
+		Price: &skygate.Money{Amount: 4500, Currency: "EUR"},
+		CancellationPolicy: []skygate.CancellationTerm{
+			{Until: at.Add(36 * time.Hour), RefundPercent: 100, Refund: skygate.Money{Amount: 4500, Currency: "EUR"}},
+		},
+		Refund:           &skygate.Money{Amount: 4500, Currency: "EUR"},
+		QuoteID:          "0197f0c2-1d2e-7a3b-8c4d-000000000001",
+		Slot:             &skygate.BookingSlot{Start: at.Add(36 * time.Hour), Places: 2, Capacity: 40},
 		PartnerReference: "PNR-42", ConfirmBefore: &deadline, CreatedAt: at, UpdatedAt: at.Add(time.Second),
 		StatusHistory: []skygate.StatusChange{{Status: skygate.BookingPending, At: at}, {Status: skygate.BookingIssued, At: at.Add(time.Second)}},
 		AccountID:     "acc", ClientID: "client", Pass: &skygate.Pass{Code: "RVRRREX5FL"},
@@ -77,15 +84,19 @@ func TestBookingJSONForms(t *testing.T) {
 	}{
 		{"full", fullBooking(), `{"id":"0197f0c2-1d2e-7a3b-8c4d-5e6f7a8b9c0d","status":"Issued",` +
 			`"fast_track_id":"11111111-1111-4111-8111-111111111111","service_date":"2025-06-03",` +
-			`"flight":{"number":"HY601","direction":"departure"},` +
-			`"passengers":[{"first_name":"Aziza","last_name":"Karimova","date_of_birth":"1990-04-01",` +
+			`"flight":{"number":"HY601","direction":"departure","scheduled_at":"2025-06-03T09:40"},` +
+			`"passengers":[{"first_name":"Aziza","last_name":"Karimova","type":"adult","date_of_birth":"1990-04-01",` +
 			`"passport_number":"FA1234567","nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"},` +
-			`{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}],` +
+			`{"first_name":"Ada","last_name":"Lovelace","type":"child","email":"ada@example.com"}],` +
 			`"partner_reference":"PNR-42","confirm_before":"2025-06-03T20:00:00.123456Z",` +
 			`"created_at":"2025-06-01T20:00:00.123456Z","updated_at":"2025-06-01T20:00:01.123456Z",` +
 			`"status_history":[{"status":"Pending","at":"2025-06-01T20:00:00.123456Z"},` +
 			`{"status":"Issued","at":"2025-06-01T20:00:01.123456Z"}],` +
-			`"personal_data_removed_at":"2025-09-01T20:00:00.123456Z"}`},
+			`"personal_data_removed_at":"2025-09-01T20:00:00.123456Z",` +
+			`"price":{"amount":4500,"currency":"EUR"},` +
+			`"cancellation_policy":[{"until":"2025-06-03T08:00:00.123456Z","refund_percent":100,` +
+			`"refund":{"amount":4500,"currency":"EUR"}}],` +
+			`"refund":{"amount":4500,"currency":"EUR"},"quote_id":"0197f0c2-1d2e-7a3b-8c4d-000000000001"}`},
 		{"zero", &skygate.Booking{}, `{"id":"","status":"","fast_track_id":"","service_date":"",` +
 			`"flight":{"number":"","direction":""},"passengers":null,"partner_reference":"",` +
 			`"confirm_before":null,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z",` +

@@ -36,8 +36,10 @@ type Sealer interface {
 // HasPersonalData reports whether p holds any personal field (any but the names).
 func (p Passenger) HasPersonalData() bool { return p != p.Names() }
 
-// Names returns p with its names only: the personal fields removed.
-func (p Passenger) Names() Passenger { return Passenger{FirstName: p.FirstName, LastName: p.LastName} }
+// Names returns p with its names and type only: the personal fields removed.
+func (p Passenger) Names() Passenger {
+	return Passenger{FirstName: p.FirstName, LastName: p.LastName, Type: p.Type}
+}
 
 // PassengerNames returns ps with their names only (nil for nil), leaving ps as it is.
 func PassengerNames(ps []Passenger) []Passenger {

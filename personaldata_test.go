@@ -50,7 +50,7 @@ func TestBookingEventsCarryNamesOnly(t *testing.T) {
 						t.Errorf("%s → %s: %s carries %q: %s", from, to, e.Type, v, e.Data)
 					}
 				}
-				if e.Type == skygate.EventBookingStatusChanged && !strings.Contains(string(e.Data), `{"first_name":"Aziza","last_name":"Karimova"}`) {
+				if e.Type == skygate.EventBookingStatusChanged && !strings.Contains(string(e.Data), `{"first_name":"Aziza","last_name":"Karimova","type":"adult"}`) {
 					t.Errorf("%s → %s: names missing: %s", from, to, e.Data)
 				}
 			}
@@ -65,7 +65,8 @@ func TestPassengerNames(t *testing.T) {
 	t.Parallel()
 	b := fullBooking()
 	names := skygate.PassengerNames(b.Passengers)
-	want := []skygate.Passenger{{FirstName: "Aziza", LastName: "Karimova"}, {FirstName: "Ada", LastName: "Lovelace"}}
+	want := []skygate.Passenger{{FirstName: "Aziza", LastName: "Karimova", Type: skygate.PassengerAdult},
+		{FirstName: "Ada", LastName: "Lovelace", Type: skygate.PassengerChild}}
 	if len(names) != 2 || names[0] != want[0] || names[1] != want[1] {
 		t.Fatalf("PassengerNames = %+v", names)
 	}

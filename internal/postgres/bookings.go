@@ -17,7 +17,7 @@ var _ skygate.BookingStore = (*Store)(nil)
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
 	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
-	personal_data_removed_at, livemode`
+	personal_data_removed_at, livemode, commerce`
 
 // Every tenant statement names the account.
 const (
@@ -46,13 +46,13 @@ const (
 		b AS (
 			INSERT INTO bookings (` + bookingColumns + `)
 			SELECT $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-				$25, $26, $27, $28, $29
+				$25, $26, $27, $28, $29, $30
 			FROM k
 		),
 		v AS (
-			SELECT * FROM unnest($30::text[], $31::text[], $32::text[], $33::text[],
-				$34::timestamptz[], $35::text[], $36::text[], $37::text[],
-				$38::text[], $39::boolean[])
+			SELECT * FROM unnest($31::text[], $32::text[], $33::text[], $34::text[],
+				$35::timestamptz[], $36::text[], $37::text[], $38::text[],
+				$39::text[], $40::boolean[])
 				WITH ORDINALITY AS v (id, account_id, type, data, created_at, delivery_id, body,
 					ordering_key, api_version, livemode, n)
 			WHERE EXISTS (SELECT FROM k)
@@ -108,12 +108,13 @@ const (
 	updateBookings = `UPDATE bookings b SET status = v.status, confirm_before = v.confirm_before,
 			status_history = v.status_history, pass_code = v.pass_code,
 			pass_payload = v.pass_payload, pass_valid_from = v.pass_valid_from,
-			pass_valid_until = v.pass_valid_until, updated_at = v.updated_at
+			pass_valid_until = v.pass_valid_until, updated_at = v.updated_at,
+			commerce = v.commerce
 		FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[],
 			$6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[],
-			$11::text[])
+			$11::text[], $12::text[])
 			AS v (status, confirm_before, status_history, pass_code, pass_payload,
-				pass_valid_from, pass_valid_until, updated_at, account_id, id, old_status)
+				pass_valid_from, pass_valid_until, updated_at, commerce, account_id, id, old_status)
 		WHERE b.account_id = v.account_id AND b.id = v.id AND b.status = v.old_status`
 )
 
@@ -152,16 +153,14 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 	}
 	args := append(append(recArgs, row...), ev...)
 	for range createRetries {
-		var claimed, delivered int
-		if err := s.pool.QueryRowContext(ctx, createBooking, args...).Scan(&claimed, &delivered); err != nil {
-			return nil, err
+		var claimed bool
+		if sqlstore.HasCommerce(b) {
+			claimed, err = s.createWithCommerce(ctx, b, events, args)
+		} else {
+			claimed, err = s.createPlain(ctx, b, events, args)
 		}
-		if claimed > 0 {
-			s.deliveriesCommitted(delivered)
-			if len(events) > 0 {
-				s.eventsCommitted([]string{b.AccountID})
-			}
-			return nil, nil
+		if err != nil || claimed {
+			return nil, err
 		}
 		stored, err := s.db.ScanIdempotency(s.pool.QueryRowContext(ctx, selectIdempotency, rec.AccountID, rec.Operation, rec.Key))
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -169,6 +168,42 @@ func (s *Store) createBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		}
 	}
 	return nil, fmt.Errorf("idempotency key %q: held by a record that was gone when read, %d times", rec.Key, createRetries)
+}
+
+// createPlain runs createBooking alone: a booking without commerce needs nothing else,
+// so it commits in one round trip. claimed is false when a live record holds the key.
+func (s *Store) createPlain(ctx context.Context, b *skygate.Booking, events []*skygate.Event, args []any) (claimed bool, err error) {
+	var keys, delivered int
+	if err := s.pool.QueryRowContext(ctx, createBooking, args...).Scan(&keys, &delivered); err != nil {
+		return false, err
+	}
+	if keys == 0 {
+		return false, nil
+	}
+	s.deliveriesCommitted(delivered)
+	if len(events) > 0 {
+		s.eventsCommitted([]string{b.AccountID})
+	}
+	return true, nil
+}
+
+// createWithCommerce runs createBooking and then bookingCreated in one transaction,
+// so that the booking, its quote, its money and its places commit together or not
+// at all. claimed is false when a live record holds the key; then nothing is written.
+func (s *Store) createWithCommerce(ctx context.Context, b *skygate.Booking, events []*skygate.Event, args []any) (claimed bool, err error) {
+	err = s.inTx(ctx, func(tx *sqlstore.Tx) error {
+		var keys, delivered int
+		if err := tx.QueryRowContext(ctx, createBooking, args...).Scan(&keys, &delivered); err != nil {
+			return err
+		}
+		if claimed = keys > 0; !claimed {
+			return nil
+		}
+		tx.Delivered += delivered
+		tx.WroteEvents(events)
+		return s.bookingCreated(ctx, tx, b)
+	})
+	return claimed, err
 }
 
 // Booking implements skygate.BookingStore.
@@ -195,24 +230,24 @@ func (s *Store) ListBookings(ctx context.Context, accountID string, status skyga
 // TransitionBooking implements skygate.BookingStore. The booking's row is locked from
 // its read to the commit.
 func (s *Store) TransitionBooking(ctx context.Context, accountID, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply) (*skygate.Booking, error) {
-	return sqlstore.TransitionBooking(ctx, s.db, writeTransitions, "transition booking", nil, t, now, apply, lockBooking, accountID, bookingID)
+	return sqlstore.TransitionBooking(ctx, s.db, s.writeTransitions, "transition booking", nil, t, now, apply, lockBooking, accountID, bookingID)
 }
 
 // TransitionBookingAdmin implements skygate.BookingStore. Admin only: it ignores the
 // account.
 func (s *Store) TransitionBookingAdmin(ctx context.Context, bookingID string, t skygate.Trigger, now time.Time, apply skygate.BookingApply, audit *skygate.AuditEvent) (*skygate.Booking, error) {
-	return sqlstore.TransitionBookingAdmin(ctx, s.db, writeTransitions, audit, t, now, apply, lockBookingAdmin, bookingID)
+	return sqlstore.TransitionBookingAdmin(ctx, s.db, s.writeTransitions, audit, t, now, apply, lockBookingAdmin, bookingID)
 }
 
 // ClaimBookings implements skygate.BookingStore. Claimers skip the rows others hold,
 // and a transaction's bookings are written in one statement (updateBookings).
 func (s *Store) ClaimBookings(ctx context.Context, from skygate.BookingStatus, t skygate.Trigger, now time.Time, limit int, apply skygate.BookingApply) (int, error) {
-	return sqlstore.ClaimBookings(ctx, s.db, writeTransitions, claimPending, claimIssued, from, t, now, limit, apply)
+	return sqlstore.ClaimBookings(ctx, s.db, s.writeTransitions, claimPending, claimIssued, from, t, now, limit, apply)
 }
 
 // writeTransitions is sqlstore.WriteTransitions in one statement, updateBookings. The
 // caller holds the rows' locks, so each must still be in the status it was read in.
-func writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*skygate.Booking) error {
+func (s *Store) writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*skygate.Booking) error {
 	if len(before) == 0 {
 		return nil
 	}
@@ -223,7 +258,7 @@ func writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*sky
 		}
 	}
 	res, err := tx.ExecContext(ctx, updateBookings, u.status, u.confirmBefore, u.history,
-		u.passCode, u.passPayload, u.passFrom, u.passUntil, u.updated, u.accounts, u.ids, u.previousStatus)
+		u.passCode, u.passPayload, u.passFrom, u.passUntil, u.updated, u.commerce, u.accounts, u.ids, u.previousStatus)
 	if err != nil {
 		return err
 	}
@@ -234,7 +269,7 @@ func writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, after []*sky
 	if got != int64(len(u.ids)) {
 		return fmt.Errorf("%d of %d locked bookings changed under their lock", int64(len(u.ids))-got, len(u.ids))
 	}
-	return nil
+	return s.bookingsChanged(ctx, tx, before, after)
 }
 
 // bookingUpdates holds the arguments of updateBookings, one element a booking.
@@ -243,12 +278,17 @@ type bookingUpdates struct {
 	confirmBefore                 []*time.Time
 	passCode, passPayload         []*string
 	passFrom, passUntil, updated  []*time.Time
+	commerce                      []*string
 	accounts, ids, previousStatus []string
 }
 
 // add adds the update of before to after, a normalised booking.
 func (u *bookingUpdates) add(before, after *skygate.Booking) error {
 	history, err := sqlstore.JSONText(after.StatusHistory)
+	if err != nil {
+		return err
+	}
+	commerce, err := sqlstore.CommerceText(after)
 	if err != nil {
 		return err
 	}
@@ -267,6 +307,7 @@ func (u *bookingUpdates) add(before, after *skygate.Booking) error {
 	u.passFrom = append(u.passFrom, from)
 	u.passUntil = append(u.passUntil, until)
 	u.updated = append(u.updated, &after.UpdatedAt)
+	u.commerce = append(u.commerce, commerce)
 	u.accounts = append(u.accounts, before.AccountID)
 	u.ids = append(u.ids, before.ID)
 	u.previousStatus = append(u.previousStatus, string(before.Status))

@@ -15,13 +15,13 @@ var _ skygate.BookingStore = (*Store)(nil)
 const bookingColumns = `id, account_id, client_id, status, fast_track_id, service_date, flight,
 	passengers, partner_reference, confirm_before, status_history, pass_code, pass_payload,
 	pass_valid_from, pass_valid_until, created_at, updated_at, passenger_data,
-	personal_data_removed_at, livemode`
+	personal_data_removed_at, livemode, commerce`
 
 // Every tenant statement names the account. Reads inside a write transaction need no
 // lock: the single writer keeps every other writer out until it commits.
 const (
 	insertBooking = `INSERT INTO bookings (` + bookingColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	selectBooking      = `SELECT ` + bookingColumns + ` FROM bookings WHERE account_id = ? AND id = ?`
 	selectBookingAdmin = `SELECT ` + bookingColumns + ` FROM bookings WHERE id = ?`
 	listBookings       = `SELECT ` + bookingColumns + ` FROM bookings
@@ -42,7 +42,7 @@ const (
 	// status read (a compare-and-swap).
 	updateBooking = `UPDATE bookings SET status = ?, confirm_before = ?, status_history = ?,
 			pass_code = ?, pass_payload = ?, pass_valid_from = ?, pass_valid_until = ?,
-			updated_at = ?
+			updated_at = ?, commerce = ?
 		WHERE account_id = ? AND id = ? AND status = ?`
 )
 
@@ -69,7 +69,13 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		if _, err := tx.ExecContext(ctx, insertBooking, row...); err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, events)
+		if err := insertEvents(ctx, tx, events); err != nil {
+			return err
+		}
+		if !sqlstore.HasCommerce(b) {
+			return nil
+		}
+		return s.bookingCreated(ctx, tx, b)
 	})
 	if err != nil {
 		return nil, s.db.Interpret(sqlstore.Outcome{
@@ -136,5 +142,5 @@ func (s *Store) writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, a
 			return fmt.Errorf("booking %s changed under the writer", b.ID)
 		}
 	}
-	return nil
+	return s.bookingsChanged(ctx, tx, before, after)
 }

@@ -43,10 +43,14 @@ func BookingArgs(db *DB, b *skygate.Booking) ([]any, error) {
 		return nil, err
 	}
 	code, payload, from, until := passArgs(db, b.Pass)
+	commerce, err := commerceArg(b)
+	if err != nil {
+		return nil, err
+	}
 	return []any{b.ID, b.AccountID, b.ClientID, string(b.Status), b.FastTrackID, b.ServiceDate,
 		flight, names, b.PartnerReference, db.NullTime(b.ConfirmBefore), history, code, payload, from, until,
 		db.Time(b.CreatedAt), db.Time(b.UpdatedAt), passengerData, db.NullTime(b.PersonalDataRemovedAt),
-		b.Livemode}, nil
+		b.Livemode, commerce}, nil
 }
 
 // passArgs returns the pass columns of p: NULL for no pass.
@@ -81,16 +85,20 @@ func nextBooking(before *skygate.Booking, t skygate.Trigger, now time.Time, appl
 
 // TransitionArgs returns the arguments of a transition's write of after: status,
 // confirm_before, status_history, pass_code, pass_payload, pass_valid_from,
-// pass_valid_until, updated_at, then account_id, id and the status of before, which
-// the write must match (a compare-and-swap).
+// pass_valid_until, updated_at, commerce, then account_id, id and the status of
+// before, which the write must match (a compare-and-swap).
 func TransitionArgs(db *DB, before, after *skygate.Booking) ([]any, error) {
 	history, err := JSONText(after.StatusHistory)
 	if err != nil {
 		return nil, err
 	}
 	code, payload, from, until := passArgs(db, after.Pass)
+	commerce, err := commerceArg(after)
+	if err != nil {
+		return nil, err
+	}
 	return []any{string(after.Status), db.NullTime(after.ConfirmBefore), history, code, payload, from, until,
-		db.Time(after.UpdatedAt), before.AccountID, before.ID, string(before.Status)}, nil
+		db.Time(after.UpdatedAt), commerce, before.AccountID, before.ID, string(before.Status)}, nil
 }
 
 // WriteTransitions writes, inside tx, which read them, the bookings before as after,

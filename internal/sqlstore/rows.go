@@ -81,8 +81,8 @@ func ScanAudit(row Scanner) (*skygate.AuditEvent, error) {
 // ScanBooking reads id, account_id, client_id, status, fast_track_id, service_date,
 // flight, passengers, partner_reference, confirm_before, status_history, pass_code,
 // pass_payload, pass_valid_from, pass_valid_until, created_at, updated_at,
-// passenger_data, personal_data_removed_at, livemode, opening the sealed passengers with
-// sealer.
+// passenger_data, personal_data_removed_at, livemode, commerce, opening the sealed
+// passengers with sealer.
 func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 	var (
 		b                    skygate.Booking
@@ -95,7 +95,7 @@ func ScanBooking(sealer skygate.Sealer, row Scanner) (*skygate.Booking, error) {
 		flightCol{&b.Flight}, passengersCol{&b.Passengers}, &b.PartnerReference, nullTimeCol{&b.ConfirmBefore},
 		historyCol{&b.StatusHistory}, &code, &payload, nullTimeCol{&validFrom}, nullTimeCol{&validUtil},
 		timeCol{&b.CreatedAt}, timeCol{&b.UpdatedAt}, &passengerData, nullTimeCol{&b.PersonalDataRemovedAt},
-		&b.Livemode)
+		&b.Livemode, commerceCol{&b})
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +133,12 @@ func NormaliseBooking(b *skygate.Booking) {
 	}
 	if b.Pass != nil {
 		b.Pass.ValidFrom, b.Pass.ValidUntil = UTC(b.Pass.ValidFrom), UTC(b.Pass.ValidUntil)
+	}
+	for i := range b.CancellationPolicy {
+		b.CancellationPolicy[i].Until = UTC(b.CancellationPolicy[i].Until)
+	}
+	if b.Slot != nil {
+		b.Slot.Start = UTC(b.Slot.Start)
 	}
 }
 

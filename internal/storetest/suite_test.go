@@ -38,6 +38,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Catalog", catalogTests},
 		{"Audit", auditTests},
 		{"Bookings", bookingTests},
+		{"BookingCommerce", bookingCommerceTests},
 		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},
 		{"WebhookOrdering", webhookOrderingTests},
