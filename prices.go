@@ -1,0 +1,64 @@
+package skygate
+
+import (
+	"context"
+	"time"
+)
+
+// FastTrackPrice is an account's price of one fast-track, per passenger type, in
+// integer minor units of Currency (ISO 4217). Child and Infant are resolved: the
+// admin API defaults them to Adult when not given.
+type FastTrackPrice struct {
+	FastTrackID string `json:"fast_track_id"`
+	Currency    string `json:"currency"`
+	Adult       int64  `json:"adult"`
+	Child       int64  `json:"child"`
+	Infant      int64  `json:"infant"`
+}
+
+// For returns the price of a passenger of type t ("" is an adult).
+func (p *FastTrackPrice) For(t PassengerType) int64 {
+	switch t {
+	case PassengerChild:
+		return p.Child
+	case PassengerInfant:
+		return p.Infant
+	default:
+		return p.Adult
+	}
+}
+
+// Total returns the price of passengers, in p's currency.
+func (p *FastTrackPrice) Total(passengers []Passenger) Money {
+	var sum int64
+	for _, x := range passengers {
+		sum += p.For(x.Type)
+	}
+	return Money{Amount: sum, Currency: p.Currency}
+}
+
+// PriceList is an account's prices of fast-tracks, ordered by FastTrackID. Version
+// increases with every change of the list (0 for an account that never had one), so
+// that responses showing prices can tell when they changed.
+type PriceList struct {
+	AccountID string           `json:"-"`
+	Prices    []FastTrackPrice `json:"data"`
+	Version   int64            `json:"-"`
+	UpdatedAt *time.Time       `json:"-"`
+}
+
+// PriceStore keeps every account's fast-track price list. An account "has a price
+// list" when it holds at least one price; then the money rules of bookings apply to
+// it (commerce.go).
+type PriceStore interface {
+	// SetFastTrackPrices replaces the account's whole price list with prices at now
+	// (an empty prices removes it) and commits audit's record (required) with it. An
+	// unknown account is CodeNotFound. It returns the list as stored.
+	SetFastTrackPrices(ctx context.Context, accountID string, prices []FastTrackPrice, now time.Time, audit *AuditEvent) (*PriceList, error)
+	// FastTrackPrices returns the account's price list (no prices and Version 0 when
+	// it never had one).
+	FastTrackPrices(ctx context.Context, accountID string) (*PriceList, error)
+	// FastTrackPrice returns the account's price of the fast-track, or CodeNotFound
+	// when it has none.
+	FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*FastTrackPrice, error)
+}
