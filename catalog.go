@@ -257,6 +257,9 @@ type Lounge struct {
 // (e.g. "PT24H"), same subset as StayPolicy.MaxDuration.
 type FastTrackPolicy struct {
 	BookingBeforeHours string `json:"booking_before_hours"`
+	// Cancellation is the fast-track's cancellation policy (CancellationRule), largest
+	// HoursBefore first.
+	Cancellation []CancellationRule `json:"cancellation"`
 }
 
 // FastTrack is a fast-track service in the response form. Beyond SPEC §2.4 it carries
@@ -273,6 +276,12 @@ type FastTrack struct {
 	IsActive            bool            `json:"is_active"`
 	RequiredBookingInfo []BookingInfo   `json:"required_booking_info"`
 	Policy              FastTrackPolicy `json:"policy"`
+	// CapacityPerSlot is how many passengers (infants not counted) the fast-track
+	// serves in one one-hour slot, unless an admin set another (BookingSlot).
+	CapacityPerSlot int `json:"capacity_per_slot"`
+	// Price is the calling account's adult price of the fast-track, nil when the
+	// account has none.
+	Price *Money `json:"price"`
 }
 
 // CatalogData is the stored form of the whole catalog: the JSON document in
@@ -366,4 +375,6 @@ type FastTrackRecord struct {
 	IsActive            bool            `json:"is_active"`
 	RequiredBookingInfo []BookingInfo   `json:"required_booking_info"`
 	Policy              FastTrackPolicy `json:"policy"`
+	// CapacityPerSlot: see FastTrack.
+	CapacityPerSlot int `json:"capacity_per_slot"`
 }
