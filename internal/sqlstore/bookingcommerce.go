@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"database/sql"
 	"time"
 
@@ -71,3 +72,19 @@ func (c commerceCol) Scan(src any) error {
 }
 
 var _ sql.Scanner = commerceCol{}
+
+// CompareSlots orders bookings by the slot they hold places in (fast-track, then
+// start; none first): the order in which a transaction locks slots.
+func CompareSlots(a, b *skygate.Booking) int {
+	if c := cmp.Compare(a.FastTrackID, b.FastTrackID); c != 0 {
+		return c
+	}
+	var sa, sb time.Time
+	if a.Slot != nil {
+		sa = a.Slot.Start
+	}
+	if b.Slot != nil {
+		sb = b.Slot.Start
+	}
+	return sa.Compare(sb)
+}
