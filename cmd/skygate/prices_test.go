@@ -146,3 +146,23 @@ func TestFastTrackPriceLists(t *testing.T) {
 		}
 	})
 }
+
+// TestDemoAccountHasPrices: a development server's demo account sees a price on every
+// fast-track, in the currency of its credit.
+func TestDemoAccountHasPrices(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	tok := s.mustToken(demoClient(t, s.stdout.String()), "")
+	_, body := s.get("/v2/catalog/fast-tracks?limit=500", tok, nil)
+	var page struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil || len(page.Data) == 0 {
+		t.Fatalf("demo fast-tracks: %v %.300s", err, body)
+	}
+	for _, item := range page.Data {
+		if p := fastTrackPrice(t, item); p == nil || p.Currency != "USD" || p.Amount < 2500 {
+			t.Fatalf("demo fast-track without a USD price: %.300s", item)
+		}
+	}
+}
