@@ -35,7 +35,9 @@ func ptr(n int64) *int64 { return &n }
 func TestSetPricesValidation(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ok := func() *pricing.PriceInput { return &pricing.PriceInput{FastTrackID: b.ft, Currency: "USD", Adult: 1000} }
+	ok := func() *pricing.PriceInput {
+		return &pricing.PriceInput{FastTrackID: b.ft, Currency: "USD", Adult: 1000}
+	}
 	for _, tc := range []struct {
 		name   string
 		items  []*pricing.PriceInput
