@@ -40,6 +40,8 @@ type Store interface {
 	CatalogStore
 	AuditStore
 	BookingStore
+	PriceStore
+	CapacityStore
 	WebhookStore
 	EventFeedStore
 	ESIMStore
