@@ -111,3 +111,12 @@ func openingHours(intervals [][2]int, day time.Weekday) string {
 
 // clock formats minutes after local midnight as HH:MM (24:00 for the end of the day).
 func clock(minutes int) string { return fmt.Sprintf("%02d:%02d", minutes/60, minutes%60) }
+
+// slotFull is the store's CodeSlotFull of b (cause) told in the hub's local time.
+func (s *Service) slotFull(b *skygate.Booking, cause error) error {
+	loc := s.zone(b.FastTrackID)
+	start := b.Slot.Start.In(loc)
+	return &skygate.Error{Code: skygate.CodeSlotFull, Err: cause, Message: fmt.Sprintf(
+		"the slot %s-%s on %s (%s) has fewer than %d places left; GET /v2/catalog/fast-tracks/%s/availability?date=%s lists the free ones",
+		start.Format("15:04"), start.Add(time.Hour).Format("15:04"), start.Format(time.DateOnly), loc, b.Slot.Places, b.FastTrackID, b.ServiceDate)}
+}

@@ -138,3 +138,24 @@ func TestCreateUnscheduled(t *testing.T) {
 		t.Errorf("pass valid %s to %s", p.ValidFrom, p.ValidUntil)
 	}
 }
+
+// TestCreateSlotFull: ftLondon's slots hold 3 places; a booking that does not fit is
+// SlotFull, told in local time, and infants still fit.
+func TestCreateSlotFull(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	three := func(r map[string]any) {
+		r["passengers"] = []any{}
+		for range 3 {
+			r["passengers"] = append(r["passengers"].([]any), map[string]any{"first_name": "A", "last_name": "B"})
+		}
+	}
+	b.MustCreate(t, scheduled(ftLondon, "2025-06-04T09:00", three))
+	_, _, err := b.create(t, b.other, "c", "full", mustJSON(t, scheduled(ftLondon, "2025-06-04T09:59")))
+	storetest.WantCode(t, err, skygate.CodeSlotFull)
+	if msg := skygate.ErrorMessage(err); !strings.Contains(msg, "09:00-10:00 on 2025-06-04 (Europe/London)") {
+		t.Errorf("message %q does not name the local slot", msg)
+	}
+	b.MustCreate(t, scheduled(ftLondon, "2025-06-04T10:00")) // the next slot
+	b.MustCreate(t, scheduled(ftLondon, "2025-06-04T09:30", func(r map[string]any) { passenger(r)["type"] = "infant" }))
+}
