@@ -25,7 +25,7 @@ var (
 	ftNothing  = "44444444-4444-4444-8444-444444444444" // requires nothing
 	ftNotice   = "55555555-5555-4555-8555-555555555555" // Name only, 24 hours' notice, hub at UTC+5
 	// ftLondon: Name only, 24 hours' notice, hub in Europe/London, open 06:00-21:00 but
-	// closed on Tuesdays, 3 places a slot.
+	// closed on Tuesdays and open all day on Sundays, 3 places a slot.
 	ftLondon = "66666666-6666-4666-8666-666666666666"
 )
 
@@ -93,6 +93,8 @@ func (fastTracks) FastTrackOpenHours(id string, day time.Weekday) ([][2]int, boo
 		return [][2]int{{0, 1440}}, ok
 	case day == time.Tuesday:
 		return nil, true
+	case day == time.Sunday:
+		return [][2]int{{0, 1440}}, true
 	}
 	return [][2]int{{360, 1260}}, true
 }

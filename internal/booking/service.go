@@ -44,6 +44,9 @@ type FastTracks interface {
 type Config struct {
 	Store      skygate.BookingStore
 	FastTracks FastTracks
+	// Slots reads the capacity slots for Availability; Store when nil and Store
+	// implements it.
+	Slots skygate.SlotStore
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
 	// ConfirmWindow defaults to DefaultConfirmWindow.
@@ -58,6 +61,7 @@ type Config struct {
 type Service struct {
 	store      skygate.BookingStore
 	fastTracks FastTracks
+	slots      skygate.SlotStore
 	now        skygate.Clock
 	window     time.Duration
 	retention  time.Duration
@@ -68,8 +72,11 @@ type Service struct {
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow,
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, slots: cfg.Slots, now: cfg.Clock, window: cfg.ConfirmWindow,
 		retention: cfg.PassengerDataRetention, wake: make(chan struct{}, 1)}
+	if s.slots == nil {
+		s.slots, _ = cfg.Store.(skygate.SlotStore)
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
