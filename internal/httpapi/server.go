@@ -40,6 +40,8 @@ type Deps struct {
 	Applications *oauth.ApplicationCache
 	// Bookings is the fast-track booking service.
 	Bookings *booking.Service
+	// Prices gives the availability the account's prices; nil leaves them null.
+	Prices skygate.PriceStore
 	// Webhooks manages the account's webhook subscription.
 	Webhooks *webhook.Service
 	// ESIM is the eSIM service.
