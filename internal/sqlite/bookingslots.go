@@ -56,8 +56,12 @@ func (s *Store) returnSlot(ctx context.Context, tx *sqlstore.Tx, before, after *
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("booking %s: its slot's usage row is missing (%d rows, %v)", before.ID, n, err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("booking %s: its slot's usage row is missing", before.ID)
 	}
 	return nil
 }
@@ -68,7 +72,7 @@ func (s *Store) SlotUsage(ctx context.Context, fastTrackID string, from, to time
 	if err != nil {
 		return nil, s.db.Interpret(sqlstore.Outcome{Op: "slot usage"}, err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // rows.Err reports what matters
 	out := map[time.Time]int{}
 	for rows.Next() {
 		var start int64
