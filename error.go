@@ -28,6 +28,9 @@ const (
 	CodeWebhookExists             = "WebhookExists"
 	CodePoolExhausted             = "PoolExhausted"
 	CodeInsufficientFunds         = "InsufficientFunds"
+	// CodeSlotFull is a booking whose passengers do not fit in what is left of its
+	// fast-track's capacity slot (409).
+	CodeSlotFull = "SlotFull"
 	// CodeCursorExpired is an events API cursor older than the event retention (410).
 	CodeCursorExpired = "CursorExpired"
 	CodeUnavailable   = "Unavailable"

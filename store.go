@@ -42,6 +42,7 @@ type Store interface {
 	BookingStore
 	PriceStore
 	CapacityStore
+	SlotStore
 	WebhookStore
 	EventFeedStore
 	ESIMStore

@@ -47,6 +47,7 @@ var partnerPaths = []string{
 	"/v2/catalog/esim/packages/{packageID}",
 	"/v2/catalog/fast-tracks",
 	"/v2/catalog/fast-tracks/{id}",
+	"/v2/catalog/fast-tracks/{id}/availability",
 	"/v2/catalog/lounges",
 	"/v2/catalog/lounges/{id}",
 	"/v2/sandbox/booking/fast-tracks/{bookingID}/simulate",

@@ -516,6 +516,27 @@ func (e PassStatus) Valid() bool {
 	}
 }
 
+// Defines values for PassengerType.
+const (
+	PassengerTypeAdult  PassengerType = "adult"
+	PassengerTypeChild  PassengerType = "child"
+	PassengerTypeInfant PassengerType = "infant"
+)
+
+// Valid indicates whether the value is a known member of the PassengerType enum.
+func (e PassengerType) Valid() bool {
+	switch e {
+	case PassengerTypeAdult:
+		return true
+	case PassengerTypeChild:
+		return true
+	case PassengerTypeInfant:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemBookingStatus.
 const (
 	ProblemBookingStatusCanceled  ProblemBookingStatus = "Canceled"
@@ -565,6 +586,7 @@ const (
 	ProblemCodePayloadTooLarge           ProblemCode = "PayloadTooLarge"
 	ProblemCodePoolExhausted             ProblemCode = "PoolExhausted"
 	ProblemCodeRateLimited               ProblemCode = "RateLimited"
+	ProblemCodeSlotFull                  ProblemCode = "SlotFull"
 	ProblemCodeUnauthorized              ProblemCode = "Unauthorized"
 	ProblemCodeUnavailable               ProblemCode = "Unavailable"
 	ProblemCodeUnsupportedMediaType      ProblemCode = "UnsupportedMediaType"
@@ -608,6 +630,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodePoolExhausted:
 		return true
 	case ProblemCodeRateLimited:
+		return true
+	case ProblemCodeSlotFull:
 		return true
 	case ProblemCodeUnauthorized:
 		return true
@@ -696,6 +720,27 @@ func (e WebhookBookingFlightDirection) Valid() bool {
 	case WebhookBookingFlightDirectionArrival:
 		return true
 	case WebhookBookingFlightDirectionDeparture:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookBookingPassengersType.
+const (
+	WebhookBookingPassengersTypeAdult  WebhookBookingPassengersType = "adult"
+	WebhookBookingPassengersTypeChild  WebhookBookingPassengersType = "child"
+	WebhookBookingPassengersTypeInfant WebhookBookingPassengersType = "infant"
+)
+
+// Valid indicates whether the value is a known member of the WebhookBookingPassengersType enum.
+func (e WebhookBookingPassengersType) Valid() bool {
+	switch e {
+	case WebhookBookingPassengersTypeAdult:
+		return true
+	case WebhookBookingPassengersTypeChild:
+		return true
+	case WebhookBookingPassengersTypeInfant:
 		return true
 	default:
 		return false
@@ -838,6 +883,12 @@ type BusinessHours struct {
 
 // BusinessHoursTimesType defines model for BusinessHours.Times.Type.
 type BusinessHoursTimesType string
+
+// CancellationRule defines model for CancellationRule.
+type CancellationRule struct {
+	HoursBefore   int `json:"hours_before"`
+	RefundPercent int `json:"refund_percent"`
+}
 
 // Coordinates WGS 84 decimal degrees.
 type Coordinates struct {
@@ -1113,16 +1164,22 @@ type EventPage struct {
 
 // FastTrack SPEC fields plus `name` (localized, matched by the name filter) and `terminal`.
 type FastTrack struct {
-	AirsideZone   AirsideZone        `json:"airside_zone"`
-	BusinessHours []BusinessHours    `json:"business_hours"`
-	Hub           Hub                `json:"hub"`
-	Id            openapi_types.UUID `json:"id"`
-	IsActive      bool               `json:"is_active"`
-	Location      Location           `json:"location"`
-	Name          string             `json:"name"`
-	Policy        struct {
-		// BookingBeforeHours ISO 8601 duration, e.g. PT24H: the minimum notice. A booking must be created at least this long before its service day starts at the airport (00:00 in the hub's time zone); an earlier `service_date` is `422 ValidationFailed` on `service_date`, naming the earliest date that can be booked now.
+	AirsideZone   AirsideZone     `json:"airside_zone"`
+	BusinessHours []BusinessHours `json:"business_hours"`
+
+	// CapacityPerSlot How many passengers (infants not counted) the fast-track serves in one one-hour slot, as the catalog gives it; an admin may set another, which the availability shows. The airport's: shared by every account.
+	CapacityPerSlot int                `json:"capacity_per_slot"`
+	Hub             Hub                `json:"hub"`
+	Id              openapi_types.UUID `json:"id"`
+	IsActive        bool               `json:"is_active"`
+	Location        Location           `json:"location"`
+	Name            string             `json:"name"`
+	Policy          struct {
+		// BookingBeforeHours ISO 8601 duration, e.g. PT24H: the minimum notice. Without `flight.scheduled_at`, a booking must be created at least this long before its service day starts at the airport (00:00 in the hub's time zone); an earlier `service_date` is `422 ValidationFailed` on `service_date`, naming the earliest date that can be booked now. With `flight.scheduled_at`, the notice counts back from the scheduled time instead (`422` on `flight.scheduled_at`, naming the earliest bookable local time).
 		BookingBeforeHours string `json:"booking_before_hours"`
+
+		// Cancellation The cancellation policy, tiers by `hours_before`, largest first: a cancellation at least `hours_before` hours before the flight's scheduled time gets `refund_percent` of the price back; later than the last tier, or once the pass is used, nothing. `[]` when the fast-track has none.
+		Cancellation []CancellationRule `json:"cancellation"`
 	} `json:"policy"`
 
 	// Price The calling account's adult price of the fast-track, from the account's
@@ -1133,12 +1190,47 @@ type FastTrack struct {
 	Terminal            string        `json:"terminal"`
 }
 
+// FastTrackAvailability defines model for FastTrackAvailability.
+type FastTrackAvailability struct {
+	// Date The local date at the hub.
+	Date        openapi_types.Date `json:"date"`
+	FastTrackId openapi_types.UUID `json:"fast_track_id"`
+	Slots       []struct {
+		Capacity int `json:"capacity"`
+
+		// End Local time it ends, `HH:MM`, an hour later (`24:00` for the day's last).
+		End string `json:"end"`
+
+		// Price The calling account's adult price of the fast-track; null without one.
+		Price     *Money `json:"price"`
+		Remaining int    `json:"remaining"`
+
+		// Start Local time the slot starts, `HH:MM`.
+		Start string `json:"start"`
+	} `json:"slots"`
+
+	// TimeZone The hub's IANA time zone, e.g. `Asia/Tashkent`, in which `date` and the slots' times are.
+	TimeZone string `json:"time_zone"`
+}
+
 // Flight defines model for Flight.
 type Flight struct {
 	Direction FlightDirection `json:"direction"`
 
 	// Number IATA designator, e.g. HY601; required when the fast-track requires FlightNumber; "" in responses when not sent.
 	Number *string `json:"number,omitempty"`
+
+	// ScheduledAt The flight's scheduled time, local to the fast-track's hub (its `hub.timezone`),
+	// `YYYY-MM-DDTHH:MM`: a local time that exists there, on the `service_date`.
+	// Optional (omitted in responses when not sent). When sent, the fast-track's
+	// `policy.booking_before_hours` counts back from it (`422` naming the earliest
+	// bookable local time), it must fall within the fast-track's `business_hours` of that
+	// weekday (`422` naming them, or that it is closed), the booking takes its
+	// passengers' places in the one-hour slot containing it (`409 SlotFull`), and the
+	// pass is valid around it: for a departure from 4 hours before it until it, for
+	// an arrival from 1 hour before it until 3 hours after it. Without it the pass is
+	// valid from 00:00 of the service day until 06:00 of the next, local time.
+	ScheduledAt *string `json:"scheduled_at,omitempty"`
 }
 
 // FlightDirection defines model for Flight.Direction.
@@ -1402,7 +1494,13 @@ type Passenger struct {
 
 	// Phone E.164.
 	Phone *string `json:"phone,omitempty"`
+
+	// Type Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. An infant takes no place in a slot.
+	Type *PassengerType `json:"type,omitempty"`
 }
+
+// PassengerType Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. An infant takes no place in a slot.
+type PassengerType string
 
 // Problem RFC 9457 problem details.
 type Problem struct {
@@ -1504,6 +1602,9 @@ type WebhookBooking struct {
 
 		// Number IATA designator; "" when not sent.
 		Number string `json:"number"`
+
+		// ScheduledAt The scheduled local time at the hub; omitted when not sent.
+		ScheduledAt *string `json:"scheduled_at,omitempty"`
 	} `json:"flight"`
 	Id               openapi_types.UUID `json:"id"`
 	PartnerReference string             `json:"partner_reference"`
@@ -1512,6 +1613,9 @@ type WebhookBooking struct {
 	Passengers []struct {
 		FirstName string `json:"first_name"`
 		LastName  string `json:"last_name"`
+
+		// Type The fare type; omitted for a booking made before types existed.
+		Type *WebhookBookingPassengersType `json:"type,omitempty"`
 	} `json:"passengers"`
 
 	// PersonalDataRemovedAt When the passengers' personal data was removed after the retention; null while it is kept.
@@ -1529,6 +1633,9 @@ type WebhookBooking struct {
 
 // WebhookBookingFlightDirection defines model for WebhookBooking.Flight.Direction.
 type WebhookBookingFlightDirection string
+
+// WebhookBookingPassengersType The fare type; omitted for a booking made before types existed.
+type WebhookBookingPassengersType string
 
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
@@ -2355,6 +2462,18 @@ type GetFastTrackParams struct {
 
 	// IfModifiedSince HTTP-date; an invalid date is ignored.
 	IfModifiedSince *IfModifiedSince `json:"If-Modified-Since,omitempty"`
+
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// GetFastTrackAvailabilityParams defines parameters for GetFastTrackAvailability.
+type GetFastTrackAvailabilityParams struct {
+	// Date The local date at the hub, `YYYY-MM-DD`, from yesterday to 366 days after today there; anything else (or none) is `400` naming `date`.
+	Date openapi_types.Date `form:"date" json:"date"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
@@ -3593,7 +3712,11 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`).
+	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+	// contains that local time, and `409 SlotFull` when the slot has fewer places left
+	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+	// when the booking expires or is canceled before it is used.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3618,7 +3741,11 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`).
+	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+	// contains that local time, and `409 SlotFull` when the slot has fewer places left
+	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+	// when the booking expires or is canceled before it is used.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3772,6 +3899,22 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/catalog/fast-tracks/{id} (the `GetFastTrack` operationId).
 	GetFastTrack(ctx context.Context, id openapi_types.UUID, params *GetFastTrackParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFastTrackAvailability A fast-track's places left per hour of a day
+	//
+	// One slot per local hour at the hub that overlaps the fast-track's opening hours of
+	// `date`'s weekday, in time order: an hour the clocks skip is left out and an hour
+	// they repeat is listed once (a booking of that local time takes that slot).
+	// `capacity` is the airport's per slot (an admin's setting, else the catalog's
+	// `capacity_per_slot`), shared by every partner; `remaining` is what bookings have
+	// not taken (never below 0): a booking with `flight.scheduled_at` takes one place
+	// per passenger (infants none) in the slot containing that time, and gives them back
+	// when it expires or is canceled before it is used. `price` is the calling account's
+	// adult price, or null without one. A closed day has `slots: []`. Never cached:
+	// every booking changes it.
+	//
+	// Corresponds with GET /v2/catalog/fast-tracks/{id}/availability (the `GetFastTrackAvailability` operationId).
+	GetFastTrackAvailability(ctx context.Context, id openapi_types.UUID, params *GetFastTrackAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListLounges List business lounges
 	//
@@ -4843,7 +4986,11 @@ func (c *Client) ListFastTrackBookings(ctx context.Context, params *ListFastTrac
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`).
+// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+// contains that local time, and `409 SlotFull` when the slot has fewer places left
+// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+// when the booking expires or is canceled before it is used.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4878,7 +5025,11 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`).
+// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+// contains that local time, and `409 SlotFull` when the slot has fewer places left
+// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+// when the booking expires or is canceled before it is used.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5213,6 +5364,32 @@ func (c *Client) ListFastTracks(ctx context.Context, params *ListFastTracksParam
 // Corresponds with GET /v2/catalog/fast-tracks/{id} (the `GetFastTrack` operationId).
 func (c *Client) GetFastTrack(ctx context.Context, id openapi_types.UUID, params *GetFastTrackParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetFastTrackRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFastTrackAvailability A fast-track's places left per hour of a day
+//
+// One slot per local hour at the hub that overlaps the fast-track's opening hours of
+// `date`'s weekday, in time order: an hour the clocks skip is left out and an hour
+// they repeat is listed once (a booking of that local time takes that slot).
+// `capacity` is the airport's per slot (an admin's setting, else the catalog's
+// `capacity_per_slot`), shared by every partner; `remaining` is what bookings have
+// not taken (never below 0): a booking with `flight.scheduled_at` takes one place
+// per passenger (infants none) in the slot containing that time, and gives them back
+// when it expires or is canceled before it is used. `price` is the calling account's
+// adult price, or null without one. A closed day has `slots: []`. Never cached:
+// every booking changes it.
+//
+// Corresponds with GET /v2/catalog/fast-tracks/{id}/availability (the `GetFastTrackAvailability` operationId).
+func (c *Client) GetFastTrackAvailability(ctx context.Context, id openapi_types.UUID, params *GetFastTrackAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFastTrackAvailabilityRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8334,6 +8511,89 @@ func NewGetFastTrackRequest(server string, id openapi_types.UUID, params *GetFas
 	return req, nil
 }
 
+// NewGetFastTrackAvailabilityRequest constructs an http.Request for the GetFastTrackAvailability method
+func NewGetFastTrackAvailabilityRequest(server string, id openapi_types.UUID, params *GetFastTrackAvailabilityParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/catalog/fast-tracks/%s/availability", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListLoungesRequest constructs an http.Request for the ListLounges method
 func NewListLoungesRequest(server string, params *ListLoungesParams) (*http.Request, error) {
 	var err error
@@ -9577,7 +9837,11 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`).
+	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+	// contains that local time, and `409 SlotFull` when the slot has fewer places left
+	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+	// when the booking expires or is canceled before it is used.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9602,7 +9866,11 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`).
+	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+	// contains that local time, and `409 SlotFull` when the slot has fewer places left
+	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+	// when the booking expires or is canceled before it is used.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9784,6 +10052,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/catalog/fast-tracks/{id} (the `GetFastTrack` operationId).
 	GetFastTrackWithResponse(ctx context.Context, id openapi_types.UUID, params *GetFastTrackParams, reqEditors ...RequestEditorFn) (*GetFastTrackResponse, error)
+
+	// GetFastTrackAvailabilityWithResponse A fast-track's places left per hour of a day
+	//
+	// One slot per local hour at the hub that overlaps the fast-track's opening hours of
+	// `date`'s weekday, in time order: an hour the clocks skip is left out and an hour
+	// they repeat is listed once (a booking of that local time takes that slot).
+	// `capacity` is the airport's per slot (an admin's setting, else the catalog's
+	// `capacity_per_slot`), shared by every partner; `remaining` is what bookings have
+	// not taken (never below 0): a booking with `flight.scheduled_at` takes one place
+	// per passenger (infants none) in the slot containing that time, and gives them back
+	// when it expires or is canceled before it is used. `price` is the calling account's
+	// adult price, or null without one. A closed day has `slots: []`. Never cached:
+	// every booking changes it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/catalog/fast-tracks/{id}/availability (the `GetFastTrackAvailability` operationId).
+	GetFastTrackAvailabilityWithResponse(ctx context.Context, id openapi_types.UUID, params *GetFastTrackAvailabilityParams, reqEditors ...RequestEditorFn) (*GetFastTrackAvailabilityResponse, error)
 
 	// ListLoungesWithResponse List business lounges
 	//
@@ -17187,6 +17473,203 @@ func (r GetFastTrackResponse) ContentType() string {
 	return ""
 }
 
+// GetFastTrackAvailabilityResponse200Headers the declared response headers of an HTTP 200 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse200Headers struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse400Headers the declared response headers of an HTTP 400 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse400Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse404Headers the declared response headers of an HTTP 404 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse404Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse429Headers the declared response headers of an HTTP 429 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse500Headers the declared response headers of an HTTP 500 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackAvailabilityResponse503Headers the declared response headers of an HTTP 503 response for GetFastTrackAvailability
+type GetFastTrackAvailabilityResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type GetFastTrackAvailabilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FastTrackAvailability
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFastTrackAvailabilityResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetFastTrackAvailabilityResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetFastTrackAvailabilityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetFastTrackAvailabilityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetFastTrackAvailabilityResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFastTrackAvailabilityResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFastTrackAvailabilityResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFastTrackAvailabilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFastTrackAvailabilityResponse) GetJSON200() *FastTrackAvailability {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetFastTrackAvailabilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFastTrackAvailabilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFastTrackAvailabilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFastTrackAvailabilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFastTrackAvailabilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListLoungesResponse200Headers the declared response headers of an HTTP 200 response for ListLounges
 type ListLoungesResponse200Headers struct {
 	CacheControl       *string
@@ -19426,7 +19909,11 @@ func (c *ClientWithResponses) ListFastTrackBookingsWithResponse(ctx context.Cont
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`).
+// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+// contains that local time, and `409 SlotFull` when the slot has fewer places left
+// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+// when the booking expires or is canceled before it is used.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19457,7 +19944,11 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithBodyWithResponse(ctx con
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`).
+// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// takes one place per passenger (infants none) in the fast-track's one-hour slot that
+// contains that local time, and `409 SlotFull` when the slot has fewer places left
+// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
+// when the booking expires or is canceled before it is used.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19752,6 +20243,30 @@ func (c *ClientWithResponses) GetFastTrackWithResponse(ctx context.Context, id o
 		return nil, err
 	}
 	return ParseGetFastTrackResponse(rsp)
+}
+
+// GetFastTrackAvailabilityWithResponse A fast-track's places left per hour of a day
+//
+// One slot per local hour at the hub that overlaps the fast-track's opening hours of
+// `date`'s weekday, in time order: an hour the clocks skip is left out and an hour
+// they repeat is listed once (a booking of that local time takes that slot).
+// `capacity` is the airport's per slot (an admin's setting, else the catalog's
+// `capacity_per_slot`), shared by every partner; `remaining` is what bookings have
+// not taken (never below 0): a booking with `flight.scheduled_at` takes one place
+// per passenger (infants none) in the slot containing that time, and gives them back
+// when it expires or is canceled before it is used. `price` is the calling account's
+// adult price, or null without one. A closed day has `slots: []`. Never cached:
+// every booking changes it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/catalog/fast-tracks/{id}/availability (the `GetFastTrackAvailability` operationId).
+func (c *ClientWithResponses) GetFastTrackAvailabilityWithResponse(ctx context.Context, id openapi_types.UUID, params *GetFastTrackAvailabilityParams, reqEditors ...RequestEditorFn) (*GetFastTrackAvailabilityResponse, error) {
+	rsp, err := c.GetFastTrackAvailability(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFastTrackAvailabilityResponse(rsp)
 }
 
 // ListLoungesWithResponse List business lounges
@@ -38871,6 +39386,521 @@ func ParseGetFastTrackResponse(rsp *http.Response) (*GetFastTrackResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFastTrackResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFastTrackAvailabilityResponse parses an HTTP response from a GetFastTrackAvailabilityWithResponse call
+func ParseGetFastTrackAvailabilityResponse(rsp *http.Response) (*GetFastTrackAvailabilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFastTrackAvailabilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FastTrackAvailability
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFastTrackAvailabilityResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetFastTrackAvailabilityResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetFastTrackAvailabilityResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetFastTrackAvailabilityResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetFastTrackAvailabilityResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetFastTrackAvailabilityResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFastTrackAvailabilityResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFastTrackAvailabilityResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

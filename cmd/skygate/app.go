@@ -156,6 +156,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	tokens := oauth.NewTokenHandler(log, oauth.NewClientCredentialsGrant(clients, a.issuer), a.login.grant)
 	tokens.Transient = transient(cfg)
 	clientEndpoint := &oauth.ClientEndpoint{Clients: clients, Verifier: a.verifier, Log: log, Transient: transient(cfg)}
+	// Prices come with the store that keeps price lists; without, availability has none.
 	a.server = httpapi.NewServer(httpapi.Deps{
 		Identity:           a.identity,
 		Directory:          a.db,

@@ -43,7 +43,10 @@ var isolationParams = map[string]func(t *isoTenant) string{
 var tenantPrefixes = []string{"/v2/b2b/", "/api/v1/b2b/", "/v2/sandbox/", "/v2/catalog/esim/"}
 
 // sharedRoutes name objects that every account may read: the airport catalog.
-var sharedRoutes = []string{"GET /v2/catalog/lounges/{id}", "GET /v2/catalog/fast-tracks/{id}"}
+// The availability is the airport's too; only its price is the account's, read by the
+// caller's account alone (httpapi.getAvailability).
+var sharedRoutes = []string{"GET /v2/catalog/lounges/{id}", "GET /v2/catalog/fast-tracks/{id}",
+	"GET /v2/catalog/fast-tracks/{id}/availability"}
 
 // isolationBodies are the request bodies of POST routes, by the last path segment, so
 // that the only thing wrong with a request is whose object it names. ids are the

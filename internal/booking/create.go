@@ -73,6 +73,9 @@ func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Boo
 		return nil, false, err
 	}
 	stored, err := s.store.CreateBooking(ctx, rec, b, events)
+	if skygate.IsCode(err, skygate.CodeSlotFull) {
+		return nil, false, s.slotFull(b, err)
+	}
 	if err != nil {
 		return nil, false, err
 	}

@@ -25,7 +25,7 @@ func TestCreate(t *testing.T) {
 	if string(mustJSON(t, got)) != string(mustJSON(t, created)) {
 		t.Fatalf("answer\n %s\nis not the stored booking\n %s", mustJSON(t, created), mustJSON(t, got))
 	}
-	want := skygate.Passenger{FirstName: "Ada", LastName: "Lovelace", DateOfBirth: "1990-12-10",
+	want := skygate.Passenger{FirstName: "Ada", LastName: "Lovelace", Type: skygate.PassengerAdult, DateOfBirth: "1990-12-10",
 		PassportNumber: "FA1234567", Nationality: "UZ", Email: "ada@example.com", Phone: "+998901234567"}
 	if got.Status != skygate.BookingPending || got.ClientID != "client-1" || got.AccountID != b.account ||
 		got.ConfirmBefore != nil || got.Pass != nil || !reflect.DeepEqual(got.Passengers, []skygate.Passenger{want}) ||

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	_ "time/tzdata" // Europe/London on hosts without a zoneinfo database
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/booking"
@@ -23,7 +24,21 @@ var (
 	ftInactive = "33333333-3333-4333-8333-333333333333"
 	ftNothing  = "44444444-4444-4444-8444-444444444444" // requires nothing
 	ftNotice   = "55555555-5555-4555-8555-555555555555" // Name only, 24 hours' notice, hub at UTC+5
+	// ftLondon: Name only, 24 hours' notice, hub in Europe/London, open 06:00-21:00 but
+	// closed on Tuesdays and open all day on Sundays, 3 places a slot.
+	ftLondon = "66666666-6666-4666-8666-666666666666"
 )
+
+// london is ftLondon's zone, which has summer time.
+var london = mustLoad("Europe/London")
+
+func mustLoad(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
 
 // hubZone is the zone of ftAll's hub (Tashkent, without tzdata).
 var hubZone = time.FixedZone("UTC+5", 5*3600)
@@ -39,7 +54,7 @@ func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {
 			infos[i] = string(v)
 		}
 		return append(infos, "SomethingNew"), true, true
-	case ftName, ftNotice:
+	case ftName, ftNotice, ftLondon:
 		return []string{string(skygate.InfoName)}, true, true
 	case ftInactive:
 		return []string{string(skygate.InfoName)}, false, true
@@ -50,14 +65,43 @@ func (fastTracks) FastTrackInfo(id string) ([]string, bool, bool) {
 }
 
 func (fastTracks) FastTrackZone(id string) (*time.Location, bool) {
-	if id == ftAll || id == ftNotice {
+	switch id {
+	case ftAll, ftNotice:
 		return hubZone, true
+	case ftLondon:
+		return london, true
 	}
 	return nil, false
 }
 
 func (fastTracks) FastTrackNotice(id string) (time.Duration, bool) {
-	return 24 * time.Hour, id == ftNotice
+	return 24 * time.Hour, id == ftNotice || id == ftLondon
+}
+
+func (fastTracks) FastTrackCapacity(id string) (int, bool) {
+	if id == ftLondon {
+		return 3, true
+	}
+	_, _, ok := fastTracks{}.FastTrackInfo(id)
+	return 1000, ok
+}
+
+func (fastTracks) FastTrackOpenHours(id string, day time.Weekday) ([][2]int, bool) {
+	switch {
+	case id != ftLondon:
+		_, _, ok := fastTracks{}.FastTrackInfo(id)
+		return [][2]int{{0, 1440}}, ok
+	case day == time.Tuesday:
+		return nil, true
+	case day == time.Sunday:
+		return [][2]int{{0, 1440}}, true
+	}
+	return [][2]int{{360, 1260}}, true
+}
+
+func (fastTracks) FastTrackCancellation(id string) ([]skygate.CancellationRule, bool) {
+	_, _, ok := fastTracks{}.FastTrackInfo(id)
+	return []skygate.CancellationRule{{HoursBefore: 24, RefundPercent: 100}, {HoursBefore: 2, RefundPercent: 50}}, ok
 }
 
 // clock is a settable skygate.Clock.

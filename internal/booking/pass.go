@@ -32,19 +32,36 @@ func newCode() string {
 	return string(b[:])
 }
 
-// newPass returns the pass of a booking for serviceDate (YYYY-MM-DD) at an airport in
-// loc: valid from 00:00 of that day until 00:00 of the next day plus ValidityGrace,
-// local time.
-func newPass(bookingID, serviceDate string, loc *time.Location) (*skygate.Pass, error) {
-	day, err := time.ParseInLocation(time.DateOnly, serviceDate, loc)
+// Pass validity around a flight's scheduled time (skygate.Flight.ScheduledAt): a
+// departing passenger passes the fast-track in the hours before the flight, an
+// arriving one from shortly before landing until well after it.
+const (
+	departureOpensBefore = 4 * time.Hour
+	arrivalOpensBefore   = time.Hour
+	arrivalClosesAfter   = 3 * time.Hour
+)
+
+// newPass returns the pass of b at an airport in loc. With a scheduled time it is
+// valid, for a departure, from 4 hours before it until it and, for an arrival, from 1
+// hour before it until 3 hours after it; without one, from 00:00 of the service day
+// until 00:00 of the next day plus ValidityGrace, local time.
+func newPass(b *skygate.Booking, loc *time.Location) (*skygate.Pass, error) {
+	day, err := time.ParseInLocation(time.DateOnly, b.ServiceDate, loc)
 	if err != nil {
-		return nil, fmt.Errorf("booking %s: service date %q: %w", bookingID, serviceDate, err)
+		return nil, fmt.Errorf("booking %s: service date %q: %w", b.ID, b.ServiceDate, err)
+	}
+	from, until := day, day.AddDate(0, 0, 1).Add(ValidityGrace)
+	if at, ok := scheduledInstant(b.Flight.ScheduledAt, loc); ok {
+		from, until = at.Add(-departureOpensBefore), at
+		if b.Flight.Direction == skygate.FlightArrival {
+			from, until = at.Add(-arrivalOpensBefore), at.Add(arrivalClosesAfter)
+		}
 	}
 	code := newCode()
 	return &skygate.Pass{
 		Code:       code,
-		Payload:    PayloadPrefix + bookingID + ":" + code,
-		ValidFrom:  day.UTC(),
-		ValidUntil: day.AddDate(0, 0, 1).Add(ValidityGrace).UTC(),
+		Payload:    PayloadPrefix + b.ID + ":" + code,
+		ValidFrom:  from.UTC(),
+		ValidUntil: until.UTC(),
 	}, nil
 }

@@ -27,12 +27,26 @@ type FastTracks interface {
 	// its service day starts at the airport (00:00 in the hub's zone). When ok is
 	// false, a booking may be made up to the service day.
 	FastTrackNotice(id string) (notice time.Duration, ok bool)
+	// FastTrackCapacity returns the fast-track's capacity per one-hour slot as the
+	// catalog gives it (the store applies an admin's override); ok is false for an
+	// unknown id.
+	FastTrackCapacity(id string) (capacity int, ok bool)
+	// FastTrackOpenHours returns the fast-track's opening intervals on a weekday at
+	// the hub, in minutes after local midnight ([start, end), ascending; none when it
+	// is closed that day); ok is false for an unknown id.
+	FastTrackOpenHours(id string, day time.Weekday) (intervals [][2]int, ok bool)
+	// FastTrackCancellation returns the fast-track's cancellation policy, largest
+	// HoursBefore first; ok is false for an unknown id.
+	FastTrackCancellation(id string) (rules []skygate.CancellationRule, ok bool)
 }
 
 // Config is what a Service needs. Store and FastTracks are required.
 type Config struct {
 	Store      skygate.BookingStore
 	FastTracks FastTracks
+	// Slots reads the capacity slots for Availability; Store when nil and Store
+	// implements it.
+	Slots skygate.SlotStore
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
 	// ConfirmWindow defaults to DefaultConfirmWindow.
@@ -47,6 +61,7 @@ type Config struct {
 type Service struct {
 	store      skygate.BookingStore
 	fastTracks FastTracks
+	slots      skygate.SlotStore
 	now        skygate.Clock
 	window     time.Duration
 	retention  time.Duration
@@ -57,8 +72,11 @@ type Service struct {
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, now: cfg.Clock, window: cfg.ConfirmWindow,
+	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, slots: cfg.Slots, now: cfg.Clock, window: cfg.ConfirmWindow,
 		retention: cfg.PassengerDataRetention, wake: make(chan struct{}, 1)}
+	if s.slots == nil {
+		s.slots, _ = cfg.Store.(skygate.SlotStore)
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -186,7 +204,7 @@ func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error
 		return nil, e
 	}
 	if before.Status == skygate.BookingPending && after.Status == skygate.BookingIssued {
-		pass, err := newPass(after.ID, after.ServiceDate, s.zone(after.FastTrackID))
+		pass, err := newPass(after, s.zone(after.FastTrackID))
 		if err != nil {
 			return nil, err
 		}

@@ -48,6 +48,7 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 	b := &skygate.Booking{FastTrackID: r.FastTrackID, ServiceDate: r.ServiceDate, PartnerReference: r.PartnerReference}
 
 	required := map[skygate.BookingInfo]bool{}
+	known := false
 	if b.FastTrackID == "" {
 		v.fail("fast_track_id", "is required")
 	} else if info, active, ok := s.fastTracks.FastTrackInfo(b.FastTrackID); !ok {
@@ -55,13 +56,17 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 	} else if !active {
 		v.fail("fast_track_id", "the fast-track is not active")
 	} else {
+		known = true
 		for _, i := range info {
 			required[skygate.BookingInfo(i)] = true
 		}
 	}
 
+	// A scheduled time moves the fast-track's notice from the service day's start to
+	// itself (schedule).
+	scheduled := r.Flight != nil && r.Flight.ScheduledAt != ""
 	var notice time.Duration
-	if d, ok := s.fastTracks.FastTrackNotice(b.FastTrackID); ok {
+	if d, ok := s.fastTracks.FastTrackNotice(b.FastTrackID); ok && !scheduled {
 		notice = d
 	}
 	v.serviceDate(b.ServiceDate, now.In(s.zone(b.FastTrackID)), notice)
@@ -72,7 +77,10 @@ func (s *Service) validate(r Request, now time.Time) (*skygate.Booking, error) {
 		v.flight(b.Flight, required[skygate.InfoFlightNumber])
 	}
 	b.Passengers = slices.Clone(r.Passengers)
-	v.passengers(r.Passengers, required, now)
+	v.passengers(b.Passengers, required, now)
+	if scheduled && known {
+		s.schedule(&v, b, s.zone(b.FastTrackID), now)
+	}
 
 	if n := utf8.RuneCountInString(b.PartnerReference); n > MaxReferenceLength {
 		v.fail("partner_reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
@@ -134,6 +142,8 @@ func (v *validation) flight(f skygate.Flight, numberRequired bool) {
 	}
 }
 
+// passengers checks the passengers and resolves each one's type in place (adult when
+// not sent).
 func (v *validation) passengers(list []skygate.Passenger, required map[skygate.BookingInfo]bool, now time.Time) {
 	switch {
 	case list == nil:
@@ -145,6 +155,12 @@ func (v *validation) passengers(list []skygate.Passenger, required map[skygate.B
 	}
 	for i, pass := range list {
 		path := fmt.Sprintf("passengers[%d]", i)
+		switch {
+		case pass.Type == "":
+			list[i].Type = skygate.PassengerAdult
+		case !pass.Type.IsValid():
+			v.fail(path+".type", "must be one of adult, child, infant")
+		}
 		v.check(path+".first_name", pass.FirstName, required[skygate.InfoName], validName)
 		v.check(path+".last_name", pass.LastName, required[skygate.InfoName], validName)
 		v.check(path+".date_of_birth", pass.DateOfBirth, required[skygate.InfoDateOfBirth], birthDate(now))

@@ -54,3 +54,52 @@ func (s *Service) LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error
 	ft := localizeFastTrack(ref.rec, ref.hub, skygate.Language(lang))
 	return &ft, nil
 }
+
+// FastTrackCapacity returns the fast-track's capacity_per_slot, as the catalog gives it
+// (an admin's override lives in the store); ok is false for an unknown id or before
+// Open.
+func (s *Service) FastTrackCapacity(id string) (capacity int, ok bool) {
+	ref, ok := s.fastTrack(id)
+	if !ok {
+		return 0, false
+	}
+	return ref.rec.CapacityPerSlot, true
+}
+
+// FastTrackOpenHours returns the fast-track's opening intervals on a weekday, in
+// minutes after local midnight ([start, end), ascending; none when it is closed); ok
+// is false for an unknown id or before Open.
+func (s *Service) FastTrackOpenHours(id string, day time.Weekday) (intervals [][2]int, ok bool) {
+	ref, ok := s.fastTrack(id)
+	if !ok {
+		return nil, false
+	}
+	n := int(day) // business hours number Monday 1 … Sunday 7
+	if n == 0 {
+		n = 7
+	}
+	for _, h := range ref.rec.BusinessHours {
+		if h.Day != n {
+			continue
+		}
+		open, err := ParseHours(h.Times)
+		if err != nil { // validated on load
+			return nil, true
+		}
+		for _, in := range open {
+			intervals = append(intervals, [2]int{in.Start, in.End})
+		}
+	}
+	return intervals, true
+}
+
+// FastTrackCancellation returns the fast-track's cancellation policy, largest
+// hours_before first (shared: do not modify); ok is false for an unknown id or before
+// Open.
+func (s *Service) FastTrackCancellation(id string) (rules []skygate.CancellationRule, ok bool) {
+	ref, ok := s.fastTrack(id)
+	if !ok {
+		return nil, false
+	}
+	return ref.rec.Policy.Cancellation, true
+}

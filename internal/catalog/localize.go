@@ -64,6 +64,10 @@ func localizeLounge(l *skygate.LoungeRecord, hub *skygate.HubRecord, amenities m
 
 func localizeFastTrack(f *skygate.FastTrackRecord, hub *skygate.HubRecord, lang string) skygate.FastTrack {
 	h := localizeHub(hub, lang)
+	policy := f.Policy
+	if policy.Cancellation == nil {
+		policy.Cancellation = []skygate.CancellationRule{} // never null in the response form
+	}
 	return skygate.FastTrack{
 		ID:                  f.ID,
 		Name:                f.Name.In(lang),
@@ -74,7 +78,8 @@ func localizeFastTrack(f *skygate.FastTrackRecord, hub *skygate.HubRecord, lang 
 		BusinessHours:       f.BusinessHours,
 		IsActive:            f.IsActive,
 		RequiredBookingInfo: f.RequiredBookingInfo,
-		Policy:              f.Policy,
+		Policy:              policy,
+		CapacityPerSlot:     f.CapacityPerSlot,
 	}
 }
 

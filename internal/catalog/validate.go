@@ -21,6 +21,10 @@ const (
 	maxCodeLen   = 32
 	maxMinAge    = 21
 	maxProblems  = 100
+	// maxCapacityPerSlot bounds a fast-track's passengers per one-hour slot.
+	maxCapacityPerSlot = 10000
+	// maxHoursBefore bounds a cancellation tier: a year.
+	maxHoursBefore = 8760
 )
 
 var (
@@ -40,7 +44,9 @@ var (
 //     ISO 3166-1 alpha-2 country, coordinates in range and an IANA time zone that loads;
 //   - every enumeration value is known, references resolve, business hours list days 1–7
 //     once each in order with well-formed times, durations are ISO 8601, and images are
-//     https URLs with distinct positive sort values.
+//     https URLs with distinct positive sort values;
+//   - a fast-track's capacity_per_slot is 0–10000 and its policy.cancellation tiers have
+//     hours_before 0–8760, strictly decreasing, and refund_percent 0–100.
 func Validate(d *skygate.CatalogData) error {
 	v := &validator{ids: map[string]string{}}
 	if len(d.Hubs) == 0 {
@@ -130,6 +136,10 @@ func Validate(d *skygate.CatalogData) error {
 		v.hours(p+".business_hours", f.BusinessHours)
 		v.bookingInfo(p+".required_booking_info", f.RequiredBookingInfo)
 		v.duration(p+".policy.booking_before_hours", f.Policy.BookingBeforeHours)
+		v.cancellation(p+".policy.cancellation", f.Policy.Cancellation)
+		if f.CapacityPerSlot < 0 || f.CapacityPerSlot > maxCapacityPerSlot {
+			v.add(p+".capacity_per_slot", fmt.Sprintf("must be between 0 and %d", maxCapacityPerSlot))
+		}
 	}
 
 	if len(v.problems) == 0 {
@@ -259,5 +269,21 @@ func (v *validator) images(field string, images []skygate.ImageRecord) {
 		}
 		sorts[im.Sort] = true
 		v.text(p+".title", im.Title, maxNameRunes)
+	}
+}
+
+// cancellation checks a cancellation policy: tiers by hours_before, largest first.
+func (v *validator) cancellation(field string, rules []skygate.CancellationRule) {
+	for i, r := range rules {
+		p := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case r.HoursBefore < 0 || r.HoursBefore > maxHoursBefore:
+			v.add(p+".hours_before", fmt.Sprintf("must be between 0 and %d", maxHoursBefore))
+		case i > 0 && r.HoursBefore >= rules[i-1].HoursBefore:
+			v.add(p+".hours_before", "must be less than the previous tier's: tiers are listed largest first")
+		}
+		if r.RefundPercent < 0 || r.RefundPercent > 100 {
+			v.add(p+".refund_percent", "must be between 0 and 100")
+		}
 	}
 }

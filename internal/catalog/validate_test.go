@@ -65,6 +65,17 @@ func TestValidate(t *testing.T) {
 		{"min age", func(d *skygate.CatalogData) { d.Lounges[0].Policy.Age.MinAge = -1 }, []string{"lounges[0].policy.age.min_age"}},
 		{"max duration", func(d *skygate.CatalogData) { d.Lounges[0].Policy.Stay.MaxDuration = "3h" }, []string{"lounges[0].policy.stay.max_duration"}},
 		{"booking before", func(d *skygate.CatalogData) { d.FastTracks[0].Policy.BookingBeforeHours = "PT0H" }, []string{"fast_tracks[0].policy.booking_before_hours"}},
+		{"capacity negative", func(d *skygate.CatalogData) { d.FastTracks[0].CapacityPerSlot = -1 }, []string{"fast_tracks[0].capacity_per_slot"}},
+		{"capacity too large", func(d *skygate.CatalogData) { d.FastTracks[0].CapacityPerSlot = 10001 }, []string{"fast_tracks[0].capacity_per_slot"}},
+		{"cancellation not decreasing", func(d *skygate.CatalogData) {
+			d.FastTracks[0].Policy.Cancellation = []skygate.CancellationRule{{HoursBefore: 2, RefundPercent: 50}, {HoursBefore: 2, RefundPercent: 10}}
+		}, []string{"fast_tracks[0].policy.cancellation[1].hours_before"}},
+		{"cancellation hours", func(d *skygate.CatalogData) {
+			d.FastTracks[0].Policy.Cancellation = []skygate.CancellationRule{{HoursBefore: 8761, RefundPercent: 100}, {HoursBefore: -1, RefundPercent: 50}}
+		}, []string{"fast_tracks[0].policy.cancellation[0].hours_before", "fast_tracks[0].policy.cancellation[1].hours_before"}},
+		{"cancellation percent", func(d *skygate.CatalogData) {
+			d.FastTracks[0].Policy.Cancellation = []skygate.CancellationRule{{HoursBefore: 24, RefundPercent: 101}, {HoursBefore: 2, RefundPercent: -1}}
+		}, []string{"fast_tracks[0].policy.cancellation[0].refund_percent", "fast_tracks[0].policy.cancellation[1].refund_percent"}},
 		{"booking info unknown", func(d *skygate.CatalogData) {
 			d.FastTracks[0].RequiredBookingInfo = []skygate.BookingInfo{"Name", "Shoe size"}
 		}, []string{"fast_tracks[0].required_booking_info[1]"}},

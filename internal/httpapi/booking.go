@@ -63,8 +63,8 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 
 // bookingShape is the create request's form (booking.Request): its fields, each with a
 // value of its JSON type, and one passenger for all.
-var bookingShape = mustShape(`{"fast_track_id":"","service_date":"","flight":{"number":"","direction":""},
-	"passengers":[{"first_name":"","last_name":"","date_of_birth":"","passport_number":"","nationality":"","email":"",
+var bookingShape = mustShape(`{"fast_track_id":"","service_date":"","flight":{"number":"","direction":"","scheduled_at":""},
+	"passengers":[{"first_name":"","last_name":"","type":"","date_of_birth":"","passport_number":"","nationality":"","email":"",
 	"phone":""}],"partner_reference":""}`)
 
 // decodeBookingRequest decodes a create request (one JSON value): 400 when it is not an

@@ -43,6 +43,7 @@ var statusOf = map[string]int{
 	skygate.CodeWebhookExists:             http.StatusConflict,
 	skygate.CodePoolExhausted:             http.StatusConflict,
 	skygate.CodeInsufficientFunds:         http.StatusPaymentRequired,
+	skygate.CodeSlotFull:                  http.StatusConflict,
 	skygate.CodeCursorExpired:             http.StatusGone,
 	skygate.CodePayloadTooLarge:           http.StatusRequestEntityTooLarge,
 	skygate.CodeUnsupportedMediaType:      http.StatusUnsupportedMediaType,

@@ -54,6 +54,7 @@ func (s *Server) routes() {
 		s.route("GET /v2/catalog/fast-tracks", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack)))
 		s.route("GET /v2/catalog/fast-tracks/{id}", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack)))
 	}
+	s.route("GET /v2/catalog/fast-tracks/{id}/availability", s.auth(skygate.ScopeCatalogFastTrackRead, s.getAvailability))
 
 	// Fast-track booking: bearer token and a client certificate (mTLS listener).
 	write, read := skygate.ScopeBookingWrite, skygate.ScopeBookingRead

@@ -40,6 +40,19 @@ type Catalog interface {
 	FastTrackIDs() []string
 }
 
+// AdultPrice returns the account's adult price of the fast-track, or nil when the
+// account has none for it.
+func (s *Service) AdultPrice(ctx context.Context, accountID, fastTrackID string) (*skygate.Money, error) {
+	p, err := s.store.FastTrackPrice(ctx, accountID, fastTrackID)
+	if skygate.IsCode(err, skygate.CodeNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &skygate.Money{Amount: p.Adult, Currency: p.Currency}, nil
+}
+
 // Service is the pricing logic. It is safe for concurrent use.
 type Service struct {
 	store   Store
