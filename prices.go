@@ -62,3 +62,16 @@ type PriceStore interface {
 	// when it has none.
 	FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*FastTrackPrice, error)
 }
+
+// CapacityStore keeps the admins' capacities per one-hour slot of fast-tracks. A
+// capacity is the airport's, shared by every account (not tenant data); a fast-track
+// without one has the capacity its catalog record gives (FastTrackRecord.CapacityPerSlot).
+type CapacityStore interface {
+	// SetFastTrackCapacity sets the fast-track's capacity per slot (≥ 0) at now,
+	// replacing any earlier one, and commits audit's record (required) with it. It does
+	// not check that the fast-track is in the catalog: the caller does.
+	SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *AuditEvent) error
+	// FastTrackCapacity returns the fast-track's capacity per slot set by an admin; ok
+	// is false when none was set.
+	FastTrackCapacity(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)
+}

@@ -41,6 +41,8 @@ type Store interface {
 	AuditStore
 	BookingStore
 	QuoteStore
+	PriceStore
+	CapacityStore
 	WebhookStore
 	EventFeedStore
 	ESIMStore

@@ -23,6 +23,7 @@ import (
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/pricing"
 	"github.com/skygate/skygate/internal/ratelimit"
 	"github.com/skygate/skygate/internal/seal"
 	"github.com/skygate/skygate/internal/telemetry"
@@ -47,6 +48,7 @@ type app struct {
 	bookings    *booking.Service
 	worker      *booking.Worker
 	esim        *esim.Service
+	prices      *pricing.Service
 	webhooks    *webhook.Service
 	dispatch    *webhook.Dispatcher
 	server      *httpapi.Server
@@ -115,6 +117,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		return nil, err
 	}
 	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs})
+	a.prices = pricing.New(a.db, a.catalog, time.Now)
 	webhookSecrets, err := seal.New(a.box.DeriveKey(seal.PurposeWebhookSecret))
 	if err != nil {
 		return nil, err
@@ -161,6 +164,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 		Catalog:            a.catalog,
 		Bookings:           a.bookings,
 		ESIM:               a.esim,
+		Prices:             a.prices,
 		Webhooks:           a.webhooks,
 		Events:             a.events,
 		Applications:       apps,
@@ -304,6 +308,9 @@ func (a *app) ensureDemo(ctx context.Context, stdout io.Writer) error {
 	// eSIM packages, a pool and a balance, so the sandbox works at once.
 	if err := a.esim.SeedDemo(ctx, accountID, system); err != nil {
 		return fmt.Errorf("demo eSIM data: %w", err)
+	}
+	if err := a.prices.SeedDemo(ctx, accountID, system); err != nil {
+		return fmt.Errorf("demo fast-track prices: %w", err)
 	}
 	if !dev {
 		a.log.Info("demo account ready; its secret is not shown", "account_id", accountID, "client_id", clientID,

@@ -46,8 +46,14 @@ func (s *Server) routes() {
 	// Catalog: bearer token only, on both listeners.
 	s.route("GET /v2/catalog/lounges", s.auth(skygate.ScopeCatalogLoungesRead, s.catalogList(catalog.KindLounge)))
 	s.route("GET /v2/catalog/lounges/{id}", s.auth(skygate.ScopeCatalogLoungesRead, s.catalogItem(catalog.KindLounge)))
-	s.route("GET /v2/catalog/fast-tracks", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack)))
-	s.route("GET /v2/catalog/fast-tracks/{id}", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack)))
+	if s.deps.Prices != nil {
+		// Fast-tracks carry the caller's price.
+		s.route("GET /v2/catalog/fast-tracks", s.auth(skygate.ScopeCatalogFastTrackRead, s.fastTrackList))
+		s.route("GET /v2/catalog/fast-tracks/{id}", s.auth(skygate.ScopeCatalogFastTrackRead, s.fastTrackItem))
+	} else {
+		s.route("GET /v2/catalog/fast-tracks", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogList(catalog.KindFastTrack)))
+		s.route("GET /v2/catalog/fast-tracks/{id}", s.auth(skygate.ScopeCatalogFastTrackRead, s.catalogItem(catalog.KindFastTrack)))
+	}
 
 	// Fast-track booking: bearer token and a client certificate (mTLS listener).
 	write, read := skygate.ScopeBookingWrite, skygate.ScopeBookingRead
@@ -122,6 +128,12 @@ func (s *Server) routes() {
 	s.route("GET /api/v1/admin/accounts/{accountID}/esim/billing", s.auth(accounts, s.adminESIMBilling))
 	s.route("GET /api/v1/admin/accounts/{accountID}/esim/orders", s.auth(accounts, s.adminESIMOrders))
 	s.route("GET /api/v1/admin/accounts/{accountID}/esims", s.auth(accounts, s.adminESIMs))
+	if s.deps.Prices != nil {
+		s.route("GET /api/v1/admin/accounts/{accountID}/fast-track-prices", s.auth(accounts, s.adminFastTrackPrices))
+		s.route("PUT /api/v1/admin/accounts/{accountID}/fast-track-prices", s.auth(accounts, s.adminSetFastTrackPrices))
+		s.route("GET /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminFastTrackCapacity))
+		s.route("PUT /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminSetFastTrackCapacity))
+	}
 	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks", s.auth(accounts, s.adminListWebhooks))
 	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks/{webhookID}/deliveries", s.auth(accounts, s.adminListWebhookDeliveries))
 }

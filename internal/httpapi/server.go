@@ -16,6 +16,7 @@ import (
 	"github.com/skygate/skygate/internal/identity"
 	"github.com/skygate/skygate/internal/lifecycle"
 	"github.com/skygate/skygate/internal/oauth"
+	"github.com/skygate/skygate/internal/pricing"
 	"github.com/skygate/skygate/internal/webhook"
 )
 
@@ -44,6 +45,10 @@ type Deps struct {
 	Webhooks *webhook.Service
 	// ESIM is the eSIM service.
 	ESIM *esim.Service
+	// Prices keeps accounts' fast-track price lists and the capacities per slot, and
+	// serves the fast-track catalog with the caller's prices; nil serves the catalog
+	// without prices and registers no price or capacity routes.
+	Prices *pricing.Service
 	// Events reads the accounts' event feeds (the events API).
 	Events *eventfeed.Service
 	// Sandbox marks a sandbox deployment (SKYGATE_ENV=sandbox): every application may

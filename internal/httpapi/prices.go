@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/catalog"
+	"github.com/skygate/skygate/internal/pricing"
+)
+
+// The admin side of fast-track commerce (accounts' price lists, the airport's
+// capacities per slot) and the fast-track catalog with the caller's prices.
+
+// priceListBody is the body of both price list routes.
+type priceListBody struct {
+	Data      []skygate.FastTrackPrice `json:"data"`
+	UpdatedAt *time.Time               `json:"updated_at"`
+}
+
+func priceListOf(l *skygate.PriceList, err error) (*priceListBody, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &priceListBody{Data: l.Prices, UpdatedAt: l.UpdatedAt}, nil
+}
+
+func (s *Server) adminFastTrackPrices(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	return reply(w, http.StatusOK)(priceListOf(s.deps.Prices.Prices(r.Context(), r.PathValue("accountID"))))
+}
+
+// adminSetFastTrackPrices replaces the account's whole price list; [] removes it.
+func (s *Server) adminSetFastTrackPrices(w http.ResponseWriter, r *http.Request) error {
+	var items []*pricing.PriceInput
+	if _, err := decodeJSON(w, r, &items); err != nil {
+		return err
+	}
+	acc := r.PathValue("accountID")
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		if it != nil {
+			ids = append(ids, it.FastTrackID)
+		}
+	}
+	audit, err := s.audit(r.Context(), "fast_track.prices.set", "account", acc, acc, map[string]any{"fast_track_ids": ids})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return reply(w, http.StatusOK)(priceListOf(s.deps.Prices.SetPrices(r.Context(), acc, items, audit)))
+}
+
+func (s *Server) adminFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	return reply(w, http.StatusOK)(s.deps.Prices.Capacity(r.Context(), r.PathValue("fastTrackID")))
+}
+
+// adminSetFastTrackCapacity sets a fast-track's capacity per slot for every account.
+func (s *Server) adminSetFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		CapacityPerSlot *int `json:"capacity_per_slot"`
+	}
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.CapacityPerSlot == nil {
+		return skygate.ValidationError(skygate.FieldError{Field: "capacity_per_slot", Message: "is required"})
+	}
+	id := r.PathValue("fastTrackID")
+	audit, err := s.audit(r.Context(), "fast_track.capacity.set", "fast_track", id, "", map[string]any{"capacity_per_slot": *req.CapacityPerSlot})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return reply(w, http.StatusOK)(s.deps.Prices.SetCapacity(r.Context(), id, *req.CapacityPerSlot, audit))
+}
+
+// fastTrackList serves a page of fast-tracks with the caller's prices.
+func (s *Server) fastTrackList(w http.ResponseWriter, r *http.Request) error {
+	q, err := catalog.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	page, err := s.deps.Prices.FastTrackList(r.Context(), accountIDOf(r.Context()), requestLanguage(r), q)
+	if err != nil {
+		return err
+	}
+	return writePage(w, r, page)
+}
+
+// fastTrackItem serves one fast-track with the caller's price.
+func (s *Server) fastTrackItem(w http.ResponseWriter, r *http.Request) error {
+	page, err := s.deps.Prices.FastTrackItem(r.Context(), accountIDOf(r.Context()), requestLanguage(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writePage(w, r, page)
+}

@@ -1,0 +1,67 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var (
+	_ skygate.PriceStore    = (*Store)(nil)
+	_ skygate.CapacityStore = (*Store)(nil)
+)
+
+const (
+	// The version row is written first in SetFastTrackPrices, so its row lock
+	// serialises concurrent replacements of one account's list.
+	bumpPriceList = `INSERT INTO fast_track_price_lists (account_id, version, updated_at)
+		VALUES ($1, 1, $2)
+		ON CONFLICT (account_id) DO UPDATE SET version = fast_track_price_lists.version + 1,
+			updated_at = excluded.updated_at`
+	clearPrices = `DELETE FROM fast_track_prices WHERE account_id = $1`
+	insertPrice = `INSERT INTO fast_track_prices (account_id, fast_track_id, currency, adult, child, infant, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	selectPriceListVersion = `SELECT version, updated_at FROM fast_track_price_lists WHERE account_id = $1`
+	selectPrices           = `SELECT fast_track_id, currency, adult, child, infant FROM fast_track_prices
+		WHERE account_id = $1 ORDER BY fast_track_id`
+	selectPrice = `SELECT fast_track_id, currency, adult, child, infant FROM fast_track_prices
+		WHERE account_id = $1 AND fast_track_id = $2`
+
+	upsertCapacity = `INSERT INTO fast_track_capacities (fast_track_id, capacity, updated_at)
+		VALUES ($1, $2, $3)
+		ON CONFLICT (fast_track_id) DO UPDATE SET capacity = excluded.capacity, updated_at = excluded.updated_at`
+	selectCapacity = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = $1`
+)
+
+// priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
+var priceSQL = sqlstore.PriceSQL{
+	Bump: bumpPriceList, Clear: clearPrices, Insert: insertPrice,
+	Version: selectPriceListVersion, Prices: selectPrices, Price: selectPrice,
+}
+
+// SetFastTrackPrices implements skygate.PriceStore.
+func (s *Store) SetFastTrackPrices(ctx context.Context, accountID string, prices []skygate.FastTrackPrice, now time.Time, audit *skygate.AuditEvent) (*skygate.PriceList, error) {
+	return sqlstore.SetFastTrackPrices(ctx, s.db, priceSQL, accountID, prices, now, audit)
+}
+
+// FastTrackPrices implements skygate.PriceStore.
+func (s *Store) FastTrackPrices(ctx context.Context, accountID string) (*skygate.PriceList, error) {
+	return sqlstore.FastTrackPrices(ctx, s.db, priceSQL, accountID)
+}
+
+// FastTrackPrice implements skygate.PriceStore.
+func (s *Store) FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*skygate.FastTrackPrice, error) {
+	return sqlstore.FastTrackPrice(ctx, s.db, priceSQL, accountID, fastTrackID)
+}
+
+// SetFastTrackCapacity implements skygate.CapacityStore.
+func (s *Store) SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
+	return sqlstore.SetFastTrackCapacity(ctx, s.db, upsertCapacity, fastTrackID, capacity, now, audit)
+}
+
+// FastTrackCapacity implements skygate.CapacityStore.
+func (s *Store) FastTrackCapacity(ctx context.Context, fastTrackID string) (int, bool, error) {
+	return sqlstore.FastTrackCapacity(ctx, s.db, selectCapacity, fastTrackID)
+}

@@ -1,0 +1,139 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// The flows of accounts' fast-track price lists and of the admins' capacities per
+// slot.
+
+// FastTrackPriceNotFound is the public message of a fast-track the account has no
+// price for.
+const FastTrackPriceNotFound = "the account has no price for this fast-track"
+
+// PriceSQL is an engine's statements of an account's fast-track price list, each
+// taking the account first. Bump (account_id, now) adds one to the list's version,
+// creating it at 1, and must come first in SetFastTrackPrices, so that it serialises
+// concurrent replacements of one account's list (and an unknown account fails it on
+// its foreign key); Clear deletes the account's prices; Insert (account_id,
+// fast_track_id, currency, adult, child, infant, updated_at) adds one; Version reads
+// the list's version and updated_at; Prices reads the account's prices ordered by
+// fast_track_id and Price (account_id, fast_track_id) one of them, both in
+// ScanFastTrackPrice's columns.
+type PriceSQL struct {
+	Bump, Clear, Insert, Version, Prices, Price string
+}
+
+// SetFastTrackPrices is skygate.PriceStore's SetFastTrackPrices.
+func SetFastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID string, prices []skygate.FastTrackPrice, now time.Time, audit *skygate.AuditEvent) (*skygate.PriceList, error) {
+	if err := Audited("set fast-track prices", audit); err != nil {
+		return nil, err
+	}
+	now = UTC(now)
+	var list *skygate.PriceList
+	err := db.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, q.Bump, accountID, db.Time(now)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q.Clear, accountID); err != nil {
+			return err
+		}
+		for _, p := range prices {
+			if _, err := tx.ExecContext(ctx, q.Insert, accountID, p.FastTrackID, p.Currency, p.Adult, p.Child, p.Infant, db.Time(now)); err != nil {
+				return err
+			}
+		}
+		var err error
+		if list, err = readPriceList(ctx, tx, q, accountID); err != nil {
+			return err
+		}
+		return db.Audit(ctx, tx, audit)
+	})
+	o := Outcome{Op: "set fast-track prices", NotFound: AccountNotFound, Conflict: "the price list names a fast-track twice"}
+	if err != nil {
+		return nil, db.Interpret(o, err)
+	}
+	return list, nil
+}
+
+// FastTrackPrices is skygate.PriceStore's FastTrackPrices.
+func FastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID string) (*skygate.PriceList, error) {
+	var list *skygate.PriceList
+	err := inReadTx(ctx, db, func(tx *sql.Tx) error {
+		var err error
+		list, err = readPriceList(ctx, tx, q, accountID)
+		return err
+	})
+	if err != nil {
+		return nil, db.Interpret(Outcome{Op: "get fast-track prices"}, err)
+	}
+	return list, nil
+}
+
+// FastTrackPrice is skygate.PriceStore's FastTrackPrice.
+func FastTrackPrice(ctx context.Context, db *DB, q PriceSQL, accountID, fastTrackID string) (*skygate.FastTrackPrice, error) {
+	return Get(ctx, db, Outcome{Op: "get fast-track price", NotFound: FastTrackPriceNotFound},
+		ScanFastTrackPrice, q.Price, accountID, fastTrackID)
+}
+
+// readPriceList reads the account's version and prices inside tx.
+func readPriceList(ctx context.Context, tx Queryer, q PriceSQL, accountID string) (*skygate.PriceList, error) {
+	list := &skygate.PriceList{AccountID: accountID, Prices: []skygate.FastTrackPrice{}}
+	var at time.Time
+	err := tx.QueryRowContext(ctx, q.Version, accountID).Scan(&list.Version, timeCol{&at})
+	if errors.Is(err, sql.ErrNoRows) {
+		return list, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list.UpdatedAt = &at
+	prices, err := QueryAll(ctx, tx, ScanFastTrackPrice, q.Prices, accountID)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range prices {
+		list.Prices = append(list.Prices, *p)
+	}
+	return list, nil
+}
+
+// ScanFastTrackPrice reads fast_track_id, currency, adult, child, infant.
+func ScanFastTrackPrice(row Scanner) (*skygate.FastTrackPrice, error) {
+	var p skygate.FastTrackPrice
+	if err := row.Scan(&p.FastTrackID, &p.Currency, &p.Adult, &p.Child, &p.Infant); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// SetFastTrackCapacity is skygate.CapacityStore's SetFastTrackCapacity with upsert,
+// which takes fast_track_id, capacity, updated_at.
+func SetFastTrackCapacity(ctx context.Context, db *DB, upsert, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
+	if err := Audited("set fast-track capacity", audit); err != nil {
+		return err
+	}
+	if capacity < 0 {
+		return skygate.Errorf(skygate.CodeBadRequest, "a capacity per slot cannot be negative")
+	}
+	return Exec(ctx, db, Outcome{Op: "set fast-track capacity"}, audit, upsert, fastTrackID, capacity, db.Time(UTC(now)))
+}
+
+// FastTrackCapacity is skygate.CapacityStore's FastTrackCapacity with query, which
+// takes fast_track_id and reads capacity.
+func FastTrackCapacity(ctx context.Context, db *DB, query, fastTrackID string) (int, bool, error) {
+	var n int
+	err := db.Read.QueryRowContext(ctx, query, fastTrackID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, db.Interpret(Outcome{Op: "get fast-track capacity"}, err)
+	}
+	return n, true, nil
+}
