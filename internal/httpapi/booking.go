@@ -95,7 +95,6 @@ func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
-
 // getPass answers the pass as JSON, or as a QR code PNG for Accept: image/png.
 func (s *Server) getPass(w http.ResponseWriter, r *http.Request) error {
 	wantPNG, err := acceptsPNG(r.Header.Get("Accept"))
