@@ -89,8 +89,8 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// confirmBooking and cancelBooking answer 200 with the booking; a booking in another
-// status is 409 InvalidBookingStatus naming it.
+// confirmBooking answers 200 with the booking (cancelBooking is in bookingmoney.go); a
+// booking in another status is 409 InvalidBookingStatus naming it.
 func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
