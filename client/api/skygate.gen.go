@@ -1215,6 +1215,11 @@ type FastTrack struct {
 		// BookingBeforeHours ISO 8601 duration, e.g. PT24H: the minimum notice. A booking must be created at least this long before its service day starts at the airport (00:00 in the hub's time zone); an earlier `service_date` is `422 ValidationFailed` on `service_date`, naming the earliest date that can be booked now.
 		BookingBeforeHours string `json:"booking_before_hours"`
 	} `json:"policy"`
+
+	// Price The calling account's adult price of the fast-track, from the account's
+	// price list; null when the account has none. ETag and Last-Modified change
+	// when the account's price list changes.
+	Price               *Money        `json:"price"`
 	RequiredBookingInfo []BookingInfo `json:"required_booking_info"`
 	Terminal            string        `json:"terminal"`
 }

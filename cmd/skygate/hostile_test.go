@@ -519,6 +519,30 @@ func TestHostileRequests(t *testing.T) {
 			{name: "admin deliveries of an account with NUL", path: "/api/v1/admin/accounts/a%00/webhooks/" + skygate.NewID() + "/deliveries", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
 			{name: "admin deliveries limit 2^63", path: "/api/v1/admin/accounts/" + c.AccountID + "/webhooks/" + skygate.NewID() + "/deliveries?limit=9223372036854775807", header: map[string]string{"Authorization": "Bearer " + admin}, want: 400},
 
+			// Fast-track prices and capacities: nothing here is stored (every body is
+			// refused), so the account's bookings keep booking without prices.
+			{name: "admin prices with NUL in fast_track_id", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: `[{"fast_track_id":"` + ft + `\u0000","currency":"USD","adult":1000}]`, want: 422},
+			{name: "admin prices with NUL in currency", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: `[{"fast_track_id":"` + ft + `","currency":"US\u0000","adult":1000}]`, want: 422},
+			{name: "admin prices adult 2^63", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: `[{"fast_track_id":"` + ft + `","currency":"USD","adult":9223372036854775808}]`, want: 400},
+			{name: "admin prices adult 10^13", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: `[{"fast_track_id":"` + ft + `","currency":"USD","adult":10000000000000,"child":-1}]`, want: 422},
+			{name: "admin prices 1001 items", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: "[" + strings.TrimSuffix(strings.Repeat(`{"fast_track_id":"`+ft+`","currency":"USD","adult":1},`, 1001), ",") + "]", want: 422},
+			{name: "admin prices an object", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
+				body: `{"fast_track_id":"` + ft + `","currency":"USD","adult":1}`, want: 400},
+			{name: "admin prices null item", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `[null]`, want: 422},
+			{name: "admin prices of NUL", method: "PUT", path: "/api/v1/admin/accounts/a%00/fast-track-prices", header: adminJSON, body: `[]`, want: 404},
+			{name: "admin prices of SQL", path: "/api/v1/admin/accounts/1%27%20OR%20%271%27%3D%271/fast-track-prices", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
+			{name: "admin capacity of NUL", path: "/api/v1/admin/fast-tracks/a%00/capacity", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
+			{name: "admin capacity -1", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{"capacity_per_slot":-1}`, want: 422},
+			{name: "admin capacity 1e999", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{"capacity_per_slot":1e999}`, want: 400},
+			{name: "admin capacity a string", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{"capacity_per_slot":"60"}`, want: 400},
+			{name: "admin capacity missing", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{}`, want: 422},
+			{name: "admin capacity of an unknown fast-track", method: "PUT", path: "/api/v1/admin/fast-tracks/" + skygate.NewID() + "/capacity", header: adminJSON, body: `{"capacity_per_slot":5}`, want: 404},
+
 			// Headers.
 			{name: "Idempotency-Key 256 characters", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", strings.Repeat("k", 256)), body: valid, want: 400},
 			{name: "Idempotency-Key non-ASCII", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", "ключ"), body: valid, want: 400},

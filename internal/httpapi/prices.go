@@ -26,7 +26,6 @@ func priceListOf(l *skygate.PriceList, err error) (*priceListBody, error) {
 }
 
 func (s *Server) adminFastTrackPrices(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Cache-Control", "no-store")
 	return reply(w, http.StatusOK)(priceListOf(s.deps.Prices.Prices(r.Context(), r.PathValue("accountID"))))
 }
 
@@ -47,12 +46,10 @@ func (s *Server) adminSetFastTrackPrices(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	return reply(w, http.StatusOK)(priceListOf(s.deps.Prices.SetPrices(r.Context(), acc, items, audit)))
 }
 
 func (s *Server) adminFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Cache-Control", "no-store")
 	return reply(w, http.StatusOK)(s.deps.Prices.Capacity(r.Context(), r.PathValue("fastTrackID")))
 }
 
@@ -72,7 +69,6 @@ func (s *Server) adminSetFastTrackCapacity(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	return reply(w, http.StatusOK)(s.deps.Prices.SetCapacity(r.Context(), id, *req.CapacityPerSlot, audit))
 }
 
