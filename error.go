@@ -31,6 +31,13 @@ const (
 	// CodeSlotFull is a booking whose passengers do not fit in what is left of its
 	// fast-track's capacity slot (409).
 	CodeSlotFull = "SlotFull"
+	// CodeRefundChanged is a cancel whose expected_refund is not the refund at the
+	// time of the cancel (409); nothing changed.
+	CodeRefundChanged = "RefundChanged"
+	// CodeQuoteExpired is a create naming a quote past its expiry (422).
+	CodeQuoteExpired = "QuoteExpired"
+	// CodeQuoteUsed is a create naming a quote another booking used (409).
+	CodeQuoteUsed = "QuoteUsed"
 	// CodeCursorExpired is an events API cursor older than the event retention (410).
 	CodeCursorExpired = "CursorExpired"
 	CodeUnavailable   = "Unavailable"
@@ -48,7 +55,10 @@ type Error struct {
 	// known: a client that retried a confirm or cancel after a timeout learns from it
 	// that its first call took effect.
 	BookingStatus BookingStatus
-	Err           error
+	// Refund is, for CodeRefundChanged, the refund a cancel gives now (nil when the
+	// booking has no price).
+	Refund *Money
+	Err    error
 }
 
 // FieldError names one invalid field of a request, by its JSON path.

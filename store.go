@@ -40,6 +40,7 @@ type Store interface {
 	CatalogStore
 	AuditStore
 	BookingStore
+	QuoteStore
 	PriceStore
 	CapacityStore
 	SlotStore

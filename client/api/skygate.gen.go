@@ -585,7 +585,10 @@ const (
 	ProblemCodePassNotReady              ProblemCode = "PassNotReady"
 	ProblemCodePayloadTooLarge           ProblemCode = "PayloadTooLarge"
 	ProblemCodePoolExhausted             ProblemCode = "PoolExhausted"
+	ProblemCodeQuoteExpired              ProblemCode = "QuoteExpired"
+	ProblemCodeQuoteUsed                 ProblemCode = "QuoteUsed"
 	ProblemCodeRateLimited               ProblemCode = "RateLimited"
+	ProblemCodeRefundChanged             ProblemCode = "RefundChanged"
 	ProblemCodeSlotFull                  ProblemCode = "SlotFull"
 	ProblemCodeUnauthorized              ProblemCode = "Unauthorized"
 	ProblemCodeUnavailable               ProblemCode = "Unavailable"
@@ -629,7 +632,13 @@ func (e ProblemCode) Valid() bool {
 		return true
 	case ProblemCodePoolExhausted:
 		return true
+	case ProblemCodeQuoteExpired:
+		return true
+	case ProblemCodeQuoteUsed:
+		return true
 	case ProblemCodeRateLimited:
+		return true
+	case ProblemCodeRefundChanged:
 		return true
 	case ProblemCodeSlotFull:
 		return true
@@ -812,6 +821,9 @@ type AirsideZone string
 
 // Booking defines model for Booking.
 type Booking struct {
+	// CancellationPolicy The fast-track's cancellation policy rendered at create for this booking's flight and price, earliest `until` first; absent with `price`.
+	CancellationPolicy *[]CancellationTerm `json:"cancellation_policy,omitempty"`
+
 	// ConfirmBefore Set when the booking is Issued.
 	ConfirmBefore    *time.Time         `json:"confirm_before"`
 	CreatedAt        time.Time          `json:"created_at"`
@@ -825,9 +837,18 @@ type Booking struct {
 	// 90 days (by default) after the end of
 	// `service_date` (a UTC day); null while it is kept. Set as well on a booking
 	// whose passengers had none. The status, the history and the pass stay.
-	PersonalDataRemovedAt *time.Time         `json:"personal_data_removed_at"`
-	ServiceDate           openapi_types.Date `json:"service_date"`
-	Status                BookingStatus      `json:"status"`
+	PersonalDataRemovedAt *time.Time `json:"personal_data_removed_at"`
+
+	// Price What the booking costs the account: from its price list, or the quote it named, at create. Absent for an account without a price list.
+	Price *Money `json:"price,omitempty"`
+
+	// QuoteId The quote whose price the booking took; absent when it named none.
+	QuoteId *openapi_types.UUID `json:"quote_id,omitempty"`
+
+	// Refund What the cancellation gave back (see cancel); absent until a priced booking is canceled.
+	Refund      *Money             `json:"refund,omitempty"`
+	ServiceDate openapi_types.Date `json:"service_date"`
+	Status      BookingStatus      `json:"status"`
 
 	// StatusHistory Every status entered, oldest first.
 	StatusHistory []struct {
@@ -849,6 +870,9 @@ type BookingRequest struct {
 	Flight           Flight             `json:"flight"`
 	PartnerReference *string            `json:"partner_reference,omitempty"`
 	Passengers       []Passenger        `json:"passengers"`
+
+	// QuoteId A quote (`POST /v2/b2b/booking/fast-tracks/quotes`) whose price and cancellation policy the booking takes; see create. Not allowed when asking for a quote.
+	QuoteId *openapi_types.UUID `json:"quote_id,omitempty"`
 
 	// ServiceDate Day of the service in the hub's time zone: at most 366 days ahead, and starting (00:00 at the hub) at least the fast-track's `policy.booking_before_hours` after the booking is created.
 	ServiceDate openapi_types.Date `json:"service_date"`
@@ -884,10 +908,35 @@ type BusinessHours struct {
 // BusinessHoursTimesType defines model for BusinessHours.Times.Type.
 type BusinessHoursTimesType string
 
+// CancelRequest The optional body of cancel.
+type CancelRequest struct {
+	// ExpectedRefund Cancel only if the refund is exactly this (`GET …/cancellation` tells it); else `409 RefundChanged`. `amount` 0 or more, `currency` ISO 4217 (else `422`).
+	ExpectedRefund *Money `json:"expected_refund,omitempty"`
+}
+
+// CancellationQuote defines model for CancellationQuote.
+type CancellationQuote struct {
+	// Fee What the account pays for the cancel now (price − refund; 0 for an Expired booking); null for a booking without a price.
+	Fee *Money `json:"fee"`
+
+	// Refund What a cancel now gives back; null for a booking without a price.
+	Refund *Money `json:"refund"`
+}
+
 // CancellationRule defines model for CancellationRule.
 type CancellationRule struct {
 	HoursBefore   int `json:"hours_before"`
 	RefundPercent int `json:"refund_percent"`
+}
+
+// CancellationTerm One tier of a booking's cancellation policy: a cancellation of the confirmed booking before `until` gets `refund` back, `refund_percent` of the price rounded down to the minor unit.
+type CancellationTerm struct {
+	// Refund Integer minor units (cents, tiyin) and an ISO 4217 currency.
+	Refund        Money `json:"refund"`
+	RefundPercent int   `json:"refund_percent"`
+
+	// Until The flight's scheduled time less the tier's `hours_before`.
+	Until time.Time `json:"until"`
 }
 
 // Coordinates WGS 84 decimal degrees.
@@ -1222,7 +1271,7 @@ type Flight struct {
 
 	// ScheduledAt The flight's scheduled time, local to the fast-track's hub (its `hub.timezone`),
 	// `YYYY-MM-DDTHH:MM`: a local time that exists there, on the `service_date`.
-	// Optional (omitted in responses when not sent). When sent, the fast-track's
+	// Required once the account has a price list, else optional (omitted in responses when not sent). When sent, the fast-track's
 	// `policy.booking_before_hours` counts back from it (`422` naming the earliest
 	// bookable local time), it must fall within the fast-track's `business_hours` of that
 	// weekday (`422` naming them, or that it is closed), the booking takes its
@@ -1495,11 +1544,11 @@ type Passenger struct {
 	// Phone E.164.
 	Phone *string `json:"phone,omitempty"`
 
-	// Type Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. An infant takes no place in a slot.
+	// Type Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. It prices the passenger; an infant takes no place in a slot. Not personal data.
 	Type *PassengerType `json:"type,omitempty"`
 }
 
-// PassengerType Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. An infant takes no place in a slot.
+// PassengerType Fare type; `adult` when not sent, and always present in responses of bookings made since types exist. It prices the passenger; an infant takes no place in a slot. Not personal data.
 type PassengerType string
 
 // Problem RFC 9457 problem details.
@@ -1514,6 +1563,9 @@ type Problem struct {
 		Field   string `json:"field"`
 		Message string `json:"message"`
 	} `json:"errors,omitempty"`
+
+	// Refund `RefundChanged` only: the refund a cancel gives now; absent for a booking without a price.
+	Refund    *Money  `json:"refund,omitempty"`
 	RequestId *string `json:"request_id,omitempty"`
 	Status    int     `json:"status"`
 	Title     string  `json:"title"`
@@ -1529,6 +1581,21 @@ type ProblemBookingStatus string
 
 // ProblemCode defines model for Problem.Code.
 type ProblemCode string
+
+// Quote defines model for Quote.
+type Quote struct {
+	// CancellationPolicy As the booking will carry it, earliest `until` first; `[]` when the fast-track has no policy.
+	CancellationPolicy []CancellationTerm `json:"cancellation_policy"`
+
+	// ExpiresAt 15 minutes after the quote: a create naming it must come before.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Id Send as the create's `quote_id`.
+	Id openapi_types.UUID `json:"id"`
+
+	// Price Integer minor units (cents, tiyin) and an ISO 4217 currency.
+	Price Money `json:"price"`
+}
 
 // RevocationRequest defines model for RevocationRequest.
 type RevocationRequest struct {
@@ -1593,6 +1660,9 @@ type TokenResponseTokenType string
 // as it is after the change, its passengers with their names only. Their documents,
 // birth dates, nationalities, phones and emails are never sent: GET the booking for them.
 type WebhookBooking struct {
+	// CancellationPolicy The fast-track's cancellation policy rendered at create for this booking's flight and price, earliest `until` first; absent with `price`.
+	CancellationPolicy *[]CancellationTerm `json:"cancellation_policy,omitempty"`
+
 	// ConfirmBefore Set when the booking is Issued.
 	ConfirmBefore *time.Time         `json:"confirm_before"`
 	CreatedAt     time.Time          `json:"created_at"`
@@ -1609,7 +1679,7 @@ type WebhookBooking struct {
 	Id               openapi_types.UUID `json:"id"`
 	PartnerReference string             `json:"partner_reference"`
 
-	// Passengers Every passenger, in the booking's order, with the names only ("" when not sent).
+	// Passengers Every passenger, in the booking's order, with the names ("" when not sent) and the fare type only.
 	Passengers []struct {
 		FirstName string `json:"first_name"`
 		LastName  string `json:"last_name"`
@@ -1619,9 +1689,18 @@ type WebhookBooking struct {
 	} `json:"passengers"`
 
 	// PersonalDataRemovedAt When the passengers' personal data was removed after the retention; null while it is kept.
-	PersonalDataRemovedAt *time.Time         `json:"personal_data_removed_at"`
-	ServiceDate           openapi_types.Date `json:"service_date"`
-	Status                BookingStatus      `json:"status"`
+	PersonalDataRemovedAt *time.Time `json:"personal_data_removed_at"`
+
+	// Price What the booking costs the account: from its price list, or the quote it named, at create. Absent for an account without a price list.
+	Price *Money `json:"price,omitempty"`
+
+	// QuoteId The quote whose price the booking took; absent when it named none.
+	QuoteId *openapi_types.UUID `json:"quote_id,omitempty"`
+
+	// Refund What the cancellation gave back (see cancel); absent until a priced booking is canceled.
+	Refund      *Money             `json:"refund,omitempty"`
+	ServiceDate openapi_types.Date `json:"service_date"`
+	Status      BookingStatus      `json:"status"`
 
 	// StatusHistory Every status entered, oldest first.
 	StatusHistory []struct {
@@ -2115,6 +2194,15 @@ type CreateFastTrackBookingParams struct {
 	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
+// CreateFastTrackQuoteParams defines parameters for CreateFastTrackQuote.
+type CreateFastTrackQuoteParams struct {
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
 // GetFastTrackBookingParams defines parameters for GetFastTrackBooking.
 type GetFastTrackBookingParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -2126,6 +2214,15 @@ type GetFastTrackBookingParams struct {
 
 // CancelFastTrackBookingParams defines parameters for CancelFastTrackBooking.
 type CancelFastTrackBookingParams struct {
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// GetFastTrackBookingCancellationParams defines parameters for GetFastTrackBookingCancellation.
+type GetFastTrackBookingCancellationParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
 
@@ -2889,6 +2986,12 @@ type IssueTokenFormdataRequestBody = TokenRequest
 
 // CreateFastTrackBookingJSONRequestBody defines body for CreateFastTrackBooking for application/json ContentType.
 type CreateFastTrackBookingJSONRequestBody = BookingRequest
+
+// CreateFastTrackQuoteJSONRequestBody defines body for CreateFastTrackQuote for application/json ContentType.
+type CreateFastTrackQuoteJSONRequestBody = BookingRequest
+
+// CancelFastTrackBookingJSONRequestBody defines body for CancelFastTrackBooking for application/json ContentType.
+type CancelFastTrackBookingJSONRequestBody = CancelRequest
 
 // CreateESIMOrderJSONRequestBody defines body for CreateESIMOrder for application/json ContentType.
 type CreateESIMOrderJSONRequestBody = ESIMOrderRequest
@@ -3712,7 +3815,22 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	//
+	// Prices: an account with a price list (at least one fast-track price) books priced.
+	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+	// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+	// gets `price` (the sum of its passengers' prices by `type`) and
+	// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+	// A booking may name `quote_id` to take a quote's price and policy instead: the
+	// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+	// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+	// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+	// uses it. A replay under the key answers the booking it created whatever became of
+	// the quote. An account without a price list books as before: no price, and
+	// `flight.scheduled_at` optional (enforced when given).
+	//
+	// Capacity: a booking with `flight.scheduled_at`
 	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
 	// contains that local time, and `409 SlotFull` when the slot has fewer places left
 	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -3741,7 +3859,22 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	//
+	// Prices: an account with a price list (at least one fast-track price) books priced.
+	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+	// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+	// gets `price` (the sum of its passengers' prices by `type`) and
+	// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+	// A booking may name `quote_id` to take a quote's price and policy instead: the
+	// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+	// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+	// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+	// uses it. A replay under the key answers the booking it created whatever became of
+	// the quote. An account without a price list books as before: no price, and
+	// `flight.scheduled_at` optional (enforced when given).
+	//
+	// Capacity: a booking with `flight.scheduled_at`
 	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
 	// contains that local time, and `409 SlotFull` when the slot has fewer places left
 	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -3752,20 +3885,96 @@ type ClientInterface interface {
 	// Corresponds with POST /v2/b2b/booking/fast-tracks (the `CreateFastTrackBooking` operationId).
 	CreateFastTrackBooking(ctx context.Context, params *CreateFastTrackBookingParams, body CreateFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateFastTrackQuoteWithBody Quote a booking's price and cancellation policy
+	//
+	// Takes the create body and validates it exactly as create would (same `422`s), then
+	// prices it from the account's price list: an account without a price list, or a
+	// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+	// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+	// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+	// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+	// no money or places, so a retried request that made a second quote did no harm (the
+	// unused one expires).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+	CreateFastTrackQuoteWithBody(ctx context.Context, params *CreateFastTrackQuoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFastTrackQuote Quote a booking's price and cancellation policy
+	//
+	// Takes the create body and validates it exactly as create would (same `422`s), then
+	// prices it from the account's price list: an account without a price list, or a
+	// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+	// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+	// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+	// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+	// no money or places, so a retried request that made a second quote did no harm (the
+	// unused one expires).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+	CreateFastTrackQuote(ctx context.Context, params *CreateFastTrackQuoteParams, body CreateFastTrackQuoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetFastTrackBooking Read a booking (poll its status)
 	//
 	// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID} (the `GetFastTrackBooking` operationId).
 	GetFastTrackBooking(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelFastTrackBooking Cancel a booking
+	// CancelFastTrackBookingWithBody Cancel a booking
 	//
-	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No body
-	// and no idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+	// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
 	// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
 	// gets when its first call took effect; it means success.
 	//
+	// A priced booking answers with its `refund`, as of the cancel: the whole price before
+	// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+	// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+	// or Expired (the expiry released the reservation already). The body may be left
+	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+	// refund now (absent for a booking without a price) and the booking stays as it
+	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// Takes any type of body and a specified content type.
+	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
-	CancelFastTrackBooking(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelFastTrackBookingWithBody(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelFastTrackBooking Cancel a booking
+	//
+	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+	// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+	// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
+	// gets when its first call took effect; it means success.
+	//
+	// A priced booking answers with its `refund`, as of the cancel: the whole price before
+	// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+	// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+	// or Expired (the expiry released the reservation already). The body may be left
+	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+	// refund now (absent for a booking without a price) and the booking stays as it
+	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
+	CancelFastTrackBooking(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, body CancelFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFastTrackBookingCancellation What cancelling a booking would refund now
+	//
+	// The refund and the fee (price − refund) of cancelling the booking now, by the rule
+	// cancel applies (see cancel). A booking without a price answers both null: its
+	// cancellation moves no money. An Expired booking answers both 0: its reservation
+	// was released at the expiry. A Canceled booking is `409 InvalidBookingStatus`, as
+	// its cancel is. The answer changes with time and is never cached; send it back as
+	// cancel's `expected_refund` to cancel only at that refund.
+	//
+	// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID}/cancellation (the `GetFastTrackBookingCancellation` operationId).
+	GetFastTrackBookingCancellation(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingCancellationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConfirmFastTrackBooking Confirm an Issued booking
 	//
@@ -4986,7 +5195,22 @@ func (c *Client) ListFastTrackBookings(ctx context.Context, params *ListFastTrac
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// `passengers[0].last_name`), then prices and the quote, then capacity.
+//
+// Prices: an account with a price list (at least one fast-track price) books priced.
+// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+// gets `price` (the sum of its passengers' prices by `type`) and
+// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+// A booking may name `quote_id` to take a quote's price and policy instead: the
+// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+// uses it. A replay under the key answers the booking it created whatever became of
+// the quote. An account without a price list books as before: no price, and
+// `flight.scheduled_at` optional (enforced when given).
+//
+// Capacity: a booking with `flight.scheduled_at`
 // takes one place per passenger (infants none) in the fast-track's one-hour slot that
 // contains that local time, and `409 SlotFull` when the slot has fewer places left
 // (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -5025,7 +5249,22 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// `passengers[0].last_name`), then prices and the quote, then capacity.
+//
+// Prices: an account with a price list (at least one fast-track price) books priced.
+// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+// gets `price` (the sum of its passengers' prices by `type`) and
+// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+// A booking may name `quote_id` to take a quote's price and policy instead: the
+// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+// uses it. A replay under the key answers the booking it created whatever became of
+// the quote. An account without a price list books as before: no price, and
+// `flight.scheduled_at` optional (enforced when given).
+//
+// Capacity: a booking with `flight.scheduled_at`
 // takes one place per passenger (infants none) in the fast-track's one-hour slot that
 // contains that local time, and `409 SlotFull` when the slot has fewer places left
 // (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -5036,6 +5275,58 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // Corresponds with POST /v2/b2b/booking/fast-tracks (the `CreateFastTrackBooking` operationId).
 func (c *Client) CreateFastTrackBooking(ctx context.Context, params *CreateFastTrackBookingParams, body CreateFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateFastTrackBookingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFastTrackQuoteWithBody Quote a booking's price and cancellation policy
+//
+// Takes the create body and validates it exactly as create would (same `422`s), then
+// prices it from the account's price list: an account without a price list, or a
+// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+// no money or places, so a retried request that made a second quote did no harm (the
+// unused one expires).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+func (c *Client) CreateFastTrackQuoteWithBody(ctx context.Context, params *CreateFastTrackQuoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFastTrackQuoteRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFastTrackQuote Quote a booking's price and cancellation policy
+//
+// Takes the create body and validates it exactly as create would (same `422`s), then
+// prices it from the account's price list: an account without a price list, or a
+// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+// no money or places, so a retried request that made a second quote did no harm (the
+// unused one expires).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+func (c *Client) CreateFastTrackQuote(ctx context.Context, params *CreateFastTrackQuoteParams, body CreateFastTrackQuoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFastTrackQuoteRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5061,16 +5352,80 @@ func (c *Client) GetFastTrackBooking(ctx context.Context, bookingID BookingID, p
 	return c.Client.Do(req)
 }
 
-// CancelFastTrackBooking Cancel a booking
+// CancelFastTrackBookingWithBody Cancel a booking
 //
-// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No body
-// and no idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
 // `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
 // gets when its first call took effect; it means success.
 //
+// A priced booking answers with its `refund`, as of the cancel: the whole price before
+// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+// or Expired (the expiry released the reservation already). The body may be left
+// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+// refund now (absent for a booking without a price) and the booking stays as it
+// was. `GET …/cancellation` tells the refund beforehand.
+//
+// Takes any type of body and a specified content type.
+//
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
-func (c *Client) CancelFastTrackBooking(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelFastTrackBookingRequest(c.Server, bookingID, params)
+func (c *Client) CancelFastTrackBookingWithBody(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelFastTrackBookingRequestWithBody(c.Server, bookingID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelFastTrackBooking Cancel a booking
+//
+// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
+// gets when its first call took effect; it means success.
+//
+// A priced booking answers with its `refund`, as of the cancel: the whole price before
+// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+// or Expired (the expiry released the reservation already). The body may be left
+// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+// refund now (absent for a booking without a price) and the booking stays as it
+// was. `GET …/cancellation` tells the refund beforehand.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
+func (c *Client) CancelFastTrackBooking(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, body CancelFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelFastTrackBookingRequest(c.Server, bookingID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFastTrackBookingCancellation What cancelling a booking would refund now
+//
+// The refund and the fee (price − refund) of cancelling the booking now, by the rule
+// cancel applies (see cancel). A booking without a price answers both null: its
+// cancellation moves no money. An Expired booking answers both 0: its reservation
+// was released at the expiry. A Canceled booking is `409 InvalidBookingStatus`, as
+// its cancel is. The answer changes with time and is never cached; send it back as
+// cancel's `expected_refund` to cancel only at that refund.
+//
+// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID}/cancellation (the `GetFastTrackBookingCancellation` operationId).
+func (c *Client) GetFastTrackBookingCancellation(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingCancellationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFastTrackBookingCancellationRequest(c.Server, bookingID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7061,6 +7416,72 @@ func NewCreateFastTrackBookingRequestWithBody(server string, params *CreateFastT
 	return req, nil
 }
 
+// NewCreateFastTrackQuoteRequest calls the generic CreateFastTrackQuote builder with application/json body
+func NewCreateFastTrackQuoteRequest(server string, params *CreateFastTrackQuoteParams, body CreateFastTrackQuoteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFastTrackQuoteRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateFastTrackQuoteRequestWithBody constructs an http.Request for the CreateFastTrackQuote method, with any body, and a specified content type
+func NewCreateFastTrackQuoteRequestWithBody(server string, params *CreateFastTrackQuoteParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/b2b/booking/fast-tracks/quotes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetFastTrackBookingRequest constructs an http.Request for the GetFastTrackBooking method
 func NewGetFastTrackBookingRequest(server string, bookingID BookingID, params *GetFastTrackBookingParams) (*http.Request, error) {
 	var err error
@@ -7121,8 +7542,19 @@ func NewGetFastTrackBookingRequest(server string, bookingID BookingID, params *G
 	return req, nil
 }
 
-// NewCancelFastTrackBookingRequest constructs an http.Request for the CancelFastTrackBooking method
-func NewCancelFastTrackBookingRequest(server string, bookingID BookingID, params *CancelFastTrackBookingParams) (*http.Request, error) {
+// NewCancelFastTrackBookingRequest calls the generic CancelFastTrackBooking builder with application/json body
+func NewCancelFastTrackBookingRequest(server string, bookingID BookingID, params *CancelFastTrackBookingParams, body CancelFastTrackBookingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelFastTrackBookingRequestWithBody(server, bookingID, params, "application/json", bodyReader)
+}
+
+// NewCancelFastTrackBookingRequestWithBody constructs an http.Request for the CancelFastTrackBooking method, with any body, and a specified content type
+func NewCancelFastTrackBookingRequestWithBody(server string, bookingID BookingID, params *CancelFastTrackBookingParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7147,7 +7579,69 @@ func NewCancelFastTrackBookingRequest(server string, bookingID BookingID, params
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetFastTrackBookingCancellationRequest constructs an http.Request for the GetFastTrackBookingCancellation method
+func NewGetFastTrackBookingCancellationRequest(server string, bookingID BookingID, params *GetFastTrackBookingCancellationParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bookingID", bookingID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/b2b/booking/fast-tracks/%s/cancellation", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -9837,7 +10331,22 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	//
+	// Prices: an account with a price list (at least one fast-track price) books priced.
+	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+	// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+	// gets `price` (the sum of its passengers' prices by `type`) and
+	// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+	// A booking may name `quote_id` to take a quote's price and policy instead: the
+	// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+	// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+	// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+	// uses it. A replay under the key answers the booking it created whatever became of
+	// the quote. An account without a price list books as before: no price, and
+	// `flight.scheduled_at` optional (enforced when given).
+	//
+	// Capacity: a booking with `flight.scheduled_at`
 	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
 	// contains that local time, and `409 SlotFull` when the slot has fewer places left
 	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -9866,7 +10375,22 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	//
+	// Prices: an account with a price list (at least one fast-track price) books priced.
+	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+	// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+	// gets `price` (the sum of its passengers' prices by `type`) and
+	// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+	// A booking may name `quote_id` to take a quote's price and policy instead: the
+	// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+	// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+	// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+	// uses it. A replay under the key answers the booking it created whatever became of
+	// the quote. An account without a price list books as before: no price, and
+	// `flight.scheduled_at` optional (enforced when given).
+	//
+	// Capacity: a booking with `flight.scheduled_at`
 	// takes one place per passenger (infants none) in the fast-track's one-hour slot that
 	// contains that local time, and `409 SlotFull` when the slot has fewer places left
 	// (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -9877,6 +10401,38 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v2/b2b/booking/fast-tracks (the `CreateFastTrackBooking` operationId).
 	CreateFastTrackBookingWithResponse(ctx context.Context, params *CreateFastTrackBookingParams, body CreateFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFastTrackBookingResponse, error)
 
+	// CreateFastTrackQuoteWithBodyWithResponse Quote a booking's price and cancellation policy
+	//
+	// Takes the create body and validates it exactly as create would (same `422`s), then
+	// prices it from the account's price list: an account without a price list, or a
+	// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+	// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+	// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+	// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+	// no money or places, so a retried request that made a second quote did no harm (the
+	// unused one expires).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+	CreateFastTrackQuoteWithBodyWithResponse(ctx context.Context, params *CreateFastTrackQuoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFastTrackQuoteResponse, error)
+
+	// CreateFastTrackQuoteWithResponse Quote a booking's price and cancellation policy
+	//
+	// Takes the create body and validates it exactly as create would (same `422`s), then
+	// prices it from the account's price list: an account without a price list, or a
+	// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+	// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+	// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+	// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+	// no money or places, so a retried request that made a second quote did no harm (the
+	// unused one expires).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+	CreateFastTrackQuoteWithResponse(ctx context.Context, params *CreateFastTrackQuoteParams, body CreateFastTrackQuoteJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFastTrackQuoteResponse, error)
+
 	// GetFastTrackBookingWithResponse Read a booking (poll its status)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9884,17 +10440,61 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID} (the `GetFastTrackBooking` operationId).
 	GetFastTrackBookingWithResponse(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingParams, reqEditors ...RequestEditorFn) (*GetFastTrackBookingResponse, error)
 
-	// CancelFastTrackBookingWithResponse Cancel a booking
+	// CancelFastTrackBookingWithBodyWithResponse Cancel a booking
 	//
-	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No body
-	// and no idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+	// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
 	// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
 	// gets when its first call took effect; it means success.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// A priced booking answers with its `refund`, as of the cancel: the whole price before
+	// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+	// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+	// or Expired (the expiry released the reservation already). The body may be left
+	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+	// refund now (absent for a booking without a price) and the booking stays as it
+	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
-	CancelFastTrackBookingWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error)
+	CancelFastTrackBookingWithBodyWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error)
+
+	// CancelFastTrackBookingWithResponse Cancel a booking
+	//
+	// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+	// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+	// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
+	// gets when its first call took effect; it means success.
+	//
+	// A priced booking answers with its `refund`, as of the cancel: the whole price before
+	// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+	// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+	// or Expired (the expiry released the reservation already). The body may be left
+	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+	// refund now (absent for a booking without a price) and the booking stays as it
+	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
+	CancelFastTrackBookingWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, body CancelFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error)
+
+	// GetFastTrackBookingCancellationWithResponse What cancelling a booking would refund now
+	//
+	// The refund and the fee (price − refund) of cancelling the booking now, by the rule
+	// cancel applies (see cancel). A booking without a price answers both null: its
+	// cancellation moves no money. An Expired booking answers both 0: its reservation
+	// was released at the expiry. A Canceled booking is `409 InvalidBookingStatus`, as
+	// its cancel is. The answer changes with time and is never cached; send it back as
+	// cancel's `expected_refund` to cancel only at that refund.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID}/cancellation (the `GetFastTrackBookingCancellation` operationId).
+	GetFastTrackBookingCancellationWithResponse(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingCancellationParams, reqEditors ...RequestEditorFn) (*GetFastTrackBookingCancellationResponse, error)
 
 	// ConfirmFastTrackBookingWithResponse Confirm an Issued booking
 	//
@@ -14265,6 +14865,243 @@ func (r CreateFastTrackBookingResponse) ContentType() string {
 	return ""
 }
 
+// CreateFastTrackQuoteResponse201Headers the declared response headers of an HTTP 201 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse201Headers struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse400Headers the declared response headers of an HTTP 400 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse400Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse401Headers the declared response headers of an HTTP 401 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse403Headers the declared response headers of an HTTP 403 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse413Headers the declared response headers of an HTTP 413 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse413Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse415Headers the declared response headers of an HTTP 415 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse415Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse422Headers the declared response headers of an HTTP 422 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse422Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse429Headers the declared response headers of an HTTP 429 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse500Headers the declared response headers of an HTTP 500 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CreateFastTrackQuoteResponse503Headers the declared response headers of an HTTP 503 response for CreateFastTrackQuote
+type CreateFastTrackQuoteResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type CreateFastTrackQuoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Quote
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ValidationFailed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateFastTrackQuoteResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateFastTrackQuoteResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateFastTrackQuoteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateFastTrackQuoteResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateFastTrackQuoteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateFastTrackQuoteResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateFastTrackQuoteResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFastTrackQuoteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateFastTrackQuoteResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFastTrackQuoteResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFastTrackQuoteResponse) GetJSON201() *Quote {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON422() *ValidationFailed {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateFastTrackQuoteResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFastTrackQuoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFastTrackQuoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFastTrackQuoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFastTrackQuoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetFastTrackBookingResponse200Headers the declared response headers of an HTTP 200 response for GetFastTrackBooking
 type GetFastTrackBookingResponse200Headers struct {
 	RateLimitLimit     *int
@@ -14450,6 +15287,17 @@ type CancelFastTrackBookingResponse200Headers struct {
 	XRequestID         *string
 }
 
+// CancelFastTrackBookingResponse400Headers the declared response headers of an HTTP 400 response for CancelFastTrackBooking
+type CancelFastTrackBookingResponse400Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
 // CancelFastTrackBookingResponse401Headers the declared response headers of an HTTP 401 response for CancelFastTrackBooking
 type CancelFastTrackBookingResponse401Headers struct {
 	CacheControl       *string
@@ -14487,6 +15335,39 @@ type CancelFastTrackBookingResponse404Headers struct {
 
 // CancelFastTrackBookingResponse409Headers the declared response headers of an HTTP 409 response for CancelFastTrackBooking
 type CancelFastTrackBookingResponse409Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelFastTrackBookingResponse413Headers the declared response headers of an HTTP 413 response for CancelFastTrackBooking
+type CancelFastTrackBookingResponse413Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelFastTrackBookingResponse415Headers the declared response headers of an HTTP 415 response for CancelFastTrackBooking
+type CancelFastTrackBookingResponse415Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelFastTrackBookingResponse422Headers the declared response headers of an HTTP 422 response for CancelFastTrackBooking
+type CancelFastTrackBookingResponse422Headers struct {
 	CacheControl       *string
 	ContentLanguage    *string
 	RateLimitLimit     *int
@@ -14536,6 +15417,8 @@ type CancelFastTrackBookingResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Booking
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -14544,6 +15427,12 @@ type CancelFastTrackBookingResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -14552,6 +15441,8 @@ type CancelFastTrackBookingResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CancelFastTrackBookingResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelFastTrackBookingResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CancelFastTrackBookingResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -14560,6 +15451,12 @@ type CancelFastTrackBookingResponse struct {
 	Headers404 *CancelFastTrackBookingResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CancelFastTrackBookingResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CancelFastTrackBookingResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CancelFastTrackBookingResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CancelFastTrackBookingResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CancelFastTrackBookingResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -14571,6 +15468,11 @@ type CancelFastTrackBookingResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r CancelFastTrackBookingResponse) GetJSON200() *Booking {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14591,6 +15493,21 @@ func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON404() *NotFound
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON422() *ValidationFailed {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -14631,6 +15548,203 @@ func (r CancelFastTrackBookingResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CancelFastTrackBookingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFastTrackBookingCancellationResponse200Headers the declared response headers of an HTTP 200 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse200Headers struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse401Headers the declared response headers of an HTTP 401 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse403Headers the declared response headers of an HTTP 403 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse404Headers the declared response headers of an HTTP 404 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse404Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse409Headers the declared response headers of an HTTP 409 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse409Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse429Headers the declared response headers of an HTTP 429 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse500Headers the declared response headers of an HTTP 500 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetFastTrackBookingCancellationResponse503Headers the declared response headers of an HTTP 503 response for GetFastTrackBookingCancellation
+type GetFastTrackBookingCancellationResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type GetFastTrackBookingCancellationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CancellationQuote
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFastTrackBookingCancellationResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetFastTrackBookingCancellationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetFastTrackBookingCancellationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetFastTrackBookingCancellationResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetFastTrackBookingCancellationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFastTrackBookingCancellationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFastTrackBookingCancellationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFastTrackBookingCancellationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFastTrackBookingCancellationResponse) GetJSON200() *CancellationQuote {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetFastTrackBookingCancellationResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFastTrackBookingCancellationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFastTrackBookingCancellationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFastTrackBookingCancellationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFastTrackBookingCancellationResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19909,7 +21023,22 @@ func (c *ClientWithResponses) ListFastTrackBookingsWithResponse(ctx context.Cont
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// `passengers[0].last_name`), then prices and the quote, then capacity.
+//
+// Prices: an account with a price list (at least one fast-track price) books priced.
+// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+// gets `price` (the sum of its passengers' prices by `type`) and
+// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+// A booking may name `quote_id` to take a quote's price and policy instead: the
+// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+// uses it. A replay under the key answers the booking it created whatever became of
+// the quote. An account without a price list books as before: no price, and
+// `flight.scheduled_at` optional (enforced when given).
+//
+// Capacity: a booking with `flight.scheduled_at`
 // takes one place per passenger (infants none) in the fast-track's one-hour slot that
 // contains that local time, and `409 SlotFull` when the slot has fewer places left
 // (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -19944,7 +21073,22 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithBodyWithResponse(ctx con
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then capacity: a booking with `flight.scheduled_at`
+// `passengers[0].last_name`), then prices and the quote, then capacity.
+//
+// Prices: an account with a price list (at least one fast-track price) books priced.
+// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
+// list prices (`422` on `fast_track_id`: not bookable by this account); the booking
+// gets `price` (the sum of its passengers' prices by `type`) and
+// `cancellation_policy` (the fast-track's tiers rendered for its flight and price).
+// A booking may name `quote_id` to take a quote's price and policy instead: the
+// quote must be the account's, for the same `fast_track_id`, `flight.scheduled_at`
+// and passenger types (else `422` on `quote_id`, the same for an unknown quote),
+// unexpired (`422 QuoteExpired`) and unused (`409 QuoteUsed`); creating the booking
+// uses it. A replay under the key answers the booking it created whatever became of
+// the quote. An account without a price list books as before: no price, and
+// `flight.scheduled_at` optional (enforced when given).
+//
+// Capacity: a booking with `flight.scheduled_at`
 // takes one place per passenger (infants none) in the fast-track's one-hour slot that
 // contains that local time, and `409 SlotFull` when the slot has fewer places left
 // (`GET /v2/catalog/fast-tracks/{id}/availability` shows them). Places are given back
@@ -19961,6 +21105,50 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithResponse(ctx context.Con
 	return ParseCreateFastTrackBookingResponse(rsp)
 }
 
+// CreateFastTrackQuoteWithBodyWithResponse Quote a booking's price and cancellation policy
+//
+// Takes the create body and validates it exactly as create would (same `422`s), then
+// prices it from the account's price list: an account without a price list, or a
+// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+// no money or places, so a retried request that made a second quote did no harm (the
+// unused one expires).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+func (c *ClientWithResponses) CreateFastTrackQuoteWithBodyWithResponse(ctx context.Context, params *CreateFastTrackQuoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFastTrackQuoteResponse, error) {
+	rsp, err := c.CreateFastTrackQuoteWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFastTrackQuoteResponse(rsp)
+}
+
+// CreateFastTrackQuoteWithResponse Quote a booking's price and cancellation policy
+//
+// Takes the create body and validates it exactly as create would (same `422`s), then
+// prices it from the account's price list: an account without a price list, or a
+// fast-track it has no price for, is `422` on `fast_track_id`; `flight.scheduled_at`
+// is required; `quote_id` must not be sent. Answers the quote, which a create naming
+// its `id` until `expires_at` (15 minutes) takes the price and policy of, whatever
+// the price list says by then. No `Idempotency-Key`: a quote books nothing and holds
+// no money or places, so a retried request that made a second quote did no harm (the
+// unused one expires).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/quotes (the `CreateFastTrackQuote` operationId).
+func (c *ClientWithResponses) CreateFastTrackQuoteWithResponse(ctx context.Context, params *CreateFastTrackQuoteParams, body CreateFastTrackQuoteJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFastTrackQuoteResponse, error) {
+	rsp, err := c.CreateFastTrackQuote(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFastTrackQuoteResponse(rsp)
+}
+
 // GetFastTrackBookingWithResponse Read a booking (poll its status)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19974,22 +21162,78 @@ func (c *ClientWithResponses) GetFastTrackBookingWithResponse(ctx context.Contex
 	return ParseGetFastTrackBookingResponse(rsp)
 }
 
-// CancelFastTrackBookingWithResponse Cancel a booking
+// CancelFastTrackBookingWithBodyWithResponse Cancel a booking
 //
-// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No body
-// and no idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
 // `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
 // gets when its first call took effect; it means success.
 //
-// Returns a wrapper object for the known response body format(s).
+// A priced booking answers with its `refund`, as of the cancel: the whole price before
+// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+// or Expired (the expiry released the reservation already). The body may be left
+// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+// refund now (absent for a booking without a price) and the booking stays as it
+// was. `GET …/cancellation` tells the refund beforehand.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
-func (c *ClientWithResponses) CancelFastTrackBookingWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error) {
-	rsp, err := c.CancelFastTrackBooking(ctx, bookingID, params, reqEditors...)
+func (c *ClientWithResponses) CancelFastTrackBookingWithBodyWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error) {
+	rsp, err := c.CancelFastTrackBookingWithBody(ctx, bookingID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseCancelFastTrackBookingResponse(rsp)
+}
+
+// CancelFastTrackBookingWithResponse Cancel a booking
+//
+// Every status but Canceled → Canceled (a pass that was issued becomes Voided). No
+// idempotency key. A canceled booking is `409 InvalidBookingStatus` with
+// `booking_status: Canceled`, which is what a client that retries a cancel after a timeout
+// gets when its first call took effect; it means success.
+//
+// A priced booking answers with its `refund`, as of the cancel: the whole price before
+// it is confirmed (it was only reserved), after that the `cancellation_policy` tier
+// whose `until` is still ahead (none: 0), nothing once Completed (the pass was used)
+// or Expired (the expiry released the reservation already). The body may be left
+// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
+// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
+// refund now (absent for a booking without a price) and the booking stays as it
+// was. `GET …/cancellation` tells the refund beforehand.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
+func (c *ClientWithResponses) CancelFastTrackBookingWithResponse(ctx context.Context, bookingID BookingID, params *CancelFastTrackBookingParams, body CancelFastTrackBookingJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelFastTrackBookingResponse, error) {
+	rsp, err := c.CancelFastTrackBooking(ctx, bookingID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelFastTrackBookingResponse(rsp)
+}
+
+// GetFastTrackBookingCancellationWithResponse What cancelling a booking would refund now
+//
+// The refund and the fee (price − refund) of cancelling the booking now, by the rule
+// cancel applies (see cancel). A booking without a price answers both null: its
+// cancellation moves no money. An Expired booking answers both 0: its reservation
+// was released at the expiry. A Canceled booking is `409 InvalidBookingStatus`, as
+// its cancel is. The answer changes with time and is never cached; send it back as
+// cancel's `expected_refund` to cancel only at that refund.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/b2b/booking/fast-tracks/{bookingID}/cancellation (the `GetFastTrackBookingCancellation` operationId).
+func (c *ClientWithResponses) GetFastTrackBookingCancellationWithResponse(ctx context.Context, bookingID BookingID, params *GetFastTrackBookingCancellationParams, reqEditors ...RequestEditorFn) (*GetFastTrackBookingCancellationResponse, error) {
+	rsp, err := c.GetFastTrackBookingCancellation(ctx, bookingID, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFastTrackBookingCancellationResponse(rsp)
 }
 
 // ConfirmFastTrackBookingWithResponse Confirm an Issued booking
@@ -30912,6 +32156,639 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 	return response, nil
 }
 
+// ParseCreateFastTrackQuoteResponse parses an HTTP response from a CreateFastTrackQuoteWithResponse call
+func ParseCreateFastTrackQuoteResponse(rsp *http.Response) (*CreateFastTrackQuoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFastTrackQuoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Quote
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateFastTrackQuoteResponse201Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateFastTrackQuoteResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateFastTrackQuoteResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateFastTrackQuoteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateFastTrackQuoteResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateFastTrackQuoteResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateFastTrackQuoteResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateFastTrackQuoteResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateFastTrackQuoteResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFastTrackQuoteResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetFastTrackBookingResponse parses an HTTP response from a GetFastTrackBookingWithResponse call
 func ParseGetFastTrackBookingResponse(rsp *http.Response) (*GetFastTrackBookingResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -31382,6 +33259,13 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31409,6 +33293,27 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			return nil, err
 		}
 		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
@@ -31472,6 +33377,58 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelFastTrackBookingResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CancelFastTrackBookingResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -31694,6 +33651,162 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 			headers.XRequestID = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CancelFastTrackBookingResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CancelFastTrackBookingResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CancelFastTrackBookingResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CancelFastTrackBookingResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -31807,6 +33920,521 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelFastTrackBookingResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFastTrackBookingCancellationResponse parses an HTTP response from a GetFastTrackBookingCancellationWithResponse call
+func ParseGetFastTrackBookingCancellationResponse(rsp *http.Response) (*GetFastTrackBookingCancellationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFastTrackBookingCancellationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CancellationQuote
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFastTrackBookingCancellationResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetFastTrackBookingCancellationResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetFastTrackBookingCancellationResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetFastTrackBookingCancellationResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetFastTrackBookingCancellationResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetFastTrackBookingCancellationResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFastTrackBookingCancellationResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFastTrackBookingCancellationResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

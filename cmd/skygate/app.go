@@ -102,7 +102,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	}
 	// A new booking wakes the service's worker, which issues it and wakes the dispatcher.
 	a.bookings = booking.New(booking.Config{Store: a.db, FastTracks: a.catalog, ConfirmWindow: cfg.ConfirmWindow,
-		PassengerDataRetention: cfg.PassengerDataRetention})
+		PassengerDataRetention: cfg.PassengerDataRetention, Prices: a.db, Quotes: a.db})
 	a.worker = booking.NewWorker(a.bookings, log)
 	openAPIJSON, err := api.JSON(ctx)
 	if err != nil {

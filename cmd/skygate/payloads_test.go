@@ -89,17 +89,32 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 	rc := newReceiver(t)
 	hook := s.subscribe(sandbox, rc)
 	ft := s.firstFastTrack(sandbox)
+	// The sandbox account books priced, so that booking events carry the commercial
+	// side: a price, its policy, a quote and, at the cancel, a refund.
+	s.withPriceList(sc.AccountID, ft, 5000)
+	resp, body := s.mtlsJSON(http.MethodPost, bookingPath+"/quotes", sandbox, pricedBookingBody(ft, "SB-1", ""))
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("quote: %d %s", resp.StatusCode, body)
+	}
+	resp, body = s.book(s.mtlsClient, sandbox, "sb-1", pricedBookingBody(ft, "SB-1", mustPriced(t, body).ID))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("book with the quote: %d %s", resp.StatusCode, body)
+	}
 
-	used := s.mustBook(sandbox, "sb-1", ft, "SB-1").ID
+	used := mustBooking(t, body).ID
 	s.waitStatus(sandbox, used, "Issued")
 	if resp, body := s.bookingCall(http.MethodPost, bookingPath+"/"+used+"/confirm", sandbox); resp.StatusCode != 200 {
 		t.Fatalf("confirm: %d %s", resp.StatusCode, body)
 	}
-	resp, body := s.do(s.client, http.MethodPost, s.base+"/api/v1/admin/bookings/"+used+"/complete", nil, map[string]string{"Authorization": "Bearer " + s.adminToken()})
+	resp, body = s.do(s.client, http.MethodPost, s.base+"/api/v1/admin/bookings/"+used+"/complete", nil, map[string]string{"Authorization": "Bearer " + s.adminToken()})
 	if resp.StatusCode != 200 {
 		t.Fatalf("complete: %d %s", resp.StatusCode, body)
 	}
-	expired := s.mustBook(sandbox, "sb-2", ft, "SB-2").ID
+	resp, body = s.book(s.mtlsClient, sandbox, "sb-2", pricedBookingBody(ft, "SB-2", ""))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("book: %d %s", resp.StatusCode, body)
+	}
+	expired := mustBooking(t, body).ID
 	s.waitStatus(sandbox, expired, "Issued")
 	resp, body = s.do(s.mtlsClient, http.MethodPost, s.mtlsBase+"/v2/sandbox/booking/fast-tracks/"+expired+"/simulate", strings.NewReader(`{"event":"expire"}`),
 		map[string]string{"Authorization": "Bearer " + sandbox, "Content-Type": "application/json"})
@@ -166,6 +181,16 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	commerce := 0
+	for _, d := range rc.got {
+		if d.event.Type == skygate.EventBookingStatusChanged && strings.Contains(string(d.body), `"price":{"amount":5000,"currency":"USD"}`) &&
+			strings.Contains(string(d.body), `"scheduled_at":`) {
+			commerce++
+		}
+	}
+	if commerce != 8 { // two bookings, four statuses each
+		t.Errorf("%d booking events carry the price and the flight time, want 8", commerce)
+	}
 	for _, d := range append(rc.got, liveRC.got...) {
 		for _, personal := range []string{"1990-04-01", "FA1234567", "aziza@example.com", "+998901234567", "date_of_birth", "nationality"} {
 			if strings.Contains(string(d.body), personal) {

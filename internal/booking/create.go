@@ -17,6 +17,9 @@ type Request struct {
 	Flight           *skygate.Flight     `json:"flight"`
 	Passengers       []skygate.Passenger `json:"passengers"`
 	PartnerReference string              `json:"partner_reference"`
+	// QuoteID names a quote (Service.Quote) whose price and cancellation terms the
+	// booking locks; "" for none.
+	QuoteID string `json:"quote_id,omitempty"`
 }
 
 // CreateCommand asks for a booking of the account's client under an Idempotency-Key.
@@ -36,8 +39,9 @@ type CreateCommand struct {
 // Create books a fast-track for the command's client: it checks the key
 // (CodeBadRequest), answers a known key with the booking it created, as first
 // answered, when the request is the same (replayed) or CodeIdempotencyConflict when it
-// differs, validates the request (CodeValidation listing every invalid field), and
-// stores a Pending booking with the key and its first event in one transaction. Only
+// differs, validates the request (CodeValidation listing every invalid field), prices
+// it from the quote it names or the account's price list (price), and stores a
+// Pending booking with the key and its first event in one transaction. Only
 // accepted requests are remembered: a rejected request does not use up its key.
 // Concurrent requests with one key create one booking; the others are replays.
 func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Booking, replayed bool, err error) {
@@ -51,6 +55,9 @@ func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Boo
 	// new key, is not read first: the transaction's claim of the key finds a known one
 	// and returns its record; only a request that fails validation looks the key up.
 	b, err = s.validate(cmd.Request, now)
+	if err == nil {
+		err = s.price(ctx, cmd.AccountID, cmd.QuoteID, b, now)
+	}
 	if err != nil {
 		if known, lookup := s.replay(ctx, req, now); !skygate.IsCode(lookup, skygate.CodeNotFound) {
 			return known, lookup == nil, lookup

@@ -137,7 +137,7 @@ func setup(tb testing.TB) *bundle {
 func setupStore(tb testing.TB, s skygate.Store) *bundle {
 	tb.Helper()
 	c := &clock{t: Start}
-	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now})
+	svc := booking.New(booking.Config{Store: s, FastTracks: fastTracks{}, Clock: c.Now, Prices: s, Quotes: s})
 	return &bundle{
 		store: s, svc: svc, worker: booking.NewWorker(svc, nil), clock: c,
 		account: storetest.MustCreateAccount(tb, s).ID,

@@ -55,6 +55,11 @@ type Config struct {
 	// a booking keeps its passengers' personal data before the worker removes it;
 	// skygate.DefaultPassengerDataRetention (90 days) when zero.
 	PassengerDataRetention time.Duration
+	// Prices are the accounts' price lists; nil prices nothing (every account books
+	// as one without a price list does).
+	Prices skygate.PriceStore
+	// Quotes keeps quotes; nil refuses quote requests and every quote_id.
+	Quotes skygate.QuoteStore
 }
 
 // Service is the booking logic. It is safe for concurrent use.
@@ -65,6 +70,8 @@ type Service struct {
 	now        skygate.Clock
 	window     time.Duration
 	retention  time.Duration
+	prices     skygate.PriceStore
+	quotes     skygate.QuoteStore
 	// wake tells the workers of the service that a new booking was stored, so that
 	// they issue it at once (Worker.Run).
 	wake chan struct{}
@@ -73,7 +80,7 @@ type Service struct {
 // New returns a Service.
 func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, slots: cfg.Slots, now: cfg.Clock, window: cfg.ConfirmWindow,
-		retention: cfg.PassengerDataRetention, wake: make(chan struct{}, 1)}
+		retention: cfg.PassengerDataRetention, prices: cfg.Prices, quotes: cfg.Quotes, wake: make(chan struct{}, 1)}
 	if s.slots == nil {
 		s.slots, _ = cfg.Store.(skygate.SlotStore)
 	}
@@ -121,9 +128,11 @@ func (s *Service) Confirm(ctx context.Context, accountID, bookingID string) (*sk
 }
 
 // Cancel moves the account's booking to Canceled from any status but Canceled (a
-// repeated cancel is CodeInvalidBookingStatus). A pass that existed becomes Voided.
+// repeated cancel is CodeInvalidBookingStatus). A pass that existed becomes Voided. A
+// priced booking gets its Refund (skygate.Booking.RefundAt at the cancel); see
+// CancelExpecting.
 func (s *Service) Cancel(ctx context.Context, accountID, bookingID string) (*skygate.Booking, error) {
-	return s.transition(ctx, accountID, bookingID, skygate.TriggerCancel)
+	return s.CancelExpecting(ctx, accountID, bookingID, nil)
 }
 
 // Pass returns the pass of the account's booking, or CodePassNotReady before the
@@ -192,8 +201,9 @@ func (s *Service) transition(ctx context.Context, accountID, bookingID string, t
 }
 
 // apply is the skygate.BookingApply of every transition: on issue it generates the
-// pass and sets the confirmation deadline; it returns the events of the change. It is
-// pure apart from drawing random pass codes, so the store may call it again.
+// pass and sets the confirmation deadline; on cancel it sets the refund of a priced
+// booking; it returns the events of the change. It is pure apart from drawing random
+// pass codes, so the store may call it again.
 func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error) {
 	// Past its deadline an Issued booking is expired in all but the worker's bookkeeping:
 	// a late confirm is refused even when the worker has not run yet.
@@ -209,6 +219,12 @@ func (s *Service) apply(before, after *skygate.Booking) ([]*skygate.Event, error
 			return nil, err
 		}
 		after.Pass, after.ConfirmBefore = pass, new(after.UpdatedAt.Add(s.window))
+	}
+	if after.Status == skygate.BookingCanceled {
+		// The refund as of the transition, which the store moves in its transaction.
+		if refund, _, ok := before.RefundAt(after.UpdatedAt); ok {
+			after.Refund = &refund
+		}
 	}
 	return skygate.BookingEvents(before, after, after.UpdatedAt)
 }

@@ -65,7 +65,7 @@ func (s *Server) createBooking(w http.ResponseWriter, r *http.Request) error {
 // value of its JSON type, and one passenger for all.
 var bookingShape = mustShape(`{"fast_track_id":"","service_date":"","flight":{"number":"","direction":"","scheduled_at":""},
 	"passengers":[{"first_name":"","last_name":"","type":"","date_of_birth":"","passport_number":"","nationality":"","email":"",
-	"phone":""}],"partner_reference":""}`)
+	"phone":""}],"partner_reference":"","quote_id":""}`)
 
 // decodeBookingRequest decodes a create request (one JSON value): 400 when it is not an
 // object or has unknown fields (every one named), 422 naming each field of the wrong
@@ -89,14 +89,10 @@ func (s *Server) listBookings(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// confirmBooking and cancelBooking answer 200 with the booking; a booking in another
-// status is 409 InvalidBookingStatus naming it.
+// confirmBooking answers 200 with the booking (cancelBooking is in bookingmoney.go); a
+// booking in another status is 409 InvalidBookingStatus naming it.
 func (s *Server) confirmBooking(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK)(s.deps.Bookings.Confirm(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
-}
-
-func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.deps.Bookings.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("bookingID")))
 }
 
 // getPass answers the pass as JSON, or as a QR code PNG for Accept: image/png.

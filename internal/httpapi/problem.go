@@ -22,6 +22,9 @@ type problem struct {
 	Errors    []skygate.FieldError `json:"errors,omitempty"`
 	// BookingStatus is the booking's status in an InvalidBookingStatus problem.
 	BookingStatus skygate.BookingStatus `json:"booking_status,omitempty"`
+	// Refund is the refund a cancel gives now, in a RefundChanged problem (absent for
+	// a booking without a price).
+	Refund *skygate.Money `json:"refund,omitempty"`
 }
 
 // statusOf maps each domain code to its one HTTP status.
@@ -44,6 +47,9 @@ var statusOf = map[string]int{
 	skygate.CodePoolExhausted:             http.StatusConflict,
 	skygate.CodeInsufficientFunds:         http.StatusPaymentRequired,
 	skygate.CodeSlotFull:                  http.StatusConflict,
+	skygate.CodeRefundChanged:             http.StatusConflict,
+	skygate.CodeQuoteUsed:                 http.StatusConflict,
+	skygate.CodeQuoteExpired:              http.StatusUnprocessableEntity,
 	skygate.CodeCursorExpired:             http.StatusGone,
 	skygate.CodePayloadTooLarge:           http.StatusRequestEntityTooLarge,
 	skygate.CodeUnsupportedMediaType:      http.StatusUnsupportedMediaType,
@@ -84,7 +90,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var e *skygate.Error
 	if errors.As(err, &e) {
-		p.Errors, p.BookingStatus = e.Fields, e.BookingStatus
+		p.Errors, p.BookingStatus, p.Refund = e.Fields, e.BookingStatus, e.Refund
 	}
 	var ae *authError
 	if errors.As(err, &ae) {

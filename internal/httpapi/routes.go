@@ -63,6 +63,8 @@ func (s *Server) routes() {
 	s.route("GET /v2/b2b/booking/fast-tracks/{bookingID}", s.booking(read, s.getBooking))
 	s.route("POST /v2/b2b/booking/fast-tracks/{bookingID}/confirm", s.booking(write, s.confirmBooking))
 	s.route("POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel", s.booking(write, s.cancelBooking))
+	s.route("GET /v2/b2b/booking/fast-tracks/{bookingID}/cancellation", s.booking(read, s.getCancellation))
+	s.route("POST /v2/b2b/booking/fast-tracks/quotes", s.booking(write, s.createQuote))
 	s.route("GET /v2/b2b/booking/fast-tracks/{bookingID}/pass", s.booking(read, s.getPass))
 	s.route("POST /v2/sandbox/booking/fast-tracks/{bookingID}/simulate", s.booking(write, s.simulateBooking))
 

@@ -7,7 +7,9 @@ import (
 	"github.com/skygate/skygate/internal/sqlstore"
 )
 
-// useQuote marks b.QuoteID used by b. SEAM: the quotes helper implements it.
+// useQuote marks b.QuoteID, when b names one, used by b inside tx, the transaction
+// that creates b: of concurrent bookings naming one quote exactly one locks it
+// (sqlstore.UseQuote).
 func (s *Store) useQuote(ctx context.Context, tx *sqlstore.Tx, b *skygate.Booking) error {
-	return nil
+	return sqlstore.UseQuote(ctx, s.db, quoteSQL, tx, b)
 }

@@ -14,8 +14,7 @@ var bookingCommerceTests = []test{
 	{"RefundWritten", testBookingCommerceRefund},
 }
 
-// WithCommerce gives a booking a price of amount EUR, a two-tier policy, a quote and
-// a slot of its passengers at 10:00 on its service date (UTC), capacity 1000.
+// WithCommerce gives a booking a price of amount EUR, a two-tier policy and a slot of its passengers at 10:00 on its service date (UTC), capacity 1000.
 func WithCommerce(amount int64) func(*skygate.Booking) {
 	return func(b *skygate.Booking) {
 		price := skygate.Money{Amount: amount, Currency: "EUR"}
@@ -25,7 +24,6 @@ func WithCommerce(amount int64) func(*skygate.Booking) {
 			{Until: start.Add(-24 * time.Hour), RefundPercent: 100, Refund: price},
 			{Until: start.Add(-2 * time.Hour), RefundPercent: 50, Refund: skygate.Money{Amount: amount / 2, Currency: "EUR"}},
 		}
-		b.QuoteID = skygate.NewID()
 		b.Slot = &skygate.BookingSlot{Start: start, Places: skygate.Places(b.Passengers), Capacity: 1000}
 	}
 }
@@ -37,6 +35,7 @@ func testBookingCommerceRoundTrip(t *testing.T, s skygate.Store) {
 		t.Fatalf("a booking without commerce reads back with some: %+v", got)
 	}
 	b := NewBooking(acc.ID, WithCommerce(4500))
+	b.QuoteID = MustCreateQuote(t, s, QuoteFor(b, T0)).ID
 	_, err := s.CreateBooking(t.Context(), NewRecord(b, "k", "fp"), b, nil)
 	MustNoError(t, err, "CreateBooking")
 	want := b.Clone()      // as the store normalised it

@@ -39,6 +39,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Audit", auditTests},
 		{"Bookings", bookingTests},
 		{"BookingCommerce", bookingCommerceTests},
+		{"Quotes", quoteTests},
 		{"Prices", priceTests},
 		{"Slots", slotTests},
 		{"PassengerData", passengerDataTests},

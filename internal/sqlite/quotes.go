@@ -1,0 +1,31 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/sqlstore"
+)
+
+var _ skygate.QuoteStore = (*Store)(nil)
+
+// quoteSQL is the SQL of booking quotes (sqlstore.QuoteSQL). Every statement names
+// the account.
+var quoteSQL = sqlstore.QuoteSQL{
+	Insert: `INSERT INTO booking_quotes (` + sqlstore.QuoteColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	Select: `SELECT ` + sqlstore.QuoteColumns + ` FROM booking_quotes WHERE account_id = ? AND id = ?`,
+	Use: `UPDATE booking_quotes SET used_by = ?1, used_at = ?2
+		WHERE account_id = ?3 AND id = ?4 AND used_by IS NULL AND expires_at > ?5 AND fingerprint = ?6`,
+}
+
+// CreateQuote implements skygate.QuoteStore.
+func (s *Store) CreateQuote(ctx context.Context, q *skygate.Quote) error {
+	return sqlstore.CreateQuote(ctx, s.db, quoteSQL, q)
+}
+
+// Quote implements skygate.QuoteStore.
+func (s *Store) Quote(ctx context.Context, accountID, quoteID string) (*skygate.Quote, error) {
+	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get quote", NotFound: sqlstore.QuoteNotFound},
+		sqlstore.ScanQuote, quoteSQL.Select, accountID, quoteID)
+}
