@@ -121,9 +121,10 @@ type ESIMStore interface {
 	// TopUp returns the account's top-up (with its eSIM as it is now) or CodeNotFound.
 	TopUp(ctx context.Context, accountID, topUpID string) (*TopUp, error)
 
-	// ESIMBalances returns the account's balance in every currency it ever held,
-	// ordered by currency.
-	ESIMBalances(ctx context.Context, accountID string) ([]Money, error)
+	// ESIMBalances returns the account's balance (available and reserved) in every
+	// currency it ever held, ordered by currency. The balances are the whole account's:
+	// bookings reserve and pay from them too (ledger.go).
+	ESIMBalances(ctx context.Context, accountID string) ([]Balance, error)
 	// ListLedger returns a page of the account's ledger, newest first, and the total.
 	ListLedger(ctx context.Context, accountID string, p Page) ([]*LedgerEntry, int, error)
 	// CreditBalance adds e.Amount (positive) to the account's balance and appends e

@@ -43,6 +43,7 @@ type Store interface {
 	WebhookStore
 	EventFeedStore
 	ESIMStore
+	BillingStore
 	LoginCodeStore
 	TokenRevocationStore
 	// Close releases the connections.

@@ -7,11 +7,12 @@ import (
 	"github.com/skygate/skygate"
 )
 
-// Billing is the body of GET /v2/b2b/esim/billing: the balance in every currency the
-// account holds (ordered by currency; a currency never credited is absent, meaning
-// zero) and a page of the ledger, newest first.
+// Billing is the body of GET /v2/b2b/billing and GET /v2/b2b/esim/billing: the
+// balance in every currency the account holds (ordered by currency; a currency never
+// credited is absent, meaning zero), available and reserved, and a page of the
+// ledger, newest first. Bookings and eSIMs share the balances (skygate.Balance).
 type Billing struct {
-	Balances []skygate.Money                     `json:"balances"`
+	Balances []skygate.Balance                   `json:"balances"`
 	Ledger   *skygate.List[*skygate.LedgerEntry] `json:"ledger"`
 }
 
