@@ -3,6 +3,7 @@ package esim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -85,4 +86,42 @@ func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditReq
 		return nil, err
 	}
 	return e, nil
+}
+
+// BillingSettings returns the account's billing settings: its low-balance thresholds
+// (esim:read or booking.fasttrack:read).
+func (s *Service) BillingSettings(ctx context.Context, accountID string) (*skygate.BillingSettings, error) {
+	return s.store.BillingSettings(ctx, accountID)
+}
+
+// SetBillingSettings replaces the account's billing settings (esim:write or
+// booking.fasttrack:write) and returns them as stored, thresholds ordered by currency.
+// LowBalanceThresholds is required (an empty list removes every threshold); invalid
+// input is CodeValidation with every problem.
+func (s *Service) SetBillingSettings(ctx context.Context, accountID string, set *skygate.BillingSettings) (*skygate.BillingSettings, error) {
+	switch {
+	case set.LowBalanceThresholds == nil:
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "low_balance_thresholds",
+			Message: "is required; an empty list removes every threshold"})
+	case len(set.LowBalanceThresholds) > skygate.MaxLowBalanceThresholds:
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "low_balance_thresholds",
+			Message: fmt.Sprintf("must list at most %d thresholds", skygate.MaxLowBalanceThresholds)})
+	}
+	if problems := set.Validate(); problems != nil {
+		return nil, skygate.ValidationError(problems...)
+	}
+	return s.store.SetBillingSettings(ctx, accountID, set, s.now())
+}
+
+// StatementMonthLayout is the form of a statement's month: YYYY-MM.
+const StatementMonthLayout = "2006-01"
+
+// Statement returns the account's ledger lines of month (YYYY-MM, a UTC month),
+// oldest first. Another form of month is CodeBadRequest.
+func (s *Service) Statement(ctx context.Context, accountID, month string) ([]*skygate.LedgerEntry, error) {
+	from, err := time.Parse(StatementMonthLayout, month)
+	if err != nil || from.Format(StatementMonthLayout) != month {
+		return nil, skygate.BadParameter("month", "must have the form YYYY-MM, such as 2025-03")
+	}
+	return s.store.LedgerBetween(ctx, accountID, from, from.AddDate(0, 1, 0))
 }
