@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 // events, the billing settings and the statement's window.
 var ledgerTests = []test{
 	{"BookingLifecycle", testLedgerBookingLifecycle},
+	{"ClaimedExpiry", testLedgerClaimedExpiry},
 	{"InsufficientFundsRollsBack", testLedgerInsufficientFunds},
 	{"ConcurrentCreates", testLedgerConcurrentCreates},
 	{"LowBalanceOncePerCrossing", testLedgerLowBalance},
@@ -182,6 +184,56 @@ func testLedgerBookingLifecycle(t *testing.T, s skygate.Store) {
 	// Another account's money never moved.
 	wantEqual(t, "other account", MustBalance(t, s, other.ID, "EUR"), skygate.Balance{Amount: 10000, Currency: "EUR"})
 	wantEqual(t, "other account's lines", len(MustLedger(t, s, other.ID)), 1)
+}
+
+// testLedgerClaimedExpiry expires priced bookings of two accounts in the batches of
+// ClaimBookings: each releases its price on its own account's balance.
+func testLedgerClaimedExpiry(t *testing.T, s skygate.Store) {
+	ctx := t.Context()
+	accs := []*skygate.Account{MustCreateAccount(t, s), MustCreateAccount(t, s)}
+	var ids []string
+	for _, acc := range accs {
+		MustCredit(t, s, acc.ID, 1000, "EUR")
+		for range 2 {
+			ids = append(ids, MustCreateBooking(t, s, acc.ID, Priced(300, "EUR")).ID)
+		}
+		wantEqual(t, "reserved", MustBalance(t, s, acc.ID, "EUR"), skygate.Balance{Amount: 400, Currency: "EUR", Reserved: 600})
+	}
+	n, err := s.ClaimBookings(ctx, skygate.BookingPending, skygate.TriggerIssue, At(time.Minute), 0, ApplyLikeService)
+	MustNoError(t, err, "ClaimBookings issue")
+	wantEqual(t, "issued", n, len(ids))
+	n, err = s.ClaimBookings(ctx, skygate.BookingIssued, skygate.TriggerExpire, At(time.Minute+ConfirmWindow+time.Microsecond), 0, ApplyLikeService)
+	MustNoError(t, err, "ClaimBookings expire")
+	wantEqual(t, "expired", n, len(ids))
+	for i, acc := range accs {
+		wantEqual(t, "released", MustBalance(t, s, acc.ID, "EUR"), skygate.Balance{Amount: 1000, Currency: "EUR"})
+		released := releasedIDs(t, s, acc.ID)
+		own := ids[2*i : 2*i+2]
+		if len(released) != 2 || !slices.Contains(own, released[0]) || !slices.Contains(own, released[1]) || released[0] == released[1] {
+			t.Fatalf("account %d: released %v, want each of %v once", i, released, own)
+		}
+		wantLines(t, s, acc.ID, []ledgerLine{
+			{skygate.LedgerCredit, 1000, 1000, ""},
+			{skygate.LedgerReservation, -300, 700, own[0]},
+			{skygate.LedgerReservation, -300, 400, own[1]},
+			{skygate.LedgerRelease, 300, 700, released[0]},
+			{skygate.LedgerRelease, 300, 1000, released[1]},
+		})
+		WantLedgerInvariant(t, s, acc.ID, "EUR")
+	}
+}
+
+// releasedIDs returns the bookings of the account's release lines in the order they
+// were written, which a batch does not promise.
+func releasedIDs(tb testing.TB, s skygate.Store, accountID string) []string {
+	tb.Helper()
+	var ids []string
+	for _, e := range MustLedger(tb, s, accountID) {
+		if e.Kind == skygate.LedgerRelease && e.BookingID != nil {
+			ids = append(ids, *e.BookingID)
+		}
+	}
+	return ids
 }
 
 func testLedgerInsufficientFunds(t *testing.T, s skygate.Store) {
