@@ -3773,6 +3773,11 @@ type ClientInterface interface {
 	// first and replays it, so it never creates a second booking. Only accepted requests
 	// use up a key.
 	//
+	// A priced booking (an account with a price list) reserves its price on the
+	// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+	// `402 InsufficientFunds` when the available amount does not cover it, and then
+	// nothing is kept and the key is not used up.
+	//
 	// The booking starts `Pending`; the service issues the pass shortly after (status
 	// `Issued`, event `booking.status.changed`), and the partner must confirm before
 	// `confirm_before` (30 minutes by default).
@@ -3797,6 +3802,11 @@ type ClientInterface interface {
 	// with another body is `409 IdempotencyConflict`. A concurrent duplicate waits for the
 	// first and replays it, so it never creates a second booking. Only accepted requests
 	// use up a key.
+	//
+	// A priced booking (an account with a price list) reserves its price on the
+	// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+	// `402 InsufficientFunds` when the available amount does not cover it, and then
+	// nothing is kept and the key is not used up.
 	//
 	// The booking starts `Pending`; the service issues the pass shortly after (status
 	// `Issued`, event `booking.status.changed`), and the partner must confirm before
@@ -5134,6 +5144,11 @@ func (c *Client) ListFastTrackBookings(ctx context.Context, params *ListFastTrac
 // first and replays it, so it never creates a second booking. Only accepted requests
 // use up a key.
 //
+// A priced booking (an account with a price list) reserves its price on the
+// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+// `402 InsufficientFunds` when the available amount does not cover it, and then
+// nothing is kept and the key is not used up.
+//
 // The booking starts `Pending`; the service issues the pass shortly after (status
 // `Issued`, event `booking.status.changed`), and the partner must confirm before
 // `confirm_before` (30 minutes by default).
@@ -5168,6 +5183,11 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // with another body is `409 IdempotencyConflict`. A concurrent duplicate waits for the
 // first and replays it, so it never creates a second booking. Only accepted requests
 // use up a key.
+//
+// A priced booking (an account with a price list) reserves its price on the
+// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+// `402 InsufficientFunds` when the available amount does not cover it, and then
+// nothing is kept and the key is not used up.
 //
 // The booking starts `Pending`; the service issues the pass shortly after (status
 // `Issued`, event `booking.status.changed`), and the partner must confirm before
@@ -10206,6 +10226,11 @@ type ClientWithResponsesInterface interface {
 	// first and replays it, so it never creates a second booking. Only accepted requests
 	// use up a key.
 	//
+	// A priced booking (an account with a price list) reserves its price on the
+	// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+	// `402 InsufficientFunds` when the available amount does not cover it, and then
+	// nothing is kept and the key is not used up.
+	//
 	// The booking starts `Pending`; the service issues the pass shortly after (status
 	// `Issued`, event `booking.status.changed`), and the partner must confirm before
 	// `confirm_before` (30 minutes by default).
@@ -10230,6 +10255,11 @@ type ClientWithResponsesInterface interface {
 	// with another body is `409 IdempotencyConflict`. A concurrent duplicate waits for the
 	// first and replays it, so it never creates a second booking. Only accepted requests
 	// use up a key.
+	//
+	// A priced booking (an account with a price list) reserves its price on the
+	// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+	// `402 InsufficientFunds` when the available amount does not cover it, and then
+	// nothing is kept and the key is not used up.
 	//
 	// The booking starts `Pending`; the service issues the pass shortly after (status
 	// `Issued`, event `booking.status.changed`), and the partner must confirm before
@@ -15153,6 +15183,17 @@ type CreateFastTrackBookingResponse401Headers struct {
 	XRequestID         *string
 }
 
+// CreateFastTrackBookingResponse402Headers the declared response headers of an HTTP 402 response for CreateFastTrackBooking
+type CreateFastTrackBookingResponse402Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
 // CreateFastTrackBookingResponse403Headers the declared response headers of an HTTP 403 response for CreateFastTrackBooking
 type CreateFastTrackBookingResponse403Headers struct {
 	CacheControl       *string
@@ -15253,6 +15294,8 @@ type CreateFastTrackBookingResponse struct {
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON402 the response for an HTTP 402 `application/problem+json` response
+	ApplicationproblemJSON402 *PaymentRequired
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -15275,6 +15318,8 @@ type CreateFastTrackBookingResponse struct {
 	Headers400 *CreateFastTrackBookingResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateFastTrackBookingResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *CreateFastTrackBookingResponse402Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateFastTrackBookingResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -15306,6 +15351,11 @@ func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON400() *BadReque
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON402 returns the response for an HTTP 402 `application/problem+json` response
+func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON402() *PaymentRequired {
+	return r.ApplicationproblemJSON402
 }
 
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
@@ -20914,6 +20964,11 @@ func (c *ClientWithResponses) ListFastTrackBookingsWithResponse(ctx context.Cont
 // first and replays it, so it never creates a second booking. Only accepted requests
 // use up a key.
 //
+// A priced booking (an account with a price list) reserves its price on the
+// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+// `402 InsufficientFunds` when the available amount does not cover it, and then
+// nothing is kept and the key is not used up.
+//
 // The booking starts `Pending`; the service issues the pass shortly after (status
 // `Issued`, event `booking.status.changed`), and the partner must confirm before
 // `confirm_before` (30 minutes by default).
@@ -20944,6 +20999,11 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithBodyWithResponse(ctx con
 // with another body is `409 IdempotencyConflict`. A concurrent duplicate waits for the
 // first and replays it, so it never creates a second booking. Only accepted requests
 // use up a key.
+//
+// A priced booking (an account with a price list) reserves its price on the
+// account's balance (`GET /v2/b2b/billing`) in the same transaction:
+// `402 InsufficientFunds` when the available amount does not cover it, and then
+// nothing is kept and the key is not used up.
 //
 // The booking starts `Pending`; the service issues the pass shortly after (status
 // `Issued`, event `booking.status.changed`), and the partner must confirm before
@@ -33229,6 +33289,13 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest PaymentRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON402 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest Forbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33451,6 +33518,58 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers CreateFastTrackBookingResponse402Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers402 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreateFastTrackBookingResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
