@@ -42,6 +42,12 @@ type LedgerMove struct {
 //     zero.
 //
 // Every other change, and any change of a booking without a price, writes nothing.
+//
+// The stores write these lines inside the transaction of the change: BookingStore's
+// CreateBooking fails with CodeInsufficientFunds, keeping nothing (not even the
+// idempotency key), when the available amount does not cover the reservation, and
+// writes billing.balance.low when the reservation crosses the account's threshold
+// (BalanceLowEvents); TransitionBooking and ClaimBookings write the rest.
 func BookingLedgerMoves(before, after *Booking) []LedgerMove {
 	b := before
 	if b == nil {
