@@ -334,7 +334,7 @@ func testLedgerLowBalance(t *testing.T, s skygate.Store) {
 	b := MustCreateBooking(t, s, acc.ID, Priced(100, "EUR"))
 	b = MustTransition(t, s, b, At(time.Minute), skygate.TriggerIssue, skygate.TriggerConfirm)
 	MustCancel(t, s, b, At(2*time.Minute), 100)
-	MustCredit(t, s, acc.ID, 5000, "EUR")               // 8500
+	MustCredit(t, s, acc.ID, 5000, "EUR")                // 8500
 	MustCreateBooking(t, s, acc.ID, Priced(4000, "EUR")) // 4500: crosses again
 	wantEqual(t, "one event per crossing", lowBalanceEvents(t, s, acc.ID), []skygate.BalanceLowData{
 		{Currency: "EUR", Balance: 4000, Threshold: 5000}, {Currency: "EUR", Balance: 4500, Threshold: 5000},
