@@ -64,12 +64,20 @@ func ReserveFunds(ctx context.Context, db *DB, tx *Tx, q LedgerSQL, b *skygate.B
 }
 
 // MoveFunds writes the ledger lines of a booking's transition from before to after
-// (the engines' moveFunds): releases, the charge and the refund, at after.UpdatedAt.
+// (the engines' moveFunds): releases, the charge and the refund, at after.UpdatedAt. A
+// refund above the price, or in another currency, is an error that aborts the
+// transition.
 // None of them lowers the available amount below what it was before the transition
 // (a charge follows its release), so none fails for want of funds nor fires the
 // low-balance event.
 func MoveFunds(ctx context.Context, db *DB, tx *Tx, q LedgerSQL, before, after *skygate.Booking) error {
 	for _, m := range skygate.BookingLedgerMoves(before, after) {
+		if m.Kind == skygate.LedgerRefund && (m.Amount.Currency != before.Price.Currency || m.Amount.Amount > before.Price.Amount) {
+			// The service computes the refund from the price; more, or another
+			// currency, is a defect that must not reach the ledger.
+			return fmt.Errorf("move funds: refund %d %s of booking %s exceeds its price %d %s", m.Amount.Amount,
+				m.Amount.Currency, after.ID, before.Price.Amount, before.Price.Currency)
+		}
 		var balance int64
 		err := tx.QueryRowContext(ctx, q.Move, m.Amount.Amount, m.Reserved, db.Time(UTC(after.UpdatedAt)),
 			after.AccountID, m.Amount.Currency).Scan(&balance)

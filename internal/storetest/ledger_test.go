@@ -17,6 +17,7 @@ import (
 var ledgerTests = []test{
 	{"BookingLifecycle", testLedgerBookingLifecycle},
 	{"ClaimedExpiry", testLedgerClaimedExpiry},
+	{"RefundAbovePriceRefused", testLedgerRefundAbovePrice},
 	{"InsufficientFundsRollsBack", testLedgerInsufficientFunds},
 	{"ConcurrentCreates", testLedgerConcurrentCreates},
 	{"LowBalanceOncePerCrossing", testLedgerLowBalance},
@@ -234,6 +235,20 @@ func releasedIDs(tb testing.TB, s skygate.Store, accountID string) []string {
 		}
 	}
 	return ids
+}
+
+func testLedgerRefundAbovePrice(t *testing.T, s skygate.Store) {
+	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1000, "EUR")
+	b := MustCreateBooking(t, s, acc.ID, Priced(300, "EUR"))
+	b = MustTransition(t, s, b, At(time.Minute), skygate.TriggerIssue, skygate.TriggerConfirm)
+	_, err := s.TransitionBooking(t.Context(), acc.ID, b.ID, skygate.TriggerCancel, At(2*time.Minute), RefundOnCancel(301))
+	if err == nil {
+		t.Fatal("a refund above the price was written")
+	}
+	wantEqual(t, "still confirmed", MustBooking(t, s, acc.ID, b.ID).Status, skygate.BookingConfirmed)
+	WantLedgerInvariant(t, s, acc.ID, "EUR")
+	wantEqual(t, "balance", MustBalance(t, s, acc.ID, "EUR"), skygate.Balance{Amount: 700, Currency: "EUR"})
 }
 
 func testLedgerInsufficientFunds(t *testing.T, s skygate.Store) {
