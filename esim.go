@@ -317,22 +317,33 @@ const (
 	LedgerCharge LedgerKind = "charge"
 	// LedgerCredit: an admin added prepaid funds; the amount is positive.
 	LedgerCredit LedgerKind = "credit"
-	// LedgerRefund: an admin gave money back for an order or top-up; positive.
+	// LedgerRefund: money given back, by an admin for an order or top-up, or by the
+	// cancellation of a confirmed booking; positive.
 	LedgerRefund LedgerKind = "refund"
+	// LedgerReservation: a priced booking was created; its price leaves the available
+	// amount and joins the reserved one; negative.
+	LedgerReservation LedgerKind = "reservation"
+	// LedgerRelease: a booking's reservation ended (confirmed, expired or canceled
+	// before confirm); its price returns to the available amount; positive.
+	LedgerRelease LedgerKind = "release"
 )
 
 // LedgerKinds lists every LedgerKind.
-var LedgerKinds = []LedgerKind{LedgerCharge, LedgerCredit, LedgerRefund}
+var LedgerKinds = []LedgerKind{LedgerCharge, LedgerCredit, LedgerRefund, LedgerReservation, LedgerRelease}
 
 // LedgerEntry is one change of an account's balance in one currency. Amount is signed
 // (charges negative, credits and refunds positive) and BalanceAfter is the balance in
-// Amount's currency right after the entry, in minor units. Reference is the order or
-// top-up id of a charge, or what the admin gave for a credit.
+// Amount's currency right after the entry, in minor units: the available amount, not
+// counting reservations. Reference is the order, top-up or booking id of a charge, the
+// booking id of every booking line, or what the admin gave for a credit. BookingID is
+// the booking of a booking line (reservation, release, charge or refund of a booking),
+// nil for every other line.
 type LedgerEntry struct {
 	ID           string     `json:"id"`
 	Kind         LedgerKind `json:"kind"`
 	Amount       Money      `json:"amount"`
 	BalanceAfter int64      `json:"balance_after"`
+	BookingID    *string    `json:"booking_id"`
 	Reference    string     `json:"reference"`
 	Description  string     `json:"description"`
 	CreatedAt    time.Time  `json:"created_at"`

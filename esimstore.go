@@ -77,7 +77,8 @@ type ESIMStore interface {
 	//     from the package, ValidityDays from the package) and the events apply returns;
 	//  5. last, debits o.Total only if the balance still covers it, else
 	//     CodeInsufficientFunds (a concurrent order spent it since step 2), and appends
-	//     a charge referencing the order to the ledger.
+	//     a charge referencing the order to the ledger; a debit across the account's
+	//     low-balance threshold also writes billing.balance.low (BalanceLowEvents).
 	//
 	// It returns (nil, nil) when it wrote; then o.ESIMs holds the eSIMs by ICCID. A
 	// package that is not the account's is CodeNotFound. Funds are checked before the
@@ -115,15 +116,17 @@ type ESIMStore interface {
 	// eSIM t.ICCID (CodeNotFound), checks that the balance covers t.Price
 	// (CodeInsufficientFunds), calls apply, writes the eSIM, the top-up and the events,
 	// and last debits t.Price (CodeInsufficientFunds when a concurrent charge spent the
-	// balance meanwhile) with a charge on the ledger referencing the top-up. It returns
+	// balance meanwhile) with a charge on the ledger referencing the top-up, and
+	// billing.balance.low when the debit crosses the threshold. It returns
 	// (nil, nil) when it wrote; then t.ESIM is the eSIM after the top-up.
 	TopUpESIM(ctx context.Context, rec *IdempotencyRecord, t *TopUp, apply ESIMApply) (replay *IdempotencyRecord, err error)
 	// TopUp returns the account's top-up (with its eSIM as it is now) or CodeNotFound.
 	TopUp(ctx context.Context, accountID, topUpID string) (*TopUp, error)
 
-	// ESIMBalances returns the account's balance in every currency it ever held,
-	// ordered by currency.
-	ESIMBalances(ctx context.Context, accountID string) ([]Money, error)
+	// ESIMBalances returns the account's balance (available and reserved) in every
+	// currency it ever held, ordered by currency. The balances are the whole account's:
+	// bookings reserve and pay from them too (ledger.go).
+	ESIMBalances(ctx context.Context, accountID string) ([]Balance, error)
 	// ListLedger returns a page of the account's ledger, newest first, and the total.
 	ListLedger(ctx context.Context, accountID string, p Page) ([]*LedgerEntry, int, error)
 	// CreditBalance adds e.Amount (positive) to the account's balance and appends e

@@ -47,6 +47,7 @@ type Store interface {
 	WebhookStore
 	EventFeedStore
 	ESIMStore
+	BillingStore
 	LoginCodeStore
 	TokenRevocationStore
 	// Close releases the connections.

@@ -42,6 +42,7 @@ var subscribableEventTypes = []string{
 	EventESIMOrderCompleted,
 	EventESIMUsageThreshold,
 	EventESIMStatusChanged,
+	EventBillingBalanceLow,
 	EventWebhookTest,
 }
 

@@ -156,7 +156,7 @@ func TestESIMEndToEnd(t *testing.T) {
 			t.Errorf("QR: %d", resp.StatusCode)
 		}
 		resp, body = s.partnerCall(http.MethodGet, "/v2/b2b/esim/billing?limit=10", tok, "", nil)
-		if resp.StatusCode != 200 || !strings.Contains(string(body), `"balances":[{"amount":`+fmt.Sprint(1200+300-900-450)+`,"currency":"USD"}]`) {
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"balances":[{"amount":`+fmt.Sprint(1200+300-900-450)+`,"currency":"USD","reserved":0}]`) {
 			t.Errorf("billing: %d %s", resp.StatusCode, body)
 		}
 		for _, path := range []string{"/v2/b2b/esims?status=Active", "/v2/b2b/esim/orders", "/v2/b2b/esim/orders/" + o.ID, "/v2/b2b/esims/" + iccid} {

@@ -65,8 +65,8 @@ func waitEvents(t *testing.T, rc *receiver, want ...string) []envelope {
 
 // TestEveryEventMatchesItsSchema drives every event type the service emits (a
 // booking's creation, issue, confirmation, use, expiry and cancel with their passes,
-// an eSIM order, an eSIM's install, activation, usage thresholds, depletion and
-// top-up, and webhook.test) through a real server to receivers that validate every
+// an eSIM order crossing the low-balance threshold, an eSIM's install, activation,
+// usage thresholds, depletion and top-up, and webhook.test) through a real server to receivers that validate every
 // body against its type's schema (validateDelivery). A sandbox application's events
 // say livemode false, a production application's true; both say the api_version of
 // this release, and no booking event carries a passenger's personal data.
@@ -138,6 +138,10 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 	if resp, body := s.adminCall(http.MethodPost, acc+"/credits", `{"amount":{"amount":900,"currency":"USD"}}`); resp.StatusCode != 201 {
 		t.Fatalf("credit: %d %s", resp.StatusCode, body)
 	}
+	// The order takes the balance from 900 to 450, across this threshold.
+	if resp, body := s.partnerCall(http.MethodPatch, "/v2/b2b/billing/settings", sandbox, `{"low_balance_thresholds":[{"amount":500,"currency":"USD"}]}`, nil); resp.StatusCode != 200 {
+		t.Fatalf("billing settings: %d %s", resp.StatusCode, body)
+	}
 	const pkg = `{"package_id":"11111111-1111-4111-8111-111111111111"}`
 	if resp, body := s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", sandbox, `{"package_id":"11111111-1111-4111-8111-111111111111","quantity":1}`, map[string]string{"Idempotency-Key": "o-1"}); resp.StatusCode != 201 {
 		t.Fatalf("order: %d %s", resp.StatusCode, body)
@@ -159,7 +163,8 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 		"booking.status.changed Completed", "booking.status.changed Expired", "booking.status.changed Canceled",
 		"pass.status.changed Active", "pass.status.changed Used", "pass.status.changed Expired", "pass.status.changed Voided",
 		"esim.order.completed ", "esim.status.changed Installed", "esim.status.changed Active",
-		"esim.status.changed Depleted", "esim.usage.threshold 80", "esim.usage.threshold 100", "webhook.test ")
+		"esim.status.changed Depleted", "esim.usage.threshold 80", "esim.usage.threshold 100", "billing.balance.low 500",
+		"webhook.test ")
 	gotLive := waitEvents(t, liveRC, "booking.status.changed Pending", "booking.status.changed Issued", "pass.status.changed Active", "webhook.test ")
 	types := map[string]bool{}
 	for _, mode := range []struct {
@@ -174,7 +179,7 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 		}
 	}
 	for _, typ := range []string{skygate.EventBookingStatusChanged, skygate.EventPassStatusChanged, skygate.EventESIMOrderCompleted,
-		skygate.EventESIMStatusChanged, skygate.EventESIMUsageThreshold, skygate.EventWebhookTest} {
+		skygate.EventESIMStatusChanged, skygate.EventESIMUsageThreshold, skygate.EventBillingBalanceLow, skygate.EventWebhookTest} {
 		if !types[typ] {
 			t.Errorf("no %s event was delivered", typ)
 		}

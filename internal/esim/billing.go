@@ -3,15 +3,17 @@ package esim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/skygate/skygate"
 )
 
-// Billing is the body of GET /v2/b2b/esim/billing: the balance in every currency the
-// account holds (ordered by currency; a currency never credited is absent, meaning
-// zero) and a page of the ledger, newest first.
+// Billing is the body of GET /v2/b2b/billing and GET /v2/b2b/esim/billing: the
+// balance in every currency the account holds (ordered by currency; a currency never
+// credited is absent, meaning zero), available and reserved, and a page of the
+// ledger, newest first. Bookings and eSIMs share the balances (skygate.Balance).
 type Billing struct {
-	Balances []skygate.Money                     `json:"balances"`
+	Balances []skygate.Balance                   `json:"balances"`
 	Ledger   *skygate.List[*skygate.LedgerEntry] `json:"ledger"`
 }
 
@@ -84,4 +86,42 @@ func (s *Service) AddCredit(ctx context.Context, accountID string, req CreditReq
 		return nil, err
 	}
 	return e, nil
+}
+
+// BillingSettings returns the account's billing settings: its low-balance thresholds
+// (esim:read or booking.fasttrack:read).
+func (s *Service) BillingSettings(ctx context.Context, accountID string) (*skygate.BillingSettings, error) {
+	return s.store.BillingSettings(ctx, accountID)
+}
+
+// SetBillingSettings replaces the account's billing settings (esim:write or
+// booking.fasttrack:write) and returns them as stored, thresholds ordered by currency.
+// LowBalanceThresholds is required (an empty list removes every threshold); invalid
+// input is CodeValidation with every problem.
+func (s *Service) SetBillingSettings(ctx context.Context, accountID string, set *skygate.BillingSettings) (*skygate.BillingSettings, error) {
+	switch {
+	case set.LowBalanceThresholds == nil:
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "low_balance_thresholds",
+			Message: "is required; an empty list removes every threshold"})
+	case len(set.LowBalanceThresholds) > skygate.MaxLowBalanceThresholds:
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "low_balance_thresholds",
+			Message: fmt.Sprintf("must list at most %d thresholds", skygate.MaxLowBalanceThresholds)})
+	}
+	if problems := set.Validate(); problems != nil {
+		return nil, skygate.ValidationError(problems...)
+	}
+	return s.store.SetBillingSettings(ctx, accountID, set, s.now())
+}
+
+// StatementMonthLayout is the form of a statement's month: YYYY-MM.
+const StatementMonthLayout = "2006-01"
+
+// Statement returns the account's ledger lines of month (YYYY-MM, a UTC month),
+// oldest first. Another form of month is CodeBadRequest.
+func (s *Service) Statement(ctx context.Context, accountID, month string) ([]*skygate.LedgerEntry, error) {
+	from, err := time.Parse(StatementMonthLayout, month)
+	if err != nil || from.Format(StatementMonthLayout) != month {
+		return nil, skygate.BadParameter("month", "must have the form YYYY-MM, such as 2025-03")
+	}
+	return s.store.LedgerBetween(ctx, accountID, from, from.AddDate(0, 1, 0))
 }

@@ -29,7 +29,7 @@ func TestSeedDemo(t *testing.T) {
 		billing, err := b.svc.Billing(t.Context(), demo, skygate.Page{})
 		storetest.MustNoError(t, err, "Billing")
 		if len(cat.Packages) != 4 || cat.Version != 1 || counts.Total != esim.DemoPoolSize ||
-			billing.Ledger.Pagination.Total != 1 || billing.Balances[0] != esim.DemoCredit {
+			billing.Ledger.Pagination.Total != 1 || billing.Balances[0] != (skygate.Balance{Amount: esim.DemoCredit.Amount, Currency: esim.DemoCredit.Currency}) {
 			t.Fatalf("demo data: %d packages (v%d), pool %+v, billing %+v", len(cat.Packages), cat.Version, counts, billing)
 		}
 		// Each part is audited once, as the system's write, however often seeding runs.
@@ -102,7 +102,7 @@ func TestSeedDemoConcurrently(t *testing.T) {
 		storetest.MustNoError(t, err, "PoolCounts")
 		cat, err := b.svc.AdminCatalog(t.Context(), demo)
 		storetest.MustNoError(t, err, "AdminCatalog")
-		if billing.Balances[0] != esim.DemoCredit || counts.Total != esim.DemoPoolSize || len(cat.Packages) != 4 {
+		if billing.Balances[0] != (skygate.Balance{Amount: esim.DemoCredit.Amount, Currency: esim.DemoCredit.Currency}) || counts.Total != esim.DemoPoolSize || len(cat.Packages) != 4 {
 			t.Fatalf("balances %+v, pool %d, %d packages", billing.Balances, counts.Total, len(cat.Packages))
 		}
 	})

@@ -65,7 +65,7 @@ func TestOrder(t *testing.T) {
 
 		billing, err := b.svc.Billing(t.Context(), b.acc.ID, skygate.Page{})
 		storetest.MustNoError(t, err, "Billing")
-		if !reflect.DeepEqual(billing.Balances, []skygate.Money{{Amount: 1000, Currency: "USD"}}) || billing.Ledger.Pagination.Total != 2 {
+		if !reflect.DeepEqual(billing.Balances, []skygate.Balance{{Amount: 1000, Currency: "USD"}}) || billing.Ledger.Pagination.Total != 2 {
 			t.Fatalf("billing = %+v", billing)
 		}
 

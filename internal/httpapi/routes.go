@@ -85,6 +85,15 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/esims/{iccid}/activate", s.auth(esimWrite, s.sandboxESIM("activate")))
 	s.route("POST /v2/sandbox/esims/{iccid}/usage", s.auth(esimWrite, s.sandboxESIM("usage")))
 
+	// Billing: the account's one prepaid ledger, shared by bookings and eSIMs, so either
+	// side's scope reads and sets it; bearer token only.
+	billingRead := []string{esimRead, skygate.ScopeBookingRead}
+	billingWrite := []string{esimWrite, skygate.ScopeBookingWrite}
+	s.route("GET /v2/b2b/billing", s.handle(s.authenticateAny(billingRead, s.billing)))
+	s.route("GET /v2/b2b/billing/settings", s.handle(s.authenticateAny(billingRead, s.billingSettings)))
+	s.route("PATCH /v2/b2b/billing/settings", s.handle(s.authenticateAny(billingWrite, s.patchBillingSettings)))
+	s.route("GET /v2/b2b/billing/statements/{month}", s.handle(s.authenticateAny(billingRead, s.billingStatement)))
+
 	// Webhooks: one subscription per account, signed deliveries with a log of every
 	// attempt.
 	hooksRead, hooksWrite := skygate.ScopeWebhooksRead, skygate.ScopeWebhooksWrite
@@ -129,6 +138,7 @@ func (s *Server) routes() {
 	s.route("POST /api/v1/admin/accounts/{accountID}/esim/pool", s.auth(accounts, s.adminImportPool))
 	s.route("POST /api/v1/admin/accounts/{accountID}/esim/credits", s.auth(accounts, s.adminCredit))
 	s.route("GET /api/v1/admin/accounts/{accountID}/esim/billing", s.auth(accounts, s.adminESIMBilling))
+	s.route("GET /api/v1/admin/accounts/{accountID}/billing", s.auth(accounts, s.adminESIMBilling))
 	s.route("GET /api/v1/admin/accounts/{accountID}/esim/orders", s.auth(accounts, s.adminESIMOrders))
 	s.route("GET /api/v1/admin/accounts/{accountID}/esims", s.auth(accounts, s.adminESIMs))
 	if s.deps.Prices != nil {

@@ -11,7 +11,13 @@ import (
 )
 
 // ledgerColumns are the columns sqlstore.ScanLedger reads.
-const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at`
+const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id`
+
+// thresholdOf is the account's low-balance threshold in the updated balance row's
+// currency, NULL for none: the debits return it so that sqlstore.Debited needs no
+// round trip of its own while the balance row is locked.
+const thresholdOf = `(SELECT t.amount FROM billing_thresholds t
+	WHERE t.account_id = esim_balances.account_id AND t.currency = esim_balances.currency)`
 
 const (
 	// chargeBalance debits the balance and appends the charge to the ledger in one
@@ -26,30 +32,39 @@ const (
 			RETURNING account_id, currency, amount, updated_at
 		)
 		INSERT INTO esim_ledger (` + ledgerColumns + `)
-		SELECT $5, d.account_id, $6, $7, d.currency, d.amount, $8, $9, d.updated_at FROM d
-		RETURNING balance_after`
+		SELECT $5, d.account_id, $6, $7, d.currency, d.amount, $8, $9, d.updated_at, NULL FROM d
+		RETURNING balance_after,
+			(SELECT t.amount FROM billing_thresholds t WHERE t.account_id = $3 AND t.currency = $4)`
 	creditBalance = `INSERT INTO esim_balances (account_id, currency, amount, updated_at)
 		VALUES ($1, $2, $3, $4)
 		ON CONFLICT (account_id, currency) DO UPDATE SET amount = esim_balances.amount + excluded.amount,
 			updated_at = excluded.updated_at
 		RETURNING amount`
-	selectBalances = `SELECT currency, amount FROM esim_balances WHERE account_id = $1 ORDER BY currency`
+	selectBalances = `SELECT currency, amount, reserved FROM esim_balances WHERE account_id = $1 ORDER BY currency`
 	insertLedger   = `INSERT INTO esim_ledger (` + ledgerColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`
-	countLedger = `SELECT count(*) FROM esim_ledger WHERE account_id = $1`
+	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = $1`
+	ledgerBetween = `SELECT ` + ledgerColumns + ` FROM esim_ledger
+		WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 ORDER BY seq`
 )
 
 // charge is sqlstore.Charge in one statement (chargeBalance).
-func charge(ctx context.Context, tx *sqlstore.Tx, accountID string, price skygate.Money, reference, description string, now time.Time) error {
-	var balanceAfter int64
+func (s *Store) charge(ctx context.Context, tx *sqlstore.Tx, accountID string, price skygate.Money, livemode bool, reference, description string, now time.Time) error {
+	var (
+		balanceAfter int64
+		threshold    sql.NullInt64
+	)
 	err := tx.QueryRowContext(ctx, chargeBalance, price.Amount, sqlstore.UTC(now), accountID, price.Currency,
-		skygate.NewID(), string(skygate.LedgerCharge), -price.Amount, reference, description).Scan(&balanceAfter)
+		skygate.NewID(), string(skygate.LedgerCharge), -price.Amount, reference, description).Scan(&balanceAfter, &threshold)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sqlstore.InsufficientFunds(price)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return sqlstore.Debited(ctx, s.db, tx, accountID, price, balanceAfter, threshold, livemode, now)
 }
 
 // CreditBalance implements skygate.ESIMStore.
@@ -58,7 +73,7 @@ func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry, audit
 }
 
 // ESIMBalances implements skygate.ESIMStore.
-func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.Money, error) {
+func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.Balance, error) {
 	return sqlstore.All(ctx, s.db, "get balances", sqlstore.ScanBalance, selectBalances, accountID)
 }
 
@@ -66,4 +81,10 @@ func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.M
 // after Offset.
 func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.LedgerEntry, int, error) {
 	return sqlstore.ListPage(ctx, s.db, "list ledger", sqlstore.ScanLedger, listLedger, countLedger, p, accountID)
+}
+
+// LedgerBetween implements skygate.BillingStore.
+func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time) ([]*skygate.LedgerEntry, error) {
+	return sqlstore.All(ctx, s.db, "list ledger", sqlstore.ScanLedger, ledgerBetween, accountID,
+		sqlstore.UTC(from), sqlstore.UTC(to))
 }

@@ -42,9 +42,9 @@ var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Inser
 // order it cannot cover fails before it takes profiles that others might wait for.
 // An order that finds the pool short runs again, in the allocation line.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
-	replay, err := sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateSkipping, charge, rec, o, apply)
+	replay, err := sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateSkipping, s.charge, rec, o, apply)
 	if errors.Is(err, errAllocateInLine) {
-		replay, err = sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateInLine, charge, rec, o, apply)
+		replay, err = sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateInLine, s.charge, rec, o, apply)
 	}
 	return replay, err
 }

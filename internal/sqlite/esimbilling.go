@@ -11,32 +11,42 @@ import (
 )
 
 // ledgerColumns are the columns sqlstore.ScanLedger reads.
-const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at`
+const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id`
+
+// thresholdOf is the account's low-balance threshold in the updated balance row's
+// currency, NULL for none, returned by the debits for sqlstore.Debited.
+const thresholdOf = `(SELECT t.amount FROM billing_thresholds t
+	WHERE t.account_id = esim_balances.account_id AND t.currency = esim_balances.currency)`
 
 const (
 	// debitBalance is a conditional update: the balance is checked and lowered in one
 	// statement, so no charge can take it below zero. The amount is passed twice.
 	debitBalance = `UPDATE esim_balances SET amount = amount - ?, updated_at = ?
 		WHERE account_id = ? AND currency = ? AND amount >= ?
-		RETURNING amount`
+		RETURNING amount, ` + thresholdOf
 	creditBalance = `INSERT INTO esim_balances (account_id, currency, amount, updated_at)
 		VALUES (?, ?, ?, ?)
 		ON CONFLICT (account_id, currency) DO UPDATE SET amount = esim_balances.amount + excluded.amount,
 			updated_at = excluded.updated_at
 		RETURNING amount`
-	selectBalances = `SELECT currency, amount FROM esim_balances WHERE account_id = ? ORDER BY currency`
+	selectBalances = `SELECT currency, amount, reserved FROM esim_balances WHERE account_id = ? ORDER BY currency`
 	insertLedger   = `INSERT INTO esim_ledger (` + ledgerColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`
-	countLedger = `SELECT count(*) FROM esim_ledger WHERE account_id = ?`
+	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = ?`
+	ledgerBetween = `SELECT ` + ledgerColumns + ` FROM esim_ledger
+		WHERE account_id = ? AND created_at >= ? AND created_at < ? ORDER BY seq`
 )
 
 // charge is sqlstore.Charge: the debit, then the ledger's entry.
-func charge(ctx context.Context, tx *sqlstore.Tx, accountID string, price skygate.Money, reference, description string, now time.Time) error {
+func (s *Store) charge(ctx context.Context, tx *sqlstore.Tx, accountID string, price skygate.Money, livemode bool, reference, description string, now time.Time) error {
 	at := now.UnixMicro()
-	var balanceAfter int64
-	err := tx.QueryRowContext(ctx, debitBalance, price.Amount, at, accountID, price.Currency, price.Amount).Scan(&balanceAfter)
+	var (
+		balanceAfter int64
+		threshold    sql.NullInt64
+	)
+	err := tx.QueryRowContext(ctx, debitBalance, price.Amount, at, accountID, price.Currency, price.Amount).Scan(&balanceAfter, &threshold)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sqlstore.InsufficientFunds(price)
 	}
@@ -44,8 +54,11 @@ func charge(ctx context.Context, tx *sqlstore.Tx, accountID string, price skygat
 		return err
 	}
 	_, err = tx.ExecContext(ctx, insertLedger, skygate.NewID(), accountID, string(skygate.LedgerCharge),
-		-price.Amount, price.Currency, balanceAfter, reference, description, at)
-	return err
+		-price.Amount, price.Currency, balanceAfter, reference, description, at, nil)
+	if err != nil {
+		return err
+	}
+	return sqlstore.Debited(ctx, s.db, tx, accountID, price, balanceAfter, threshold, livemode, now)
 }
 
 // CreditBalance implements skygate.ESIMStore.
@@ -54,7 +67,7 @@ func (s *Store) CreditBalance(ctx context.Context, e *skygate.LedgerEntry, audit
 }
 
 // ESIMBalances implements skygate.ESIMStore.
-func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.Money, error) {
+func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.Balance, error) {
 	return sqlstore.All(ctx, s.db, "get balances", sqlstore.ScanBalance, selectBalances, accountID)
 }
 
@@ -62,4 +75,10 @@ func (s *Store) ESIMBalances(ctx context.Context, accountID string) ([]skygate.M
 // after Offset.
 func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page) ([]*skygate.LedgerEntry, int, error) {
 	return sqlstore.ListPage(ctx, s.db, "list ledger", sqlstore.ScanLedger, listLedger, countLedger, p, accountID)
+}
+
+// LedgerBetween implements skygate.BillingStore.
+func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time) ([]*skygate.LedgerEntry, error) {
+	return sqlstore.All(ctx, s.db, "list ledger", sqlstore.ScanLedger, ledgerBetween, accountID,
+		s.db.Time(sqlstore.UTC(from)), s.db.Time(sqlstore.UTC(to)))
 }

@@ -39,7 +39,7 @@ var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Inser
 
 // CreateESIMOrder implements skygate.ESIMStore.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {
-	return sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateProfiles, charge, rec, o, apply)
+	return sqlstore.CreateESIMOrder(ctx, s.db, orderSQL, allocateProfiles, s.charge, rec, o, apply)
 }
 
 // ESIMOrder implements skygate.ESIMStore.

@@ -21,7 +21,7 @@ var topUpSQL = sqlstore.TopUpSQL{Key: keySQL, Change: changeSQL, Priced: selectP
 
 // TopUpESIM implements skygate.ESIMStore.
 func (s *Store) TopUpESIM(ctx context.Context, rec *skygate.IdempotencyRecord, t *skygate.TopUp, apply skygate.ESIMApply) (*skygate.IdempotencyRecord, error) {
-	return sqlstore.TopUpESIM(ctx, s.db, topUpSQL, charge, rec, t, apply)
+	return sqlstore.TopUpESIM(ctx, s.db, topUpSQL, s.charge, rec, t, apply)
 }
 
 // TopUp implements skygate.ESIMStore.

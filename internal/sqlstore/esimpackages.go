@@ -150,10 +150,12 @@ func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID str
 	return t, nil
 }
 
-// Charge debits price from the account's balance inside tx and appends the charge,
-// at now, to the ledger with reference and description, or returns
-// InsufficientFunds(price). The flows call it last, for a price that is not zero.
-type Charge func(ctx context.Context, tx *Tx, accountID string, price skygate.Money, reference, description string, now time.Time) error
+// Charge debits price from the account's available balance inside tx and appends the
+// charge, at now, to the ledger with reference and description, or returns
+// InsufficientFunds(price); a debit across the account's low-balance threshold writes
+// billing.balance.low (Debited) with livemode, that of what was bought. The flows call
+// it last, for a price that is not zero.
+type Charge func(ctx context.Context, tx *Tx, accountID string, price skygate.Money, livemode bool, reference, description string, now time.Time) error
 
 // InsufficientFunds is the CodeInsufficientFunds error of a balance that does not
 // cover price.
@@ -164,7 +166,7 @@ func InsufficientFunds(price skygate.Money) error {
 
 // CreditBalance is skygate.ESIMStore's CreditBalance: credit (account_id, currency,
 // amount, now) adds to the balance, creating it, and returns the new amount; entry
-// (the columns ScanLedger reads) appends e to the ledger.
+// (the columns ScanLedger reads; booking_id NULL) appends e to the ledger.
 func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate.LedgerEntry, audit *skygate.AuditEvent) error {
 	if err := Audited("credit balance", audit); err != nil {
 		return err
@@ -183,7 +185,7 @@ func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate
 			return err
 		}
 		_, err = tx.ExecContext(ctx, entry, e.ID, e.AccountID, string(e.Kind), e.Amount.Amount,
-			e.Amount.Currency, e.BalanceAfter, e.Reference, e.Description, db.Time(e.CreatedAt))
+			e.Amount.Currency, e.BalanceAfter, e.Reference, e.Description, db.Time(e.CreatedAt), nil)
 		if err != nil {
 			return err
 		}
@@ -196,7 +198,7 @@ func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate
 	}, err)
 }
 
-// ScanBalance reads currency, amount.
-func ScanBalance(row Scanner) (m skygate.Money, err error) {
-	return m, row.Scan(&m.Currency, &m.Amount)
+// ScanBalance reads currency, amount, reserved.
+func ScanBalance(row Scanner) (b skygate.Balance, err error) {
+	return b, row.Scan(&b.Currency, &b.Amount, &b.Reserved)
 }

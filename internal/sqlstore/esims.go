@@ -118,7 +118,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 			return nil
 		}
 		desc := fmt.Sprintf("eSIM order: %d × %s", o.Quantity, pkg.nameEN)
-		return charge(ctx, tx, o.AccountID, o.Total, o.ID, desc, o.CreatedAt)
+		return charge(ctx, tx, o.AccountID, o.Total, o.Livemode, o.ID, desc, o.CreatedAt)
 	})
 	if err != nil {
 		return nil, db.Interpret(Outcome{
@@ -321,7 +321,7 @@ func TopUpESIM(ctx context.Context, db *DB, q TopUpSQL, charge Charge, rec *skyg
 			return nil
 		}
 		desc := fmt.Sprintf("eSIM top-up of %s: %s", t.ICCID, pkg.nameEN)
-		return charge(ctx, tx, t.AccountID, t.Price, t.ID, desc, t.CreatedAt)
+		return charge(ctx, tx, t.AccountID, t.Price, t.ESIM.Livemode, t.ID, desc, t.CreatedAt)
 	})
 	if err != nil {
 		return nil, db.Interpret(Outcome{

@@ -357,18 +357,22 @@ func scanTopUp(row Scanner) (*skygate.TopUp, error) {
 }
 
 // ScanLedger reads id, account_id, kind, amount, currency, balance_after, reference,
-// description, created_at.
+// description, created_at, booking_id.
 func ScanLedger(row Scanner) (*skygate.LedgerEntry, error) {
 	var (
-		e    skygate.LedgerEntry
-		kind string
+		e       skygate.LedgerEntry
+		kind    string
+		booking sql.NullString
 	)
 	err := row.Scan(&e.ID, &e.AccountID, &kind, &e.Amount.Amount, &e.Amount.Currency, &e.BalanceAfter,
-		&e.Reference, &e.Description, timeCol{&e.CreatedAt})
+		&e.Reference, &e.Description, timeCol{&e.CreatedAt}, &booking)
 	if err != nil {
 		return nil, err
 	}
 	e.Kind = skygate.LedgerKind(kind)
+	if booking.Valid {
+		e.BookingID = &booking.String
+	}
 	return &e, nil
 }
 

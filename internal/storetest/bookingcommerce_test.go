@@ -34,6 +34,7 @@ func testBookingCommerceRoundTrip(t *testing.T, s skygate.Store) {
 	if got := MustBooking(t, s, acc.ID, plain.ID); got.Price != nil || got.Slot != nil || got.QuoteID != "" || got.CancellationPolicy != nil {
 		t.Fatalf("a booking without commerce reads back with some: %+v", got)
 	}
+	MustCredit(t, s, acc.ID, 4500, "EUR") // a priced booking reserves its price
 	b := NewBooking(acc.ID, WithCommerce(4500))
 	b.QuoteID = MustCreateQuote(t, s, QuoteFor(b, T0)).ID
 	_, err := s.CreateBooking(t.Context(), NewRecord(b, "k", "fp"), b, nil)
@@ -45,6 +46,7 @@ func testBookingCommerceRoundTrip(t *testing.T, s skygate.Store) {
 
 func testBookingCommerceRefund(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 4500, "EUR")
 	b := NewBooking(acc.ID, WithCommerce(4500))
 	_, err := s.CreateBooking(t.Context(), NewRecord(b, "k", "fp"), b, nil)
 	MustNoError(t, err, "CreateBooking")

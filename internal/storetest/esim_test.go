@@ -211,7 +211,7 @@ func testBilling(t *testing.T, s skygate.Store) {
 
 	balances, err := s.ESIMBalances(t.Context(), acc.ID)
 	MustNoError(t, err, "ESIMBalances")
-	wantEqual(t, "balances", balances, []skygate.Money{{Amount: 1250, Currency: "USD"}, {Amount: 90000, Currency: "UZS"}})
+	wantEqual(t, "balances", balances, []skygate.Balance{{Amount: 1250, Currency: "USD"}, {Amount: 90000, Currency: "UZS"}})
 
 	entries, total, err := s.ListLedger(t.Context(), acc.ID, skygate.Page{Limit: 2})
 	MustNoError(t, err, "ListLedger")

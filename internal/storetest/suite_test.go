@@ -48,6 +48,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Envelopes", envelopeTests},
 		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
+		{"Ledger", ledgerTests},
 		{"LoginCodes", loginCodeTests},
 		{"TokenRevocations", tokenRevocationTests},
 		{"Store", storeTests},

@@ -136,16 +136,23 @@ export interface PoolCounts {
 
 export interface LedgerEntry {
   id: string;
-  kind: 'charge' | 'credit' | 'refund';
+  kind: 'charge' | 'credit' | 'refund' | 'reservation' | 'release';
   amount: Money;
   balance_after: number;
+  booking_id: string | null;
   reference: string;
   description: string;
   created_at: string;
 }
 
+// Balance is the account's money in one currency: amount is available, reserved is
+// held by live priced bookings.
+export interface Balance extends Money {
+  reserved: number;
+}
+
 export interface Billing {
-  balances: Money[];
+  balances: Balance[];
   ledger: List<LedgerEntry>;
 }
 

@@ -11,6 +11,7 @@ import {
   RawBody,
   SCOPE_ACCOUNTS,
   type Account,
+  type Balance,
   type ESIM,
   type ESIMPackage,
   type Money,
@@ -51,6 +52,12 @@ function minorUnits(text: string, currency: string): number | null {
   const [whole, frac = ''] = t.split('.');
   if (frac.length > d) return null;
   return Number(whole) * 10 ** d + Number(frac.padEnd(d, '0') || '0');
+}
+
+/** fmtBalance shows the available amount and, when bookings hold some, what is reserved. */
+function fmtBalance(b: Balance): string {
+  const available = fmtMoney(b);
+  return b.reserved ? `${available} (${fmtMoney({ amount: b.reserved, currency: b.currency })} reserved)` : available;
 }
 
 function majorUnits(m: Money): string {
@@ -177,7 +184,7 @@ export async function esimPage({ view, params, query }: Route): Promise<void> {
       replace(
         billing,
         h('p', { 'data-testid': 'esim-balance' }, h('strong', null, 'Balance: '),
-          b.balances.length ? b.balances.map(fmtMoney).join(' · ') : 'nothing yet (credit the account below)'),
+          b.balances.length ? b.balances.map(fmtBalance).join(' · ') : 'nothing yet (credit the account below)'),
         b.ledger.data.length === 0
           ? notice('info', 'The ledger is empty.')
           : [
@@ -189,7 +196,7 @@ export async function esimPage({ view, params, query }: Route): Promise<void> {
                 h('tbody', null, b.ledger.data.map((e) =>
                   h('tr', { 'data-kind': e.kind },
                     h('td', null, fmtTime(e.created_at)),
-                    h('td', null, badge(e.kind, e.kind === 'charge' ? 'info' : 'ok')),
+                    h('td', null, badge(e.kind, e.kind === 'charge' || e.kind === 'reservation' ? 'info' : 'ok')),
                     h('td', { class: 'nowrap' }, fmtMoney(e.amount)),
                     h('td', { class: 'nowrap' }, fmtMoney({ amount: e.balance_after, currency: e.amount.currency })),
                     h('td', { class: 'mono small' }, e.reference || '—'),

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// Billing routes: the account's one prepaid ledger, which fast-track bookings and eSIMs
+// share (readable with either side's read scope), its low-balance settings and its
+// monthly statement as CSV.
+
+// billing answers the balances and a page of the ledger; the same body as
+// GET /v2/b2b/esim/billing.
+func (s *Server) billing(w http.ResponseWriter, r *http.Request) error {
+	return s.esimBilling(w, r)
+}
+
+// billingSettings answers the account's low-balance thresholds.
+func (s *Server) billingSettings(w http.ResponseWriter, r *http.Request) error {
+	set, err := s.deps.ESIM.BillingSettings(r.Context(), accountIDOf(r.Context()))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, set)
+}
+
+// patchBillingSettings replaces the settings the body names: low_balance_thresholds
+// (the whole list).
+func (s *Server) patchBillingSettings(w http.ResponseWriter, r *http.Request) error {
+	var req skygate.BillingSettings
+	if _, err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	set, err := s.deps.ESIM.SetBillingSettings(r.Context(), accountIDOf(r.Context()), &req)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, set)
+}
+
+// statementColumns is the header row of a statement. A line has no reserved column:
+// a reservation's amount is what left the available amount for the reserve.
+var statementColumns = []string{"id", "created_at", "kind", "amount", "currency", "balance_after",
+	"booking_id", "reference", "description"}
+
+// billingStatement answers the month's ledger lines as text/csv (RFC 4180), oldest
+// first, as an attachment; 406 when Accept excludes text/csv.
+func (s *Server) billingStatement(w http.ResponseWriter, r *http.Request) error {
+	if !acceptsCSV(r.Header.Get("Accept")) {
+		return skygate.Errorf(skygate.CodeNotAcceptable, "the statement is available as text/csv only")
+	}
+	month := r.PathValue("month")
+	entries, err := s.deps.ESIM.Statement(r.Context(), accountIDOf(r.Context()), month)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.UseCRLF = true
+	_ = cw.Write(statementColumns)
+	for _, e := range entries {
+		booking := ""
+		if e.BookingID != nil {
+			booking = *e.BookingID
+		}
+		_ = cw.Write([]string{e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), string(e.Kind),
+			strconv.FormatInt(e.Amount.Amount, 10), e.Amount.Currency, strconv.FormatInt(e.BalanceAfter, 10),
+			safeCell(booking), safeCell(e.Reference), safeCell(e.Description)})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="skygate-statement-`+month+`.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// safeCell keeps a spreadsheet from reading a free text as a formula (CSV injection):
+// a cell starting with =, +, -, @, a tab or a carriage return gets a leading '.
+func safeCell(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
+}
+
+// acceptsCSV reports whether the Accept header allows text/csv: absent, or naming
+// text/csv, text/* or */* with a q above zero.
+func acceptsCSV(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, _ := strings.Cut(part, ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "text/csv", "text/*", "*/*":
+		default:
+			continue
+		}
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		if q > 0 {
+			return true
+		}
+	}
+	return false
+}
