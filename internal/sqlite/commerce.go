@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -27,9 +26,10 @@ func (s *Store) bookingCreated(ctx context.Context, tx *sqlstore.Tx, b *skygate.
 // bookingsChanged moves, inside the transaction of the transitions of before to
 // after (element by element), what each booking's new status needs: the money
 // (release, charge, refund) and the places of its slot (given back when the booking
-// ends unused). Locks are taken in one global order, every balance (by account) before
-// every slot (by fast-track and start), as bookingCreated takes them, so that a
-// batch of claims and concurrent creations or cancellations never deadlock.
+// ends unused). Locks are taken in one global order, every balance (by account and
+// currency) before every slot (by fast-track and start), as bookingCreated takes
+// them, so that a batch of claims and concurrent creations or cancellations never
+// deadlock.
 func (s *Store) bookingsChanged(ctx context.Context, tx *sqlstore.Tx, before, after []*skygate.Booking) error {
 	var changed []int
 	for i, b := range before {
@@ -37,7 +37,7 @@ func (s *Store) bookingsChanged(ctx context.Context, tx *sqlstore.Tx, before, af
 			changed = append(changed, i)
 		}
 	}
-	slices.SortFunc(changed, func(i, j int) int { return cmp.Compare(before[i].AccountID, before[j].AccountID) })
+	slices.SortFunc(changed, func(i, j int) int { return sqlstore.CompareBalances(before[i], before[j]) })
 	for _, i := range changed {
 		if err := s.moveFunds(ctx, tx, before[i], after[i]); err != nil {
 			return err

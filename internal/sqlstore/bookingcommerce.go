@@ -88,3 +88,19 @@ func CompareSlots(a, b *skygate.Booking) int {
 	}
 	return sa.Compare(sb)
 }
+
+// CompareBalances orders bookings by the balance their money moves in (account, then
+// the price's currency; none first): the order in which a transaction locks balances.
+func CompareBalances(a, b *skygate.Booking) int {
+	if c := cmp.Compare(a.AccountID, b.AccountID); c != 0 {
+		return c
+	}
+	var ca, cb string
+	if a.Price != nil {
+		ca = a.Price.Currency
+	}
+	if b.Price != nil {
+		cb = b.Price.Currency
+	}
+	return cmp.Compare(ca, cb)
+}

@@ -102,6 +102,7 @@ func testQuoteDuplicate(t *testing.T, s skygate.Store) {
 
 func testQuoteUsedByBooking(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1_000_000, "EUR") // priced bookings reserve their price
 	b := MustCreateBooking(t, s, acc.ID, withQuote(t, s))
 	got, err := s.Quote(t.Context(), acc.ID, b.QuoteID)
 	MustNoError(t, err, "Quote")
@@ -116,6 +117,7 @@ func testQuoteUsedByBooking(t *testing.T, s skygate.Store) {
 // booking leaves nothing behind.
 func testQuoteRefusals(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1_000_000, "EUR") // priced bookings reserve their price
 	used := MustCreateBooking(t, s, acc.ID, withQuote(t, s))
 	tests := []struct {
 		name string
@@ -151,6 +153,7 @@ func testQuoteRefusals(t *testing.T, s skygate.Store) {
 // the quote, which its first answer used, is looked at again.
 func testQuoteReplay(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1_000_000, "EUR") // priced bookings reserve their price
 	first := NewBooking(acc.ID, withQuote(t, s))
 	rec := NewRecord(first, "key", "fp")
 	_, err := s.CreateBooking(t.Context(), rec, first, nil)
@@ -166,6 +169,7 @@ func testQuoteReplay(t *testing.T, s skygate.Store) {
 // created; every other is QuoteUsed.
 func testQuoteConcurrentUse(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1_000_000, "EUR") // priced bookings reserve their price
 	proto := NewBooking(acc.ID, withQuote(t, s))
 	const n = 8
 	errs := make([]error, n)
