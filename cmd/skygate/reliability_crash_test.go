@@ -185,8 +185,9 @@ func (l *crashLoad) untilAcked(t *testing.T, c *http.Client, method, url, tok, k
 				return v.ID
 			case resp.StatusCode >= 500 || (resp.StatusCode == http.StatusConflict && v.Code == "IdempotencyInProgress") || resp.StatusCode == want:
 				// A server going down mid-answer, or the same key still in flight.
-			case v.Code == "InsufficientFunds" || v.Code == "PoolExhausted":
-				// A long run used up the pool: no more orders (checked at the end).
+			case v.Code == "InsufficientFunds" || v.Code == "PoolExhausted" || v.Code == "SlotFull":
+				// A long run used up the pool, or the slot is full: a final refusal
+				// (checked at the end).
 				l.mu.Lock()
 				l.soldOut = true
 				l.mu.Unlock()
