@@ -223,7 +223,7 @@ export function problemSummary(err: ApiError, others: { field: string; message: 
     { class: 'alert alert-error', role: 'alert' },
     h('strong', null, err.title),
     err.detail ? h('p', null, err.detail) : null,
-    err.fields.length > others.length ? h('p', null, 'Each problem is shown next to its field below.') : null,
+    err.fields.length > others.length ? h('p', null, 'Each problem is shown next to its field in the table.') : null,
     others.length ? h('ul', { class: 'field-errors' }, others.map((f) => h('li', null, h('code', null, f.field || '(the list)'), ' ', f.message))) : null,
     err.requestId ? h('p', { class: 'muted small' }, 'Request ID: ', h('code', null, err.requestId)) : null,
   );
