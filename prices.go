@@ -74,4 +74,8 @@ type CapacityStore interface {
 	// FastTrackCapacity returns the fast-track's capacity per slot set by an admin; ok
 	// is false when none was set.
 	FastTrackCapacity(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)
+	// FastTrackCapacities returns every capacity per slot an admin set, by fast-track
+	// id (an empty map when none was), whether or not the fast-track is still in the
+	// catalog.
+	FastTrackCapacities(ctx context.Context) (map[string]int, error)
 }

@@ -49,6 +49,19 @@ func (s *Server) adminSetFastTrackPrices(w http.ResponseWriter, r *http.Request)
 	return reply(w, http.StatusOK)(priceListOf(s.deps.Prices.SetPrices(r.Context(), acc, items, audit)))
 }
 
+// adminFastTracks lists every fast-track of the catalog for employees, whose tokens
+// cannot read the partner catalog: names in the negotiated language, capacities.
+func (s *Server) adminFastTracks(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	list, err := s.deps.Prices.FastTracks(r.Context(), contentLanguage(w, r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		Data []pricing.AdminFastTrack `json:"data"`
+	}{list})
+}
+
 func (s *Server) adminFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK)(s.deps.Prices.Capacity(r.Context(), r.PathValue("fastTrackID")))
 }

@@ -144,6 +144,7 @@ func (s *Server) routes() {
 	if s.deps.Prices != nil {
 		s.route("GET /api/v1/admin/accounts/{accountID}/fast-track-prices", s.auth(accounts, s.adminFastTrackPrices))
 		s.route("PUT /api/v1/admin/accounts/{accountID}/fast-track-prices", s.auth(accounts, s.adminSetFastTrackPrices))
+		s.route("GET /api/v1/admin/fast-tracks", s.auth(accounts, s.adminFastTracks))
 		s.route("GET /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminFastTrackCapacity))
 		s.route("PUT /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminSetFastTrackCapacity))
 	}

@@ -36,8 +36,12 @@ type Catalog interface {
 	CatalogCapacity(id string) (capacity int, ok bool)
 	PricedList(lang string, q catalog.Query, prices *skygate.PriceList) (*catalog.Page, error)
 	PricedItem(lang, id string, prices *skygate.PriceList) (*catalog.Page, error)
-	// FastTrackIDs lists the catalog's fast-tracks, for the demo price list.
+	// FastTrackIDs lists the catalog's fast-tracks, for the demo price list and
+	// FastTracks.
 	FastTrackIDs() []string
+	// LocalizedFastTrack is the fast-track in the response form in lang, or
+	// CodeNotFound.
+	LocalizedFastTrack(lang, id string) (*skygate.FastTrack, error)
 }
 
 // AdultPrice returns the account's adult price of the fast-track, or nil when the

@@ -17,6 +17,8 @@ type bundle struct {
 	store   skygate.Store
 	account string
 	ft      string // a fast-track of the catalog
+	// catalogIDs are the catalog's fast-tracks.
+	catalogIDs []string
 }
 
 func setup(t *testing.T) bundle {
@@ -27,7 +29,7 @@ func setup(t *testing.T) bundle {
 		t.Fatal(err)
 	}
 	acc := storetest.MustCreateAccount(t, st)
-	return bundle{svc: pricing.New(st, cat, func() time.Time { return storetest.T0 }), store: st, account: acc.ID, ft: cat.FastTrackIDs()[0]}
+	return bundle{svc: pricing.New(st, cat, func() time.Time { return storetest.T0 }), store: st, account: acc.ID, ft: cat.FastTrackIDs()[0], catalogIDs: cat.FastTrackIDs()}
 }
 
 func ptr(n int64) *int64 { return &n }

@@ -32,7 +32,8 @@ const (
 	upsertCapacity = `INSERT INTO fast_track_capacities (fast_track_id, capacity, updated_at)
 		VALUES (?, ?, ?)
 		ON CONFLICT (fast_track_id) DO UPDATE SET capacity = excluded.capacity, updated_at = excluded.updated_at`
-	selectCapacity = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
+	selectCapacity   = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
+	selectCapacities = `SELECT fast_track_id, capacity FROM fast_track_capacities`
 )
 
 // priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
@@ -64,4 +65,9 @@ func (s *Store) SetFastTrackCapacity(ctx context.Context, fastTrackID string, ca
 // FastTrackCapacity implements skygate.CapacityStore.
 func (s *Store) FastTrackCapacity(ctx context.Context, fastTrackID string) (int, bool, error) {
 	return sqlstore.FastTrackCapacity(ctx, s.db, selectCapacity, fastTrackID)
+}
+
+// FastTrackCapacities implements skygate.CapacityStore.
+func (s *Store) FastTrackCapacities(ctx context.Context) (map[string]int, error) {
+	return sqlstore.FastTrackCapacities(ctx, s.db, selectCapacities)
 }

@@ -137,3 +137,24 @@ func FastTrackCapacity(ctx context.Context, db *DB, query, fastTrackID string) (
 	}
 	return n, true, nil
 }
+
+// FastTrackCapacities is skygate.CapacityStore's FastTrackCapacities with query, which
+// reads fast_track_id and capacity of every row.
+func FastTrackCapacities(ctx context.Context, db *DB, query string) (map[string]int, error) {
+	type row struct {
+		id string
+		n  int
+	}
+	rows, err := QueryAll(ctx, db.Read, func(sc Scanner) (row, error) {
+		var r row
+		return r, sc.Scan(&r.id, &r.n)
+	}, query)
+	if err != nil {
+		return nil, db.Interpret(Outcome{Op: "list fast-track capacities"}, err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.id] = r.n
+	}
+	return out, nil
+}

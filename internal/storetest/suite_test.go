@@ -41,6 +41,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"BookingCommerce", bookingCommerceTests},
 		{"Quotes", quoteTests},
 		{"Prices", priceTests},
+		{"Capacities", capacityTests},
 		{"Slots", slotTests},
 		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},

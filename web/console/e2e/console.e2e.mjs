@@ -110,7 +110,8 @@ async function partnerBooking(server) {
   const created = await mtls(server, 'POST', '/v2/b2b/booking/fast-tracks', token, {
     fast_track_id: ft.id,
     service_date: day,
-    flight: { number: 'HY601', direction: 'departure' },
+    // The demo account has a price list, so the flight's local time is required.
+    flight: { number: 'HY601', direction: 'departure', scheduled_at: `${day}T12:00` },
     passengers: [{
       first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-12-10', passport_number: 'AB1234567',
       nationality: 'GB', email: 'ada@example.com', phone: '+447700900123',
@@ -561,6 +562,60 @@ async function run(server) {
       await snap('esim');
       await page.getByTestId('esims').getByLabel('eSIM status').selectOption('Depleted');
       await page.getByText('No Depleted eSIMs.').waitFor();
+    }],
+    ['fast-track prices are set on the account page and survive a reload', async () => {
+      await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);
+      const section = page.getByTestId('fast-track-prices');
+      await section.getByTestId('prices-updated').getByText(/Never set/).waitFor();
+      const row = section.locator('tbody tr').first();
+      state.pricedFastTrack = await row.getAttribute('data-fast-track-id');
+      await row.getByRole('textbox', { name: /^Currency of / }).fill('USD');
+      await row.getByRole('textbox', { name: /^Adult price of / }).fill('35.00');
+      await row.getByRole('textbox', { name: /^Child price of / }).fill('20.5');
+      await section.getByRole('button', { name: 'Save prices' }).click();
+      await section.getByText('Prices saved: 1 fast-track priced.').waitFor();
+      await page.reload();
+      const again = page.getByTestId('fast-track-prices').locator(`tr[data-fast-track-id="${state.pricedFastTrack}"]`);
+      await page.getByTestId('prices-updated').getByText(/Updated .* 1 of \d+ fast-tracks priced/).waitFor();
+      const values = await Promise.all(['Currency', 'Adult price', 'Child price', 'Infant price'].map((l) =>
+        again.getByRole('textbox', { name: new RegExp(`^${l} of `) }).inputValue()));
+      assert(values.join(' ') === 'USD 35.00 20.50 35.00', `after a reload the row shows ${values.join(' ')}, want USD 35.00 20.50 35.00 (infant = adult)`);
+      const others = await page.getByTestId('fast-track-prices').locator('tbody tr').count();
+      assert(others > 1, `the price table lists ${others} fast-tracks`);
+      await snap('fast-track-prices');
+    }],
+    ['an invalid price is refused and its problem shown next to the field', async () => {
+      const section = page.getByTestId('fast-track-prices');
+      const row = section.locator(`tr[data-fast-track-id="${state.pricedFastTrack}"]`);
+      const currency = row.getByRole('textbox', { name: /^Currency of / });
+      await currency.fill('usd');
+      await section.getByRole('button', { name: 'Save prices' }).click();
+      await section.locator('.alert-error').waitFor();
+      assert((await currency.getAttribute('aria-invalid')) === 'true', 'the currency field is not marked invalid');
+      const problem = page.locator(`#${await currency.getAttribute('aria-describedby')}`);
+      assert(/ISO 4217/.test((await problem.textContent()) ?? ''), `the currency's problem reads ${await problem.textContent()}`);
+      assert(await row.locator('.field-problem', { hasText: 'ISO 4217' }).count() === 1, 'the problem is not in the fast-track’s row');
+      await snap('fast-track-price-refused');
+      await page.reload();
+      const kept = page.getByTestId('fast-track-prices').locator(`tr[data-fast-track-id="${state.pricedFastTrack}"]`).getByRole('textbox', { name: /^Currency of / });
+      assert((await kept.inputValue()) === 'USD', 'the refused list changed the stored one');
+    }],
+    ['a capacity per slot is set on the fast-tracks page and shown overridden', async () => {
+      await page.getByRole('link', { name: 'Fast-tracks', exact: true }).click();
+      await page.waitForURL('**/admin/fast-tracks');
+      const table = page.getByTestId('capacities');
+      const row = table.locator('tbody tr').last();
+      const id = await row.getAttribute('data-fast-track-id');
+      await row.getByTestId('capacity-source').getByText('catalog').waitFor();
+      await row.getByRole('spinbutton', { name: /^Capacity per slot of / }).fill('150');
+      await row.getByRole('button', { name: 'Save' }).click();
+      await row.getByTestId('capacity-source').getByText('overridden').waitFor();
+      await page.reload();
+      const again = page.getByTestId('capacities').locator(`tr[data-fast-track-id="${id}"]`);
+      await again.getByTestId('capacity-source').getByText('overridden').waitFor();
+      const value = await again.getByRole('spinbutton', { name: /^Capacity per slot of / }).inputValue();
+      assert(value === '150', `after a reload the capacity is ${value}, want 150`);
+      await snap('capacities');
     }],
     ['the account page shows the webhook subscription and its deliveries', async () => {
       await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);

@@ -211,6 +211,49 @@ export interface WebhookDelivery {
   updated_at: string;
 }
 
+/** FastTrackPrice is an account's price of one fast-track per passenger type, in minor units. */
+export interface FastTrackPrice {
+  fast_track_id: string;
+  currency: string;
+  adult: number;
+  child: number;
+  infant: number;
+}
+
+/** PriceInput is an item of a price list as sent: child and infant default to adult when absent. */
+export interface PriceInput {
+  fast_track_id: string;
+  currency: string;
+  adult: number;
+  child?: number;
+  infant?: number;
+}
+
+/** PriceList is an account's whole fast-track price list; updated_at is null when it never had one. */
+export interface PriceList {
+  data: FastTrackPrice[];
+  updated_at: string | null;
+}
+
+/** AdminFastTrack is a fast-track of the catalog as employees list it, with its capacity per slot. */
+export interface AdminFastTrack {
+  id: string;
+  name: string;
+  hub: string;
+  terminal: string;
+  capacity_per_slot: number;
+  catalog_capacity_per_slot: number;
+  overridden: boolean;
+}
+
+/** FastTrackCapacity is a fast-track's capacity per one-hour slot: an admin's when overridden. */
+export interface FastTrackCapacity {
+  fast_track_id: string;
+  capacity_per_slot: number;
+  catalog_capacity_per_slot: number;
+  overridden: boolean;
+}
+
 /** The admin scopes of employee tokens (SPEC.md §5.2). */
 export const SCOPE_ACCOUNTS = 'identity.account:*';
 export const SCOPE_APPLICATIONS = 'identity.application:*';
@@ -331,6 +374,15 @@ export const api = {
   webhooks: (accountID: string) => call<List<WebhookSubscription>>('GET', `/accounts/${enc(accountID)}/webhooks`),
   webhookDeliveries: (accountID: string, webhookID: string, q: { limit: number; offset: number }) =>
     call<List<WebhookDelivery>>('GET', `/accounts/${enc(accountID)}/webhooks/${enc(webhookID)}/deliveries`, undefined, q),
+
+  // Fast-track commerce: every fast-track of the catalog (one whole list), an account's
+  // price list (PUT replaces it whole; [] removes it) and the airport's capacities.
+  fastTracks: () => call<{ data: AdminFastTrack[] }>('GET', '/fast-tracks'),
+  fastTrackPrices: (accountID: string) => call<PriceList>('GET', `/accounts/${enc(accountID)}/fast-track-prices`),
+  setFastTrackPrices: (accountID: string, items: PriceInput[]) =>
+    call<PriceList>('PUT', `/accounts/${enc(accountID)}/fast-track-prices`, items),
+  setFastTrackCapacity: (fastTrackID: string, capacity: number) =>
+    call<FastTrackCapacity>('PUT', `/fast-tracks/${enc(fastTrackID)}/capacity`, { capacity_per_slot: capacity }),
 
   listAuditEvents: (q: {
     actor?: string;

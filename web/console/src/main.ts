@@ -1,5 +1,5 @@
 // The Skygate employee console: sign-in, then accounts, applications, eSIM, webhooks,
-// bookings and the audit log of the admin API.
+// fast-track prices and capacities, bookings and the audit log of the admin API.
 
 import './style.css';
 import { CALLBACK_PATH, SignInError, completeSignIn, onSignedOut, session, signIn, signOut } from './auth';
@@ -11,6 +11,7 @@ import { accountPage } from './pages/account';
 import { esimPage } from './pages/esim';
 import { bookingPage, bookingsPage } from './pages/bookings';
 import { auditPage } from './pages/audit';
+import { fastTracksPage } from './pages/fasttracks';
 
 const root = document.getElementById('app')!;
 
@@ -19,6 +20,7 @@ route('/admin/accounts/:id', accountPage);
 route('/admin/accounts/:id/esim', esimPage);
 route('/admin/bookings', bookingsPage);
 route('/admin/bookings/:id', bookingPage);
+route('/admin/fast-tracks', fastTracksPage);
 route('/admin/audit', auditPage);
 
 function signInPage(message: string, error?: unknown): void {
@@ -80,6 +82,7 @@ function shell(): HTMLElement {
     { class: 'topnav', 'aria-label': 'Main' },
     link('/admin/accounts', { 'data-section': 'accounts' }, 'Accounts'),
     link('/admin/bookings', { 'data-section': 'bookings' }, 'Bookings'),
+    link('/admin/fast-tracks', { 'data-section': 'fast-tracks' }, 'Fast-tracks'),
     link('/admin/audit', { 'data-section': 'audit' }, 'Audit log'),
     h('a', { href: '/docs', target: '_blank', rel: 'noopener' }, 'API docs ↗'),
   );

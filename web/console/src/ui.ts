@@ -180,3 +180,51 @@ export function lacksScope(scope: string, what: string): HTMLElement | null {
   if (hasScope(scope)) return null;
   return notice('warning', h('strong', null, 'Not available to your role. '), `${what} needs the `, h('code', null, scope), ' scope, which your sign-in did not grant.');
 }
+
+let fieldErrorSeq = 0;
+
+/** FieldProblem is the message slot of one input: set shows a problem next to it, clear removes it. */
+export interface FieldProblem {
+  slot: HTMLElement;
+  set(message: string): void;
+  clear(): void;
+}
+
+/**
+ * fieldProblem makes the slot for problems of input, announced with it: the input is
+ * marked aria-invalid and described by the message while one is shown.
+ */
+export function fieldProblem(input: HTMLInputElement): FieldProblem {
+  const id = `field-problem-${++fieldErrorSeq}`;
+  const slot = h('div', { class: 'field-problem', id, 'data-testid': 'field-problem' });
+  return {
+    slot,
+    set(message: string) {
+      slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
+      input.setAttribute('aria-invalid', 'true');
+      input.setAttribute('aria-describedby', id);
+    },
+    clear() {
+      slot.textContent = '';
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+    },
+  };
+}
+
+/**
+ * problemSummary heads a refused form whose field errors are shown next to their
+ * fields: the problem's title and detail, the errors no field took (others), and the
+ * request id.
+ */
+export function problemSummary(err: ApiError, others: { field: string; message: string }[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'alert alert-error', role: 'alert' },
+    h('strong', null, err.title),
+    err.detail ? h('p', null, err.detail) : null,
+    err.fields.length > others.length ? h('p', null, 'Each problem is shown next to its field in the table.') : null,
+    others.length ? h('ul', { class: 'field-errors' }, others.map((f) => h('li', null, h('code', null, f.field || '(the list)'), ' ', f.message))) : null,
+    err.requestId ? h('p', { class: 'muted small' }, 'Request ID: ', h('code', null, err.requestId)) : null,
+  );
+}

@@ -1,5 +1,6 @@
 // One account: its status, its applications (create with a one-time secret, rotate the
-// secret, delete), and its webhook subscription with its recent deliveries.
+// secret, delete), its fast-track prices, and its webhook subscription with its recent
+// deliveries.
 
 import { api, B2B_SCOPES, SCOPE_ACCOUNTS, SCOPE_APPLICATIONS, type Account, type Application, type WebhookSubscription } from '../api';
 import { hasScope } from '../auth';
@@ -8,6 +9,7 @@ import { link, type Route } from '../router';
 import { badge, busy, confirmAction, errorBox, lacksScope, loading, notice, scopeList, secretPanel, showError, statusBadge } from '../ui';
 import { setStatus } from './accounts';
 import { openCertificate } from './certificate';
+import { priceSection } from './prices';
 
 const LIMIT = 100;
 
@@ -74,6 +76,7 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
   const secretSlot = h('div');
   const certSlot = h('div');
   const list = h('div', null, loading());
+  const prices = canAccounts ? priceSection(account) : null;
 
   const loadApps = async () => {
     try {
@@ -188,10 +191,11 @@ export async function accountPage({ view, params, query }: Route): Promise<void>
         void loadApps();
       }),
     ],
+    prices?.element ?? [h('h2', null, 'Fast-track prices'), lacksScope(SCOPE_ACCOUNTS, 'Setting fast-track prices')],
     h('h2', null, 'Webhook subscription'),
     lacksScope(SCOPE_ACCOUNTS, 'Reading the webhook subscription') ?? hooks,
   );
-  await Promise.all([hasScope(SCOPE_APPLICATIONS) ? loadApps() : null, canAccounts ? loadHooks(account, hooks) : null]);
+  await Promise.all([hasScope(SCOPE_APPLICATIONS) ? loadApps() : null, prices?.load(), canAccounts ? loadHooks(account, hooks) : null]);
 }
 
 /** GRACE_PERIODS are the grace periods a rotation offers, in seconds, with their labels. */

@@ -14,55 +14,21 @@ import {
   type Balance,
   type ESIM,
   type ESIMPackage,
-  type Money,
   type PoolCounts,
 } from '../api';
 import { fmtTime, h, replace } from '../dom';
 import { intParam, link, navigate, withQuery, type Route } from '../router';
 import { badge, busy, confirmAction, errorBox, lacksScope, loading, notice, pager, showError } from '../ui';
+import { fmtMoney, fractionDigits, majorUnits, minorUnits } from '../money';
 
 const LIMIT = 20;
 
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', ru: 'Russian', uz: 'Uzbek', kk: 'Kazakh' };
 
-/** fractionDigits is the number of minor-unit digits of an ISO 4217 currency. */
-function fractionDigits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** fmtMoney shows minor units as an amount of the currency, e.g. 450 USD as "$4.50". */
-export function fmtMoney(m: Money): string {
-  const d = fractionDigits(m.currency);
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: m.currency }).format(m.amount / 10 ** d);
-  } catch {
-    return `${m.amount} ${m.currency} (minor units)`;
-  }
-}
-
-/** minorUnits reads "4.50" in currency as 450, or returns null when it is not an amount. */
-function minorUnits(text: string, currency: string): number | null {
-  const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t)) return null;
-  const d = fractionDigits(currency);
-  const [whole, frac = ''] = t.split('.');
-  if (frac.length > d) return null;
-  return Number(whole) * 10 ** d + Number(frac.padEnd(d, '0') || '0');
-}
-
 /** fmtBalance shows the available amount and, when bookings hold some, what is reserved. */
 function fmtBalance(b: Balance): string {
   const available = fmtMoney(b);
   return b.reserved ? `${available} (${fmtMoney({ amount: b.reserved, currency: b.currency })} reserved)` : available;
-}
-
-function majorUnits(m: Money): string {
-  const d = fractionDigits(m.currency);
-  return (m.amount / 10 ** d).toFixed(d);
 }
 
 export function esimStatusBadge(s: string): HTMLElement {
