@@ -14,8 +14,9 @@ const DefaultBatch = 500
 
 // Worker does what time does to bookings: it issues Pending bookings (generating the
 // pass and the confirmation deadline), expires Issued bookings whose deadline passed,
-// purges expired idempotency keys, seals what older releases stored in clear and
-// removes passengers' personal data after the retention. Its state lives only in the
+// purges expired idempotency keys and quotes a day after they expired
+// (QuoteRetention), seals what older releases stored in clear and removes passengers'
+// personal data after the retention. Its state lives only in the
 // database, so any number of replicas may run one, and after a crash the next run
 // resumes the work. A booking created through its Service wakes it to be issued at
 // once.
