@@ -102,4 +102,10 @@ type QuoteStore interface {
 	CreateQuote(ctx context.Context, q *Quote) error
 	// Quote returns the account's quote, used or not, or CodeNotFound.
 	Quote(ctx context.Context, accountID, quoteID string) (*Quote, error)
+	// PurgeQuotes deletes at most limit quotes of any account, used or not, whose
+	// ExpiresAt is before before, oldest first, and returns how many it deleted. A
+	// purged quote is as unknown as one never given (QuoteNotFound); a booking that
+	// locked it keeps its QuoteID and price. Maintenance, not tenant data: it takes no
+	// account.
+	PurgeQuotes(ctx context.Context, before time.Time, limit int) (int, error)
 }

@@ -3,7 +3,7 @@
 // (internal/idempotency; a replay answers the booking as first answered), the effects
 // of each transition (the pass and the confirmation deadline on issue, the events of
 // every change), pass rendering as a QR code, and the Worker that issues Pending
-// bookings, expires unconfirmed ones, purges old idempotency keys and removes
+// bookings, expires unconfirmed ones, purges old idempotency keys and quotes, and removes
 // passengers' personal data after the retention (Config.PassengerDataRetention).
 //
 // The money decisions are here too (pricing.go, refund.go): an account with a price

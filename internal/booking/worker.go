@@ -14,8 +14,9 @@ const DefaultBatch = 500
 
 // Worker does what time does to bookings: it issues Pending bookings (generating the
 // pass and the confirmation deadline), expires Issued bookings whose deadline passed,
-// purges expired idempotency keys, seals what older releases stored in clear and
-// removes passengers' personal data after the retention. Its state lives only in the
+// purges expired idempotency keys and quotes a day after they expired
+// (QuoteRetention), seals what older releases stored in clear and removes passengers'
+// personal data after the retention. Its state lives only in the
 // database, so any number of replicas may run one, and after a crash the next run
 // resumes the work. A booking created through its Service wakes it to be issued at
 // once.
@@ -62,12 +63,15 @@ type RunStats struct {
 	Issued  int // Pending → Issued
 	Expired int // Issued → Expired
 	Purged  int // idempotency records deleted
-	Sealed  int // rows written in clear, sealed (BookingStore.SealLegacyData)
-	Erased  int // bookings whose passengers' personal data was removed
+	// PurgedQuotes counts quotes deleted (QuoteRetention after they expired).
+	PurgedQuotes int
+	Sealed       int // rows written in clear, sealed (BookingStore.SealLegacyData)
+	Erased       int // bookings whose passengers' personal data was removed
 }
 
 // RunOnce issues due Pending bookings, expires Issued bookings past ConfirmBefore,
-// purges idempotency records that expired, seals rows written in clear and removes the
+// purges idempotency records that expired and a batch of the quotes that expired
+// QuoteRetention ago, seals rows written in clear and removes the
 // passengers' personal data of bookings whose service date ended the retention ago, at
 // the clock's current time. A booking moves in one transaction with its events
 // (booking.status.changed Issued and pass.status.changed Active; booking.status.changed
@@ -77,7 +81,7 @@ type RunStats struct {
 func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 	var (
 		st   RunStats
-		errs [5]error
+		errs [6]error
 		now  = w.svc.now()
 	)
 	st.Issued, errs[0] = w.claim(ctx, skygate.BookingPending, skygate.TriggerIssue, now)
@@ -86,11 +90,19 @@ func (w *Worker) RunOnce(ctx context.Context) (RunStats, error) {
 	// Sealing first: a booking written in clear is removed once sealed.
 	st.Sealed, errs[3] = w.svc.store.SealLegacyData(ctx, w.batch())
 	st.Erased, errs[4] = w.svc.store.ErasePassengerData(ctx, skygate.PassengerDataCutoff(now, w.svc.retention), now, w.batch())
-	for i, step := range []string{stepIssue, "expire bookings", "purge idempotency keys", "seal legacy data", "erase passenger data"} {
+	if w.svc.quotes != nil {
+		st.PurgedQuotes, errs[5] = w.svc.quotes.PurgeQuotes(ctx, now.Add(-QuoteRetention), w.batch())
+	}
+	for i, step := range []string{stepIssue, "expire bookings", "purge idempotency keys", "seal legacy data", "erase passenger data", "purge quotes"} {
 		w.logFailed(ctx, step, errs[i])
 	}
 	return st, errors.Join(errs[:]...)
 }
+
+// QuoteRetention is how long after its expiry the worker keeps a quote: a partner that
+// names it meanwhile is told it expired (QuoteExpired) rather than that it does not
+// exist; after that it is purged and unknown.
+const QuoteRetention = 24 * time.Hour
 
 // stepIssue names the issue step in the log.
 const stepIssue = "issue bookings"

@@ -83,6 +83,29 @@ func TestWorkerPurgesKeys(t *testing.T) {
 	}
 }
 
+// TestWorkerPurgesQuotes: a quote is kept QuoteRetention after its expiry (a partner
+// naming it is told it expired), then purged.
+func TestWorkerPurgesQuotes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bk := storetest.NewBooking(b.account)
+	q := &skygate.Quote{ID: skygate.NewID(), AccountID: b.account, ClientID: bk.ClientID, FastTrackID: bk.FastTrackID,
+		Price: skygate.Money{Amount: 1000, Currency: "EUR"}, ScheduledAt: bk.ServiceDate + "T10:00",
+		PassengerTypes: skygate.PassengerTypesOf(bk.Passengers), Fingerprint: []byte{1},
+		CreatedAt: b.clock.Now(), ExpiresAt: b.clock.Now().Add(skygate.QuoteTTL)}
+	storetest.MustNoError(t, b.store.CreateQuote(t.Context(), q), "CreateQuote")
+	b.clock.Advance(skygate.QuoteTTL + booking.QuoteRetention)
+	if st := b.MustRun(t); st.PurgedQuotes != 0 {
+		t.Fatalf("purged a quote at the end of its retention: %+v", st)
+	}
+	b.clock.Advance(time.Microsecond)
+	if st := b.MustRun(t); st.PurgedQuotes != 1 {
+		t.Fatalf("RunOnce = %+v, want one quote purged", st)
+	}
+	_, err := b.store.Quote(t.Context(), b.account, q.ID)
+	storetest.WantCode(t, err, skygate.CodeNotFound)
+}
+
 // TestWorkerBatches checks that a backlog larger than a batch is drained.
 func TestWorkerBatches(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"time"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/sqlstore"
@@ -19,6 +20,11 @@ var quoteSQL = sqlstore.QuoteSQL{
 		WHERE account_id = ?3 AND id = ?4 AND used_by IS NULL AND expires_at > ?5 AND fingerprint = ?6`,
 }
 
+// purgeQuotes deletes up to the second argument of the quotes that expired before
+// the first, oldest first (booking_quotes_expires_at).
+const purgeQuotes = `DELETE FROM booking_quotes WHERE id IN (
+	SELECT id FROM booking_quotes WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`
+
 // CreateQuote implements skygate.QuoteStore.
 func (s *Store) CreateQuote(ctx context.Context, q *skygate.Quote) error {
 	return sqlstore.CreateQuote(ctx, s.db, quoteSQL, q)
@@ -28,4 +34,9 @@ func (s *Store) CreateQuote(ctx context.Context, q *skygate.Quote) error {
 func (s *Store) Quote(ctx context.Context, accountID, quoteID string) (*skygate.Quote, error) {
 	return sqlstore.Get(ctx, s.db, sqlstore.Outcome{Op: "get quote", NotFound: sqlstore.QuoteNotFound},
 		sqlstore.ScanQuote, quoteSQL.Select, accountID, quoteID)
+}
+
+// PurgeQuotes implements skygate.QuoteStore.
+func (s *Store) PurgeQuotes(ctx context.Context, before time.Time, limit int) (int, error) {
+	return sqlstore.PurgeQuotes(ctx, s.db, purgeQuotes, before, limit)
 }

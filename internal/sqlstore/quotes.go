@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/skygate/skygate"
 )
@@ -70,6 +71,17 @@ func CreateQuote(ctx context.Context, db *DB, qs QuoteSQL, q *skygate.Quote) err
 		q.Price.Amount, q.Price.Currency, policy, q.ScheduledAt, types, db.Time(q.CreatedAt), db.Time(q.ExpiresAt),
 		usedBy, db.NullTime(q.UsedAt))
 	return db.Interpret(Outcome{Op: "create quote", Conflict: "a quote with this id already exists", NotFound: AccountNotFound}, err)
+}
+
+// PurgeQuotes is skygate.QuoteStore's PurgeQuotes with purge, which deletes up to its
+// second argument of the quotes that expired before its first. A limit below 1 purges
+// nothing.
+func PurgeQuotes(ctx context.Context, db *DB, purge string, before time.Time, limit int) (int, error) {
+	if limit < 1 {
+		return 0, nil
+	}
+	n, err := Affected(ctx, db, "purge quotes", purge, db.Time(UTC(before)), limit)
+	return int(n), err
 }
 
 // UseQuote marks b.QuoteID used by b inside tx, the transaction that creates b (at

@@ -40,6 +40,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Bookings", bookingTests},
 		{"BookingCommerce", bookingCommerceTests},
 		{"Quotes", quoteTests},
+		{"QuotePurge", quotePurgeTests},
 		{"Prices", priceTests},
 		{"Capacities", capacityTests},
 		{"Slots", slotTests},

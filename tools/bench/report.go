@@ -205,6 +205,13 @@ func (rep *report) evaluate() {
 			if r.Engine == engineSQLite && inserts != nil {
 				atLeast("≥0.8× insert-loop", r.RPS/inserts.RPS, 0.8)
 			}
+		case scBookingPriced:
+			// Create with reservation beside today's create: what the slot places and
+			// the reservation cost, on the same engine. Measured, not judged: the issue
+			// sets no target for it.
+			if plain := rep.find(scBooking, r.Engine); plain != nil {
+				r.Note = joinNote(r.Note, fmt.Sprintf("%.2f× %s on %s", r.RPS/plain.RPS, scBooking, r.Engine))
+			}
 		}
 		// The latency target is skygate's; Hydra is a reference. Under -rate the phase
 		// ran at a rate of the operator's choosing, not at the target's load.

@@ -69,7 +69,7 @@ type options struct {
 // allScenarios are the scenario names in the order they run and print.
 var allScenarios = []string{
 	scBaseline, scSignLoop, scSignHTTP, scInsertLoop, scHydraToken,
-	scToken, scTokenPrivateKeyJWT, scIntrospect, scBaselineReq, scBaseline304, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
+	scToken, scTokenPrivateKeyJWT, scIntrospect, scBaselineReq, scBaseline304, scCatalog200, scCatalog304, scBooking, scBookingPriced, scESIMOrder, scWebhooks,
 	scEventsRead, scEventsWake,
 }
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,8 +40,11 @@ const (
 	scCatalog200  = "catalog-200"  // authenticated catalog page
 	scCatalog304  = "catalog-304"  // the same with If-None-Match
 	scBooking     = "booking"      // create booking over mTLS with a fresh Idempotency-Key
-	scESIMOrder   = "esim-order"   // POST /v2/b2b/esim/orders with a fresh Idempotency-Key
-	scWebhooks    = "webhooks"     // webhook deliveries per second to a local receiver
+	// scBookingPriced is create with reservation: the booking scenario for an account
+	// with a price list, each create taking slot places and reserving its price.
+	scBookingPriced = "booking-priced"
+	scESIMOrder     = "esim-order" // POST /v2/b2b/esim/orders with a fresh Idempotency-Key
+	scWebhooks      = "webhooks"   // webhook deliveries per second to a local receiver
 )
 
 // Engines.
@@ -50,7 +54,7 @@ const (
 )
 
 // engineScenarios need a skygate server; the others are references.
-var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scESIMOrder, scWebhooks,
+var engineScenarios = []string{scToken, scTokenPrivateKeyJWT, scIntrospect, scCatalog200, scCatalog304, scBooking, scBookingPriced, scESIMOrder, scWebhooks,
 	scEventsRead, scEventsWake}
 
 // benchMasterKey seals the benchmark servers' secrets.
@@ -170,8 +174,10 @@ type server struct {
 	dataDir string
 	// databaseURL is the server's SKYGATE_DATABASE_URL.
 	databaseURL string
-	creds       credentials
-	token       string
+	// env is the server's environment, for more `skygate bootstrap` runs.
+	env   []string
+	creds credentials
+	token string
 	// ref is the bare server of the catalog's interleaved comparison, nil without one.
 	ref     *proc
 	plain   *http.Client
@@ -230,16 +236,12 @@ func (h *harness) runEngine(ctx context.Context, rep *report, engine string) err
 	env = append(env, "SKYGATE_DATABASE_URL="+databaseURL)
 
 	// bootstrap also migrates and makes the benchmark's own application.
-	var out, errOut bytes.Buffer
-	boot := exec.CommandContext(ctx, h.server, "bootstrap", "--account", "bench", "--scopes", strings.Join(skygate.B2BScopes, " "))
-	boot.Env, boot.Stdout, boot.Stderr = append(env, "SKYGATE_LOG_LEVEL=warn"), &out, &errOut
-	if err := boot.Run(); err != nil {
-		return fmt.Errorf("bootstrap: %w: %s", err, errOut.String())
+	s := &server{engine: engine, dataDir: dataDir, databaseURL: databaseURL, env: slices.Clip(env)}
+	creds, err := h.bootstrap(ctx, env, "bench")
+	if err != nil {
+		return err
 	}
-	s := &server{engine: engine, dataDir: dataDir, databaseURL: databaseURL}
-	if err := json.Unmarshal(out.Bytes(), &s.creds); err != nil || s.creds.ClientSecret == "" {
-		return fmt.Errorf("bootstrap printed %q", out.String())
-	}
+	s.creds = creds
 
 	// The listening line is logged at info; at a quieter level the harness chooses
 	// the ports and waits for /readyz instead.
@@ -504,6 +506,9 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 		r.Note = "mTLS, keep-alive; each request a new booking"
 		return r, err
 
+	case scBookingPriced:
+		return h.bookingPriced(ctx, s, label)
+
 	case scESIMOrder:
 		return h.esimOrder(ctx, s, label)
 
@@ -519,12 +524,28 @@ func (h *harness) runScenario(ctx context.Context, s *server, name string) (row,
 	return row{}, fmt.Errorf("unknown scenario %q", name)
 }
 
-// bookingLoad creates a booking per request, each with a fresh Idempotency-Key, over
-// the mutual-TLS listener with the development client certificate.
-func (s *server) bookingLoad(ctx context.Context) (httpLoad, error) {
+// bootstrap runs `skygate bootstrap` in the server's environment env: it migrates,
+// creates the account and an application with every B2B scope, and returns its
+// credentials.
+func (h *harness) bootstrap(ctx context.Context, env []string, account string) (credentials, error) {
+	var out, errOut bytes.Buffer
+	boot := exec.CommandContext(ctx, h.server, "bootstrap", "--account", account, "--scopes", strings.Join(skygate.B2BScopes, " "))
+	boot.Env, boot.Stdout, boot.Stderr = append(env, "SKYGATE_LOG_LEVEL=warn"), &out, &errOut
+	if err := boot.Run(); err != nil {
+		return credentials{}, fmt.Errorf("bootstrap: %w: %s", err, errOut.String())
+	}
+	var c credentials
+	if err := json.Unmarshal(out.Bytes(), &c); err != nil || c.ClientSecret == "" {
+		return credentials{}, fmt.Errorf("bootstrap printed %q", out.String())
+	}
+	return c, nil
+}
+
+// tasFastTrack returns the id of the first fast-track at TAS.
+func (s *server) tasFastTrack(ctx context.Context) (string, error) {
 	resp, body, err := do(ctx, s.plain, s.bearer(vegeta.Target{Method: http.MethodGet, URL: s.http + "/v2/catalog/fast-tracks?iata=TAS&limit=1"}))
 	if err != nil {
-		return httpLoad{}, err
+		return "", err
 	}
 	var page struct {
 		Data []struct {
@@ -532,12 +553,22 @@ func (s *server) bookingLoad(ctx context.Context) (httpLoad, error) {
 		} `json:"data"`
 	}
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Data) == 0 {
-		return httpLoad{}, fmt.Errorf("no fast-track at TAS: %d %.300s", resp.StatusCode, body)
+		return "", fmt.Errorf("no fast-track at TAS: %d %.300s", resp.StatusCode, body)
+	}
+	return page.Data[0].ID, nil
+}
+
+// bookingLoad creates a booking per request, each with a fresh Idempotency-Key, over
+// the mutual-TLS listener with the development client certificate.
+func (s *server) bookingLoad(ctx context.Context) (httpLoad, error) {
+	ft, err := s.tasFastTrack(ctx)
+	if err != nil {
+		return httpLoad{}, err
 	}
 	date := time.Now().UTC().AddDate(0, 0, 7).Format(time.DateOnly)
 	reqBody := []byte(fmt.Sprintf(`{"fast_track_id":%q,"service_date":%q,"flight":{"number":"HY601","direction":"departure"},`+
 		`"passengers":[{"first_name":"Aziza","last_name":"Karimova","date_of_birth":"1990-04-01","passport_number":"FA1234567",`+
-		`"nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"}],"partner_reference":"BENCH"}`, page.Data[0].ID, date))
+		`"nationality":"UZ","email":"aziza@example.com","phone":"+998901234567"}],"partner_reference":"BENCH"}`, ft, date))
 	return s.idempotentLoad(s.mtls+"/v2/b2b/booking/fast-tracks", reqBody, http.StatusAccepted, s.mtlsTLS), nil
 }
 
