@@ -87,6 +87,7 @@ func testPurgeQuotesLimit(t *testing.T, s skygate.Store) {
 // locked it keeps its quote id and price.
 func testPurgeQuotesUsed(t *testing.T, s skygate.Store) {
 	acc := MustCreateAccount(t, s)
+	MustCredit(t, s, acc.ID, 1_000_000, "EUR") // a priced booking reserves its price
 	b := MustCreateBooking(t, s, acc.ID, withQuote(t, s))
 	q, err := s.Quote(t.Context(), acc.ID, b.QuoteID)
 	MustNoError(t, err, "Quote")
