@@ -126,6 +126,48 @@ func (e BusinessHoursTimesType) Valid() bool {
 	}
 }
 
+// Defines values for CommerceProblemCode.
+const (
+	CommerceProblemCodeQuoteExpired  CommerceProblemCode = "QuoteExpired"
+	CommerceProblemCodeQuoteUsed     CommerceProblemCode = "QuoteUsed"
+	CommerceProblemCodeRefundChanged CommerceProblemCode = "RefundChanged"
+	CommerceProblemCodeSlotFull      CommerceProblemCode = "SlotFull"
+)
+
+// Valid indicates whether the value is a known member of the CommerceProblemCode enum.
+func (e CommerceProblemCode) Valid() bool {
+	switch e {
+	case CommerceProblemCodeQuoteExpired:
+		return true
+	case CommerceProblemCodeQuoteUsed:
+		return true
+	case CommerceProblemCodeRefundChanged:
+		return true
+	case CommerceProblemCodeSlotFull:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CommerceProblemStatus.
+const (
+	CommerceProblemStatusN409 CommerceProblemStatus = 409
+	CommerceProblemStatusN422 CommerceProblemStatus = 422
+)
+
+// Valid indicates whether the value is a known member of the CommerceProblemStatus enum.
+func (e CommerceProblemStatus) Valid() bool {
+	switch e {
+	case CommerceProblemStatusN409:
+		return true
+	case CommerceProblemStatusN422:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CursorExpiredProblemCode.
 const (
 	CursorExpiredProblemCodeCursorExpired CursorExpiredProblemCode = "CursorExpired"
@@ -591,11 +633,7 @@ const (
 	ProblemCodePassNotReady              ProblemCode = "PassNotReady"
 	ProblemCodePayloadTooLarge           ProblemCode = "PayloadTooLarge"
 	ProblemCodePoolExhausted             ProblemCode = "PoolExhausted"
-	ProblemCodeQuoteExpired              ProblemCode = "QuoteExpired"
-	ProblemCodeQuoteUsed                 ProblemCode = "QuoteUsed"
 	ProblemCodeRateLimited               ProblemCode = "RateLimited"
-	ProblemCodeRefundChanged             ProblemCode = "RefundChanged"
-	ProblemCodeSlotFull                  ProblemCode = "SlotFull"
 	ProblemCodeUnauthorized              ProblemCode = "Unauthorized"
 	ProblemCodeUnavailable               ProblemCode = "Unavailable"
 	ProblemCodeUnsupportedMediaType      ProblemCode = "UnsupportedMediaType"
@@ -638,15 +676,7 @@ func (e ProblemCode) Valid() bool {
 		return true
 	case ProblemCodePoolExhausted:
 		return true
-	case ProblemCodeQuoteExpired:
-		return true
-	case ProblemCodeQuoteUsed:
-		return true
 	case ProblemCodeRateLimited:
-		return true
-	case ProblemCodeRefundChanged:
-		return true
-	case ProblemCodeSlotFull:
 		return true
 	case ProblemCodeUnauthorized:
 		return true
@@ -971,6 +1001,32 @@ type CancellationTerm struct {
 	// Until The flight's scheduled time less the tier's `hours_before`.
 	Until time.Time `json:"until"`
 }
+
+// CommerceProblem The problems of selling a fast-track: `SlotFull` (`409`, the slot has fewer places
+// left than the booking's passengers take), `QuoteUsed` (`409`, another booking used
+// the quote), `QuoteExpired` (`422`, the quote is past its `expires_at`) and
+// `RefundChanged` (`409`, a cancel's `expected_refund` is not the refund now). Only
+// the booking operations that can answer them list this schema, beside `Problem`,
+// whose list of codes the other operations keep.
+type CommerceProblem struct {
+	Code   CommerceProblemCode `json:"code"`
+	Detail *string             `json:"detail,omitempty"`
+
+	// Refund `RefundChanged` only: the refund a cancel gives now; absent for a booking without a price.
+	Refund    *Money                `json:"refund,omitempty"`
+	RequestId *string               `json:"request_id,omitempty"`
+	Status    CommerceProblemStatus `json:"status"`
+	Title     string                `json:"title"`
+
+	// Type `<public URL>/docs/problems/<code>`.
+	Type string `json:"type"`
+}
+
+// CommerceProblemCode defines model for CommerceProblem.Code.
+type CommerceProblemCode string
+
+// CommerceProblemStatus defines model for CommerceProblem.Status.
+type CommerceProblemStatus int
 
 // Coordinates WGS 84 decimal degrees.
 type Coordinates struct {
@@ -1609,9 +1665,6 @@ type Problem struct {
 		Field   string `json:"field"`
 		Message string `json:"message"`
 	} `json:"errors,omitempty"`
-
-	// Refund `RefundChanged` only: the refund a cancel gives now; absent for a booking without a price.
-	Refund    *Money  `json:"refund,omitempty"`
 	RequestId *string `json:"request_id,omitempty"`
 	Status    int     `json:"status"`
 	Title     string  `json:"title"`
@@ -1982,6 +2035,16 @@ type XRequestID = string
 
 // BadRequest RFC 9457 problem details.
 type BadRequest = Problem
+
+// BookingConflict defines model for BookingConflict.
+type BookingConflict struct {
+	union json.RawMessage
+}
+
+// BookingValidationFailed defines model for BookingValidationFailed.
+type BookingValidationFailed struct {
+	union json.RawMessage
+}
 
 // Conflict RFC 9457 problem details.
 type Conflict = Problem
@@ -3215,6 +3278,130 @@ func (t Introspection_Aud) MarshalJSON() ([]byte, error) {
 }
 
 func (t *Introspection_Aud) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProblem returns the union data inside the BookingConflict as a Problem
+func (t BookingConflict) AsProblem() (Problem, error) {
+	var body Problem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProblem overwrites any union data inside the BookingConflict as the provided Problem
+func (t *BookingConflict) FromProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProblem performs a merge with any union data inside the BookingConflict, using the provided Problem
+func (t *BookingConflict) MergeProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCommerceProblem returns the union data inside the BookingConflict as a CommerceProblem
+func (t BookingConflict) AsCommerceProblem() (CommerceProblem, error) {
+	var body CommerceProblem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCommerceProblem overwrites any union data inside the BookingConflict as the provided CommerceProblem
+func (t *BookingConflict) FromCommerceProblem(v CommerceProblem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCommerceProblem performs a merge with any union data inside the BookingConflict, using the provided CommerceProblem
+func (t *BookingConflict) MergeCommerceProblem(v CommerceProblem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BookingConflict) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BookingConflict) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProblem returns the union data inside the BookingValidationFailed as a Problem
+func (t BookingValidationFailed) AsProblem() (Problem, error) {
+	var body Problem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProblem overwrites any union data inside the BookingValidationFailed as the provided Problem
+func (t *BookingValidationFailed) FromProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProblem performs a merge with any union data inside the BookingValidationFailed, using the provided Problem
+func (t *BookingValidationFailed) MergeProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCommerceProblem returns the union data inside the BookingValidationFailed as a CommerceProblem
+func (t BookingValidationFailed) AsCommerceProblem() (CommerceProblem, error) {
+	var body CommerceProblem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCommerceProblem overwrites any union data inside the BookingValidationFailed as the provided CommerceProblem
+func (t *BookingValidationFailed) FromCommerceProblem(v CommerceProblem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCommerceProblem performs a merge with any union data inside the BookingValidationFailed, using the provided CommerceProblem
+func (t *BookingValidationFailed) MergeCommerceProblem(v CommerceProblem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BookingValidationFailed) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BookingValidationFailed) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -16190,13 +16377,13 @@ type CreateFastTrackBookingResponse struct {
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *BookingConflict
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *BookingValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -16255,7 +16442,7 @@ func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON403() *Forbidde
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON409() *Conflict {
+func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON409() *BookingConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -16270,7 +16457,7 @@ func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON415() *Unsuppor
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r CreateFastTrackBookingResponse) GetApplicationproblemJSON422() *BookingValidationFailed {
 	return r.ApplicationproblemJSON422
 }
 
@@ -16879,7 +17066,7 @@ type CancelFastTrackBookingResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *BookingConflict
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -16944,7 +17131,7 @@ func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON404() *NotFound
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON409() *Conflict {
+func (r CancelFastTrackBookingResponse) GetApplicationproblemJSON409() *BookingConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -35068,7 +35255,7 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest BookingConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35089,7 +35276,7 @@ func ParseCreateFastTrackBookingResponse(rsp *http.Response) (*CreateFastTrackBo
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest BookingValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36908,7 +37095,7 @@ func ParseCancelFastTrackBookingResponse(rsp *http.Response) (*CancelFastTrackBo
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest BookingConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
