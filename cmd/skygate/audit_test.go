@@ -168,7 +168,8 @@ func TestAdminWritesAreAudited(t *testing.T) {
 		for actor, want := range map[string][]string{
 			skygate.ActorBootstrap: {"account.create " + c.AccountID, "application.create " + c.AccountID},
 			skygate.ActorSystem: {"account.create " + demo.AccountID, "application.create " + demo.AccountID,
-				"esim.credit " + demo.AccountID, "esim.packages.set " + demo.AccountID, "esim.pool.import " + demo.AccountID},
+				"esim.credit " + demo.AccountID, "esim.packages.set " + demo.AccountID, "esim.pool.import " + demo.AccountID,
+				"fast_track.prices.set " + demo.AccountID},
 		} {
 			if slices.Sort(others[actor]); !slices.Equal(others[actor], want) {
 				t.Errorf("records of %s: %q, want %q", actor, others[actor], want)

@@ -53,7 +53,7 @@ func TestPassengerDataEndToEnd(t *testing.T) {
 				return d.event.Type == skygate.EventBookingStatusChanged && strings.Contains(string(d.event.Data), change)
 			})
 			wantPersonal(t, change+" webhook", d.body, false)
-			if !strings.Contains(string(d.body), `"passengers":[{"first_name":"Aziza","last_name":"Karimova"}]`) {
+			if !strings.Contains(string(d.body), `"passengers":[{"first_name":"Aziza","last_name":"Karimova","type":"adult"}]`) {
 				t.Errorf("%s webhook without the names: %s", change, d.body)
 			}
 		}
@@ -100,7 +100,7 @@ func TestPassengerDataEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(after, &a); err != nil {
 			t.Fatal(err)
 		}
-		if a.Removed == nil || !a.Removed.Equal(due) || len(a.Passengers) != 1 || a.Passengers[0] != (skygate.Passenger{FirstName: "Aziza", LastName: "Karimova"}) {
+		if a.Removed == nil || !a.Removed.Equal(due) || len(a.Passengers) != 1 || a.Passengers[0] != (skygate.Passenger{FirstName: "Aziza", LastName: "Karimova", Type: skygate.PassengerAdult}) {
 			t.Errorf("booking after the retention: %s", after)
 		}
 		if len(a.History) != len(b.History) || len(a.History) < 2 {

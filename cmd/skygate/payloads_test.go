@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -138,8 +139,11 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 	if resp, body := s.adminCall(http.MethodPost, acc+"/credits", `{"amount":{"amount":900,"currency":"USD"}}`); resp.StatusCode != 201 {
 		t.Fatalf("credit: %d %s", resp.StatusCode, body)
 	}
-	// The order takes the balance from 900 to 450, across this threshold.
-	if resp, body := s.partnerCall(http.MethodPatch, "/v2/b2b/billing/settings", sandbox, `{"low_balance_thresholds":[{"amount":500,"currency":"USD"}]}`, nil); resp.StatusCode != 200 {
+	// The order (450) takes the balance, which the bookings share, across a threshold
+	// 50 below it.
+	threshold := mustUSDBalance(t, s, sandbox) - 50
+	if resp, body := s.partnerCall(http.MethodPatch, "/v2/b2b/billing/settings", sandbox,
+		fmt.Sprintf(`{"low_balance_thresholds":[{"amount":%d,"currency":"USD"}]}`, threshold), nil); resp.StatusCode != 200 {
 		t.Fatalf("billing settings: %d %s", resp.StatusCode, body)
 	}
 	const pkg = `{"package_id":"11111111-1111-4111-8111-111111111111"}`
@@ -163,7 +167,7 @@ func TestEveryEventMatchesItsSchema(t *testing.T) {
 		"booking.status.changed Completed", "booking.status.changed Expired", "booking.status.changed Canceled",
 		"pass.status.changed Active", "pass.status.changed Used", "pass.status.changed Expired", "pass.status.changed Voided",
 		"esim.order.completed ", "esim.status.changed Installed", "esim.status.changed Active",
-		"esim.status.changed Depleted", "esim.usage.threshold 80", "esim.usage.threshold 100", "billing.balance.low 500",
+		"esim.status.changed Depleted", "esim.usage.threshold 80", "esim.usage.threshold 100", fmt.Sprintf("billing.balance.low %d", threshold),
 		"webhook.test ")
 	gotLive := waitEvents(t, liveRC, "booking.status.changed Pending", "booking.status.changed Issued", "pass.status.changed Active", "webhook.test ")
 	types := map[string]bool{}
@@ -224,4 +228,23 @@ func TestSandboxDeploymentEventsAreNotLive(t *testing.T) {
 			t.Errorf("%s %s in a sandbox deployment says livemode true", e.Type, e.Data.Status)
 		}
 	}
+}
+
+// mustUSDBalance returns the available USD balance of the token's account.
+func mustUSDBalance(t *testing.T, s *testServer, tok string) int64 {
+	t.Helper()
+	resp, body := s.partnerCall(http.MethodGet, "/v2/b2b/billing?limit=1", tok, "", nil)
+	var b struct {
+		Balances []skygate.Balance `json:"balances"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("billing: %d %s", resp.StatusCode, body)
+	}
+	for _, x := range b.Balances {
+		if x.Currency == "USD" {
+			return x.Amount
+		}
+	}
+	t.Fatalf("no USD balance: %s", body)
+	return 0
 }

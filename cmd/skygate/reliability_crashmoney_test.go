@@ -67,26 +67,40 @@ func TestCrashMoney(t *testing.T) {
 
 		load := newCrashLoad()
 		var (
-			mu    sync.Mutex
-			acked []string // booking ids, in acknowledgement order
+			mu        sync.Mutex
+			acked     []string           // booking ids, in acknowledgement order
+			confirmed []string           // booking ids a confirm answered 200
+			done      = map[string]int{} // operations answered 200, by kind
 		)
 		ctx, stop := context.WithCancel(context.Background())
 		wait := runWorkers(ctx, 4, func(w, i int) {
 			key := fmt.Sprintf("money-%d-%d", w, i)
 			switch {
-			case i%4 == 3: // confirm or cancel an acknowledged booking
+			case i%4 == 3: // confirm or cancel an acknowledged booking, or cancel a confirmed one
+				op, from := "confirm", &acked
+				switch rand.IntN(3) {
+				case 1:
+					op = "cancel"
+				case 2:
+					op, from = "cancel", &confirmed
+				}
 				mu.Lock()
 				var id string
-				if len(acked) > 0 {
-					id = acked[rand.IntN(len(acked))]
+				if len(*from) > 0 {
+					id = (*from)[rand.IntN(len(*from))]
 				}
 				mu.Unlock()
-				if id != "" {
-					op := "confirm"
-					if rand.IntN(2) == 0 {
-						op = "cancel"
+				if id != "" && untilAnswered(t, mtls, s.mtlsBase+bookingPath+"/"+id+"/"+op, tok) == http.StatusOK {
+					mu.Lock()
+					if op == "confirm" {
+						confirmed = append(confirmed, id)
 					}
-					untilAnswered(t, mtls, s.mtlsBase+bookingPath+"/"+id+"/"+op, tok)
+					kind := op
+					if from == &confirmed {
+						kind = "cancel confirmed"
+					}
+					done[kind]++
+					mu.Unlock()
 				}
 			default:
 				body := crashMoneyBody(ft, date, crashMoneySlots[i%len(crashMoneySlots)], key, i%3)
@@ -105,6 +119,16 @@ func TestCrashMoney(t *testing.T) {
 			s.kill()
 			t.Logf("kill %d: %d bookings acknowledged so far", k+1, load.count(load.bookings))
 			s.start()
+		}
+		// Go on, without kills, until every kind of movement happened at least once
+		// (a slow machine acknowledges few bookings between kills).
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			mu.Lock()
+			all := done["confirm"] > 0 && done["cancel"] > 0 && done["cancel confirmed"] > 0
+			mu.Unlock()
+			if all {
+				break
+			}
 		}
 		time.Sleep(500 * time.Millisecond)
 		stop()
@@ -149,9 +173,9 @@ func crashMoneyBody(fastTrackID, date, hhmm, ref string, kind int) string {
 }
 
 // untilAnswered POSTs to url until the server answers other than with a 5xx or a
-// connection error: 200 or 409 (the booking is not in a status that allows it) are
-// both final answers.
-func untilAnswered(t *testing.T, c *http.Client, url, tok string) {
+// connection error, and returns the status: 200 or 409 (the booking is not in a
+// status that allows it) are both final answers.
+func untilAnswered(t *testing.T, c *http.Client, url, tok string) int {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest(http.MethodPost, url, nil)
@@ -161,15 +185,16 @@ func untilAnswered(t *testing.T, c *http.Client, url, tok string) {
 			resp.Body.Close()
 			switch {
 			case resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict:
-				return
+				return resp.StatusCode
 			case resp.StatusCode < 500:
 				t.Errorf("POST %s: %d", url, resp.StatusCode)
-				return
+				return resp.StatusCode
 			}
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
 	t.Errorf("POST %s never answered", url)
+	return 0
 }
 
 // crashBooking is what the checks read of a booking.

@@ -196,9 +196,12 @@ func serviceDate(now time.Time, notice string) (time.Time, error) {
 	return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, days), nil
 }
 
-// bookingRequest books ft for one passenger, with every field ft requires.
+// bookingRequest books ft for one passenger, with every field ft requires, on a flight
+// at noon local time: an account with a price list (the demo account has one) must name
+// the flight's scheduled time, and the fast-track must be open then.
 func bookingRequest(ft *api.FastTrack, date time.Time) api.BookingRequest {
 	flight := "HY601"
+	scheduled := date.Format(time.DateOnly) + "T12:00"
 	reference := "quickstart"
 	p := api.Passenger{FirstName: "Aziza", LastName: "Karimova"}
 	for _, info := range ft.RequiredBookingInfo {
@@ -222,7 +225,7 @@ func bookingRequest(ft *api.FastTrack, date time.Time) api.BookingRequest {
 	return api.BookingRequest{
 		FastTrackId:      ft.Id,
 		ServiceDate:      openapi_types.Date{Time: date},
-		Flight:           api.Flight{Number: &flight, Direction: api.FlightDirectionDeparture},
+		Flight:           api.Flight{Number: &flight, Direction: api.FlightDirectionDeparture, ScheduledAt: &scheduled},
 		Passengers:       []api.Passenger{p},
 		PartnerReference: &reference,
 	}
