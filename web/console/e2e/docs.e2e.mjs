@@ -71,7 +71,8 @@ async function run(server) {
       }
       assert((await nav.locator('[aria-current="page"]').textContent()) === 'Getting started', 'current entry');
       assert((await page.locator('script').count()) === 0, 'the guide has a script');
-      await page.getByRole('heading', { name: '5. Book a fast-track over mutual TLS' }).waitFor();
+      await page.getByRole('heading', { name: '5. Pick a slot and get a quote' }).waitFor();
+      await page.getByRole('heading', { name: '6. Book a fast-track over mutual TLS' }).waitFor();
       assert(await page.getByText('$PKI/client-key.pem').first().isVisible(), 'the guide names the certificate files');
       await snap('01-getting-started');
     }],
