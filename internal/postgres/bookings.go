@@ -187,9 +187,9 @@ func (s *Store) createPlain(ctx context.Context, b *skygate.Booking, events []*s
 	return true, nil
 }
 
-// createWithCommerce runs createBooking and then bookingCreated in one transaction,
-// so that the booking, its quote, its money and its places commit together or not
-// at all. claimed is false when a live record holds the key; then nothing is written.
+// createWithCommerce runs createBooking and then the commerce steps (sqlstore.Commerce)
+// in one transaction, so that the booking, its quote, its money and its places commit
+// together or not at all. claimed is false when a live record holds the key; then nothing is written.
 func (s *Store) createWithCommerce(ctx context.Context, b *skygate.Booking, events []*skygate.Event, args []any) (claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sqlstore.Tx) error {
 		var keys, delivered int
@@ -201,7 +201,7 @@ func (s *Store) createWithCommerce(ctx context.Context, b *skygate.Booking, even
 		}
 		tx.Delivered += delivered
 		tx.WroteEvents(events)
-		return s.bookingCreated(ctx, tx, b)
+		return s.commerce().Created(ctx, tx, b)
 	})
 	return claimed, err
 }
@@ -269,7 +269,7 @@ func (s *Store) writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, a
 	if got != int64(len(u.ids)) {
 		return fmt.Errorf("%d of %d locked bookings changed under their lock", int64(len(u.ids))-got, len(u.ids))
 	}
-	return s.bookingsChanged(ctx, tx, before, after)
+	return s.commerce().Changed(ctx, tx, before, after)
 }
 
 // bookingUpdates holds the arguments of updateBookings, one element a booking.

@@ -75,7 +75,7 @@ func (s *Store) CreateBooking(ctx context.Context, rec *skygate.IdempotencyRecor
 		if !sqlstore.HasCommerce(b) {
 			return nil
 		}
-		return s.bookingCreated(ctx, tx, b)
+		return s.commerce().Created(ctx, tx, b)
 	})
 	if err != nil {
 		return nil, s.db.Interpret(sqlstore.Outcome{
@@ -142,5 +142,5 @@ func (s *Store) writeTransitions(ctx context.Context, tx *sqlstore.Tx, before, a
 			return fmt.Errorf("booking %s changed under the writer", b.ID)
 		}
 	}
-	return s.bookingsChanged(ctx, tx, before, after)
+	return s.commerce().Changed(ctx, tx, before, after)
 }

@@ -1,6 +1,12 @@
 package sqlstore
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
 	"github.com/skygate/skygate"
 )
 
@@ -27,4 +33,88 @@ func ReturnsPlaces(before, after *skygate.Booking) bool {
 		return false
 	}
 	return after.Status == skygate.BookingExpired || after.Status == skygate.BookingCanceled
+}
+
+// SlotSQL is an engine's statements of slot places:
+//
+//   - Take (fast_track_id, slot_start, places, capacity) adds the places to the slot only
+//     when they fit its capacity (the admin's override, else the given one, read in the
+//     same statement) and returns the places used after it; no row when they do not fit;
+//   - Return (fast_track_id, slot_start, places) gives places back;
+//   - Usage (fast_track_id, from, to) reads slot_start, used of the slots in use that
+//     start in [from, to);
+//   - Override (fast_track_id) reads the admin's capacity; no row for none.
+type SlotSQL struct {
+	Take, Return, Usage, Override string
+}
+
+// TakeSlot takes b.Slot's places inside tx, the transaction that creates b (the
+// engines' takeSlot), or fails with CodeSlotFull when they do not fit.
+func TakeSlot(ctx context.Context, db *DB, tx *Tx, q SlotSQL, b *skygate.Booking) error {
+	if !TakesPlaces(b) {
+		return nil
+	}
+	var used int
+	err := tx.QueryRowContext(ctx, q.Take, b.FastTrackID, db.Time(UTC(b.Slot.Start)), b.Slot.Places, b.Slot.Capacity).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SlotFull(b)
+	}
+	return err
+}
+
+// ReturnSlot gives back, inside tx, the places of a booking that ends unused
+// (ReturnsPlaces; the engines' returnSlot).
+func ReturnSlot(ctx context.Context, db *DB, tx *Tx, q SlotSQL, before, after *skygate.Booking) error {
+	if !ReturnsPlaces(before, after) {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, q.Return, before.FastTrackID, db.Time(UTC(before.Slot.Start)), before.Slot.Places)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("booking %s: its slot's usage row is missing", before.ID)
+	}
+	return nil
+}
+
+// SlotUsage is skygate.SlotStore's SlotUsage.
+func SlotUsage(ctx context.Context, db *DB, q SlotSQL, fastTrackID string, from, to time.Time) (map[time.Time]int, error) {
+	rows, err := db.Read.QueryContext(ctx, q.Usage, fastTrackID, db.Time(UTC(from)), db.Time(UTC(to)))
+	if err != nil {
+		return nil, db.Interpret(Outcome{Op: "slot usage"}, err)
+	}
+	defer func() { _ = rows.Close() }() // rows.Err reports what matters
+	out := map[time.Time]int{}
+	for rows.Next() {
+		var (
+			start time.Time
+			used  int
+		)
+		if err := rows.Scan(timeCol{&start}, &used); err != nil {
+			return nil, db.Interpret(Outcome{Op: "slot usage"}, err)
+		}
+		out[start] = used
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.Interpret(Outcome{Op: "slot usage"}, err)
+	}
+	return out, nil
+}
+
+// CapacityOverride is skygate.SlotStore's FastTrackCapacityOverride.
+func CapacityOverride(ctx context.Context, db *DB, q SlotSQL, fastTrackID string) (int, bool, error) {
+	var capacity int
+	err := db.Read.QueryRowContext(ctx, q.Override, fastTrackID).Scan(&capacity)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, db.Interpret(Outcome{Op: "capacity override"}, err)
+	}
+	return capacity, true, nil
 }
