@@ -992,13 +992,13 @@ type CancellationRule struct {
 	RefundPercent int `json:"refund_percent"`
 }
 
-// CancellationTerm One tier of a booking's cancellation policy: a cancellation of the confirmed booking before `until` gets `refund` back, `refund_percent` of the price rounded down to the minor unit.
+// CancellationTerm One tier of a booking's cancellation policy: a cancellation of the confirmed booking at or before `until` (inclusive: exactly `hours_before` hours before the flight still counts) gets `refund` back, `refund_percent` of the price rounded down to the minor unit.
 type CancellationTerm struct {
 	// Refund Integer minor units (cents, tiyin) and an ISO 4217 currency.
 	Refund        Money `json:"refund"`
 	RefundPercent int   `json:"refund_percent"`
 
-	// Until The flight's scheduled time less the tier's `hours_before`.
+	// Until The flight's scheduled time less the tier's `hours_before`; the last instant (inclusive) the tier applies.
 	Until time.Time `json:"until"`
 }
 
