@@ -973,7 +973,7 @@ type BusinessHoursTimesType string
 
 // CancelRequest The optional body of cancel.
 type CancelRequest struct {
-	// ExpectedRefund Cancel only if the refund is exactly this (`GET …/cancellation` tells it); else `409 RefundChanged`. `amount` 0 or more, `currency` ISO 4217 (else `422`).
+	// ExpectedRefund Cancel only if the refund is exactly this (`GET …/cancellation` tells it); else `409 RefundChanged`. For a booking without a price (which refunds nothing) `amount` 0 in any currency cancels and any other amount is `409 RefundChanged`. `amount` 0 or more, `currency` ISO 4217 (else `422`).
 	ExpectedRefund *Money `json:"expected_refund,omitempty"`
 }
 
@@ -4325,7 +4325,9 @@ type ClientInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4346,7 +4348,9 @@ type ClientInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5876,7 +5880,9 @@ func (c *Client) GetFastTrackBooking(ctx context.Context, bookingID BookingID, p
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5907,7 +5913,9 @@ func (c *Client) CancelFastTrackBookingWithBody(ctx context.Context, bookingID B
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11312,7 +11320,9 @@ type ClientWithResponsesInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11333,7 +11343,9 @@ type ClientWithResponsesInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22923,7 +22935,9 @@ func (c *ClientWithResponses) GetFastTrackBookingWithResponse(ctx context.Contex
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22950,7 +22964,9 @@ func (c *ClientWithResponses) CancelFastTrackBookingWithBodyWithResponse(ctx con
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
