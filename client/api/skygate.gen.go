@@ -1365,9 +1365,11 @@ type Flight struct {
 	// bookable local time), it must fall within the fast-track's `business_hours` of that
 	// weekday (`422` naming them, or that it is closed), the booking takes its
 	// passengers' places in the one-hour slot containing it (`409 SlotFull`), and the
-	// pass is valid around it: for a departure from 4 hours before it until it, for
-	// an arrival from 1 hour before it until 3 hours after it. Without it the pass is
-	// valid from 00:00 of the service day until 06:00 of the next, local time.
+	// pass is valid around it: for a departure from 4 hours before it until 2 hours
+	// after it, for an arrival from 1 hour before it until 6 hours after it (the time
+	// after it is a grace for late flights; the airport, not the pass, decides whether
+	// a late passenger passes). Without it the pass is valid from 00:00 of the service
+	// day until 06:00 of the next, local time.
 	ScheduledAt *string `json:"scheduled_at,omitempty"`
 }
 
@@ -1611,10 +1613,10 @@ type Pass struct {
 	Passengers []Passenger `json:"passengers"`
 	Status     PassStatus  `json:"status"`
 
-	// ValidFrom Local midnight of the service date.
+	// ValidFrom When the pass starts being valid. With `flight.scheduled_at`: 4 hours before it for a departure, 1 hour before it for an arrival. Without it: 00:00 (local midnight at the hub) of the `service_date`.
 	ValidFrom time.Time `json:"valid_from"`
 
-	// ValidUntil Next local midnight plus 6 hours.
+	// ValidUntil When the pass stops being valid. With `flight.scheduled_at`: 2 hours after it for a departure, 6 hours after it for an arrival (a grace for late flights; the airport, not the pass, decides). Without it: 06:00 local time of the day after the `service_date` (the next local midnight plus 6 hours).
 	ValidUntil time.Time `json:"valid_until"`
 }
 

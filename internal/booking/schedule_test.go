@@ -84,16 +84,16 @@ func TestCreateScheduled(t *testing.T) {
 			}
 		}), time.Date(2025, 6, 4, 8, 0, 0, 0, time.UTC), 2,
 			[]skygate.PassengerType{skygate.PassengerAdult, skygate.PassengerChild, skygate.PassengerInfant},
-			time.Date(2025, 6, 4, 4, 15, 0, 0, time.UTC), time.Date(2025, 6, 4, 8, 15, 0, 0, time.UTC)},
+			time.Date(2025, 6, 4, 4, 15, 0, 0, time.UTC), time.Date(2025, 6, 4, 10, 15, 0, 0, time.UTC)},
 		{"arrival of an infant", scheduled(ftLondon, "2025-12-03T20:59", func(r map[string]any) {
 			r["flight"].(map[string]any)["direction"] = "arrival"
 			passenger(r)["type"] = "infant"
 		}), time.Date(2025, 12, 3, 20, 0, 0, 0, time.UTC), 0, []skygate.PassengerType{skygate.PassengerInfant},
-			time.Date(2025, 12, 3, 19, 59, 0, 0, time.UTC), time.Date(2025, 12, 3, 23, 59, 0, 0, time.UTC)},
+			time.Date(2025, 12, 3, 19, 59, 0, 0, time.UTC), time.Date(2025, 12, 4, 2, 59, 0, 0, time.UTC)},
 		// The notice counts back from the scheduled time, not from the day's start.
 		{"earliest time at a fixed zone", scheduled(ftNotice, "2025-06-03T01:00"),
 			time.Date(2025, 6, 2, 20, 0, 0, 0, time.UTC), 1, []skygate.PassengerType{skygate.PassengerAdult},
-			time.Date(2025, 6, 2, 16, 0, 0, 0, time.UTC), time.Date(2025, 6, 2, 20, 0, 0, 0, time.UTC)},
+			time.Date(2025, 6, 2, 16, 0, 0, 0, time.UTC), time.Date(2025, 6, 2, 22, 0, 0, 0, time.UTC)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
