@@ -36,13 +36,8 @@ func (s *Server) adminSetFastTrackPrices(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	acc := r.PathValue("accountID")
-	ids := make([]string, 0, len(items))
-	for _, it := range items {
-		if it != nil {
-			ids = append(ids, it.FastTrackID)
-		}
-	}
-	audit, err := s.audit(r.Context(), "fast_track.prices.set", "account", acc, acc, map[string]any{"fast_track_ids": ids})
+	// The store gives the record the list replaced and the list stored.
+	audit, err := s.audit(r.Context(), "fast_track.prices.set", "account", acc, acc, nil)
 	if err != nil {
 		return err
 	}

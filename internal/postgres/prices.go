@@ -32,9 +32,13 @@ const (
 	upsertCapacity = `INSERT INTO fast_track_capacities (fast_track_id, capacity, updated_at)
 		VALUES ($1, $2, $3)
 		ON CONFLICT (fast_track_id) DO UPDATE SET capacity = excluded.capacity, updated_at = excluded.updated_at`
+	lockCapacity     = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = $1 FOR UPDATE`
 	selectCapacity   = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = $1`
 	selectCapacities = `SELECT fast_track_id, capacity FROM fast_track_capacities`
 )
+
+// capacitySQL is the SQL of the admins' capacities (sqlstore.CapacitySQL).
+var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Lock: lockCapacity}
 
 // priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
 var priceSQL = sqlstore.PriceSQL{
@@ -59,7 +63,7 @@ func (s *Store) FastTrackPrice(ctx context.Context, accountID, fastTrackID strin
 
 // SetFastTrackCapacity implements skygate.CapacityStore.
 func (s *Store) SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
-	return sqlstore.SetFastTrackCapacity(ctx, s.db, upsertCapacity, fastTrackID, capacity, now, audit)
+	return sqlstore.SetFastTrackCapacity(ctx, s.db, capacitySQL, fastTrackID, capacity, now, audit)
 }
 
 // FastTrackCapacity implements skygate.CapacityStore.
