@@ -1362,7 +1362,8 @@ type Flight struct {
 	// `YYYY-MM-DDTHH:MM`: a local time that exists there, on the `service_date`.
 	// Required once the account has a price list, else optional (omitted in responses when not sent). When sent, the fast-track's
 	// `policy.booking_before_hours` counts back from it (`422` naming the earliest
-	// bookable local time), it must fall within the fast-track's `business_hours` of that
+	// bookable local time: far enough ahead and within the fast-track's `business_hours`,
+	// looking up to 14 days on; or saying it is not open in those days), it must fall within the fast-track's `business_hours` of that
 	// weekday (`422` naming them, or that it is closed), the booking takes its
 	// passengers' places in the one-hour slot containing it (`409 SlotFull`), and the
 	// pass is valid around it: for a departure from 4 hours before it until 2 hours
