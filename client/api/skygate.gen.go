@@ -4202,7 +4202,9 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -4251,7 +4253,9 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -5707,7 +5711,9 @@ func (c *Client) ListFastTrackBookings(ctx context.Context, params *ListFastTrac
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -5766,7 +5772,9 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -11195,7 +11203,9 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -11244,7 +11254,9 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -22780,7 +22792,9 @@ func (c *ClientWithResponses) ListFastTrackBookingsWithResponse(ctx context.Cont
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -22835,7 +22849,9 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithBodyWithResponse(ctx con
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
