@@ -76,6 +76,12 @@ type CapacityStore interface {
 	// was set (the catalog's applied), read in the write's transaction. It does not
 	// check that the fast-track is in the catalog: the caller does.
 	SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *AuditEvent) error
+	// DeleteFastTrackCapacity removes the capacity per slot an admin set for the
+	// fast-track, so that its catalog record's applies again, and commits audit's
+	// record (required) with it, its details given "previous_capacity_per_slot" as in
+	// SetFastTrackCapacity. Removing none is no error (the record is still written).
+	// Bookings already holding places keep them.
+	DeleteFastTrackCapacity(ctx context.Context, fastTrackID string, audit *AuditEvent) error
 	// FastTrackCapacity returns the fast-track's capacity per slot set by an admin; ok
 	// is false when none was set.
 	FastTrackCapacity(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)

@@ -133,14 +133,32 @@ func TestFastTrackPriceLists(t *testing.T) {
 			t.Fatalf("capacity 10001: %d %s", resp.StatusCode, body)
 		}
 
+		// Reset: the catalog's applies again; resetting again answers the same.
+		for range 2 {
+			resp, body = s.adminCall(http.MethodDelete, capacity, "")
+			if got := mustJSON(t, body); resp.StatusCode != http.StatusOK || got["overridden"] != false ||
+				got["capacity_per_slot"] != got["catalog_capacity_per_slot"] || got["fast_track_id"] != ft {
+				t.Fatalf("reset capacity: %d %s", resp.StatusCode, body)
+			}
+			if resp, got := s.adminCall(http.MethodGet, capacity, ""); resp.StatusCode != http.StatusOK || string(got) != string(body) {
+				t.Fatalf("capacity after reset: %d %s, want %s", resp.StatusCode, got, body)
+			}
+		}
+		if resp, body := s.adminCall(http.MethodDelete, "/fast-tracks/"+skygate.NewID()+"/capacity", ""); resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("reset of an unknown fast-track: %d %s", resp.StatusCode, body)
+		}
+
 		// The records show what changed: the list set then removed, the capacity over
-		// the catalog's.
+		// the catalog's, then reset to it twice.
 		set := `{"fast_track_id":"` + ft + `","currency":"USD","adult":3500,"child":3500,"infant":0}`
 		wantDetails(t, s, "fast_track.prices.set&account_id="+priced.AccountID,
 			`{"prices":[`+set+`],"previous":[]}`, `{"prices":[],"previous":[`+set+`]}`)
 		_, catalogBody := s.adminCall(http.MethodGet, capacity, "")
 		wantDetails(t, s, "fast_track.capacity.set",
 			fmt.Sprintf(`{"capacity_per_slot":60,"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":null}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]))
+		wantDetails(t, s, "fast_track.capacity.reset",
+			fmt.Sprintf(`{"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":60}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]),
+			fmt.Sprintf(`{"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":null}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]))
 	})
 }
 

@@ -80,6 +80,17 @@ func (s *Server) adminSetFastTrackCapacity(w http.ResponseWriter, r *http.Reques
 	return reply(w, http.StatusOK)(s.deps.Prices.SetCapacity(r.Context(), id, *req.CapacityPerSlot, audit))
 }
 
+// adminResetFastTrackCapacity removes the admin's capacity of a fast-track: the
+// catalog's applies again.
+func (s *Server) adminResetFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("fastTrackID")
+	audit, err := s.audit(r.Context(), "fast_track.capacity.reset", "fast_track", id, "", nil)
+	if err != nil {
+		return err
+	}
+	return reply(w, http.StatusOK)(s.deps.Prices.ResetCapacity(r.Context(), id, audit))
+}
+
 // fastTrackList serves a page of fast-tracks with the caller's prices.
 func (s *Server) fastTrackList(w http.ResponseWriter, r *http.Request) error {
 	q, err := catalog.ParseQuery(r.URL.RawQuery)

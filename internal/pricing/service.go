@@ -220,6 +220,28 @@ func (s *Service) SetCapacity(ctx context.Context, fastTrackID string, capacity 
 	return s.Capacity(ctx, fastTrackID)
 }
 
+// ResetCapacity removes the admin's capacity per slot of the fast-track, so that the
+// catalog record's applies again to new bookings (those holding places keep them), and
+// returns the capacity as Capacity does (not overridden). Resetting a fast-track that
+// has none is no error. A fast-track not in the current catalog is CodeNotFound. The
+// audit record (required) is committed with the change, its details given
+// "catalog_capacity_per_slot" and, from the store, "previous_capacity_per_slot".
+func (s *Service) ResetCapacity(ctx context.Context, fastTrackID string, audit *skygate.AuditEvent) (*Capacity, error) {
+	record, ok := s.catalog.CatalogCapacity(fastTrackID)
+	if !ok {
+		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", fastTrackID)
+	}
+	if audit != nil { // the store refuses a write without a record
+		if err := audit.AddDetails(map[string]any{"catalog_capacity_per_slot": record}); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.store.DeleteFastTrackCapacity(ctx, fastTrackID, audit); err != nil {
+		return nil, err
+	}
+	return s.Capacity(ctx, fastTrackID)
+}
+
 // FastTrackList is the fast-track catalog's list page for the account: each item
 // carries the account's adult price, null without one.
 func (s *Service) FastTrackList(ctx context.Context, accountID, lang string, q catalog.Query) (*catalog.Page, error) {

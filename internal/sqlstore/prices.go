@@ -119,11 +119,11 @@ func ScanFastTrackPrice(row Scanner) (*skygate.FastTrackPrice, error) {
 }
 
 // CapacitySQL is an engine's statements of the admins' capacities per slot: Upsert
-// takes fast_track_id, capacity, updated_at; Lock (fast_track_id) reads the
-// fast-track's capacity, locking its row for the rest of the transaction where the
-// engine can.
+// takes fast_track_id, capacity, updated_at; Delete (fast_track_id) removes one; Lock
+// (fast_track_id) reads the fast-track's capacity, locking its row for the rest of the
+// transaction where the engine can.
 type CapacitySQL struct {
-	Upsert, Lock string
+	Upsert, Delete, Lock string
 }
 
 // SetFastTrackCapacity is skygate.CapacityStore's SetFastTrackCapacity.
@@ -148,6 +148,27 @@ func SetFastTrackCapacity(ctx context.Context, db *DB, q CapacitySQL, fastTrackI
 		return db.Audit(ctx, tx, audit)
 	})
 	return db.Interpret(Outcome{Op: "set fast-track capacity"}, err)
+}
+
+// DeleteFastTrackCapacity is skygate.CapacityStore's DeleteFastTrackCapacity.
+func DeleteFastTrackCapacity(ctx context.Context, db *DB, q CapacitySQL, fastTrackID string, audit *skygate.AuditEvent) error {
+	if err := Audited("delete fast-track capacity", audit); err != nil {
+		return err
+	}
+	err := db.InTx(ctx, func(tx *Tx) error {
+		previous, err := lockCapacity(ctx, tx, q, fastTrackID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q.Delete, fastTrackID); err != nil {
+			return err
+		}
+		if err := audit.AddDetails(map[string]any{"previous_capacity_per_slot": previous}); err != nil {
+			return err
+		}
+		return db.Audit(ctx, tx, audit)
+	})
+	return db.Interpret(Outcome{Op: "delete fast-track capacity"}, err)
 }
 
 // lockCapacity reads the fast-track's capacity set by an admin inside tx with q.Lock:
