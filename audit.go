@@ -3,6 +3,7 @@ package skygate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -26,6 +27,31 @@ type AuditEvent struct {
 	At        time.Time `json:"at"`
 	// Details holds the write's non-secret parameters as a JSON object.
 	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// AddDetails sets the keys of add in e's Details, a JSON object (none counts as {}),
+// replacing those already there: for what only the write itself learns, such as the
+// values it replaced.
+func (e *AuditEvent) AddDetails(add map[string]any) error {
+	details := map[string]json.RawMessage{}
+	if len(e.Details) > 0 {
+		if err := json.Unmarshal(e.Details, &details); err != nil {
+			return fmt.Errorf("audit details of %s: %w", e.Action, err)
+		}
+	}
+	for k, v := range add {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("audit detail %s of %s: %w", k, e.Action, err)
+		}
+		details[k] = b
+	}
+	b, err := json.Marshal(details)
+	if err != nil {
+		return err
+	}
+	e.Details = b
+	return nil
 }
 
 // Actors of the writes that no employee makes.

@@ -50,10 +50,11 @@ type CancellationRule struct {
 }
 
 // CancellationTerm is one tier of a booking's cancellation policy, rendered at create
-// for its flight and price: a cancellation before Until gets Refund back (RefundPercent
-// of the price, rounded down to the minor unit). Terms are ordered by Until, earliest
-// first, so the first whose Until is after the cancellation applies; none after the
-// last.
+// for its flight and price: a cancellation at or before Until gets Refund back
+// (RefundPercent of the price, rounded down to the minor unit), so that a cancel exactly
+// HoursBefore hours before the flight still gets the tier. Terms are ordered by Until,
+// earliest first, so the first whose Until is not before the cancellation applies;
+// none after the last.
 type CancellationTerm struct {
 	Until         time.Time `json:"until"`
 	RefundPercent int       `json:"refund_percent"`

@@ -52,8 +52,11 @@ type PriceList struct {
 // it (commerce.go).
 type PriceStore interface {
 	// SetFastTrackPrices replaces the account's whole price list with prices at now
-	// (an empty prices removes it) and commits audit's record (required) with it. An
-	// unknown account is CodeNotFound. It returns the list as stored.
+	// (an empty prices removes it) and commits audit's record (required) with it, its
+	// details given "previous" (the list replaced) and "prices" (the list stored), each
+	// an array of FastTrackPrice read in the write's transaction, so that the record
+	// shows what changed. An unknown account is CodeNotFound. It returns the list as
+	// stored.
 	SetFastTrackPrices(ctx context.Context, accountID string, prices []FastTrackPrice, now time.Time, audit *AuditEvent) (*PriceList, error)
 	// FastTrackPrices returns the account's price list (no prices and Version 0 when
 	// it never had one).
@@ -68,9 +71,17 @@ type PriceStore interface {
 // without one has the capacity its catalog record gives (FastTrackRecord.CapacityPerSlot).
 type CapacityStore interface {
 	// SetFastTrackCapacity sets the fast-track's capacity per slot (≥ 0) at now,
-	// replacing any earlier one, and commits audit's record (required) with it. It does
-	// not check that the fast-track is in the catalog: the caller does.
+	// replacing any earlier one, and commits audit's record (required) with it, its
+	// details given "previous_capacity_per_slot": the capacity replaced, null when none
+	// was set (the catalog's applied), read in the write's transaction. It does not
+	// check that the fast-track is in the catalog: the caller does.
 	SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *AuditEvent) error
+	// DeleteFastTrackCapacity removes the capacity per slot an admin set for the
+	// fast-track, so that its catalog record's applies again, and commits audit's
+	// record (required) with it, its details given "previous_capacity_per_slot" as in
+	// SetFastTrackCapacity. Removing none is no error (the record is still written).
+	// Bookings already holding places keep them.
+	DeleteFastTrackCapacity(ctx context.Context, fastTrackID string, audit *AuditEvent) error
 	// FastTrackCapacity returns the fast-track's capacity per slot set by an admin; ok
 	// is false when none was set.
 	FastTrackCapacity(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)

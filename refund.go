@@ -33,7 +33,8 @@ func CancellationTerms(rules []CancellationRule, scheduled time.Time, price Mone
 //
 //   - Pending or Issued: the whole price (it was only reserved), no fee;
 //   - Confirmed: the Refund of the first of b's CancellationPolicy terms whose Until is
-//     after now, none after the last term; the fee is the rest of the price;
+//     not before now (a cancel exactly at Until is still "at least hours_before hours
+//     before" the flight), none after the last term; the fee is the rest of the price;
 //   - Completed: nothing back (the pass was used), the whole price is the fee;
 //   - Expired: nothing back and no fee: the expiry already released the reservation.
 //
@@ -51,7 +52,7 @@ func (b *Booking) RefundAt(now time.Time) (refund, fee Money, ok bool) {
 	case BookingConfirmed:
 		refund = zero
 		for _, t := range b.CancellationPolicy {
-			if t.Until.After(now) {
+			if !now.After(t.Until) {
 				refund = t.Refund
 				break
 			}

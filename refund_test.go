@@ -69,7 +69,11 @@ func TestBookingRefundAt(t *testing.T) {
 		{"PendingWholePrice", priced(skygate.BookingPending), flight.Add(-time.Hour), usd(3000), usd(0), true},
 		{"IssuedWholePriceEvenLate", priced(skygate.BookingIssued), flight.Add(time.Hour), usd(3000), usd(0), true},
 		{"ConfirmedEarly", priced(skygate.BookingConfirmed), flight.Add(-48 * time.Hour), usd(3000), usd(0), true},
-		{"ConfirmedAtFirstUntil", priced(skygate.BookingConfirmed), flight.Add(-24 * time.Hour), usd(1500), usd(1500), true},
+		// A cancel exactly hours_before hours before the flight still gets the tier.
+		{"ConfirmedAtFirstUntil", priced(skygate.BookingConfirmed), flight.Add(-24 * time.Hour), usd(3000), usd(0), true},
+		{"ConfirmedJustAfterFirstUntil", priced(skygate.BookingConfirmed), flight.Add(-24*time.Hour + time.Nanosecond), usd(1500), usd(1500), true},
+		{"ConfirmedAtSecondUntil", priced(skygate.BookingConfirmed), flight.Add(-2 * time.Hour), usd(1500), usd(1500), true},
+		{"ConfirmedJustAfterSecondUntil", priced(skygate.BookingConfirmed), flight.Add(-2*time.Hour + time.Nanosecond), usd(0), usd(3000), true},
 		{"ConfirmedHalf", priced(skygate.BookingConfirmed), flight.Add(-3 * time.Hour), usd(1500), usd(1500), true},
 		{"ConfirmedLate", priced(skygate.BookingConfirmed), flight.Add(-time.Hour), usd(0), usd(3000), true},
 		{"ConfirmedWithoutTerms", &skygate.Booking{Status: skygate.BookingConfirmed, Price: &price}, flight.Add(-48 * time.Hour), usd(0), usd(3000), true},

@@ -973,7 +973,7 @@ type BusinessHoursTimesType string
 
 // CancelRequest The optional body of cancel.
 type CancelRequest struct {
-	// ExpectedRefund Cancel only if the refund is exactly this (`GET …/cancellation` tells it); else `409 RefundChanged`. `amount` 0 or more, `currency` ISO 4217 (else `422`).
+	// ExpectedRefund Cancel only if the refund is exactly this (`GET …/cancellation` tells it); else `409 RefundChanged`. For a booking without a price (which refunds nothing) `amount` 0 in any currency cancels and any other amount is `409 RefundChanged`. `amount` 0 or more, `currency` ISO 4217 (else `422`).
 	ExpectedRefund *Money `json:"expected_refund,omitempty"`
 }
 
@@ -992,13 +992,13 @@ type CancellationRule struct {
 	RefundPercent int `json:"refund_percent"`
 }
 
-// CancellationTerm One tier of a booking's cancellation policy: a cancellation of the confirmed booking before `until` gets `refund` back, `refund_percent` of the price rounded down to the minor unit.
+// CancellationTerm One tier of a booking's cancellation policy: a cancellation of the confirmed booking at or before `until` (inclusive: exactly `hours_before` hours before the flight still counts) gets `refund` back, `refund_percent` of the price rounded down to the minor unit.
 type CancellationTerm struct {
 	// Refund Integer minor units (cents, tiyin) and an ISO 4217 currency.
 	Refund        Money `json:"refund"`
 	RefundPercent int   `json:"refund_percent"`
 
-	// Until The flight's scheduled time less the tier's `hours_before`.
+	// Until The flight's scheduled time less the tier's `hours_before`; the last instant (inclusive) the tier applies.
 	Until time.Time `json:"until"`
 }
 
@@ -1362,12 +1362,15 @@ type Flight struct {
 	// `YYYY-MM-DDTHH:MM`: a local time that exists there, on the `service_date`.
 	// Required once the account has a price list, else optional (omitted in responses when not sent). When sent, the fast-track's
 	// `policy.booking_before_hours` counts back from it (`422` naming the earliest
-	// bookable local time), it must fall within the fast-track's `business_hours` of that
+	// bookable local time: far enough ahead and within the fast-track's `business_hours`,
+	// looking up to 14 days on; or saying it is not open in those days), it must fall within the fast-track's `business_hours` of that
 	// weekday (`422` naming them, or that it is closed), the booking takes its
 	// passengers' places in the one-hour slot containing it (`409 SlotFull`), and the
-	// pass is valid around it: for a departure from 4 hours before it until it, for
-	// an arrival from 1 hour before it until 3 hours after it. Without it the pass is
-	// valid from 00:00 of the service day until 06:00 of the next, local time.
+	// pass is valid around it: for a departure from 4 hours before it until 2 hours
+	// after it, for an arrival from 1 hour before it until 6 hours after it (the time
+	// after it is a grace for late flights; the airport, not the pass, decides whether
+	// a late passenger passes). Without it the pass is valid from 00:00 of the service
+	// day until 06:00 of the next, local time.
 	ScheduledAt *string `json:"scheduled_at,omitempty"`
 }
 
@@ -1611,10 +1614,10 @@ type Pass struct {
 	Passengers []Passenger `json:"passengers"`
 	Status     PassStatus  `json:"status"`
 
-	// ValidFrom Local midnight of the service date.
+	// ValidFrom When the pass starts being valid. With `flight.scheduled_at`: 4 hours before it for a departure, 1 hour before it for an arrival. Without it: 00:00 (local midnight at the hub) of the `service_date`.
 	ValidFrom time.Time `json:"valid_from"`
 
-	// ValidUntil Next local midnight plus 6 hours.
+	// ValidUntil When the pass stops being valid. With `flight.scheduled_at`: 2 hours after it for a departure, 6 hours after it for an arrival (a grace for late flights; the airport, not the pass, decides). Without it: 06:00 local time of the day after the `service_date` (the next local midnight plus 6 hours).
 	ValidUntil time.Time `json:"valid_until"`
 }
 
@@ -4199,7 +4202,9 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -4248,7 +4253,9 @@ type ClientInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -4325,7 +4332,9 @@ type ClientInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4346,7 +4355,9 @@ type ClientInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5700,7 +5711,9 @@ func (c *Client) ListFastTrackBookings(ctx context.Context, params *ListFastTrac
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -5759,7 +5772,9 @@ func (c *Client) CreateFastTrackBookingWithBody(ctx context.Context, params *Cre
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -5876,7 +5891,9 @@ func (c *Client) GetFastTrackBooking(ctx context.Context, bookingID BookingID, p
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5907,7 +5924,9 @@ func (c *Client) CancelFastTrackBookingWithBody(ctx context.Context, bookingID B
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11184,7 +11203,9 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -11233,7 +11254,9 @@ type ClientWithResponsesInterface interface {
 	// Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 	// (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 	// every route with a JSON body), validation (422 with `errors[]` paths such as
-	// `passengers[0].last_name`), then prices and the quote, then capacity.
+	// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+	// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+	// problem), then prices and the quote, then capacity.
 	//
 	// Prices: an account with a price list (at least one fast-track price) books priced.
 	// Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -11312,7 +11335,9 @@ type ClientWithResponsesInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11333,7 +11358,9 @@ type ClientWithResponsesInterface interface {
 	// out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
-	// was. `GET …/cancellation` tells the refund beforehand.
+	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+	// (any currency) cancels it, any other amount is `409 RefundChanged`.
+	// `GET …/cancellation` tells the refund beforehand.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22765,7 +22792,9 @@ func (c *ClientWithResponses) ListFastTrackBookingsWithResponse(ctx context.Cont
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -22820,7 +22849,9 @@ func (c *ClientWithResponses) CreateFastTrackBookingWithBodyWithResponse(ctx con
 // Order of checks: key (400), JSON (400), known key (replay or 409), unknown fields
 // (400), wrong JSON types (422), a field named twice or invalid UTF-8 (400, as on
 // every route with a JSON body), validation (422 with `errors[]` paths such as
-// `passengers[0].last_name`), then prices and the quote, then capacity.
+// `passengers[0].last_name`; without `quote_id` it also lists what the price list
+// asks, `flight.scheduled_at` and `fast_track_id`, so one answer names every
+// problem), then prices and the quote, then capacity.
 //
 // Prices: an account with a price list (at least one fast-track price) books priced.
 // Every booking then needs `flight.scheduled_at` (`422` on it) and a fast-track the
@@ -22923,7 +22954,9 @@ func (c *ClientWithResponses) GetFastTrackBookingWithResponse(ctx context.Contex
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22950,7 +22983,9 @@ func (c *ClientWithResponses) CancelFastTrackBookingWithBodyWithResponse(ctx con
 // out (as before it existed); `{"expected_refund": {amount, currency}}` cancels only
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
-// was. `GET …/cancellation` tells the refund beforehand.
+// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
+// (any currency) cancels it, any other amount is `409 RefundChanged`.
+// `GET …/cancellation` tells the refund beforehand.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

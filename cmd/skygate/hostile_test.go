@@ -611,6 +611,11 @@ func TestHostileRequests(t *testing.T) {
 			{name: "admin capacity a string", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{"capacity_per_slot":"60"}`, want: 400},
 			{name: "admin capacity missing", method: "PUT", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: adminJSON, body: `{}`, want: 422},
 			{name: "admin capacity of an unknown fast-track", method: "PUT", path: "/api/v1/admin/fast-tracks/" + skygate.NewID() + "/capacity", header: adminJSON, body: `{"capacity_per_slot":5}`, want: 404},
+			{name: "admin capacity reset of NUL", method: "DELETE", path: "/api/v1/admin/fast-tracks/a%00/capacity", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
+			{name: "admin capacity reset of SQL", method: "DELETE", path: "/api/v1/admin/fast-tracks/1%27%20OR%20%271%27%3D%271/capacity", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
+			{name: "admin capacity reset of an unknown fast-track", method: "DELETE", path: "/api/v1/admin/fast-tracks/" + skygate.NewID() + "/capacity", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
+			{name: "admin capacity reset with a partner token", method: "DELETE", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", header: auth, want: 403},
+			{name: "admin capacity reset without a token", method: "DELETE", path: "/api/v1/admin/fast-tracks/" + ft + "/capacity", want: 401},
 
 			// Headers.
 			{name: "Idempotency-Key 256 characters", method: "POST", mtls: true, path: bookingPath, header: jsonH("Idempotency-Key", strings.Repeat("k", 256)), body: valid, want: 400},

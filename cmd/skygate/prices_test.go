@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -132,19 +133,69 @@ func TestFastTrackPriceLists(t *testing.T) {
 			t.Fatalf("capacity 10001: %d %s", resp.StatusCode, body)
 		}
 
-		for action, want := range map[string]int{"fast_track.prices.set": 2, "fast_track.capacity.set": 1} {
-			resp, body := s.adminCall(http.MethodGet, "/audit-events?action="+action+"&account_id="+priced.AccountID, "")
-			if action == "fast_track.capacity.set" {
-				resp, body = s.adminCall(http.MethodGet, "/audit-events?action="+action, "")
+		// Reset: the catalog's applies again; resetting again answers the same.
+		for range 2 {
+			resp, body = s.adminCall(http.MethodDelete, capacity, "")
+			if got := mustJSON(t, body); resp.StatusCode != http.StatusOK || got["overridden"] != false ||
+				got["capacity_per_slot"] != got["catalog_capacity_per_slot"] || got["fast_track_id"] != ft {
+				t.Fatalf("reset capacity: %d %s", resp.StatusCode, body)
 			}
-			var page struct {
-				Data []json.RawMessage `json:"data"`
-			}
-			if err := json.Unmarshal(body, &page); resp.StatusCode != http.StatusOK || err != nil || len(page.Data) != want {
-				t.Errorf("audit of %s: %d %s, want %d records", action, resp.StatusCode, body, want)
+			if resp, got := s.adminCall(http.MethodGet, capacity, ""); resp.StatusCode != http.StatusOK || string(got) != string(body) {
+				t.Fatalf("capacity after reset: %d %s, want %s", resp.StatusCode, got, body)
 			}
 		}
+		if resp, body := s.adminCall(http.MethodDelete, "/fast-tracks/"+skygate.NewID()+"/capacity", ""); resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("reset of an unknown fast-track: %d %s", resp.StatusCode, body)
+		}
+
+		// The records show what changed: the list set then removed, the capacity over
+		// the catalog's, then reset to it twice.
+		set := `{"fast_track_id":"` + ft + `","currency":"USD","adult":3500,"child":3500,"infant":0}`
+		wantDetails(t, s, "fast_track.prices.set&account_id="+priced.AccountID,
+			`{"prices":[`+set+`],"previous":[]}`, `{"prices":[],"previous":[`+set+`]}`)
+		_, catalogBody := s.adminCall(http.MethodGet, capacity, "")
+		wantDetails(t, s, "fast_track.capacity.set",
+			fmt.Sprintf(`{"capacity_per_slot":60,"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":null}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]))
+		wantDetails(t, s, "fast_track.capacity.reset",
+			fmt.Sprintf(`{"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":60}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]),
+			fmt.Sprintf(`{"catalog_capacity_per_slot":%v,"previous_capacity_per_slot":null}`, mustJSON(t, catalogBody)["catalog_capacity_per_slot"]))
 	})
+}
+
+// wantDetails checks that the audit records of query (an action and filters) have
+// exactly the details want, in any order, each compared as JSON.
+func wantDetails(tb testing.TB, s *testServer, query string, want ...string) {
+	tb.Helper()
+	resp, body := s.adminCall(http.MethodGet, "/audit-events?action="+query, "")
+	var page struct {
+		Data []struct {
+			Details json.RawMessage `json:"details"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &page); resp.StatusCode != http.StatusOK || err != nil || len(page.Data) != len(want) {
+		tb.Fatalf("audit of %s: %d %s, want %d records", query, resp.StatusCode, body, len(want))
+	}
+	var got, wanted []string
+	for i, r := range page.Data {
+		got = append(got, canonicalJSON(tb, r.Details))
+		wanted = append(wanted, canonicalJSON(tb, []byte(want[i])))
+	}
+	slices.Sort(got)
+	slices.Sort(wanted)
+	if !slices.Equal(got, wanted) {
+		tb.Errorf("audit details of %s:\n got %v\nwant %v", query, got, wanted)
+	}
+}
+
+// canonicalJSON re-encodes b with sorted keys.
+func canonicalJSON(tb testing.TB, b []byte) string {
+	tb.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		tb.Fatalf("%v: %s", err, b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
 }
 
 // TestDemoAccountHasPrices: a development server's demo account sees a price on every

@@ -148,5 +148,15 @@ func TestQuotesAndRefunds(t *testing.T) {
 		if resp.StatusCode != 200 || strings.Contains(string(body), `"refund"`) || strings.Contains(string(body), `"price"`) {
 			t.Errorf("cancel of an unpriced booking: %d %s", resp.StatusCode, body)
 		}
+		// It refunds nothing: expecting 0 (any currency) cancels, anything else is 409.
+		plain = s.mustBook(other, "plain-2", ft, "U-2")
+		resp, body = s.mtlsJSON(http.MethodPost, bookingPath+"/"+plain.ID+"/cancel", other, `{"expected_refund":{"amount":1,"currency":"USD"}}`)
+		if p := problemOf(t, resp, body); resp.StatusCode != 409 || p["code"] != "RefundChanged" || p["refund"] != nil {
+			t.Errorf("cancel of an unpriced booking expecting 1: %d %s", resp.StatusCode, body)
+		}
+		resp, body = s.mtlsJSON(http.MethodPost, bookingPath+"/"+plain.ID+"/cancel", other, `{"expected_refund":{"amount":0,"currency":"EUR"}}`)
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"Canceled"`) || strings.Contains(string(body), `"refund"`) {
+			t.Errorf("cancel of an unpriced booking expecting 0: %d %s", resp.StatusCode, body)
+		}
 	})
 }

@@ -39,7 +39,8 @@ type CreateCommand struct {
 // Create books a fast-track for the command's client: it checks the key
 // (CodeBadRequest), answers a known key with the booking it created, as first
 // answered, when the request is the same (replayed) or CodeIdempotencyConflict when it
-// differs, validates the request (CodeValidation listing every invalid field), prices
+// differs, validates the request (CodeValidation listing every invalid field, those
+// the account's price list asks for included when the request names no quote), prices
 // it from the quote it names or the account's price list (price), and stores a
 // Pending booking with the key and its first event in one transaction. Only
 // accepted requests are remembered: a rejected request does not use up its key.
@@ -54,9 +55,13 @@ func (s *Service) Create(ctx context.Context, cmd CreateCommand) (b *skygate.Boo
 	// when it would no longer validate (a service date now past). The common case, a
 	// new key, is not read first: the transaction's claim of the key finds a known one
 	// and returns its record; only a request that fails validation looks the key up.
+	// An invalid request is also told what the price list asks of it, in the same
+	// answer rather than in a second round trip.
 	b, err = s.validate(cmd.Request, now)
 	if err == nil {
 		err = s.price(ctx, cmd.AccountID, cmd.QuoteID, b, now)
+	} else {
+		err = s.withPriceProblems(ctx, cmd.AccountID, cmd.Request, err)
 	}
 	if err != nil {
 		if known, lookup := s.replay(ctx, req, now); !skygate.IsCode(lookup, skygate.CodeNotFound) {

@@ -34,17 +34,21 @@ func newCode() string {
 
 // Pass validity around a flight's scheduled time (skygate.Flight.ScheduledAt): a
 // departing passenger passes the fast-track in the hours before the flight, an
-// arriving one from shortly before landing until well after it.
+// arriving one from shortly before landing until well after it. Each window ends
+// with a grace for late flights (departureClosesAfter, arrivalClosesAfter): delays
+// happen, and whether a late passenger may still pass is the airport's call at the
+// gate, not the pass's.
 const (
 	departureOpensBefore = 4 * time.Hour
+	departureClosesAfter = 2 * time.Hour
 	arrivalOpensBefore   = time.Hour
-	arrivalClosesAfter   = 3 * time.Hour
+	arrivalClosesAfter   = 6 * time.Hour
 )
 
 // newPass returns the pass of b at an airport in loc. With a scheduled time it is
-// valid, for a departure, from 4 hours before it until it and, for an arrival, from 1
-// hour before it until 3 hours after it; without one, from 00:00 of the service day
-// until 00:00 of the next day plus ValidityGrace, local time.
+// valid, for a departure, from 4 hours before it until 2 hours after it and, for an
+// arrival, from 1 hour before it until 6 hours after it; without one, from 00:00 of
+// the service day until 00:00 of the next day plus ValidityGrace, local time.
 func newPass(b *skygate.Booking, loc *time.Location) (*skygate.Pass, error) {
 	day, err := time.ParseInLocation(time.DateOnly, b.ServiceDate, loc)
 	if err != nil {
@@ -52,7 +56,7 @@ func newPass(b *skygate.Booking, loc *time.Location) (*skygate.Pass, error) {
 	}
 	from, until := day, day.AddDate(0, 0, 1).Add(ValidityGrace)
 	if at, ok := scheduledInstant(b.Flight.ScheduledAt, loc); ok {
-		from, until = at.Add(-departureOpensBefore), at
+		from, until = at.Add(-departureOpensBefore), at.Add(departureClosesAfter)
 		if b.Flight.Direction == skygate.FlightArrival {
 			from, until = at.Add(-arrivalOpensBefore), at.Add(arrivalClosesAfter)
 		}

@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -73,28 +74,14 @@ func (s *Service) price(ctx context.Context, accountID, quoteID string, b *skyga
 // and price. An account without a price list leaves b unpriced unless required, when
 // that is CodeValidation on fast_track_id.
 func (s *Service) priceFromList(ctx context.Context, accountID string, b *skygate.Booking, required bool) error {
-	var list []skygate.FastTrackPrice
-	if s.prices != nil {
-		l, err := s.prices.FastTrackPrices(ctx, accountID)
-		if err != nil {
-			return err
-		}
-		list = l.Prices
-	}
-	if len(list) == 0 && !required {
-		return nil
-	}
-	var v validation
-	if b.Flight.ScheduledAt == "" {
-		v.fail("flight.scheduled_at", "is required: the booking is priced by the account's price list")
-	}
-	i := slices.IndexFunc(list, func(p skygate.FastTrackPrice) bool { return p.FastTrackID == b.FastTrackID })
-	if i < 0 {
-		v = append(v, noPrice)
+	list, priced, v, err := s.priceListProblems(ctx, accountID, b.FastTrackID, b.Flight.ScheduledAt, required)
+	if err != nil || !priced {
+		return err
 	}
 	if len(v) > 0 {
 		return skygate.ValidationError(v...)
 	}
+	i := slices.IndexFunc(list, func(p skygate.FastTrackPrice) bool { return p.FastTrackID == b.FastTrackID })
 	scheduled, ok := scheduledInstant(b.Flight.ScheduledAt, s.zone(b.FastTrackID))
 	if !ok {
 		return skygate.ValidationError(skygate.FieldError{Field: "flight.scheduled_at",
@@ -104,6 +91,57 @@ func (s *Service) priceFromList(ctx context.Context, accountID string, b *skygat
 	rules, _ := s.fastTracks.FastTrackCancellation(b.FastTrackID)
 	b.Price, b.CancellationPolicy = &price, skygate.CancellationTerms(rules, scheduled, price)
 	return nil
+}
+
+// priceListProblems reads the account's price list and returns it with what it asks
+// of a booking of fastTrackID scheduled at scheduledAt ("" when not sent): priced is
+// false when the account has no price list (and required is not set), and then there
+// is nothing to ask; else v holds flight.scheduled_at when it is missing and
+// fast_track_id (noPrice) when the list does not price the fast-track.
+func (s *Service) priceListProblems(ctx context.Context, accountID, fastTrackID, scheduledAt string, required bool) (list []skygate.FastTrackPrice, priced bool, v validation, err error) {
+	if s.prices != nil {
+		l, err := s.prices.FastTrackPrices(ctx, accountID)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		list = l.Prices
+	}
+	if len(list) == 0 && !required {
+		return nil, false, nil, nil
+	}
+	if scheduledAt == "" {
+		v.fail("flight.scheduled_at", "is required: the booking is priced by the account's price list")
+	}
+	if !slices.ContainsFunc(list, func(p skygate.FastTrackPrice) bool { return p.FastTrackID == fastTrackID }) {
+		v = append(v, noPrice)
+	}
+	return list, true, v, nil
+}
+
+// withPriceProblems adds to invalid, the CodeValidation of a create request r of the
+// account that names no quote, the problems its price list finds in r
+// (priceListProblems), so that one answer lists them all; a field invalid already
+// names is not named twice. Any other error is returned as it is.
+func (s *Service) withPriceProblems(ctx context.Context, accountID string, r Request, invalid error) error {
+	var e *skygate.Error
+	if r.QuoteID != "" || !errors.As(invalid, &e) || e.Code != skygate.CodeValidation {
+		return invalid
+	}
+	scheduledAt := ""
+	if r.Flight != nil {
+		scheduledAt = r.Flight.ScheduledAt
+	}
+	_, _, more, err := s.priceListProblems(ctx, accountID, r.FastTrackID, scheduledAt, false)
+	if err != nil {
+		return err
+	}
+	fields := slices.Clone(e.Fields)
+	for _, f := range more {
+		if !slices.ContainsFunc(fields, func(g skygate.FieldError) bool { return g.Field == f.Field }) {
+			fields = append(fields, f)
+		}
+	}
+	return skygate.ValidationError(fields...)
 }
 
 // useQuote gives b the price and terms of the account's quote quoteID, checked now

@@ -1,6 +1,7 @@
 package booking_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -106,6 +107,56 @@ func TestCreateWithPriceListRefuses(t *testing.T) {
 				t.Fatalf("the key after a refusal: %v (replayed %v)", err, replayed)
 			}
 		})
+	}
+}
+
+// TestCreateWithPriceListReportsAllAtOnce: a request invalid elsewhere is also told
+// what the price list asks of it, in one answer, each field once, and the refusal
+// does not use up its key.
+func TestCreateWithPriceListReportsAllAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.withPrices(t)
+	badReference := func(r map[string]any) { r["partner_reference"] = "PNR\x01" }
+	tests := []struct {
+		name   string
+		r      map[string]any
+		fields []string
+	}{
+		{"NoScheduledTimeAndBadReference", request(badReference), []string{"partner_reference", "flight.scheduled_at"}},
+		{"UnpricedAndBadReference", pricedRequest(badReference, func(r map[string]any) { r["fast_track_id"] = ftNothing }),
+			[]string{"partner_reference", "fast_track_id"}},
+		// An unknown fast-track is named once, by validation.
+		{"UnknownFastTrack", request(func(r map[string]any) { r["fast_track_id"] = storetest.NewID() }),
+			[]string{"fast_track_id", "flight.scheduled_at"}},
+		{"NoFlight", request(func(r map[string]any) { delete(r, "flight") }), []string{"flight", "flight.scheduled_at"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			key := "key-" + storetest.NewID()
+			_, _, err := b.create(t, b.account, "client-1", key, mustJSON(t, tt.r))
+			storetest.WantCode(t, err, skygate.CodeValidation)
+			var got []string
+			for _, f := range err.(*skygate.Error).Fields {
+				got = append(got, f.Field)
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tt.fields))
+			if !slices.Equal(got, want) {
+				t.Fatalf("fields %v, want %v", got, want)
+			}
+			_, replayed, err := b.create(t, b.account, "client-1", key, mustJSON(t, pricedRequest()))
+			if err != nil || replayed {
+				t.Fatalf("the key after a refusal: %v (replayed %v)", err, replayed)
+			}
+		})
+	}
+	// Without a price list nothing is added.
+	_, _, err := b.create(t, b.other, "client-1", "key-"+storetest.NewID(), mustJSON(t, request(badReference)))
+	storetest.WantCode(t, err, skygate.CodeValidation)
+	if f := err.(*skygate.Error).Fields; len(f) != 1 || f[0].Field != "partner_reference" {
+		t.Fatalf("an account without a price list: %+v", f)
 	}
 }
 

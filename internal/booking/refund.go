@@ -12,7 +12,9 @@ import (
 // transition time, checked inside the transition so that it is atomic with the
 // cancel), the booking is left as it is and the error is CodeRefundChanged carrying
 // the current refund (nil for a booking without a price, whose cancellation refunds
-// nothing). A malformed expected is CodeValidation on expected_refund.
+// nothing). For a booking without a price an expected amount of 0, in any currency,
+// is that nothing and cancels; any other amount is CodeRefundChanged. A malformed
+// expected is CodeValidation on expected_refund.
 func (s *Service) CancelExpecting(ctx context.Context, accountID, bookingID string, expected *skygate.Money) (*skygate.Booking, error) {
 	if expected != nil {
 		var v validation
@@ -41,17 +43,22 @@ func (s *Service) CancelExpecting(ctx context.Context, accountID, bookingID stri
 	return s.store.TransitionBooking(ctx, accountID, bookingID, skygate.TriggerCancel, s.now(), apply)
 }
 
-// refundIs returns CodeRefundChanged unless cancelling b at now refunds expected.
+// refundIs returns CodeRefundChanged unless cancelling b at now refunds expected. A
+// booking without a price refunds nothing, which an expected amount of 0 states in any
+// currency (the booking has none to compare with).
 func refundIs(b *skygate.Booking, now time.Time, expected skygate.Money) error {
 	refund, _, ok := b.RefundAt(now)
 	if ok && refund == expected {
+		return nil
+	}
+	if !ok && b.Price == nil && expected.Amount == 0 {
 		return nil
 	}
 	e := skygate.Errorf(skygate.CodeRefundChanged, "the refund is not the expected_refund; nothing was canceled")
 	if ok {
 		e.Refund = &refund
 	} else {
-		e.Message = "the booking has no price, so its cancellation refunds nothing; nothing was canceled"
+		e.Message = "the booking has no price, so its cancellation refunds nothing (expect an amount of 0); nothing was canceled"
 	}
 	return e
 }

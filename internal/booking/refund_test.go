@@ -84,13 +84,52 @@ func TestCancelUnpriced(t *testing.T) {
 	if quote.Refund != nil || quote.Fee != nil {
 		t.Errorf("an unpriced booking's cancellation quote %+v, want nulls", quote)
 	}
-	zero := usd(0)
-	_, err = b.svc.CancelExpecting(t.Context(), b.account, booked.ID, &zero)
-	storetest.WantCode(t, err, skygate.CodeRefundChanged)
 	got, err := b.svc.Cancel(t.Context(), b.account, booked.ID)
 	storetest.MustNoError(t, err, "Cancel")
 	if got.Refund != nil {
 		t.Errorf("an unpriced booking got refund %+v", got.Refund)
+	}
+}
+
+// TestCancelUnpricedExpecting: an unpriced booking's cancel refunds nothing, which an
+// expected_refund of 0 in any currency states; any other amount is RefundChanged
+// without a refund, and the booking stays as it was.
+func TestCancelUnpricedExpecting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		expected skygate.Money
+		cancels  bool
+	}{
+		{"ZeroUSD", usd(0), true},
+		{"ZeroOtherCurrency", skygate.Money{Currency: "EUR"}, true},
+		{"OneMinorUnit", usd(1), false},
+		{"Large", usd(8750), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			booked := b.MustCreate(t, request())
+			got, err := b.svc.CancelExpecting(t.Context(), b.account, booked.ID, &tt.expected)
+			if tt.cancels {
+				storetest.MustNoError(t, err, "CancelExpecting")
+				if got.Status != skygate.BookingCanceled || got.Refund != nil {
+					t.Errorf("canceled %s with refund %+v, want Canceled without a refund", got.Status, got.Refund)
+				}
+				return
+			}
+			storetest.WantCode(t, err, skygate.CodeRefundChanged)
+			var e *skygate.Error
+			if !errors.As(err, &e) || e.Refund != nil {
+				t.Errorf("RefundChanged of an unpriced booking carries %+v, want no refund", e)
+			}
+			still, err := b.svc.Get(t.Context(), b.account, booked.ID)
+			storetest.MustNoError(t, err, "Get")
+			if still.Status != booked.Status {
+				t.Errorf("after RefundChanged: %s, want %s", still.Status, booked.Status)
+			}
+		})
 	}
 }
 

@@ -46,8 +46,9 @@ func SlotStart(at time.Time, loc *time.Location) time.Time {
 // (zone loc), with now the time of the request, and on success gives b its slot. It
 // reports every problem on flight.scheduled_at: a malformed or non-existent local
 // time, a date other than the service date, a time sooner than the fast-track's
-// notice (naming the earliest bookable local time) and a time outside its opening
-// hours of that weekday (naming them).
+// notice (naming the earliest bookable local time, which is also within its opening
+// hours: earliestOpen) and a time outside its opening hours of that weekday (naming
+// them).
 func (s *Service) schedule(v *validation, b *skygate.Booking, loc *time.Location, now time.Time) {
 	const field = "flight.scheduled_at"
 	value := b.Flight.ScheduledAt
@@ -71,8 +72,14 @@ func (s *Service) schedule(v *validation, b *skygate.Booking, loc *time.Location
 		if first.Before(earliest) {
 			first = first.Add(time.Minute)
 		}
-		v.fail(field, fmt.Sprintf("must be at least %gh ahead: the earliest bookable time is %s (%s)",
-			notice.Hours(), first.In(loc).Format(ScheduledLayout), loc))
+		hours := func(day time.Weekday) ([][2]int, bool) { return s.fastTracks.FastTrackOpenHours(b.FastTrackID, day) }
+		if open, ok := earliestOpen(first, loc, hours); ok {
+			v.fail(field, fmt.Sprintf("must be at least %gh ahead: the earliest bookable time is %s (%s)",
+				notice.Hours(), open.In(loc).Format(ScheduledLayout), loc))
+		} else {
+			v.fail(field, fmt.Sprintf("must be at least %gh ahead, from %s (%s), and the fast-track is not open in the %d days from then",
+				notice.Hours(), first.In(loc).Format(ScheduledLayout), loc, openSearchDays))
+		}
 		return
 	}
 	local := at.In(loc)
@@ -85,6 +92,44 @@ func (s *Service) schedule(v *validation, b *skygate.Booking, loc *time.Location
 	}
 	capacity, _ := s.fastTracks.FastTrackCapacity(b.FastTrackID)
 	b.Slot = &skygate.BookingSlot{Start: SlotStart(at, loc), Places: skygate.Places(b.Passengers), Capacity: capacity}
+}
+
+// openSearchDays bounds earliestOpen's search: the days after the first one it looks at.
+const openSearchDays = 14
+
+// earliestOpen returns the first whole-minute instant from from on (from is a whole
+// minute) whose local time in loc exists and falls within the opening hours that
+// hours gives of its weekday, looking at from's local day and the openSearchDays days
+// after it; ok is false when there is none. An unknown fast-track (hours' ok false)
+// has no hours to keep to: from itself.
+func earliestOpen(from time.Time, loc *time.Location, hours func(time.Weekday) ([][2]int, bool)) (at time.Time, ok bool) {
+	start := from.In(loc)
+	for d := range openSearchDays + 1 {
+		day := time.Date(start.Year(), start.Month(), start.Day()+d, 0, 0, 0, 0, time.UTC) // the wall-clock date
+		open, known := hours(day.Weekday())
+		if !known {
+			return from, true
+		}
+		for _, in := range open {
+			for m := in[0]; m < in[1]; m++ {
+				t := time.Date(day.Year(), day.Month(), day.Day(), m/60, m%60, 0, 0, loc)
+				local := t.In(loc)
+				if local.Day() != day.Day() || local.Hour()*60+local.Minute() != m {
+					continue // the clocks skip this minute
+				}
+				if !t.Before(from) {
+					return t, true
+				}
+				if d == 0 {
+					// Jump to from's minute rather than walking the day to it.
+					if fm := start.Hour()*60 + start.Minute(); fm > m && fm < in[1] {
+						m = fm - 1
+					}
+				}
+			}
+		}
+	}
+	return time.Time{}, false
 }
 
 // within reports whether minute falls in one of the intervals.

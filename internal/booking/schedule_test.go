@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/booking"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -20,8 +21,8 @@ func scheduled(id, at string, mods ...func(r map[string]any)) map[string]any {
 }
 
 // TestCreateScheduleValidation: at Start it is 2025-06-01 21:00 in London, so with 24
-// hours' notice the earliest bookable time at ftLondon is 2025-06-02 21:00 — when it
-// has just closed (06:00-21:00; closed on Tuesdays, 3 June).
+// hours' notice the earliest time at ftLondon is 2025-06-02 21:00 — when it has just
+// closed (06:00-21:00; closed on Tuesdays, 3 June).
 func TestCreateScheduleValidation(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -35,8 +36,10 @@ func TestCreateScheduleValidation(t *testing.T) {
 		{"seconds", scheduled(ftLondon, "2025-06-04T09:15:00"), "flight.scheduled_at", "YYYY-MM-DDTHH:MM"},
 		{"offset", scheduled(ftLondon, "2025-06-04T09:15+01:00"), "flight.scheduled_at", "YYYY-MM-DDTHH:MM"},
 		{"not the service date", scheduled(ftLondon, "2025-06-05T09:15", func(r map[string]any) {}), "flight.scheduled_at", "service_date"},
+		// 24 hours from now is Monday 21:00, when it closes; Tuesday it is closed: the
+		// earliest time it is both far enough ahead and open is Wednesday 06:00.
 		{"lead time", scheduled(ftLondon, "2025-06-02T20:59"), "flight.scheduled_at",
-			"must be at least 24h ahead: the earliest bookable time is 2025-06-02T21:00 (Europe/London)"},
+			"must be at least 24h ahead: the earliest bookable time is 2025-06-04T06:00 (Europe/London)"},
 		{"lead time at a fixed zone", scheduled(ftNotice, "2025-06-03T00:59"), "flight.scheduled_at",
 			"the earliest bookable time is 2025-06-03T01:00 (UTC+5)"},
 		{"closed day", scheduled(ftLondon, "2025-06-03T10:00"), "flight.scheduled_at", "closed on Tuesdays"},
@@ -84,16 +87,16 @@ func TestCreateScheduled(t *testing.T) {
 			}
 		}), time.Date(2025, 6, 4, 8, 0, 0, 0, time.UTC), 2,
 			[]skygate.PassengerType{skygate.PassengerAdult, skygate.PassengerChild, skygate.PassengerInfant},
-			time.Date(2025, 6, 4, 4, 15, 0, 0, time.UTC), time.Date(2025, 6, 4, 8, 15, 0, 0, time.UTC)},
+			time.Date(2025, 6, 4, 4, 15, 0, 0, time.UTC), time.Date(2025, 6, 4, 10, 15, 0, 0, time.UTC)},
 		{"arrival of an infant", scheduled(ftLondon, "2025-12-03T20:59", func(r map[string]any) {
 			r["flight"].(map[string]any)["direction"] = "arrival"
 			passenger(r)["type"] = "infant"
 		}), time.Date(2025, 12, 3, 20, 0, 0, 0, time.UTC), 0, []skygate.PassengerType{skygate.PassengerInfant},
-			time.Date(2025, 12, 3, 19, 59, 0, 0, time.UTC), time.Date(2025, 12, 3, 23, 59, 0, 0, time.UTC)},
+			time.Date(2025, 12, 3, 19, 59, 0, 0, time.UTC), time.Date(2025, 12, 4, 2, 59, 0, 0, time.UTC)},
 		// The notice counts back from the scheduled time, not from the day's start.
 		{"earliest time at a fixed zone", scheduled(ftNotice, "2025-06-03T01:00"),
 			time.Date(2025, 6, 2, 20, 0, 0, 0, time.UTC), 1, []skygate.PassengerType{skygate.PassengerAdult},
-			time.Date(2025, 6, 2, 16, 0, 0, 0, time.UTC), time.Date(2025, 6, 2, 20, 0, 0, 0, time.UTC)},
+			time.Date(2025, 6, 2, 16, 0, 0, 0, time.UTC), time.Date(2025, 6, 2, 22, 0, 0, 0, time.UTC)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,4 +161,62 @@ func TestCreateSlotFull(t *testing.T) {
 	}
 	b.MustCreate(t, scheduled(ftLondon, "2025-06-04T10:00")) // the next slot
 	b.MustCreate(t, scheduled(ftLondon, "2025-06-04T09:30", func(r map[string]any) { passenger(r)["type"] = "infant" }))
+}
+
+// TestEarliestOpen: the lead-time message names the first whole minute from the
+// earliest allowed time that is within the opening hours, up to 14 days ahead.
+func TestEarliestOpen(t *testing.T) {
+	t.Parallel()
+	// London's hours in the fake catalog: 06:00-21:00, closed on Tuesdays, all day on
+	// Sundays.
+	londonHours := func(day time.Weekday) ([][2]int, bool) { return fastTracks{}.FastTrackOpenHours(ftLondon, day) }
+	split := func(time.Weekday) ([][2]int, bool) { return [][2]int{{6 * 60, 10 * 60}, {14 * 60, 18 * 60}}, true }
+	never := func(time.Weekday) ([][2]int, bool) { return nil, true }
+	fridays := func(day time.Weekday) ([][2]int, bool) {
+		if day == time.Friday {
+			return [][2]int{{12 * 60, 13 * 60}}, true
+		}
+		return nil, true
+	}
+	unknown := func(time.Weekday) ([][2]int, bool) { return nil, false }
+	// earlyRise opens 01:30-03:00: on 29 March 2026 London skips 01:00-02:00.
+	earlyRise := func(time.Weekday) ([][2]int, bool) { return [][2]int{{90, 180}}, true }
+	tests := []struct {
+		name  string
+		from  string // local in Europe/London
+		hours func(time.Weekday) ([][2]int, bool)
+		want  string // local; "" for none
+	}{
+		{"AlreadyOpen", "2025-06-02T09:15", londonHours, "2025-06-02T09:15"},
+		{"BeforeOpening", "2025-06-02T05:10", londonHours, "2025-06-02T06:00"},
+		{"AtClosingSkipsClosedDay", "2025-06-02T21:00", londonHours, "2025-06-04T06:00"},
+		{"ClosedDay", "2025-06-03T10:00", londonHours, "2025-06-04T06:00"},
+		{"LastMinute", "2025-06-02T20:59", londonHours, "2025-06-02T20:59"},
+		{"SecondInterval", "2025-06-02T10:00", split, "2025-06-02T14:00"},
+		{"InSecondInterval", "2025-06-02T15:30", split, "2025-06-02T15:30"},
+		{"AfterBothIntervals", "2025-06-02T18:00", split, "2025-06-03T06:00"},
+		{"NextWeek", "2025-06-06T13:00", fridays, "2025-06-13T12:00"},
+		{"NeverOpen", "2025-06-02T09:00", never, ""},
+		{"UnknownHours", "2025-06-02T23:30", unknown, "2025-06-02T23:30"},
+		{"SkippedBySummerTime", "2026-03-29T00:30", earlyRise, "2026-03-29T02:00"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			from, ok := booking.ScheduledInstant(tt.from, london)
+			if !ok {
+				t.Fatalf("bad from %s", tt.from)
+			}
+			got, ok := booking.EarliestOpen(from, london, tt.hours)
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("EarliestOpen(%s) = %s, want none", tt.from, got.In(london).Format(booking.ScheduledLayout))
+				}
+				return
+			}
+			if !ok || got.In(london).Format(booking.ScheduledLayout) != tt.want {
+				t.Fatalf("EarliestOpen(%s) = %s (%v), want %s", tt.from, got.In(london).Format(booking.ScheduledLayout), ok, tt.want)
+			}
+		})
+	}
 }

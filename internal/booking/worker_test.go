@@ -44,6 +44,9 @@ func TestPassQR(t *testing.T) {
 	}
 }
 
+// arrival sets a request's flight direction to arrival.
+func arrival(r map[string]any) { r["flight"].(map[string]any)["direction"] = "arrival" }
+
 // TestPassValidity checks the validity window in the hub's zone and in UTC.
 func TestPassValidity(t *testing.T) {
 	t.Parallel()
@@ -56,6 +59,11 @@ func TestPassValidity(t *testing.T) {
 		{"hub at UTC+5", func() map[string]any { r := fullRequest(); r["service_date"] = "2025-06-03"; return r }(),
 			time.Date(2025, 6, 2, 19, 0, 0, 0, time.UTC), time.Date(2025, 6, 4, 1, 0, 0, 0, time.UTC)},
 		{"UTC", request(), time.Date(2025, 6, 3, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 4, 6, 0, 0, 0, time.UTC)},
+		// With a scheduled time: a departure 4 h before until 2 h after (the grace for
+		// delays), an arrival 1 h before until 6 h after.
+		{"ScheduledDeparture", scheduled(ftName, "2025-06-03T10:00"), time.Date(2025, 6, 3, 6, 0, 0, 0, time.UTC), time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)},
+		{"ScheduledArrival", scheduled(ftName, "2025-06-03T10:00", arrival), time.Date(2025, 6, 3, 9, 0, 0, 0, time.UTC), time.Date(2025, 6, 3, 16, 0, 0, 0, time.UTC)},
+		{"ScheduledArrivalLate", scheduled(ftName, "2025-06-03T21:30", arrival), time.Date(2025, 6, 3, 20, 30, 0, 0, time.UTC), time.Date(2025, 6, 4, 3, 30, 0, 0, time.UTC)},
 	}
 	for _, tt := range tests {
 		bk := b.MustCreate(t, tt.r)

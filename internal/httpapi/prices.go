@@ -36,13 +36,8 @@ func (s *Server) adminSetFastTrackPrices(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	acc := r.PathValue("accountID")
-	ids := make([]string, 0, len(items))
-	for _, it := range items {
-		if it != nil {
-			ids = append(ids, it.FastTrackID)
-		}
-	}
-	audit, err := s.audit(r.Context(), "fast_track.prices.set", "account", acc, acc, map[string]any{"fast_track_ids": ids})
+	// The store gives the record the list replaced and the list stored.
+	audit, err := s.audit(r.Context(), "fast_track.prices.set", "account", acc, acc, nil)
 	if err != nil {
 		return err
 	}
@@ -83,6 +78,17 @@ func (s *Server) adminSetFastTrackCapacity(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	return reply(w, http.StatusOK)(s.deps.Prices.SetCapacity(r.Context(), id, *req.CapacityPerSlot, audit))
+}
+
+// adminResetFastTrackCapacity removes the admin's capacity of a fast-track: the
+// catalog's applies again.
+func (s *Server) adminResetFastTrackCapacity(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("fastTrackID")
+	audit, err := s.audit(r.Context(), "fast_track.capacity.reset", "fast_track", id, "", nil)
+	if err != nil {
+		return err
+	}
+	return reply(w, http.StatusOK)(s.deps.Prices.ResetCapacity(r.Context(), id, audit))
 }
 
 // fastTrackList serves a page of fast-tracks with the caller's prices.

@@ -147,6 +147,7 @@ func (s *Server) routes() {
 		s.route("GET /api/v1/admin/fast-tracks", s.auth(accounts, s.adminFastTracks))
 		s.route("GET /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminFastTrackCapacity))
 		s.route("PUT /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminSetFastTrackCapacity))
+		s.route("DELETE /api/v1/admin/fast-tracks/{fastTrackID}/capacity", s.auth(accounts, s.adminResetFastTrackCapacity))
 	}
 	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks", s.auth(accounts, s.adminListWebhooks))
 	s.route("GET /api/v1/admin/accounts/{accountID}/webhooks/{webhookID}/deliveries", s.auth(accounts, s.adminListWebhookDeliveries))

@@ -32,7 +32,7 @@ func (s *Service) SeedDemo(ctx context.Context, accountID string, by skygate.Act
 		child, infant := adult*3/4, int64(0)
 		items[i] = &PriceInput{FastTrackID: id, Currency: DemoCurrency, Adult: adult, Child: &child, Infant: &infant}
 	}
-	audit, err := by.Audit(s.now(), "fast_track.prices.set", "account", accountID, accountID, map[string]any{"fast_track_ids": ids})
+	audit, err := by.Audit(s.now(), "fast_track.prices.set", "account", accountID, accountID, nil)
 	if err != nil {
 		return err
 	}

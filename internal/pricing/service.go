@@ -197,15 +197,46 @@ func (s *Service) Capacity(ctx context.Context, fastTrackID string) (*Capacity, 
 // SetCapacity sets the fast-track's capacity per slot (0..MaxCapacity, else
 // CodeValidation naming capacity_per_slot) for every account, and returns it as
 // Capacity does. A fast-track not in the current catalog is CodeNotFound. The audit
-// record (required) is committed with the change.
+// record (required) is committed with the change, its details given
+// "capacity_per_slot" (the new capacity), "catalog_capacity_per_slot" (the catalog
+// record's) and, from the store, "previous_capacity_per_slot" (the admin's capacity
+// replaced, null when the catalog's applied).
 func (s *Service) SetCapacity(ctx context.Context, fastTrackID string, capacity int, audit *skygate.AuditEvent) (*Capacity, error) {
-	if _, ok := s.catalog.CatalogCapacity(fastTrackID); !ok {
+	record, ok := s.catalog.CatalogCapacity(fastTrackID)
+	if !ok {
 		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", fastTrackID)
 	}
 	if capacity < 0 || capacity > MaxCapacity {
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "capacity_per_slot", Message: fmt.Sprintf("must be 0 to %d", MaxCapacity)})
 	}
+	if audit != nil { // the store refuses a write without a record
+		if err := audit.AddDetails(map[string]any{"capacity_per_slot": capacity, "catalog_capacity_per_slot": record}); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.store.SetFastTrackCapacity(ctx, fastTrackID, capacity, s.now(), audit); err != nil {
+		return nil, err
+	}
+	return s.Capacity(ctx, fastTrackID)
+}
+
+// ResetCapacity removes the admin's capacity per slot of the fast-track, so that the
+// catalog record's applies again to new bookings (those holding places keep them), and
+// returns the capacity as Capacity does (not overridden). Resetting a fast-track that
+// has none is no error. A fast-track not in the current catalog is CodeNotFound. The
+// audit record (required) is committed with the change, its details given
+// "catalog_capacity_per_slot" and, from the store, "previous_capacity_per_slot".
+func (s *Service) ResetCapacity(ctx context.Context, fastTrackID string, audit *skygate.AuditEvent) (*Capacity, error) {
+	record, ok := s.catalog.CatalogCapacity(fastTrackID)
+	if !ok {
+		return nil, skygate.Errorf(skygate.CodeNotFound, "no fast-track with id %q", fastTrackID)
+	}
+	if audit != nil { // the store refuses a write without a record
+		if err := audit.AddDetails(map[string]any{"catalog_capacity_per_slot": record}); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.store.DeleteFastTrackCapacity(ctx, fastTrackID, audit); err != nil {
 		return nil, err
 	}
 	return s.Capacity(ctx, fastTrackID)

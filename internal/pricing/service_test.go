@@ -144,4 +144,15 @@ func TestCapacity(t *testing.T) {
 	storetest.WantCode(t, err, skygate.CodeNotFound)
 	_, err = b.svc.SetCapacity(ctx, "nope", 5, storetest.Audit("fast_track.capacity.set"))
 	storetest.WantCode(t, err, skygate.CodeNotFound)
+
+	// A reset gives the catalog's back, and resetting again answers the same.
+	for range 2 {
+		c, err = b.svc.ResetCapacity(ctx, b.ft, storetest.Audit("fast_track.capacity.reset"))
+		storetest.MustNoError(t, err, "ResetCapacity")
+		if c.Overridden || c.CapacityPerSlot != c.CatalogCapacityPerSlot {
+			t.Fatalf("capacity after a reset = %+v", c)
+		}
+	}
+	_, err = b.svc.ResetCapacity(ctx, "nope", storetest.Audit("fast_track.capacity.reset"))
+	storetest.WantCode(t, err, skygate.CodeNotFound)
 }

@@ -32,9 +32,14 @@ const (
 	upsertCapacity = `INSERT INTO fast_track_capacities (fast_track_id, capacity, updated_at)
 		VALUES (?, ?, ?)
 		ON CONFLICT (fast_track_id) DO UPDATE SET capacity = excluded.capacity, updated_at = excluded.updated_at`
+	deleteCapacity   = `DELETE FROM fast_track_capacities WHERE fast_track_id = ?`
+	lockCapacity     = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
 	selectCapacity   = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
 	selectCapacities = `SELECT fast_track_id, capacity FROM fast_track_capacities`
 )
+
+// capacitySQL is the SQL of the admins' capacities (sqlstore.CapacitySQL).
+var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Delete: deleteCapacity, Lock: lockCapacity}
 
 // priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
 var priceSQL = sqlstore.PriceSQL{
@@ -59,7 +64,12 @@ func (s *Store) FastTrackPrice(ctx context.Context, accountID, fastTrackID strin
 
 // SetFastTrackCapacity implements skygate.CapacityStore.
 func (s *Store) SetFastTrackCapacity(ctx context.Context, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
-	return sqlstore.SetFastTrackCapacity(ctx, s.db, upsertCapacity, fastTrackID, capacity, now, audit)
+	return sqlstore.SetFastTrackCapacity(ctx, s.db, capacitySQL, fastTrackID, capacity, now, audit)
+}
+
+// DeleteFastTrackCapacity implements skygate.CapacityStore.
+func (s *Store) DeleteFastTrackCapacity(ctx context.Context, fastTrackID string, audit *skygate.AuditEvent) error {
+	return sqlstore.DeleteFastTrackCapacity(ctx, s.db, capacitySQL, fastTrackID, audit)
 }
 
 // FastTrackCapacity implements skygate.CapacityStore.

@@ -40,6 +40,10 @@ func SetFastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID strin
 		if _, err := tx.ExecContext(ctx, q.Bump, accountID, db.Time(now)); err != nil {
 			return err
 		}
+		previous, err := readPriceList(ctx, tx, q, accountID)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, q.Clear, accountID); err != nil {
 			return err
 		}
@@ -48,8 +52,10 @@ func SetFastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID strin
 				return err
 			}
 		}
-		var err error
 		if list, err = readPriceList(ctx, tx, q, accountID); err != nil {
+			return err
+		}
+		if err := audit.AddDetails(map[string]any{"previous": previous.Prices, "prices": list.Prices}); err != nil {
 			return err
 		}
 		return db.Audit(ctx, tx, audit)
@@ -112,16 +118,71 @@ func ScanFastTrackPrice(row Scanner) (*skygate.FastTrackPrice, error) {
 	return &p, nil
 }
 
-// SetFastTrackCapacity is skygate.CapacityStore's SetFastTrackCapacity with upsert,
-// which takes fast_track_id, capacity, updated_at.
-func SetFastTrackCapacity(ctx context.Context, db *DB, upsert, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
+// CapacitySQL is an engine's statements of the admins' capacities per slot: Upsert
+// takes fast_track_id, capacity, updated_at; Delete (fast_track_id) removes one; Lock
+// (fast_track_id) reads the fast-track's capacity, locking its row for the rest of the
+// transaction where the engine can.
+type CapacitySQL struct {
+	Upsert, Delete, Lock string
+}
+
+// SetFastTrackCapacity is skygate.CapacityStore's SetFastTrackCapacity.
+func SetFastTrackCapacity(ctx context.Context, db *DB, q CapacitySQL, fastTrackID string, capacity int, now time.Time, audit *skygate.AuditEvent) error {
 	if err := Audited("set fast-track capacity", audit); err != nil {
 		return err
 	}
 	if capacity < 0 {
 		return skygate.Errorf(skygate.CodeBadRequest, "a capacity per slot cannot be negative")
 	}
-	return Exec(ctx, db, Outcome{Op: "set fast-track capacity"}, audit, upsert, fastTrackID, capacity, db.Time(UTC(now)))
+	err := db.InTx(ctx, func(tx *Tx) error {
+		previous, err := lockCapacity(ctx, tx, q, fastTrackID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q.Upsert, fastTrackID, capacity, db.Time(UTC(now))); err != nil {
+			return err
+		}
+		if err := audit.AddDetails(map[string]any{"previous_capacity_per_slot": previous}); err != nil {
+			return err
+		}
+		return db.Audit(ctx, tx, audit)
+	})
+	return db.Interpret(Outcome{Op: "set fast-track capacity"}, err)
+}
+
+// DeleteFastTrackCapacity is skygate.CapacityStore's DeleteFastTrackCapacity.
+func DeleteFastTrackCapacity(ctx context.Context, db *DB, q CapacitySQL, fastTrackID string, audit *skygate.AuditEvent) error {
+	if err := Audited("delete fast-track capacity", audit); err != nil {
+		return err
+	}
+	err := db.InTx(ctx, func(tx *Tx) error {
+		previous, err := lockCapacity(ctx, tx, q, fastTrackID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q.Delete, fastTrackID); err != nil {
+			return err
+		}
+		if err := audit.AddDetails(map[string]any{"previous_capacity_per_slot": previous}); err != nil {
+			return err
+		}
+		return db.Audit(ctx, tx, audit)
+	})
+	return db.Interpret(Outcome{Op: "delete fast-track capacity"}, err)
+}
+
+// lockCapacity reads the fast-track's capacity set by an admin inside tx with q.Lock:
+// nil when none is.
+func lockCapacity(ctx context.Context, tx *Tx, q CapacitySQL, fastTrackID string) (*int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, q.Lock, fastTrackID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 // FastTrackCapacity is skygate.CapacityStore's FastTrackCapacity with query, which

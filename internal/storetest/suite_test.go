@@ -43,6 +43,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"QuotePurge", quotePurgeTests},
 		{"Prices", priceTests},
 		{"Capacities", capacityTests},
+		{"CapacityReset", capacityResetTests},
 		{"Slots", slotTests},
 		{"PassengerData", passengerDataTests},
 		{"Webhooks", webhookTests},

@@ -617,6 +617,22 @@ async function run(server) {
       assert(value === '150', `after a reload the capacity is ${value}, want 150`);
       await snap('capacities');
     }],
+    ['a capacity override is reset to the catalog’s on the fast-tracks page', async () => {
+      const row = page.getByTestId('capacities').locator('tbody tr').last();
+      const id = await row.getAttribute('data-fast-track-id');
+      await row.getByTestId('capacity-source').getByText('overridden').waitFor();
+      await row.getByRole('button', { name: 'Reset to catalog' }).click();
+      await row.getByTestId('capacity-source').getByText('catalog').waitFor();
+      await page.getByText(/back to the catalog’s \d+ places per slot/).waitFor();
+      assert(await row.getByRole('button', { name: 'Reset to catalog' }).isHidden(), 'the reset button shows on a row without an override');
+      await page.reload();
+      const again = page.getByTestId('capacities').locator(`tr[data-fast-track-id="${id}"]`);
+      await again.getByTestId('capacity-source').getByText('catalog').waitFor();
+      const value = await again.getByRole('spinbutton', { name: /^Capacity per slot of / }).inputValue();
+      const catalog = ((await again.locator('td').nth(2).textContent()) ?? '').trim();
+      assert(value === catalog, `after the reset the capacity is ${value}, want the catalog’s ${catalog}`);
+      await snap('capacity-reset');
+    }],
     ['the account page shows the webhook subscription and its deliveries', async () => {
       await page.goto(`/admin/accounts/${encodeURIComponent(state.accountID)}`);
       const hook = page.getByTestId('webhook');

@@ -376,13 +376,15 @@ export const api = {
     call<List<WebhookDelivery>>('GET', `/accounts/${enc(accountID)}/webhooks/${enc(webhookID)}/deliveries`, undefined, q),
 
   // Fast-track commerce: every fast-track of the catalog (one whole list), an account's
-  // price list (PUT replaces it whole; [] removes it) and the airport's capacities.
+  // price list (PUT replaces it whole; [] removes it) and the airport's capacities
+  // (PUT overrides the catalog's, DELETE resets to it).
   fastTracks: () => call<{ data: AdminFastTrack[] }>('GET', '/fast-tracks'),
   fastTrackPrices: (accountID: string) => call<PriceList>('GET', `/accounts/${enc(accountID)}/fast-track-prices`),
   setFastTrackPrices: (accountID: string, items: PriceInput[]) =>
     call<PriceList>('PUT', `/accounts/${enc(accountID)}/fast-track-prices`, items),
   setFastTrackCapacity: (fastTrackID: string, capacity: number) =>
     call<FastTrackCapacity>('PUT', `/fast-tracks/${enc(fastTrackID)}/capacity`, { capacity_per_slot: capacity }),
+  resetFastTrackCapacity: (fastTrackID: string) => call<FastTrackCapacity>('DELETE', `/fast-tracks/${enc(fastTrackID)}/capacity`),
 
   listAuditEvents: (q: {
     actor?: string;

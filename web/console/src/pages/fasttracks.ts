@@ -1,6 +1,7 @@
 // Fast-tracks: every fast-track of the catalog with its capacity per one-hour slot,
 // which is the airport's and shared by every account. An employee sets a capacity over
-// the catalog record's (PUT, audited); each row says whether it is overridden.
+// the catalog record's (PUT, audited) or resets it to the catalog's (DELETE, audited);
+// each row says whether it is overridden.
 
 import { api, ApiError, SCOPE_ACCOUNTS, type AdminFastTrack, type FastTrackCapacity } from '../api';
 import { h, replace } from '../dom';
@@ -53,15 +54,17 @@ function capacityRow(ft: AdminFastTrack, messages: HTMLElement): HTMLElement {
   });
   const problem = fieldProblem(input);
   const save = h('button', { class: 'btn btn-small', type: 'button' }, 'Save');
+  const reset = h('button', { class: 'btn btn-small', type: 'button', title: 'Remove the override: the catalog’s capacity applies again' }, 'Reset to catalog');
   const catalog = h('td', null, String(ft.catalog_capacity_per_slot));
   const source = h('td', { 'data-testid': 'capacity-source' });
   const show = (c: Pick<FastTrackCapacity, 'capacity_per_slot' | 'catalog_capacity_per_slot' | 'overridden'>) => {
     input.value = String(c.capacity_per_slot);
     catalog.textContent = String(c.catalog_capacity_per_slot);
     replace(source, c.overridden ? badge('overridden', 'info') : badge('catalog', 'muted'));
+    reset.hidden = !c.overridden;
   };
   show(ft);
-  const edit = h('div', { class: 'capacity-edit' }, input, save);
+  const edit = h('div', { class: 'capacity-edit' }, input, save, reset);
   const row = h('tr', { 'data-fast-track-id': ft.id },
     h('td', null, h('code', null, ft.hub)),
     h('th', { scope: 'row' }, ft.name, h('div', { class: 'muted small' }, `terminal ${ft.terminal}`)),
@@ -88,7 +91,19 @@ function capacityRow(ft: AdminFastTrack, messages: HTMLElement): HTMLElement {
       else replace(messages, errorBox(err));
     }
   };
+  const resetToCatalog = async () => {
+    problem.clear();
+    replace(messages);
+    try {
+      const c = await busy(row, () => api.resetFastTrackCapacity(ft.id));
+      show(c);
+      replace(messages, notice('success', `${ft.name} (${ft.hub}): back to the catalog’s ${c.capacity_per_slot} places per slot.`));
+    } catch (err) {
+      replace(messages, errorBox(err));
+    }
+  };
   save.addEventListener('click', () => void submit());
+  reset.addEventListener('click', () => void resetToCatalog());
   input.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') {
       ev.preventDefault();
