@@ -4327,6 +4327,11 @@ type ClientInterface interface {
 	// refund now (absent for a booking without a price) and the booking stays as it
 	// was. `GET …/cancellation` tells the refund beforehand.
 	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -4347,6 +4352,11 @@ type ClientInterface interface {
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
 	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5878,6 +5888,11 @@ func (c *Client) GetFastTrackBooking(ctx context.Context, bookingID BookingID, p
 // refund now (absent for a booking without a price) and the booking stays as it
 // was. `GET …/cancellation` tells the refund beforehand.
 //
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -5908,6 +5923,11 @@ func (c *Client) CancelFastTrackBookingWithBody(ctx context.Context, bookingID B
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
 // was. `GET …/cancellation` tells the refund beforehand.
+//
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11314,6 +11334,11 @@ type ClientWithResponsesInterface interface {
 	// refund now (absent for a booking without a price) and the booking stays as it
 	// was. `GET …/cancellation` tells the refund beforehand.
 	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -11334,6 +11359,11 @@ type ClientWithResponsesInterface interface {
 	// if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 	// refund now (absent for a booking without a price) and the booking stays as it
 	// was. `GET …/cancellation` tells the refund beforehand.
+	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22925,6 +22955,11 @@ func (c *ClientWithResponses) GetFastTrackBookingWithResponse(ctx context.Contex
 // refund now (absent for a booking without a price) and the booking stays as it
 // was. `GET …/cancellation` tells the refund beforehand.
 //
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -22951,6 +22986,11 @@ func (c *ClientWithResponses) CancelFastTrackBookingWithBodyWithResponse(ctx con
 // if the refund is exactly that, else `409 RefundChanged`, whose `refund` is the
 // refund now (absent for a booking without a price) and the booking stays as it
 // was. `GET …/cancellation` tells the refund beforehand.
+//
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -386,6 +386,9 @@ func TestHostileRequests(t *testing.T) {
 		tok := s.mustToken(c, "")
 		ft := s.firstFastTrack(tok)
 		bookingID := s.mustBook(tok, "hostile-1", ft, "H-1").ID
+		// Cancels as old clients send them: an empty body labelled with another media type.
+		formCancel := s.mustBook(tok, "hostile-2", ft, "H-2").ID
+		plainCancel := s.mustBook(tok, "hostile-3", ft, "H-3").ID
 		_, lounges := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etagResp, _ := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etag := etagResp.Header.Get("ETag")
@@ -470,6 +473,11 @@ func TestHostileRequests(t *testing.T) {
 			{name: "cancel expecting NUL currency", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: jsonH(),
 				body: `{"expected_refund":{"amount":1,"currency":"US\u0000"}}`, want: 422},
 			{name: "cancel as text/plain", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: with("Content-Type", "text/plain"), body: `{}`, want: 415},
+			{name: "cancel with a body not JSON as text/plain", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: with("Content-Type", "text/plain"), body: "cancel", want: 415},
+			{name: "cancel with an empty form body", method: "POST", mtls: true, path: bookingPath + "/" + formCancel + "/cancel",
+				header: with("Content-Type", "application/x-www-form-urlencoded"), body: "", want: 200},
+			{name: "cancel with a blank text/plain body", method: "POST", mtls: true, path: bookingPath + "/" + plainCancel + "/cancel",
+				header: with("Content-Type", "text/plain"), body: " \r\n", want: 200},
 			{name: "cancellation of NUL", mtls: true, path: bookingPath + "/a%00/cancellation", header: auth, want: 404},
 			{name: "cancellation of 8 KiB", mtls: true, path: bookingPath + "/" + strings.Repeat("b", 8<<10) + "/cancellation", header: auth, want: 404},
 			{name: "cancellation of an unknown booking", mtls: true, path: bookingPath + "/" + skygate.NewID() + "/cancellation", header: auth, want: 404},
