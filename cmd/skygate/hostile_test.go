@@ -608,6 +608,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "admin prices an object", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
 				body: `{"fast_track_id":"` + ft + `","currency":"USD","adult":1}`, want: 400},
 			{name: "admin prices null item", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `[null]`, want: 422},
+			{name: "admin prices null", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `null`, want: 422},
+			{name: "admin prices a number", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `7`, want: 400},
 			{name: "admin prices of NUL", method: "PUT", path: "/api/v1/admin/accounts/a%00/fast-track-prices", header: adminJSON, body: `[]`, want: 404},
 			{name: "admin prices of SQL", path: "/api/v1/admin/accounts/1%27%20OR%20%271%27%3D%271/fast-track-prices", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
 			{name: "admin fast-tracks Accept-Language garbage", path: "/api/v1/admin/fast-tracks", header: map[string]string{"Authorization": "Bearer " + admin, "Accept-Language": ";;;q=abc,,*;q=-1"}, want: 200},
