@@ -4166,7 +4166,8 @@ type ClientInterface interface {
 	// (`amount` signed, `balance_after` the available amount after the line). Text
 	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-	// excludes `text/csv`.
+	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
 	//
 	// Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 	GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5657,7 +5658,8 @@ func (c *Client) UpdateBillingSettings(ctx context.Context, params *UpdateBillin
 // (`amount` signed, `balance_after` the available amount after the line). Text
 // cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-// excludes `text/csv`.
+// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
 //
 // Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 func (c *Client) GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11167,7 +11169,8 @@ type ClientWithResponsesInterface interface {
 	// (`amount` signed, `balance_after` the available amount after the line). Text
 	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-	// excludes `text/csv`.
+	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -22746,7 +22749,8 @@ func (c *ClientWithResponses) UpdateBillingSettingsWithResponse(ctx context.Cont
 // (`amount` signed, `balance_after` the available amount after the line). Text
 // cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-// excludes `text/csv`.
+// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
 //
 // Returns a wrapper object for the known response body format(s).
 //

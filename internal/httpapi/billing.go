@@ -96,30 +96,8 @@ func safeCell(v string) string {
 	return v
 }
 
-// acceptsCSV reports whether the Accept header allows text/csv: absent, or naming
-// text/csv, text/* or */* with a q above zero.
+// acceptsCSV reports whether the Accept header allows text/csv: absent, or giving it
+// a weight above zero through its most specific matching range (acceptQuality).
 func acceptsCSV(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, params, _ := strings.Cut(part, ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "text/csv", "text/*", "*/*":
-		default:
-			continue
-		}
-		q := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					q = f
-				}
-			}
-		}
-		if q > 0 {
-			return true
-		}
-	}
-	return false
+	return acceptQuality(accept, "text/csv") > 0
 }
