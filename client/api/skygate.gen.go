@@ -4164,7 +4164,8 @@ type ClientInterface interface {
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 	// (`amount` signed, `balance_after` the available amount after the line). Text
-	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+	// cells starting with a tab or a carriage return, or whose first character after
+	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
 	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
@@ -5656,7 +5657,8 @@ func (c *Client) UpdateBillingSettings(ctx context.Context, params *UpdateBillin
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 // header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 // (`amount` signed, `balance_after` the available amount after the line). Text
-// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+// cells starting with a tab or a carriage return, or whose first character after
+// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 // excludes `text/csv`: the most specific range matching it (`text/csv`, then
 // `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
@@ -11167,7 +11169,8 @@ type ClientWithResponsesInterface interface {
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 	// (`amount` signed, `balance_after` the available amount after the line). Text
-	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+	// cells starting with a tab or a carriage return, or whose first character after
+	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
 	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
@@ -22747,7 +22750,8 @@ func (c *ClientWithResponses) UpdateBillingSettingsWithResponse(ctx context.Cont
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 // header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 // (`amount` signed, `balance_after` the available amount after the line). Text
-// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+// cells starting with a tab or a carriage return, or whose first character after
+// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 // excludes `text/csv`: the most specific range matching it (`text/csv`, then
 // `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).

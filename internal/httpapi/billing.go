@@ -87,10 +87,18 @@ func (s *Server) billingStatement(w http.ResponseWriter, r *http.Request) error 
 	return err
 }
 
-// safeCell keeps a spreadsheet from reading a free text as a formula (CSV injection):
-// a cell starting with =, +, -, @, a tab or a carriage return gets a leading '.
+// safeCell keeps a spreadsheet from reading a free text as a formula (CSV injection,
+// per OWASP): a cell that starts with a tab or a carriage return, or whose first
+// character after any leading spaces and quotes is =, +, - or @, gets a leading '.
+// Spreadsheets skip those spaces and quotes before deciding that a cell is a formula.
 func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v == "" {
+		return v
+	}
+	if v[0] == '\t' || v[0] == '\r' {
+		return "'" + v
+	}
+	if rest := strings.TrimLeft(v, ` "'`); rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
 		return "'" + v
 	}
 	return v
