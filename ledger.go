@@ -158,8 +158,9 @@ type BillingStore interface {
 	// BillingSettings returns the account's settings (no thresholds when never set).
 	BillingSettings(ctx context.Context, accountID string) (*BillingSettings, error)
 	// SetBillingSettings replaces the account's settings with s (valid) at now and
-	// returns them as stored, thresholds ordered by currency. An unknown account is
-	// CodeNotFound.
+	// returns them as stored, thresholds ordered by currency. Concurrent calls for one
+	// account all succeed, one after the other: the last to commit wins. An unknown
+	// account is CodeNotFound.
 	SetBillingSettings(ctx context.Context, accountID string, s *BillingSettings, now time.Time) (*BillingSettings, error)
 	// LedgerBetween returns the account's ledger lines created in [from, to), oldest
 	// first.

@@ -27,6 +27,7 @@ var billingSQL = sqlstore.BillingSQL{
 	Clear:   `DELETE FROM billing_thresholds WHERE account_id = ?`,
 	Insert:  `INSERT INTO billing_thresholds (account_id, currency, amount, updated_at) VALUES (?, ?, ?, ?)`,
 	Select:  `SELECT currency, amount FROM billing_thresholds WHERE account_id = ? ORDER BY currency`,
+	// The transaction is the database's one writer (BEGIN IMMEDIATE), so no lock.
 	Account: `SELECT 1 FROM accounts WHERE id = ?`,
 }
 
