@@ -4170,6 +4170,11 @@ type ClientInterface interface {
 	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
 	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
 	//
+	// The statement is streamed as it is read, so a month of any size starts at once. A
+	// failure once the body has started cannot become a problem document: the server
+	// then breaks off the transfer, and the client sees a connection error rather than
+	// a statement that looks complete.
+	//
 	// Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 	GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -5662,6 +5667,11 @@ func (c *Client) UpdateBillingSettings(ctx context.Context, params *UpdateBillin
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 // excludes `text/csv`: the most specific range matching it (`text/csv`, then
 // `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+//
+// The statement is streamed as it is read, so a month of any size starts at once. A
+// failure once the body has started cannot become a problem document: the server
+// then breaks off the transfer, and the client sees a connection error rather than
+// a statement that looks complete.
 //
 // Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 func (c *Client) GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11174,6 +11184,11 @@ type ClientWithResponsesInterface interface {
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
 	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+	//
+	// The statement is streamed as it is read, so a month of any size starts at once. A
+	// failure once the body has started cannot become a problem document: the server
+	// then breaks off the transfer, and the client sees a connection error rather than
+	// a statement that looks complete.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -22755,6 +22770,11 @@ func (c *ClientWithResponses) UpdateBillingSettingsWithResponse(ctx context.Cont
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
 // excludes `text/csv`: the most specific range matching it (`text/csv`, then
 // `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+//
+// The statement is streamed as it is read, so a month of any size starts at once. A
+// failure once the body has started cannot become a problem document: the server
+// then breaks off the transfer, and the client sees a connection error rather than
+// a statement that looks complete.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -174,3 +174,29 @@ func BillingSettings(ctx context.Context, db *DB, q BillingSQL, accountID string
 func scanMoney(row Scanner) (m skygate.Money, err error) {
 	return m, row.Scan(&m.Currency, &m.Amount)
 }
+
+// LedgerBetween is skygate.BillingStore's LedgerBetween: query selects seq and then
+// the columns ScanLedger reads, ordered by seq, with args; after is the page's
+// keyset, returned when the page is empty.
+func LedgerBetween(ctx context.Context, db *DB, query string, after int64, args ...any) ([]*skygate.LedgerEntry, int64, error) {
+	last := after
+	scan := func(row Scanner) (*skygate.LedgerEntry, error) {
+		return ScanLedger(seqScanner{row, &last})
+	}
+	lines, err := All(ctx, db, "list ledger", scan, query, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return lines, last, nil
+}
+
+// seqScanner scans a row's first column, the ledger's seq, into seq and the rest as
+// the row's own Scanner would.
+type seqScanner struct {
+	Scanner
+	seq *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error {
+	return s.Scanner.Scan(append([]any{s.seq}, dest...)...)
+}
