@@ -692,6 +692,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "statement month SQL", path: "/v2/b2b/billing/statements/%27%20OR%201%3D1", header: auth, want: 400},
 			{name: "statement as JSON only", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "application/json"), want: 406},
 			{name: "statement with text/csv;q=0", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "text/csv;q=0, application/json"), want: 406},
+			{name: "statement with text/csv;q=0 before */*", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "text/csv;q=0, */*"), want: 406},
+			{name: "statement with text/*;q=0 after */*", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "*/*, text/*;q=0"), want: 406},
 			{name: "statement with Accept garbage", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", ";;;"), want: 0},
 			{name: "statement of year 0", path: "/v2/b2b/billing/statements/0000-01", header: with("Accept", "text/csv"), want: 200},
 			{name: "billing settings not JSON", method: "PATCH", path: "/v2/b2b/billing/settings", header: jsonH(), body: "<xml/>", want: 400},
