@@ -139,7 +139,7 @@ func TestStatementFailure(t *testing.T) {
 				}
 				return
 			}
-			if aborted != http.ErrAbortHandler { //nolint:errorlint // the panic value itself
+			if aborted != http.ErrAbortHandler {
 				t.Fatalf("panic %v (err %v), want http.ErrAbortHandler", aborted, err)
 			}
 			if lines := strings.Count(rec.Body.String(), "\r\n"); lines != 4 {
