@@ -158,10 +158,15 @@ type BillingStore interface {
 	// BillingSettings returns the account's settings (no thresholds when never set).
 	BillingSettings(ctx context.Context, accountID string) (*BillingSettings, error)
 	// SetBillingSettings replaces the account's settings with s (valid) at now and
-	// returns them as stored, thresholds ordered by currency. An unknown account is
-	// CodeNotFound.
+	// returns them as stored, thresholds ordered by currency. Concurrent calls for one
+	// account all succeed, one after the other: the last to commit wins. An unknown
+	// account is CodeNotFound.
 	SetBillingSettings(ctx context.Context, accountID string, s *BillingSettings, now time.Time) (*BillingSettings, error)
-	// LedgerBetween returns the account's ledger lines created in [from, to), oldest
-	// first.
-	LedgerBetween(ctx context.Context, accountID string, from, to time.Time) ([]*LedgerEntry, error)
+	// LedgerBetween returns a page of the account's ledger lines created in [from, to):
+	// at most limit (at least 1) lines that come after the line numbered after in the
+	// ledger's order (0 before the first), oldest first, and the number of the last
+	// one returned (after when none), which is the after of the next page. A page
+	// shorter than limit is the last. Lines committed while the pages are read may be
+	// missing from a month in progress, as from any read of it.
+	LedgerBetween(ctx context.Context, accountID string, from, to time.Time, after int64, limit int) ([]*LedgerEntry, int64, error)
 }

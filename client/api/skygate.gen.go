@@ -4167,9 +4167,16 @@ type ClientInterface interface {
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 	// (`amount` signed, `balance_after` the available amount after the line). Text
-	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+	// cells starting with a tab or a carriage return, or whose first character after
+	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-	// excludes `text/csv`.
+	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+	//
+	// The statement is streamed as it is read, so a month of any size starts at once. A
+	// failure once the body has started cannot become a problem document: the server
+	// then breaks off the transfer, and the client sees a connection error rather than
+	// a statement that looks complete.
 	//
 	// Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 	GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4336,6 +4343,11 @@ type ClientInterface interface {
 	// (any currency) cancels it, any other amount is `409 RefundChanged`.
 	// `GET …/cancellation` tells the refund beforehand.
 	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -4358,6 +4370,11 @@ type ClientInterface interface {
 	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
 	// (any currency) cancels it, any other amount is `409 RefundChanged`.
 	// `GET …/cancellation` tells the refund beforehand.
+	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5656,9 +5673,16 @@ func (c *Client) UpdateBillingSettings(ctx context.Context, params *UpdateBillin
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 // header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 // (`amount` signed, `balance_after` the available amount after the line). Text
-// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+// cells starting with a tab or a carriage return, or whose first character after
+// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-// excludes `text/csv`.
+// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+//
+// The statement is streamed as it is read, so a month of any size starts at once. A
+// failure once the body has started cannot become a problem document: the server
+// then breaks off the transfer, and the client sees a connection error rather than
+// a statement that looks complete.
 //
 // Corresponds with GET /v2/b2b/billing/statements/{month} (the `GetBillingStatement` operationId).
 func (c *Client) GetBillingStatement(ctx context.Context, month string, params *GetBillingStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5895,6 +5919,11 @@ func (c *Client) GetFastTrackBooking(ctx context.Context, bookingID BookingID, p
 // (any currency) cancels it, any other amount is `409 RefundChanged`.
 // `GET …/cancellation` tells the refund beforehand.
 //
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -5927,6 +5956,11 @@ func (c *Client) CancelFastTrackBookingWithBody(ctx context.Context, bookingID B
 // was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
 // (any currency) cancels it, any other amount is `409 RefundChanged`.
 // `GET …/cancellation` tells the refund beforehand.
+//
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11164,9 +11198,16 @@ type ClientWithResponsesInterface interface {
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 	// (`amount` signed, `balance_after` the available amount after the line). Text
-	// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+	// cells starting with a tab or a carriage return, or whose first character after
+	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-	// excludes `text/csv`.
+	// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+	// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+	//
+	// The statement is streamed as it is read, so a month of any size starts at once. A
+	// failure once the body has started cannot become a problem document: the server
+	// then breaks off the transfer, and the client sees a connection error rather than
+	// a statement that looks complete.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11339,6 +11380,11 @@ type ClientWithResponsesInterface interface {
 	// (any currency) cancels it, any other amount is `409 RefundChanged`.
 	// `GET …/cancellation` tells the refund beforehand.
 	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -11361,6 +11407,11 @@ type ClientWithResponsesInterface interface {
 	// was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
 	// (any currency) cancels it, any other amount is `409 RefundChanged`.
 	// `GET …/cancellation` tells the refund beforehand.
+	//
+	// An empty body (or only white space) is no body whatever its `Content-Type`
+	// (`curl -X POST -d ''` labels it `application/x-www-form-urlencoded`, some SDKs
+	// `text/plain`); a body with content must be `application/json`, else
+	// `415 UnsupportedMediaType`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22741,9 +22792,16 @@ func (c *ClientWithResponses) UpdateBillingSettingsWithResponse(ctx context.Cont
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
 // header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
 // (`amount` signed, `balance_after` the available amount after the line). Text
-// cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a leading
+// cells starting with a tab or a carriage return, or whose first character after
+// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
-// excludes `text/csv`.
+// excludes `text/csv`: the most specific range matching it (`text/csv`, then
+// `text/*`, then `*/*`) has `q=0`, or none matches (`text/csv;q=0, */*` excludes it).
+//
+// The statement is streamed as it is read, so a month of any size starts at once. A
+// failure once the body has started cannot become a problem document: the server
+// then breaks off the transfer, and the client sees a connection error rather than
+// a statement that looks complete.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -22958,6 +23016,11 @@ func (c *ClientWithResponses) GetFastTrackBookingWithResponse(ctx context.Contex
 // (any currency) cancels it, any other amount is `409 RefundChanged`.
 // `GET …/cancellation` tells the refund beforehand.
 //
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v2/b2b/booking/fast-tracks/{bookingID}/cancel (the `CancelFastTrackBooking` operationId).
@@ -22986,6 +23049,11 @@ func (c *ClientWithResponses) CancelFastTrackBookingWithBodyWithResponse(ctx con
 // was. A booking without a price refunds nothing: `expected_refund` with `amount` 0
 // (any currency) cancels it, any other amount is `409 RefundChanged`.
 // `GET …/cancellation` tells the refund beforehand.
+//
+// An empty body (or only white space) is no body whatever its `Content-Type`
+// (`curl -X POST -d ”` labels it `application/x-www-form-urlencoded`, some SDKs
+// `text/plain`); a body with content must be `application/json`, else
+// `415 UnsupportedMediaType`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

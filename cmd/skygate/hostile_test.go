@@ -386,6 +386,9 @@ func TestHostileRequests(t *testing.T) {
 		tok := s.mustToken(c, "")
 		ft := s.firstFastTrack(tok)
 		bookingID := s.mustBook(tok, "hostile-1", ft, "H-1").ID
+		// Cancels as old clients send them: an empty body labelled with another media type.
+		formCancel := s.mustBook(tok, "hostile-2", ft, "H-2").ID
+		plainCancel := s.mustBook(tok, "hostile-3", ft, "H-3").ID
 		_, lounges := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etagResp, _ := s.get("/v2/catalog/lounges?limit=5", tok, nil)
 		etag := etagResp.Header.Get("ETag")
@@ -470,6 +473,11 @@ func TestHostileRequests(t *testing.T) {
 			{name: "cancel expecting NUL currency", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: jsonH(),
 				body: `{"expected_refund":{"amount":1,"currency":"US\u0000"}}`, want: 422},
 			{name: "cancel as text/plain", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: with("Content-Type", "text/plain"), body: `{}`, want: 415},
+			{name: "cancel with a body not JSON as text/plain", method: "POST", mtls: true, path: bookingPath + "/" + bookingID + "/cancel", header: with("Content-Type", "text/plain"), body: "cancel", want: 415},
+			{name: "cancel with an empty form body", method: "POST", mtls: true, path: bookingPath + "/" + formCancel + "/cancel",
+				header: with("Content-Type", "application/x-www-form-urlencoded"), body: "", want: 200},
+			{name: "cancel with a blank text/plain body", method: "POST", mtls: true, path: bookingPath + "/" + plainCancel + "/cancel",
+				header: with("Content-Type", "text/plain"), body: " \r\n", want: 200},
 			{name: "cancellation of NUL", mtls: true, path: bookingPath + "/a%00/cancellation", header: auth, want: 404},
 			{name: "cancellation of 8 KiB", mtls: true, path: bookingPath + "/" + strings.Repeat("b", 8<<10) + "/cancellation", header: auth, want: 404},
 			{name: "cancellation of an unknown booking", mtls: true, path: bookingPath + "/" + skygate.NewID() + "/cancellation", header: auth, want: 404},
@@ -600,6 +608,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "admin prices an object", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON,
 				body: `{"fast_track_id":"` + ft + `","currency":"USD","adult":1}`, want: 400},
 			{name: "admin prices null item", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `[null]`, want: 422},
+			{name: "admin prices null", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `null`, want: 422},
+			{name: "admin prices a number", method: "PUT", path: "/api/v1/admin/accounts/" + c.AccountID + "/fast-track-prices", header: adminJSON, body: `7`, want: 400},
 			{name: "admin prices of NUL", method: "PUT", path: "/api/v1/admin/accounts/a%00/fast-track-prices", header: adminJSON, body: `[]`, want: 404},
 			{name: "admin prices of SQL", path: "/api/v1/admin/accounts/1%27%20OR%20%271%27%3D%271/fast-track-prices", header: map[string]string{"Authorization": "Bearer " + admin}, want: 404},
 			{name: "admin fast-tracks Accept-Language garbage", path: "/api/v1/admin/fast-tracks", header: map[string]string{"Authorization": "Bearer " + admin, "Accept-Language": ";;;q=abc,,*;q=-1"}, want: 200},
@@ -687,6 +697,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "statement month SQL", path: "/v2/b2b/billing/statements/%27%20OR%201%3D1", header: auth, want: 400},
 			{name: "statement as JSON only", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "application/json"), want: 406},
 			{name: "statement with text/csv;q=0", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "text/csv;q=0, application/json"), want: 406},
+			{name: "statement with text/csv;q=0 before */*", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "text/csv;q=0, */*"), want: 406},
+			{name: "statement with text/*;q=0 after */*", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", "*/*, text/*;q=0"), want: 406},
 			{name: "statement with Accept garbage", path: "/v2/b2b/billing/statements/2025-03", header: with("Accept", ";;;"), want: 0},
 			{name: "statement of year 0", path: "/v2/b2b/billing/statements/0000-01", header: with("Accept", "text/csv"), want: 200},
 			{name: "billing settings not JSON", method: "PATCH", path: "/v2/b2b/billing/settings", header: jsonH(), body: "<xml/>", want: 400},

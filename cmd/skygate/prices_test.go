@@ -78,6 +78,16 @@ func TestFastTrackPriceLists(t *testing.T) {
 		if resp, got := s.adminCall(http.MethodGet, prices, ""); resp.StatusCode != http.StatusOK || string(got) != string(body) {
 			t.Fatalf("read back: %d %s, want %s", resp.StatusCode, got, body)
 		}
+		// A JSON null is no way to remove the list: it is refused and the list stays.
+		if resp, got := s.adminCall(http.MethodPut, prices, `null`); resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("null list: %d %s, want 422", resp.StatusCode, got)
+		}
+		if resp, got := s.adminCall(http.MethodPut, prices, `"[]"`); resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("a string list: %d %s, want 400", resp.StatusCode, got)
+		}
+		if resp, got := s.adminCall(http.MethodGet, prices, ""); resp.StatusCode != http.StatusOK || string(got) != string(body) {
+			t.Fatalf("read back after null: %d %s, want %s", resp.StatusCode, got, body)
+		}
 
 		// The catalog follows the list; the old validator no longer matches.
 		resp, body = s.get(item, tokPriced, map[string]string{"If-None-Match": before})

@@ -116,12 +116,34 @@ func (s *Service) SetBillingSettings(ctx context.Context, accountID string, set 
 // StatementMonthLayout is the form of a statement's month: YYYY-MM.
 const StatementMonthLayout = "2006-01"
 
-// Statement returns the account's ledger lines of month (YYYY-MM, a UTC month),
-// oldest first. Another form of month is CodeBadRequest.
-func (s *Service) Statement(ctx context.Context, accountID, month string) ([]*skygate.LedgerEntry, error) {
+// DefaultStatementChunk is how many ledger lines Statement reads at a time unless
+// Config.StatementChunk says otherwise: a month of any size is read in bounded memory.
+const DefaultStatementChunk = 1000
+
+// Statement passes the account's ledger lines of month (YYYY-MM, a UTC month) to
+// each, oldest first, in chunks of at most the service's statement chunk, reading the
+// next chunk only after each returned; it is never called for a month without lines.
+// Another form of month is CodeBadRequest, before any call of each; an error of each
+// stops the statement and is returned.
+func (s *Service) Statement(ctx context.Context, accountID, month string, each func([]*skygate.LedgerEntry) error) error {
 	from, err := time.Parse(StatementMonthLayout, month)
 	if err != nil || from.Format(StatementMonthLayout) != month {
-		return nil, skygate.BadParameter("month", "must have the form YYYY-MM, such as 2025-03")
+		return skygate.BadParameter("month", "must have the form YYYY-MM, such as 2025-03")
 	}
-	return s.store.LedgerBetween(ctx, accountID, from, from.AddDate(0, 1, 0))
+	to := from.AddDate(0, 1, 0)
+	for after := int64(0); ; {
+		lines, last, err := s.store.LedgerBetween(ctx, accountID, from, to, after, s.statementChunk)
+		if err != nil {
+			return err
+		}
+		if len(lines) > 0 {
+			if err := each(lines); err != nil {
+				return err
+			}
+		}
+		if len(lines) < s.statementChunk {
+			return nil
+		}
+		after = last
+	}
 }

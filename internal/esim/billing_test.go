@@ -1,11 +1,13 @@
 package esim_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -49,7 +51,22 @@ func TestBillingSettings(t *testing.T) {
 	})
 }
 
-// TestStatement checks the statement's month: YYYY-MM only, a UTC month, oldest first.
+// statementAmounts reads the month's statement and returns its amounts and the sizes
+// of the chunks it came in.
+func statementAmounts(t *testing.T, svc *esim.Service, accountID, month string) (amounts []int64, chunks []int, err error) {
+	t.Helper()
+	err = svc.Statement(t.Context(), accountID, month, func(lines []*skygate.LedgerEntry) error {
+		chunks = append(chunks, len(lines))
+		for _, e := range lines {
+			amounts = append(amounts, e.Amount.Amount)
+		}
+		return nil
+	})
+	return amounts, chunks, err
+}
+
+// TestStatement checks the statement's month: YYYY-MM only, a UTC month, oldest
+// first, read in chunks of the configured size.
 func TestStatement(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, s store) {
@@ -57,22 +74,38 @@ func TestStatement(t *testing.T) {
 		b.clock.now = time.Date(2025, 2, 28, 23, 59, 59, 0, time.UTC)
 		MustCredit(t, b.svc, b.acc.ID, 1)
 		b.clock.Advance(time.Second) // 2025-03-01T00:00:00Z
-		MustCredit(t, b.svc, b.acc.ID, 2)
-		b.clock.Advance(24 * time.Hour)
-		MustCredit(t, b.svc, b.acc.ID, 3)
-		for month, want := range map[string][]int64{"2025-02": {1}, "2025-03": {2, 3}, "2025-04": nil} {
-			got, err := b.svc.Statement(t.Context(), b.acc.ID, month)
-			storetest.MustNoError(t, err, "Statement "+month)
-			var amounts []int64
-			for _, e := range got {
-				amounts = append(amounts, e.Amount.Amount)
-			}
-			if !slices.Equal(amounts, want) {
-				t.Errorf("%s: amounts %v, want %v", month, amounts, want)
+		for amount := range int64(5) {
+			MustCredit(t, b.svc, b.acc.ID, 2+amount)
+			b.clock.Advance(24 * time.Hour)
+		}
+		chunked := esim.New(esim.Config{Store: s, Sealer: b.box, Clock: b.clock.Now, StatementChunk: 2})
+		for _, tc := range []struct {
+			svc     *esim.Service
+			month   string
+			amounts []int64
+			chunks  []int
+		}{
+			{b.svc, "2025-02", []int64{1}, []int{1}},
+			{b.svc, "2025-03", []int64{2, 3, 4, 5, 6}, []int{5}},
+			{b.svc, "2025-04", nil, nil},
+			{chunked, "2025-03", []int64{2, 3, 4, 5, 6}, []int{2, 2, 1}},
+			{chunked, "2025-02", []int64{1}, []int{1}},
+		} {
+			amounts, chunks, err := statementAmounts(t, tc.svc, b.acc.ID, tc.month)
+			storetest.MustNoError(t, err, "Statement "+tc.month)
+			if !slices.Equal(amounts, tc.amounts) || !slices.Equal(chunks, tc.chunks) {
+				t.Errorf("%s: amounts %v in chunks %v, want %v in %v", tc.month, amounts, chunks, tc.amounts, tc.chunks)
 			}
 		}
+		// An error of the caller stops the statement after its chunk.
+		stop := errors.New("client gone")
+		calls := 0
+		err := chunked.Statement(t.Context(), b.acc.ID, "2025-03", func([]*skygate.LedgerEntry) error { calls++; return stop })
+		if !errors.Is(err, stop) || calls != 1 {
+			t.Errorf("stopped statement: %v after %d calls, want %v after 1", err, calls, stop)
+		}
 		for _, bad := range []string{"2025-3", "2025-13", "25-03", "2025-03-01", "", "2025-0\x00"} {
-			_, err := b.svc.Statement(t.Context(), b.acc.ID, bad)
+			_, _, err := statementAmounts(t, b.svc, b.acc.ID, bad)
 			storetest.WantCode(t, err, skygate.CodeBadRequest)
 		}
 	})

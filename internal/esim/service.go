@@ -31,20 +31,27 @@ type Config struct {
 	Sealer Sealer
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
+	// StatementChunk is how many ledger lines Statement reads at a time; 0 is
+	// DefaultStatementChunk.
+	StatementChunk int
 }
 
 // Service is the eSIM logic. It is safe for concurrent use.
 type Service struct {
-	store  Store
-	sealer Sealer
-	now    skygate.Clock
+	store          Store
+	sealer         Sealer
+	now            skygate.Clock
+	statementChunk int
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock}
+	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock, statementChunk: cfg.StatementChunk}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.statementChunk <= 0 {
+		s.statementChunk = DefaultStatementChunk
 	}
 	return s
 }

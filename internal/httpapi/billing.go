@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/csv"
 	"net/http"
 	"strconv"
@@ -52,74 +51,97 @@ var statementColumns = []string{"id", "created_at", "kind", "amount", "currency"
 	"booking_id", "reference", "description"}
 
 // billingStatement answers the month's ledger lines as text/csv (RFC 4180), oldest
-// first, as an attachment; 406 when Accept excludes text/csv.
+// first, as an attachment; 406 when Accept excludes text/csv. The lines are read and
+// written a chunk at a time (esim.Service.Statement), so a month of any size takes
+// bounded memory. An error before the first byte is a problem as usual; after it the
+// status is sent, so the error is logged and the response aborted (the client sees
+// a truncated body, never a statement that looks complete).
 func (s *Server) billingStatement(w http.ResponseWriter, r *http.Request) error {
 	if !acceptsCSV(r.Header.Get("Accept")) {
 		return skygate.Errorf(skygate.CodeNotAcceptable, "the statement is available as text/csv only")
 	}
 	month := r.PathValue("month")
-	entries, err := s.deps.ESIM.Statement(r.Context(), accountIDOf(r.Context()), month)
-	if err != nil {
+	sw := &statementWriter{w: w, month: month}
+	err := s.deps.ESIM.Statement(r.Context(), accountIDOf(r.Context()), month, sw.lines)
+	switch {
+	case err == nil:
+		return sw.finish()
+	case sw.cw != nil:
+		s.log.ErrorContext(r.Context(), "statement aborted after its first byte", "err", err,
+			"request_id", requestIDOf(r.Context()))
+		panic(http.ErrAbortHandler)
+	default:
 		return err
 	}
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	cw.UseCRLF = true
-	_ = cw.Write(statementColumns)
+}
+
+// statementWriter writes a statement's CSV to the response as its lines come: the
+// headers and the header row before the first line (or at the end, for a month
+// without lines).
+type statementWriter struct {
+	w     http.ResponseWriter
+	month string
+	cw    *csv.Writer // nil until the response started
+}
+
+func (sw *statementWriter) start() {
+	h := sw.w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="skygate-statement-`+sw.month+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	sw.w.WriteHeader(http.StatusOK)
+	sw.cw = csv.NewWriter(sw.w)
+	sw.cw.UseCRLF = true
+	_ = sw.cw.Write(statementColumns)
+}
+
+// lines writes a chunk of lines and flushes it to the client.
+func (sw *statementWriter) lines(entries []*skygate.LedgerEntry) error {
+	if sw.cw == nil {
+		sw.start()
+	}
 	for _, e := range entries {
 		booking := ""
 		if e.BookingID != nil {
 			booking = *e.BookingID
 		}
-		_ = cw.Write([]string{e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), string(e.Kind),
+		_ = sw.cw.Write([]string{e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), string(e.Kind),
 			strconv.FormatInt(e.Amount.Amount, 10), e.Amount.Currency, strconv.FormatInt(e.BalanceAfter, 10),
 			safeCell(booking), safeCell(e.Reference), safeCell(e.Description)})
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="skygate-statement-`+month+`.csv"`)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(buf.Bytes())
-	return err
+	sw.cw.Flush()
+	return sw.cw.Error()
 }
 
-// safeCell keeps a spreadsheet from reading a free text as a formula (CSV injection):
-// a cell starting with =, +, -, @, a tab or a carriage return gets a leading '.
+// finish ends a statement read to its end: the header row alone for a month without
+// lines.
+func (sw *statementWriter) finish() error {
+	if sw.cw == nil {
+		sw.start()
+		sw.cw.Flush()
+	}
+	return sw.cw.Error()
+}
+
+// safeCell keeps a spreadsheet from reading a free text as a formula (CSV injection,
+// per OWASP): a cell that starts with a tab or a carriage return, or whose first
+// character after any leading spaces and quotes is =, +, - or @, gets a leading '.
+// Spreadsheets skip those spaces and quotes before deciding that a cell is a formula.
 func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v == "" {
+		return v
+	}
+	if v[0] == '\t' || v[0] == '\r' {
+		return "'" + v
+	}
+	if rest := strings.TrimLeft(v, ` "'`); rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
 		return "'" + v
 	}
 	return v
 }
 
-// acceptsCSV reports whether the Accept header allows text/csv: absent, or naming
-// text/csv, text/* or */* with a q above zero.
+// acceptsCSV reports whether the Accept header allows text/csv: absent, or giving it
+// a weight above zero through its most specific matching range (acceptQuality).
 func acceptsCSV(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, params, _ := strings.Cut(part, ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "text/csv", "text/*", "*/*":
-		default:
-			continue
-		}
-		q := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					q = f
-				}
-			}
-		}
-		if q > 0 {
-			return true
-		}
-	}
-	return false
+	return acceptQuality(accept, "text/csv") > 0
 }

@@ -27,11 +27,24 @@ const maxPoolBodyBytes = 4 << 20
 // readJSONBody checks the media type and returns the raw body, at most maxBodyBytes.
 // Callers that need the exact bytes (idempotency fingerprints) use it directly.
 func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := checkJSONType(r); err != nil {
+		return nil, err
+	}
+	return readBody(w, r)
+}
+
+// checkJSONType refuses (415) a Content-Type other than application/json or +json.
+func checkJSONType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return nil, skygate.Errorf(skygate.CodeUnsupportedMediaType, "the body must be application/json, got %q", ct)
+		return skygate.Errorf(skygate.CodeUnsupportedMediaType, "the body must be application/json, got %q", ct)
 	}
+	return nil
+}
+
+// readBody returns the raw body, at most maxBodyBytes (413 beyond).
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -53,16 +66,16 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, error) {
 	return body, unmarshalStrict(body, v)
 }
 
-// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty body,
-// with or without a media type, leaves v as it is.
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty body
+// (or only white space) leaves v as it is whatever its Content-Type, since clients
+// that send nothing still label it (curl -d "" sends form-urlencoded, SDKs text/plain).
+// The media type is checked (415) only when there is a body.
 func decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if r.Header.Get("Content-Type") == "" {
-		if n, _ := io.ReadFull(r.Body, make([]byte, 1)); n == 0 {
-			return nil
-		}
-	}
-	body, err := readJSONBody(w, r)
+	body, err := readBody(w, r)
 	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	if err := checkJSONType(r); err != nil {
 		return err
 	}
 	return unmarshalStrict(body, v)

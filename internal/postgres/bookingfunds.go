@@ -25,10 +25,12 @@ var ledgerSQL = sqlstore.LedgerSQL{
 
 // billingSQL are the statements of the billing settings (sqlstore.BillingSQL).
 var billingSQL = sqlstore.BillingSQL{
-	Clear:   `DELETE FROM billing_thresholds WHERE account_id = $1`,
-	Insert:  `INSERT INTO billing_thresholds (account_id, currency, amount, updated_at) VALUES ($1, $2, $3, $4)`,
-	Select:  `SELECT currency, amount FROM billing_thresholds WHERE account_id = $1 ORDER BY currency`,
-	Account: `SELECT 1 FROM accounts WHERE id = $1`,
+	Clear:  `DELETE FROM billing_thresholds WHERE account_id = $1`,
+	Insert: `INSERT INTO billing_thresholds (account_id, currency, amount, updated_at) VALUES ($1, $2, $3, $4)`,
+	Select: `SELECT currency, amount FROM billing_thresholds WHERE account_id = $1 ORDER BY currency`,
+	// FOR NO KEY UPDATE serializes the account's replacements without blocking the
+	// foreign-key checks (FOR KEY SHARE) of bookings and ledger lines being written.
+	Account: `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`,
 }
 
 // reserveFunds reserves b.Price on the account's balance (sqlstore.ReserveFunds).

@@ -46,8 +46,8 @@ const (
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`
 	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = $1`
-	ledgerBetween = `SELECT ` + ledgerColumns + ` FROM esim_ledger
-		WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 ORDER BY seq`
+	ledgerBetween = `SELECT seq, ` + ledgerColumns + ` FROM esim_ledger
+		WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 AND seq > $4 ORDER BY seq LIMIT $5`
 )
 
 // charge is sqlstore.Charge in one statement (chargeBalance).
@@ -84,7 +84,6 @@ func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page
 }
 
 // LedgerBetween implements skygate.BillingStore.
-func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time) ([]*skygate.LedgerEntry, error) {
-	return sqlstore.All(ctx, s.db, "list ledger", sqlstore.ScanLedger, ledgerBetween, accountID,
-		sqlstore.UTC(from), sqlstore.UTC(to))
+func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time, after int64, limit int) ([]*skygate.LedgerEntry, int64, error) {
+	return sqlstore.LedgerBetween(ctx, s.db, ledgerBetween, after, accountID, sqlstore.UTC(from), sqlstore.UTC(to), after, limit)
 }

@@ -93,8 +93,9 @@ func (s *Service) Prices(ctx context.Context, accountID string) (*skygate.PriceL
 	return s.store.FastTrackPrices(ctx, accountID)
 }
 
-// SetPrices replaces the account's price list with items (an empty list removes it)
-// and returns the list as stored. Every problem of every item is reported at once as
+// SetPrices replaces the account's price list with items (an empty, non-nil list
+// removes it) and returns the list as stored. Nil items (a JSON null) is
+// CodeValidation: removing every price takes an explicit []. Every problem of every item is reported at once as
 // CodeValidation, fields named "[i].currency" and so on: at most MaxPrices items; a
 // fast_track_id of the current catalog, named once; currency ISO 4217; adult
 // 1..MaxMoneyAmount, child and infant 0..MaxMoneyAmount. An unknown account is
@@ -112,6 +113,9 @@ func (s *Service) SetPrices(ctx context.Context, accountID string, items []*Pric
 
 // validate resolves items into prices, or returns every problem at once.
 func (s *Service) validate(items []*PriceInput) ([]skygate.FastTrackPrice, error) {
+	if items == nil {
+		return nil, skygate.ValidationError(skygate.FieldError{Field: "", Message: "must be an array of prices; [] removes the price list"})
+	}
 	if len(items) > MaxPrices {
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "", Message: fmt.Sprintf("must list at most %d prices", MaxPrices)})
 	}

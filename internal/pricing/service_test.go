@@ -47,6 +47,7 @@ func TestSetPricesValidation(t *testing.T) {
 	}{
 		{"one price", []*pricing.PriceInput{ok()}, nil},
 		{"empty removes", []*pricing.PriceInput{}, nil},
+		{"nil (a JSON null) refused", nil, []string{""}},
 		{"unknown fast-track", []*pricing.PriceInput{{FastTrackID: "nope", Currency: "USD", Adult: 1}}, []string{"[0].fast_track_id"}},
 		{"no fast-track", []*pricing.PriceInput{{Currency: "USD", Adult: 1}}, []string{"[0].fast_track_id"}},
 		{"lower-case currency", []*pricing.PriceInput{{FastTrackID: b.ft, Currency: "usd", Adult: 1}}, []string{"[0].currency"}},

@@ -24,9 +24,10 @@ var ledgerSQL = sqlstore.LedgerSQL{
 
 // billingSQL are the statements of the billing settings (sqlstore.BillingSQL).
 var billingSQL = sqlstore.BillingSQL{
-	Clear:   `DELETE FROM billing_thresholds WHERE account_id = ?`,
-	Insert:  `INSERT INTO billing_thresholds (account_id, currency, amount, updated_at) VALUES (?, ?, ?, ?)`,
-	Select:  `SELECT currency, amount FROM billing_thresholds WHERE account_id = ? ORDER BY currency`,
+	Clear:  `DELETE FROM billing_thresholds WHERE account_id = ?`,
+	Insert: `INSERT INTO billing_thresholds (account_id, currency, amount, updated_at) VALUES (?, ?, ?, ?)`,
+	Select: `SELECT currency, amount FROM billing_thresholds WHERE account_id = ? ORDER BY currency`,
+	// The transaction is the database's one writer (BEGIN IMMEDIATE), so no lock.
 	Account: `SELECT 1 FROM accounts WHERE id = ?`,
 }
 

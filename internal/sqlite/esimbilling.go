@@ -35,8 +35,8 @@ const (
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`
 	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = ?`
-	ledgerBetween = `SELECT ` + ledgerColumns + ` FROM esim_ledger
-		WHERE account_id = ? AND created_at >= ? AND created_at < ? ORDER BY seq`
+	ledgerBetween = `SELECT seq, ` + ledgerColumns + ` FROM esim_ledger
+		WHERE account_id = ? AND created_at >= ? AND created_at < ? AND seq > ? ORDER BY seq LIMIT ?`
 )
 
 // charge is sqlstore.Charge: the debit, then the ledger's entry.
@@ -78,7 +78,7 @@ func (s *Store) ListLedger(ctx context.Context, accountID string, p skygate.Page
 }
 
 // LedgerBetween implements skygate.BillingStore.
-func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time) ([]*skygate.LedgerEntry, error) {
-	return sqlstore.All(ctx, s.db, "list ledger", sqlstore.ScanLedger, ledgerBetween, accountID,
-		s.db.Time(sqlstore.UTC(from)), s.db.Time(sqlstore.UTC(to)))
+func (s *Store) LedgerBetween(ctx context.Context, accountID string, from, to time.Time, after int64, limit int) ([]*skygate.LedgerEntry, int64, error) {
+	return sqlstore.LedgerBetween(ctx, s.db, ledgerBetween, after, accountID, s.db.Time(sqlstore.UTC(from)),
+		s.db.Time(sqlstore.UTC(to)), after, limit)
 }

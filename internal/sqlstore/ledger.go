@@ -116,13 +116,19 @@ func Debited(ctx context.Context, db *DB, tx *Tx, accountID string, price skygat
 // BillingSQL is an engine's statements of the billing settings: Clear (account_id)
 // removes the account's thresholds, Insert (account_id, currency, amount, time) adds
 // one, Select (account_id) reads currency, amount ordered by currency, and Account
-// (account_id) reads 1 for an account that exists.
+// (account_id) reads 1 for an account that exists and holds, until the transaction
+// ends, what keeps a concurrent SetBillingSettings of the account out (PostgreSQL
+// locks the account row; SQLite has one writer). Without it two replacements both
+// clear, then both insert, and one fails on the (account, currency) key.
 type BillingSQL struct {
 	Clear, Insert, Select, Account string
 }
 
-// SetBillingSettings is skygate.BillingStore's SetBillingSettings.
+// SetBillingSettings is skygate.BillingStore's SetBillingSettings: concurrent calls
+// for one account take turns (q.Account), the last to commit wins, and each returns
+// the settings it stored.
 func SetBillingSettings(ctx context.Context, db *DB, q BillingSQL, accountID string, s *skygate.BillingSettings, now time.Time) (*skygate.BillingSettings, error) {
+	var stored []skygate.Money
 	err := db.InTx(ctx, func(tx *Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, q.Account, accountID).Scan(&one); err != nil {
@@ -136,7 +142,9 @@ func SetBillingSettings(ctx context.Context, db *DB, q BillingSQL, accountID str
 				return err
 			}
 		}
-		return nil
+		var err error
+		stored, err = QueryAll(ctx, tx, scanMoney, q.Select, accountID)
+		return err
 	})
 	if err != nil {
 		return nil, db.Interpret(Outcome{
@@ -145,7 +153,10 @@ func SetBillingSettings(ctx context.Context, db *DB, q BillingSQL, accountID str
 			NotFound: AccountNotFound,
 		}, err)
 	}
-	return BillingSettings(ctx, db, q, accountID)
+	if stored == nil {
+		stored = []skygate.Money{}
+	}
+	return &skygate.BillingSettings{LowBalanceThresholds: stored}, nil
 }
 
 // BillingSettings is skygate.BillingStore's BillingSettings.
@@ -162,4 +173,30 @@ func BillingSettings(ctx context.Context, db *DB, q BillingSQL, accountID string
 
 func scanMoney(row Scanner) (m skygate.Money, err error) {
 	return m, row.Scan(&m.Currency, &m.Amount)
+}
+
+// LedgerBetween is skygate.BillingStore's LedgerBetween: query selects seq and then
+// the columns ScanLedger reads, ordered by seq, with args; after is the page's
+// keyset, returned when the page is empty.
+func LedgerBetween(ctx context.Context, db *DB, query string, after int64, args ...any) ([]*skygate.LedgerEntry, int64, error) {
+	last := after
+	scan := func(row Scanner) (*skygate.LedgerEntry, error) {
+		return ScanLedger(seqScanner{row, &last})
+	}
+	lines, err := All(ctx, db, "list ledger", scan, query, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return lines, last, nil
+}
+
+// seqScanner scans a row's first column, the ledger's seq, into seq and the rest as
+// the row's own Scanner would.
+type seqScanner struct {
+	Scanner
+	seq *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error {
+	return s.Scanner.Scan(append([]any{s.seq}, dest...)...)
 }

@@ -419,7 +419,7 @@ func testLedgerBetween(t *testing.T, s skygate.Store) {
 	last := credit(acc.ID, march.AddDate(0, 1, 0).Add(-time.Microsecond))
 	credit(acc.ID, march.AddDate(0, 1, 0))
 	credit(other.ID, march.Add(time.Hour))
-	got, err := s.LedgerBetween(t.Context(), acc.ID, march, march.AddDate(0, 1, 0))
+	got, _, err := s.LedgerBetween(t.Context(), acc.ID, march, march.AddDate(0, 1, 0), 0, 100)
 	MustNoError(t, err, "LedgerBetween")
 	wantEqual(t, "march, oldest first", got, []*skygate.LedgerEntry{first, last})
 }

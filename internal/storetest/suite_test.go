@@ -52,6 +52,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
 		{"Ledger", ledgerTests},
+		{"BillingStore", billingStoreTests},
 		{"LoginCodes", loginCodeTests},
 		{"TokenRevocations", tokenRevocationTests},
 		{"Store", storeTests},
