@@ -12,9 +12,6 @@ type SlotStore interface {
 	// SlotUsage returns the places bookings hold in the fast-track's slots that start
 	// in [from, to), by start (UTC). A slot where none are held is absent.
 	SlotUsage(ctx context.Context, fastTrackID string, from, to time.Time) (map[time.Time]int, error)
-	// FastTrackCapacityOverride returns the capacity per slot an admin set for the
-	// fast-track; ok is false when none is set and the catalog's applies.
-	FastTrackCapacityOverride(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)
 }
 
 // Availability is a fast-track's capacity slots of one local date at its hub.

@@ -26,7 +26,7 @@ func (s *Service) Availability(ctx context.Context, fastTrackID, date string) (*
 		return nil, err
 	}
 	capacity, _ := s.fastTracks.FastTrackCapacity(fastTrackID)
-	if override, ok, err := s.slots.FastTrackCapacityOverride(ctx, fastTrackID); err != nil {
+	if override, ok, err := s.slots.FastTrackCapacity(ctx, fastTrackID); err != nil {
 		return nil, err
 	} else if ok {
 		capacity = override

@@ -40,13 +40,20 @@ type FastTracks interface {
 	FastTrackCancellation(id string) (rules []skygate.CancellationRule, ok bool)
 }
 
+// Slots is what Availability reads: the places bookings hold and the capacities
+// admins set (skygate.CapacityStore's FastTrackCapacity).
+type Slots interface {
+	skygate.SlotStore
+	FastTrackCapacity(ctx context.Context, fastTrackID string) (capacity int, ok bool, err error)
+}
+
 // Config is what a Service needs. Store and FastTracks are required.
 type Config struct {
 	Store      skygate.BookingStore
 	FastTracks FastTracks
-	// Slots reads the capacity slots for Availability; Store when nil and Store
-	// implements it.
-	Slots skygate.SlotStore
+	// Slots reads the capacity slots and the admins' capacities for Availability;
+	// Store when nil and Store implements it.
+	Slots Slots
 	// Clock defaults to time.Now.
 	Clock skygate.Clock
 	// ConfirmWindow defaults to DefaultConfirmWindow.
@@ -66,7 +73,7 @@ type Config struct {
 type Service struct {
 	store      skygate.BookingStore
 	fastTracks FastTracks
-	slots      skygate.SlotStore
+	slots      Slots
 	now        skygate.Clock
 	window     time.Duration
 	retention  time.Duration
@@ -82,7 +89,7 @@ func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, fastTracks: cfg.FastTracks, slots: cfg.Slots, now: cfg.Clock, window: cfg.ConfirmWindow,
 		retention: cfg.PassengerDataRetention, prices: cfg.Prices, quotes: cfg.Quotes, wake: make(chan struct{}, 1)}
 	if s.slots == nil {
-		s.slots, _ = cfg.Store.(skygate.SlotStore)
+		s.slots, _ = cfg.Store.(Slots)
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -28,7 +28,6 @@ var slotSQL = sqlstore.SlotSQL{
 		WHERE fast_track_id = ?1 AND slot_start = ?2`,
 	Usage: `SELECT slot_start, used FROM fast_track_slot_usage
 		WHERE fast_track_id = ? AND slot_start >= ? AND slot_start < ? AND used > 0`,
-	Override: `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`,
 }
 
 // takeSlot takes b.Slot's places (sqlstore.TakeSlot).
@@ -44,9 +43,4 @@ func (s *Store) returnSlot(ctx context.Context, tx *sqlstore.Tx, before, after *
 // SlotUsage implements skygate.SlotStore.
 func (s *Store) SlotUsage(ctx context.Context, fastTrackID string, from, to time.Time) (map[time.Time]int, error) {
 	return sqlstore.SlotUsage(ctx, s.db, slotSQL, fastTrackID, from, to)
-}
-
-// FastTrackCapacityOverride implements skygate.SlotStore.
-func (s *Store) FastTrackCapacityOverride(ctx context.Context, fastTrackID string) (int, bool, error) {
-	return sqlstore.CapacityOverride(ctx, s.db, slotSQL, fastTrackID)
 }

@@ -42,10 +42,9 @@ func ReturnsPlaces(before, after *skygate.Booking) bool {
 //     same statement) and returns the places used after it; no row when they do not fit;
 //   - Return (fast_track_id, slot_start, places) gives places back;
 //   - Usage (fast_track_id, from, to) reads slot_start, used of the slots in use that
-//     start in [from, to);
-//   - Override (fast_track_id) reads the admin's capacity; no row for none.
+//     start in [from, to).
 type SlotSQL struct {
-	Take, Return, Usage, Override string
+	Take, Return, Usage string
 }
 
 // TakeSlot takes b.Slot's places inside tx, the transaction that creates b (the
@@ -104,17 +103,4 @@ func SlotUsage(ctx context.Context, db *DB, q SlotSQL, fastTrackID string, from,
 		return nil, db.Interpret(Outcome{Op: "slot usage"}, err)
 	}
 	return out, nil
-}
-
-// CapacityOverride is skygate.SlotStore's FastTrackCapacityOverride.
-func CapacityOverride(ctx context.Context, db *DB, q SlotSQL, fastTrackID string) (int, bool, error) {
-	var capacity int
-	err := db.Read.QueryRowContext(ctx, q.Override, fastTrackID).Scan(&capacity)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, db.Interpret(Outcome{Op: "capacity override"}, err)
-	}
-	return capacity, true, nil
 }

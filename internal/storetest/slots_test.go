@@ -157,7 +157,7 @@ func testSlotUsage(t *testing.T, s skygate.Store) {
 	got, err := s.SlotUsage(t.Context(), ft, slotStart, slotStart.Add(24*time.Hour))
 	MustNoError(t, err, "SlotUsage")
 	wantEqual(t, "usage", got, map[time.Time]int{slotStart: 3, slotStart.Add(time.Hour): 3})
-	if _, ok, err := s.FastTrackCapacityOverride(t.Context(), ft); err != nil || ok {
-		t.Fatalf("FastTrackCapacityOverride = %v %v, want none", ok, err)
+	if _, ok, err := s.FastTrackCapacity(t.Context(), ft); err != nil || ok {
+		t.Fatalf("FastTrackCapacity = %v %v, want none", ok, err)
 	}
 }
