@@ -64,6 +64,10 @@ type PriceStore interface {
 	// FastTrackPrice returns the account's price of the fast-track, or CodeNotFound
 	// when it has none.
 	FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*FastTrackPrice, error)
+	// PriceFor answers, in one read, what pricing a booking needs: the account's
+	// price of the fast-track (nil when it has none) and whether the account has a
+	// price list at all.
+	PriceFor(ctx context.Context, accountID, fastTrackID string) (price *FastTrackPrice, hasList bool, err error)
 }
 
 // CapacityStore keeps the admins' capacities per one-hour slot of fast-tracks. A

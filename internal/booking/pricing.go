@@ -74,48 +74,47 @@ func (s *Service) price(ctx context.Context, accountID, quoteID string, b *skyga
 // and price. An account without a price list leaves b unpriced unless required, when
 // that is CodeValidation on fast_track_id.
 func (s *Service) priceFromList(ctx context.Context, accountID string, b *skygate.Booking, required bool) error {
-	list, priced, v, err := s.priceListProblems(ctx, accountID, b.FastTrackID, b.Flight.ScheduledAt, required)
+	p, priced, v, err := s.priceListProblems(ctx, accountID, b.FastTrackID, b.Flight.ScheduledAt, required)
 	if err != nil || !priced {
 		return err
 	}
 	if len(v) > 0 {
 		return skygate.ValidationError(v...)
 	}
-	i := slices.IndexFunc(list, func(p skygate.FastTrackPrice) bool { return p.FastTrackID == b.FastTrackID })
 	scheduled, ok := scheduledInstant(b.Flight.ScheduledAt, s.zone(b.FastTrackID))
 	if !ok {
 		return skygate.ValidationError(skygate.FieldError{Field: "flight.scheduled_at",
 			Message: "must be a local date and time at the airport in the form YYYY-MM-DDTHH:MM"})
 	}
-	price := list[i].Total(b.Passengers)
+	price := p.Total(b.Passengers)
 	rules, _ := s.fastTracks.FastTrackCancellation(b.FastTrackID)
 	b.Price, b.CancellationPolicy = &price, skygate.CancellationTerms(rules, scheduled, price)
 	return nil
 }
 
-// priceListProblems reads the account's price list and returns it with what it asks
-// of a booking of fastTrackID scheduled at scheduledAt ("" when not sent): priced is
-// false when the account has no price list (and required is not set), and then there
-// is nothing to ask; else v holds flight.scheduled_at when it is missing and
+// priceListProblems reads, in one read, the account's price of fastTrackID and
+// whether it has a price list, and returns the price with what the list asks of a
+// booking of fastTrackID scheduled at scheduledAt ("" when not sent): priced is false
+// when the account has no price list (and required is not set), and then there is
+// nothing to ask; else v holds flight.scheduled_at when it is missing and
 // fast_track_id (noPrice) when the list does not price the fast-track.
-func (s *Service) priceListProblems(ctx context.Context, accountID, fastTrackID, scheduledAt string, required bool) (list []skygate.FastTrackPrice, priced bool, v validation, err error) {
+func (s *Service) priceListProblems(ctx context.Context, accountID, fastTrackID, scheduledAt string, required bool) (price *skygate.FastTrackPrice, priced bool, v validation, err error) {
+	hasList := false
 	if s.prices != nil {
-		l, err := s.prices.FastTrackPrices(ctx, accountID)
-		if err != nil {
+		if price, hasList, err = s.prices.PriceFor(ctx, accountID, fastTrackID); err != nil {
 			return nil, false, nil, err
 		}
-		list = l.Prices
 	}
-	if len(list) == 0 && !required {
+	if !hasList && !required {
 		return nil, false, nil, nil
 	}
 	if scheduledAt == "" {
 		v.fail("flight.scheduled_at", "is required: the booking is priced by the account's price list")
 	}
-	if !slices.ContainsFunc(list, func(p skygate.FastTrackPrice) bool { return p.FastTrackID == fastTrackID }) {
+	if price == nil {
 		v = append(v, noPrice)
 	}
-	return list, true, v, nil
+	return price, true, v, nil
 }
 
 // withPriceProblems adds to invalid, the CodeValidation of a create request r of the

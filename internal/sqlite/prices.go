@@ -45,6 +45,10 @@ var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Delete: deleteCap
 var priceSQL = sqlstore.PriceSQL{
 	Bump: bumpPriceList, Clear: clearPrices, Insert: insertPrice,
 	Version: selectPriceListVersion, Prices: selectPrices, Price: selectPrice,
+	PriceFor: `SELECT EXISTS (SELECT 1 FROM fast_track_prices WHERE account_id = ?1),
+			p.fast_track_id, p.currency, p.adult, p.child, p.infant
+		FROM (SELECT 1) AS one
+			LEFT JOIN fast_track_prices p ON p.account_id = ?1 AND p.fast_track_id = ?2`,
 }
 
 // SetFastTrackPrices implements skygate.PriceStore.
@@ -55,6 +59,11 @@ func (s *Store) SetFastTrackPrices(ctx context.Context, accountID string, prices
 // FastTrackPrices implements skygate.PriceStore.
 func (s *Store) FastTrackPrices(ctx context.Context, accountID string) (*skygate.PriceList, error) {
 	return sqlstore.FastTrackPrices(ctx, s.db, priceSQL, accountID)
+}
+
+// PriceFor implements skygate.PriceStore.
+func (s *Store) PriceFor(ctx context.Context, accountID, fastTrackID string) (*skygate.FastTrackPrice, bool, error) {
+	return sqlstore.PriceFor(ctx, s.db, priceSQL, accountID, fastTrackID)
 }
 
 // FastTrackPrice implements skygate.PriceStore.

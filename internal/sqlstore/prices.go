@@ -26,7 +26,7 @@ const FastTrackPriceNotFound = "the account has no price for this fast-track"
 // fast_track_id and Price (account_id, fast_track_id) one of them, both in
 // ScanFastTrackPrice's columns.
 type PriceSQL struct {
-	Bump, Clear, Insert, Version, Prices, Price string
+	Bump, Clear, Insert, Version, Prices, Price, PriceFor string
 }
 
 // SetFastTrackPrices is skygate.PriceStore's SetFastTrackPrices.
@@ -85,6 +85,26 @@ func FastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID string) 
 func FastTrackPrice(ctx context.Context, db *DB, q PriceSQL, accountID, fastTrackID string) (*skygate.FastTrackPrice, error) {
 	return Get(ctx, db, Outcome{Op: "get fast-track price", NotFound: FastTrackPriceNotFound},
 		ScanFastTrackPrice, q.Price, accountID, fastTrackID)
+}
+
+// PriceFor is skygate.PriceStore's PriceFor: q.PriceFor (account_id, fast_track_id)
+// reads whether the account has any price, then the fast-track's price columns, NULL
+// when it has none.
+func PriceFor(ctx context.Context, db *DB, q PriceSQL, accountID, fastTrackID string) (*skygate.FastTrackPrice, bool, error) {
+	var (
+		has                  bool
+		id, currency         sql.NullString
+		adult, child, infant sql.NullInt64
+	)
+	err := db.Read.QueryRowContext(ctx, q.PriceFor, accountID, fastTrackID).Scan(&has, &id, &currency, &adult, &child, &infant)
+	if err != nil {
+		return nil, false, db.Interpret(Outcome{Op: "get price for a booking"}, err)
+	}
+	if !id.Valid {
+		return nil, has, nil
+	}
+	return &skygate.FastTrackPrice{FastTrackID: id.String, Currency: currency.String,
+		Adult: adult.Int64, Child: child.Int64, Infant: infant.Int64}, true, nil
 }
 
 // readPriceList reads the account's version and prices inside tx.

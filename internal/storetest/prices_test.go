@@ -17,6 +17,7 @@ var priceTests = []test{
 	{"OtherAccount", testPricesOtherAccount},
 	{"UnknownAccount", testPricesUnknownAccount},
 	{"Duplicate", testPricesDuplicate},
+	{"PriceFor", testPriceFor},
 	{"Capacity", testFastTrackCapacity},
 	{"Audited", func(t *testing.T, s skygate.Store) { checkAuditedWrites(t, s, priceAuditedWrites) }},
 }
@@ -140,4 +141,25 @@ var priceAuditedWrites = []auditedWrite{
 		}
 		return set(-1), set(60), func() bool { n, ok, _ := s.FastTrackCapacity(t.Context(), id); return ok && n == 60 }
 	}},
+}
+
+// testPriceFor: one read tells the price of a fast-track and whether the account has
+// a price list, for an account without one, with one that prices the fast-track, with
+// one that does not, and for another account.
+func testPriceFor(t *testing.T, s skygate.Store) {
+	acc, other := MustCreateAccount(t, s), MustCreateAccount(t, s)
+	priced, unpriced := skygate.NewID(), skygate.NewID()
+	check := func(accountID, fastTrackID string, want *skygate.FastTrackPrice, wantList bool) {
+		t.Helper()
+		got, has, err := s.PriceFor(t.Context(), accountID, fastTrackID)
+		MustNoError(t, err, "PriceFor")
+		wantEqual(t, "has a price list", has, wantList)
+		wantEqual(t, "price", got, want)
+	}
+	check(acc.ID, priced, nil, false)
+	p := NewFastTrackPrice(priced, 3500)
+	MustSetFastTrackPrices(t, s, acc.ID, p)
+	check(acc.ID, priced, &p, true)
+	check(acc.ID, unpriced, nil, true)
+	check(other.ID, priced, nil, false)
 }
