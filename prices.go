@@ -61,9 +61,6 @@ type PriceStore interface {
 	// FastTrackPrices returns the account's price list (no prices and Version 0 when
 	// it never had one).
 	FastTrackPrices(ctx context.Context, accountID string) (*PriceList, error)
-	// FastTrackPrice returns the account's price of the fast-track, or CodeNotFound
-	// when it has none.
-	FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*FastTrackPrice, error)
 	// PriceFor answers, in one read, what pricing a booking needs: the account's
 	// price of the fast-track (nil when it has none) and whether the account has a
 	// price list at all.

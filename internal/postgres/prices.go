@@ -26,8 +26,6 @@ const (
 	selectPriceListVersion = `SELECT version, updated_at FROM fast_track_price_lists WHERE account_id = $1`
 	selectPrices           = `SELECT fast_track_id, currency, adult, child, infant FROM fast_track_prices
 		WHERE account_id = $1 ORDER BY fast_track_id`
-	selectPrice = `SELECT fast_track_id, currency, adult, child, infant FROM fast_track_prices
-		WHERE account_id = $1 AND fast_track_id = $2`
 
 	upsertCapacity = `INSERT INTO fast_track_capacities (fast_track_id, capacity, updated_at)
 		VALUES ($1, $2, $3)
@@ -44,7 +42,7 @@ var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Delete: deleteCap
 // priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
 var priceSQL = sqlstore.PriceSQL{
 	Bump: bumpPriceList, Clear: clearPrices, Insert: insertPrice,
-	Version: selectPriceListVersion, Prices: selectPrices, Price: selectPrice,
+	Version: selectPriceListVersion, Prices: selectPrices,
 	PriceFor: `SELECT EXISTS (SELECT 1 FROM fast_track_prices WHERE account_id = $1),
 			p.fast_track_id, p.currency, p.adult, p.child, p.infant
 		FROM (SELECT 1) AS one
@@ -64,11 +62,6 @@ func (s *Store) FastTrackPrices(ctx context.Context, accountID string) (*skygate
 // PriceFor implements skygate.PriceStore.
 func (s *Store) PriceFor(ctx context.Context, accountID, fastTrackID string) (*skygate.FastTrackPrice, bool, error) {
 	return sqlstore.PriceFor(ctx, s.db, priceSQL, accountID, fastTrackID)
-}
-
-// FastTrackPrice implements skygate.PriceStore.
-func (s *Store) FastTrackPrice(ctx context.Context, accountID, fastTrackID string) (*skygate.FastTrackPrice, error) {
-	return sqlstore.FastTrackPrice(ctx, s.db, priceSQL, accountID, fastTrackID)
 }
 
 // SetFastTrackCapacity implements skygate.CapacityStore.

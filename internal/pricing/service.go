@@ -47,11 +47,8 @@ type Catalog interface {
 // AdultPrice returns the account's adult price of the fast-track, or nil when the
 // account has none for it.
 func (s *Service) AdultPrice(ctx context.Context, accountID, fastTrackID string) (*skygate.Money, error) {
-	p, err := s.store.FastTrackPrice(ctx, accountID, fastTrackID)
-	if skygate.IsCode(err, skygate.CodeNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	p, _, err := s.store.PriceFor(ctx, accountID, fastTrackID)
+	if p == nil || err != nil {
 		return nil, err
 	}
 	return &skygate.Money{Amount: p.Adult, Currency: p.Currency}, nil

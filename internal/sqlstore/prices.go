@@ -12,10 +12,6 @@ import (
 // The flows of accounts' fast-track price lists and of the admins' capacities per
 // slot.
 
-// FastTrackPriceNotFound is the public message of a fast-track the account has no
-// price for.
-const FastTrackPriceNotFound = "the account has no price for this fast-track"
-
 // PriceSQL is an engine's statements of an account's fast-track price list, each
 // taking the account first. Bump (account_id, now) adds one to the list's version,
 // creating it at 1, and must come first in SetFastTrackPrices, so that it serialises
@@ -23,10 +19,9 @@ const FastTrackPriceNotFound = "the account has no price for this fast-track"
 // its foreign key); Clear deletes the account's prices; Insert (account_id,
 // fast_track_id, currency, adult, child, infant, updated_at) adds one; Version reads
 // the list's version and updated_at; Prices reads the account's prices ordered by
-// fast_track_id and Price (account_id, fast_track_id) one of them, both in
-// ScanFastTrackPrice's columns.
+// fast_track_id in ScanFastTrackPrice's columns; PriceFor is PriceFor's statement.
 type PriceSQL struct {
-	Bump, Clear, Insert, Version, Prices, Price, PriceFor string
+	Bump, Clear, Insert, Version, Prices, PriceFor string
 }
 
 // SetFastTrackPrices is skygate.PriceStore's SetFastTrackPrices.
@@ -79,12 +74,6 @@ func FastTrackPrices(ctx context.Context, db *DB, q PriceSQL, accountID string) 
 		return nil, db.Interpret(Outcome{Op: "get fast-track prices"}, err)
 	}
 	return list, nil
-}
-
-// FastTrackPrice is skygate.PriceStore's FastTrackPrice.
-func FastTrackPrice(ctx context.Context, db *DB, q PriceSQL, accountID, fastTrackID string) (*skygate.FastTrackPrice, error) {
-	return Get(ctx, db, Outcome{Op: "get fast-track price", NotFound: FastTrackPriceNotFound},
-		ScanFastTrackPrice, q.Price, accountID, fastTrackID)
 }
 
 // PriceFor is skygate.PriceStore's PriceFor: q.PriceFor (account_id, fast_track_id)
