@@ -38,6 +38,12 @@ const (
 	CodeQuoteExpired = "QuoteExpired"
 	// CodeQuoteUsed is a create naming a quote another booking used (409).
 	CodeQuoteUsed = "QuoteUsed"
+	// CodeInvalidESIMStatus is a change an eSIM's status or profile state does not
+	// allow, such as the cancel of an installed eSIM (409).
+	CodeInvalidESIMStatus = "InvalidESIMStatus"
+	// CodeRefundWindowClosed is the cancel of an eSIM past its package's refund
+	// window (409).
+	CodeRefundWindowClosed = "RefundWindowClosed"
 	// CodeCursorExpired is an events API cursor older than the event retention (410).
 	CodeCursorExpired = "CursorExpired"
 	CodeUnavailable   = "Unavailable"

@@ -43,19 +43,24 @@ func notLDH(r rune) bool {
 // alpha-2 codes where the plan works. DataMB is the data allowance in megabytes, nil for
 // unlimited. ValidityDays counts from activation (first use). TopUp marks a package that
 // may also be bought for an existing eSIM. Inactive packages are hidden from partners and
-// cannot be ordered, but stay for the orders that used them.
+// cannot be ordered, but stay for the orders that used them. APN is the access point
+// its eSIMs need, nil when the network sets it. RefundWindowDays is how many days after
+// its order an unused eSIM may be canceled for a refund (0: never); nil as written
+// means DefaultRefundWindowDays, and the store always returns it set.
 type ESIMPackage struct {
-	ID           string        `json:"id"`
-	AccountID    string        `json:"account_id"`
-	Name         LocalizedText `json:"name"`
-	Countries    []string      `json:"countries"`
-	DataMB       *int          `json:"data_mb"`
-	ValidityDays int           `json:"validity_days"`
-	Price        Money         `json:"price"`
-	TopUp        bool          `json:"top_up"`
-	Active       bool          `json:"active"`
-	CreatedAt    time.Time     `json:"created_at"`
-	UpdatedAt    time.Time     `json:"updated_at"`
+	ID               string        `json:"id"`
+	AccountID        string        `json:"account_id"`
+	Name             LocalizedText `json:"name"`
+	Countries        []string      `json:"countries"`
+	DataMB           *int          `json:"data_mb"`
+	ValidityDays     int           `json:"validity_days"`
+	Price            Money         `json:"price"`
+	TopUp            bool          `json:"top_up"`
+	Active           bool          `json:"active"`
+	APN              *APN          `json:"apn"`
+	RefundWindowDays *int          `json:"refund_window_days"`
+	CreatedAt        time.Time     `json:"created_at"`
+	UpdatedAt        time.Time     `json:"updated_at"`
 }
 
 // Limits of a package.
@@ -67,22 +72,32 @@ const (
 
 // ESIMPackageItem is the partner-facing form of a package: Name is in the negotiated
 // language and every field is always present (data_mb is null for unlimited).
+// RefundWindowDays is the package's refund window (0: no refunds).
 type ESIMPackageItem struct {
-	ID           string   `json:"id"`
-	Name         string   `json:"name"`
-	Countries    []string `json:"countries"`
-	DataMB       *int     `json:"data_mb"`
-	ValidityDays int      `json:"validity_days"`
-	Price        Money    `json:"price"`
-	TopUp        bool     `json:"top_up"`
+	ID               string   `json:"id"`
+	Name             string   `json:"name"`
+	Countries        []string `json:"countries"`
+	DataMB           *int     `json:"data_mb"`
+	ValidityDays     int      `json:"validity_days"`
+	Price            Money    `json:"price"`
+	TopUp            bool     `json:"top_up"`
+	RefundWindowDays int      `json:"refund_window_days"`
 }
 
 // In returns p in the partner-facing form with its name in lang.
 func (p *ESIMPackage) In(lang string) *ESIMPackageItem {
 	return &ESIMPackageItem{
 		ID: p.ID, Name: p.Name.In(lang), Countries: slices.Clone(p.Countries), DataMB: clonePtr(p.DataMB),
-		ValidityDays: p.ValidityDays, Price: p.Price, TopUp: p.TopUp,
+		ValidityDays: p.ValidityDays, Price: p.Price, TopUp: p.TopUp, RefundWindowDays: p.RefundWindow(),
 	}
+}
+
+// RefundWindow returns p's refund window in days, DefaultRefundWindowDays when unset.
+func (p *ESIMPackage) RefundWindow() int {
+	if p.RefundWindowDays == nil {
+		return DefaultRefundWindowDays
+	}
+	return *p.RefundWindowDays
 }
 
 // Validate returns the problems of p as an admin sends it; field names start with
@@ -123,6 +138,12 @@ func (p *ESIMPackage) Validate(prefix string) []FieldError {
 	}
 	if !IsCurrency(p.Price.Currency) {
 		add("price.currency", "must be an ISO 4217 code such as USD")
+	}
+	if p.APN != nil {
+		errs = append(errs, p.APN.Validate(prefix+".apn")...)
+	}
+	if w := p.RefundWindowDays; w != nil && (*w < 0 || *w > MaxRefundWindowDays) {
+		add("refund_window_days", "must be between 0 and 365")
 	}
 	return errs
 }

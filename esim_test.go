@@ -89,6 +89,7 @@ func TestCanTransition(t *testing.T) {
 	t.Parallel()
 	allowed := map[[2]skygate.ESIMStatus]bool{
 		{skygate.ESIMAssigned, skygate.ESIMInstalled}: true,
+		{skygate.ESIMAssigned, skygate.ESIMCanceled}:  true,
 		{skygate.ESIMInstalled, skygate.ESIMActive}:   true,
 		{skygate.ESIMActive, skygate.ESIMDepleted}:    true,
 		{skygate.ESIMActive, skygate.ESIMExpired}:     true,
@@ -137,7 +138,7 @@ func TestESIMLife(t *testing.T) {
 	}
 	for _, st := range steps {
 		before := e.Clone()
-		if err := e.ReportUsage(st.used); err != nil {
+		if err := e.ReportUsage(st.used, skygate.DefaultUsageThresholds); err != nil {
 			t.Fatalf("ReportUsage(%d): %v", st.used, err)
 		}
 		if !slices.Equal(e.NotifiedThresholds, st.notified) || e.Status != st.status {
@@ -171,7 +172,7 @@ func TestESIMLife(t *testing.T) {
 	if err := e.ApplyTopUp(&skygate.ESIMPackage{DataMB: ptr(1), ValidityDays: 1, Active: true}, later); !skygate.IsCode(err, skygate.CodeValidation) {
 		t.Fatalf("a package that is not a top-up: %v", err)
 	}
-	if err := e.ReportUsage(10); !skygate.IsCode(err, skygate.CodeValidation) {
+	if err := e.ReportUsage(10, skygate.DefaultUsageThresholds); !skygate.IsCode(err, skygate.CodeValidation) {
 		t.Fatalf("decreasing usage: %v", err)
 	}
 }
@@ -181,7 +182,7 @@ func TestUnlimitedESIM(t *testing.T) {
 	e := newESIM(nil)
 	_ = e.Install(time.Time{})
 	_ = e.Activate(time.Time{})
-	if err := e.ReportUsage(1 << 30); err != nil || e.Status != skygate.ESIMActive || len(e.NotifiedThresholds) != 0 {
+	if err := e.ReportUsage(1<<30, skygate.DefaultUsageThresholds); err != nil || e.Status != skygate.ESIMActive || len(e.NotifiedThresholds) != 0 {
 		t.Fatalf("unlimited eSIM after heavy use: %v %+v", err, e)
 	}
 	b, _ := json.Marshal(e.Usage)

@@ -22,10 +22,13 @@ const (
 	ESIMDepleted ESIMStatus = "Depleted"
 	// ESIMExpired: the validity ended; a top-up makes it Active again.
 	ESIMExpired ESIMStatus = "Expired"
+	// ESIMCanceled: canceled before its profile was ever downloaded, and refunded
+	// (ESIM.Cancel); final. Its profile is never sold again.
+	ESIMCanceled ESIMStatus = "Canceled"
 )
 
 // ESIMStatuses lists every ESIMStatus in the order of an eSIM's life.
-var ESIMStatuses = []ESIMStatus{ESIMAssigned, ESIMInstalled, ESIMActive, ESIMDepleted, ESIMExpired}
+var ESIMStatuses = []ESIMStatus{ESIMAssigned, ESIMInstalled, ESIMActive, ESIMDepleted, ESIMExpired, ESIMCanceled}
 
 // IsValid reports whether s is one of ESIMStatuses.
 func (s ESIMStatus) IsValid() bool { return slices.Contains(ESIMStatuses, s) }
@@ -33,6 +36,7 @@ func (s ESIMStatus) IsValid() bool { return slices.Contains(ESIMStatuses, s) }
 // esimTransitions is the whole status machine:
 //
 //	Assigned  --install-->            Installed
+//	Assigned  --cancel-->             Canceled
 //	Installed --activate-->           Active
 //	Active    --usage reaches 100 %--> Depleted
 //	Active    --validity ends-->      Expired
@@ -42,9 +46,10 @@ func (s ESIMStatus) IsValid() bool { return slices.Contains(ESIMStatuses, s) }
 //
 // A top-up of an Assigned, Installed or Active eSIM adds data and validity and keeps
 // the status. Nothing else moves an eSIM; in particular it never goes back to Assigned
-// or Installed, and an eSIM that was never activated does not expire.
+// or Installed, an eSIM that was never activated does not expire, and nothing leaves
+// Canceled.
 var esimTransitions = map[ESIMStatus][]ESIMStatus{
-	ESIMAssigned:  {ESIMInstalled},
+	ESIMAssigned:  {ESIMInstalled, ESIMCanceled},
 	ESIMInstalled: {ESIMActive},
 	ESIMActive:    {ESIMDepleted, ESIMExpired},
 	ESIMDepleted:  {ESIMExpired, ESIMActive},
@@ -54,10 +59,6 @@ var esimTransitions = map[ESIMStatus][]ESIMStatus{
 // CanTransition reports whether the status machine allows an eSIM to move from one
 // status to another (see ESIMStatuses and the table in the source).
 func CanTransition(from, to ESIMStatus) bool { return slices.Contains(esimTransitions[from], to) }
-
-// ESIMThresholds are the usage percentages whose crossing emits esim.usage.threshold,
-// once each per data allowance.
-var ESIMThresholds = []int{80, 100}
 
 // ESIMUsage is the data use of an eSIM in megabytes. TotalMB and RemainingMB are null
 // for an unlimited eSIM.
@@ -85,25 +86,30 @@ func NewESIMUsage(total *int, used int) ESIMUsage {
 // NotifiedThresholds lists the ESIMThresholds already announced for the current
 // allowance.
 type ESIM struct {
-	ICCID          string           `json:"iccid"`
-	Status         ESIMStatus       `json:"status"`
-	OrderID        string           `json:"order_id"`
-	PackageID      string           `json:"package_id"`
-	Package        *ESIMPackageItem `json:"package"`
-	SMDPAddress    string           `json:"smdp_address"`
-	MatchingID     string           `json:"matching_id,omitempty"`
-	ActivationCode string           `json:"activation_code,omitempty"`
-	Usage          ESIMUsage        `json:"usage"`
-	ValidityDays   int              `json:"validity_days"`
-	InstalledAt    *time.Time       `json:"installed_at"`
-	ActivatedAt    *time.Time       `json:"activated_at"`
-	ExpiresAt      *time.Time       `json:"expires_at"`
-	CreatedAt      time.Time        `json:"created_at"`
-	UpdatedAt      time.Time        `json:"updated_at"`
+	ICCID           string           `json:"iccid"`
+	Status          ESIMStatus       `json:"status"`
+	ProfileState    ProfileState     `json:"profile_state"`
+	OrderID         string           `json:"order_id"`
+	PackageID       string           `json:"package_id"`
+	Package         *ESIMPackageItem `json:"package"`
+	SMDPAddress     string           `json:"smdp_address"`
+	MatchingID      string           `json:"matching_id,omitempty"`
+	ActivationCode  string           `json:"activation_code,omitempty"`
+	InstallLinks    *ESIMInstall     `json:"install,omitempty"`
+	Usage           ESIMUsage        `json:"usage"`
+	ValidityDays    int              `json:"validity_days"`
+	InstalledAt     *time.Time       `json:"installed_at"`
+	ActivatedAt     *time.Time       `json:"activated_at"`
+	ExpiresAt       *time.Time       `json:"expires_at"`
+	CanceledAt      *time.Time       `json:"canceled_at"`
+	RefundableUntil *time.Time       `json:"refundable_until"`
+	CreatedAt       time.Time        `json:"created_at"`
+	UpdatedAt       time.Time        `json:"updated_at"`
 
 	AccountID          string `json:"-"`
 	MatchingIDSealed   []byte `json:"-"`
 	NotifiedThresholds []int  `json:"-"`
+	ExpiryWarned       int    `json:"-"`
 	// Livemode is its order's, copied when the order allocates it (see Event).
 	Livemode bool `json:"-"`
 }
@@ -119,6 +125,7 @@ func (e *ESIM) Clone() *ESIM {
 	}
 	c.Usage = NewESIMUsage(e.Usage.TotalMB, e.Usage.UsedMB)
 	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = clonePtr(e.InstalledAt), clonePtr(e.ActivatedAt), clonePtr(e.ExpiresAt)
+	c.CanceledAt, c.RefundableUntil, c.InstallLinks = clonePtr(e.CanceledAt), clonePtr(e.RefundableUntil), clonePtr(e.InstallLinks)
 	c.MatchingIDSealed = slices.Clone(e.MatchingIDSealed)
 	c.NotifiedThresholds = slices.Clone(e.NotifiedThresholds)
 	return &c
@@ -134,31 +141,37 @@ func (e *ESIM) setStatus(to ESIMStatus, what string) error {
 }
 
 // Install records that the profile was downloaded to a device at now: Assigned →
-// Installed. Any other status is CodeConflict.
+// Installed, and the profile Installed unless it is further on. Any other status is
+// CodeConflict.
 func (e *ESIM) Install(now time.Time) error {
 	if err := e.setStatus(ESIMInstalled, "install"); err != nil {
 		return err
 	}
 	e.InstalledAt = &now
+	e.advanceProfile(ProfileInstalled)
 	return nil
 }
 
 // Activate records the first network attach at now: Installed → Active. Validity starts:
-// ExpiresAt becomes now plus ValidityDays. Any other status is CodeConflict.
+// ExpiresAt becomes now plus ValidityDays; the profile becomes Enabled, the state
+// a device attaches with, unless it is Enabled already. Any other status is
+// CodeConflict.
 func (e *ESIM) Activate(now time.Time) error {
 	if err := e.setStatus(ESIMActive, "activate"); err != nil {
 		return err
 	}
+	e.advanceProfile(ProfileEnabled)
 	e.ActivatedAt, e.ExpiresAt = &now, new(now.AddDate(0, 0, e.ValidityDays))
 	return nil
 }
 
 // ReportUsage sets the data used so far to usedMB, a running total as networks report
 // it. Only an Active eSIM has usage (else CodeConflict); usedMB below the current value
-// is CodeValidation. A value above the allowance is capped at it. It marks every
-// threshold reached for the first time as notified, and at 100 % the eSIM becomes
-// Depleted. An unlimited eSIM has no thresholds and never depletes.
-func (e *ESIM) ReportUsage(usedMB int) error {
+// is CodeValidation. A value above the allowance is capped at it. It marks every one
+// of thresholds (the account's usage thresholds, ascending) reached for the first time
+// as notified, and at 100 % the eSIM becomes Depleted. An unlimited eSIM has no
+// thresholds and never depletes.
+func (e *ESIM) ReportUsage(usedMB int, thresholds []int) error {
 	if e.Status != ESIMActive {
 		return Errorf(CodeConflict, "the eSIM is %s; usage is only reported for an Active eSIM", e.Status)
 	}
@@ -173,7 +186,7 @@ func (e *ESIM) ReportUsage(usedMB int) error {
 	if total == nil {
 		return nil
 	}
-	for _, t := range ESIMThresholds {
+	for _, t := range thresholds {
 		if reached(usedMB, *total, t) && !slices.Contains(e.NotifiedThresholds, t) {
 			e.NotifiedThresholds = append(e.NotifiedThresholds, t)
 		}
@@ -201,11 +214,15 @@ func (e *ESIM) Expire(now time.Time) error {
 // Validity: ValidityDays grows by p.ValidityDays; an activated eSIM's ExpiresAt moves
 // by as many days, from now if it had already passed. A Depleted or Expired eSIM
 // becomes Active. Thresholds that the new allowance is no longer past are forgotten, so
-// they are announced again when reached. p must be a top-up package (else
-// CodeValidation).
+// they are announced again when reached, and a validity that moved starts a new
+// period of expiry warnings. p must be a top-up package (else CodeValidation); a
+// Canceled eSIM takes none (CodeConflict).
 func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 	if !p.TopUp || !p.Active {
 		return ValidationError(FieldError{Field: "package_id", Message: "is not an active top-up package"})
+	}
+	if e.Status == ESIMCanceled {
+		return Errorf(CodeConflict, "the eSIM is Canceled; it cannot be topped up")
 	}
 	total := e.Usage.TotalMB
 	switch {
@@ -222,6 +239,7 @@ func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 			from = now
 		}
 		e.ExpiresAt = new(from.AddDate(0, 0, p.ValidityDays))
+		e.ExpiryWarned = 0
 	}
 	e.NotifiedThresholds = slices.DeleteFunc(e.NotifiedThresholds, func(t int) bool {
 		return total == nil || !reached(e.Usage.UsedMB, *total, t)
@@ -251,7 +269,7 @@ type ESIMOrderCompletedData struct {
 }
 
 // ESIMUsageThresholdData is the data of esim.usage.threshold: the eSIM reached
-// Threshold percent (80 or 100) of its allowance.
+// Threshold percent of its allowance (one of the account's usage thresholds).
 type ESIMUsageThresholdData struct {
 	ICCID     string    `json:"iccid"`
 	OrderID   string    `json:"order_id"`
@@ -295,32 +313,46 @@ func ESIMOrderEvents(o *ESIMOrder, now time.Time) ([]*Event, error) {
 
 // ESIMEvents returns the events of a change of an eSIM from before to after at now: an
 // esim.usage.threshold for every threshold in after's notified list that was not in
-// before's, lowest first, then esim.status.changed when the status changed, all with
-// the eSIM's ordering key and after's Livemode.
+// before's, lowest first, then esim.profile.changed when the profile's state changed,
+// then esim.status.changed when the status changed, all with the eSIM's ordering key
+// and after's Livemode.
 func ESIMEvents(before, after *ESIM, now time.Time) ([]*Event, error) {
 	var events []*Event
-	for _, t := range ESIMThresholds {
-		if !slices.Contains(after.NotifiedThresholds, t) || slices.Contains(before.NotifiedThresholds, t) {
+	add := func(typ string, data any) error {
+		e, err := NewEvent(after.AccountID, typ, after.Livemode, data, now)
+		if err != nil {
+			return err
+		}
+		e.OrderingKey = ESIMOrderingKey(after.ICCID)
+		events = append(events, e)
+		return nil
+	}
+	reached := slices.Clone(after.NotifiedThresholds)
+	slices.Sort(reached)
+	for _, t := range reached {
+		if slices.Contains(before.NotifiedThresholds, t) {
 			continue
 		}
-		e, err := NewEvent(after.AccountID, EventESIMUsageThreshold, after.Livemode, ESIMUsageThresholdData{
+		if err := add(EventESIMUsageThreshold, ESIMUsageThresholdData{
 			ICCID: after.ICCID, OrderID: after.OrderID, Threshold: t, Usage: after.Usage,
-		}, now)
-		if err != nil {
+		}); err != nil {
 			return nil, err
 		}
-		e.OrderingKey = ESIMOrderingKey(after.ICCID)
-		events = append(events, e)
+	}
+	if before.ProfileState != after.ProfileState {
+		if err := add(EventESIMProfileChanged, ESIMProfileChangedData{
+			ICCID: after.ICCID, OrderID: after.OrderID, ProfileState: after.ProfileState,
+			PreviousProfileState: before.ProfileState,
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if before.Status != after.Status {
-		e, err := NewEvent(after.AccountID, EventESIMStatusChanged, after.Livemode, ESIMStatusChangedData{
+		if err := add(EventESIMStatusChanged, ESIMStatusChangedData{
 			ICCID: after.ICCID, OrderID: after.OrderID, Status: after.Status, PreviousStatus: before.Status,
-		}, now)
-		if err != nil {
+		}); err != nil {
 			return nil, err
 		}
-		e.OrderingKey = ESIMOrderingKey(after.ICCID)
-		events = append(events, e)
 	}
 	return events, nil
 }

@@ -111,7 +111,7 @@ func TestEventsCarryObjectLivemode(t *testing.T) {
 			total := 100
 			before := &skygate.ESIM{ICCID: "1", AccountID: "a1", Status: skygate.ESIMActive, Usage: skygate.NewESIMUsage(&total, 0), Livemode: live}
 			after := before.Clone()
-			if err := after.ReportUsage(100); err != nil {
+			if err := after.ReportUsage(100, skygate.DefaultUsageThresholds); err != nil {
 				t.Fatal(err)
 			}
 			esim, err := skygate.ESIMEvents(before, after, now)

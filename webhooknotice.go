@@ -42,6 +42,8 @@ var subscribableEventTypes = []string{
 	EventESIMOrderCompleted,
 	EventESIMUsageThreshold,
 	EventESIMStatusChanged,
+	EventESIMProfileChanged,
+	EventESIMExpiring,
 	EventBillingBalanceLow,
 	EventWebhookTest,
 }

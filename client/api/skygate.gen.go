@@ -213,6 +213,24 @@ func (e DiscoveryTlsClientCertificateBoundAccessTokens) Valid() bool {
 	}
 }
 
+// Defines values for ESIMExpiringDataDaysLeft.
+const (
+	ESIMExpiringDataDaysLeftN1 ESIMExpiringDataDaysLeft = 1
+	ESIMExpiringDataDaysLeftN3 ESIMExpiringDataDaysLeft = 3
+)
+
+// Valid indicates whether the value is a known member of the ESIMExpiringDataDaysLeft enum.
+func (e ESIMExpiringDataDaysLeft) Valid() bool {
+	switch e {
+	case ESIMExpiringDataDaysLeftN1:
+		return true
+	case ESIMExpiringDataDaysLeftN3:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ESIMOrderStatus.
 const (
 	ESIMOrderStatusCompleted ESIMOrderStatus = "Completed"
@@ -247,6 +265,7 @@ func (e ESIMOrderBaseStatus) Valid() bool {
 const (
 	ESIMStatusActive    ESIMStatus = "Active"
 	ESIMStatusAssigned  ESIMStatus = "Assigned"
+	ESIMStatusCanceled  ESIMStatus = "Canceled"
 	ESIMStatusDepleted  ESIMStatus = "Depleted"
 	ESIMStatusExpired   ESIMStatus = "Expired"
 	ESIMStatusInstalled ESIMStatus = "Installed"
@@ -258,6 +277,8 @@ func (e ESIMStatus) Valid() bool {
 	case ESIMStatusActive:
 		return true
 	case ESIMStatusAssigned:
+		return true
+	case ESIMStatusCanceled:
 		return true
 	case ESIMStatusDepleted:
 		return true
@@ -693,6 +714,36 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for ProfileState.
+const (
+	ProfileStateDeleted    ProfileState = "Deleted"
+	ProfileStateDisabled   ProfileState = "Disabled"
+	ProfileStateDownloaded ProfileState = "Downloaded"
+	ProfileStateEnabled    ProfileState = "Enabled"
+	ProfileStateInstalled  ProfileState = "Installed"
+	ProfileStateReleased   ProfileState = "Released"
+)
+
+// Valid indicates whether the value is a known member of the ProfileState enum.
+func (e ProfileState) Valid() bool {
+	switch e {
+	case ProfileStateDeleted:
+		return true
+	case ProfileStateDisabled:
+		return true
+	case ProfileStateDownloaded:
+		return true
+	case ProfileStateEnabled:
+		return true
+	case ProfileStateInstalled:
+		return true
+	case ProfileStateReleased:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RevocationRequestClientAssertionType.
 const (
 	RevocationRequestClientAssertionTypeUrnIetfParamsOauthClientAssertionTypeJwtBearer RevocationRequestClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -1101,20 +1152,30 @@ type ESIM struct {
 	ActivatedAt *time.Time `json:"activated_at,omitempty"`
 
 	// ActivationCode LPA:1$<SM-DP+ address>$<matching ID> (GSMA SGP.22). Never sent in webhooks.
-	ActivationCode string    `json:"activation_code"`
-	CreatedAt      time.Time `json:"created_at"`
+	ActivationCode string `json:"activation_code"`
+
+	// CanceledAt Set when the eSIM was canceled and refunded.
+	CanceledAt *time.Time `json:"canceled_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
 
 	// ExpiresAt Set at activation.
 	ExpiresAt   *time.Time       `json:"expires_at,omitempty"`
 	Iccid       string           `json:"iccid"`
+	Install     *ESIMInstall     `json:"install,omitempty"`
 	InstalledAt *time.Time       `json:"installed_at,omitempty"`
 	MatchingId  *string          `json:"matching_id,omitempty"`
 	OrderId     string           `json:"order_id"`
 	Package     *ESIMPackageItem `json:"package,omitempty"`
 	PackageId   string           `json:"package_id"`
-	SmdpAddress *string          `json:"smdp_address,omitempty"`
 
-	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again.
+	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	ProfileState *ProfileState `json:"profile_state,omitempty"`
+
+	// RefundableUntil While the eSIM can be canceled for a refund (Assigned, profile Released, the window open): the end of its refund window; null otherwise.
+	RefundableUntil *time.Time `json:"refundable_until,omitempty"`
+	SmdpAddress     *string    `json:"smdp_address,omitempty"`
+
+	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
 	Status       ESIMStatus `json:"status"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 	Usage        ESIMUsage  `json:"usage"`
@@ -1124,7 +1185,10 @@ type ESIM struct {
 // ESIMBase defines model for ESIMBase.
 type ESIMBase struct {
 	ActivatedAt *time.Time `json:"activated_at,omitempty"`
-	CreatedAt   time.Time  `json:"created_at"`
+
+	// CanceledAt Set when the eSIM was canceled and refunded.
+	CanceledAt *time.Time `json:"canceled_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
 
 	// ExpiresAt Set at activation.
 	ExpiresAt   *time.Time       `json:"expires_at,omitempty"`
@@ -1133,9 +1197,15 @@ type ESIMBase struct {
 	OrderId     string           `json:"order_id"`
 	Package     *ESIMPackageItem `json:"package,omitempty"`
 	PackageId   string           `json:"package_id"`
-	SmdpAddress *string          `json:"smdp_address,omitempty"`
 
-	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again.
+	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	ProfileState *ProfileState `json:"profile_state,omitempty"`
+
+	// RefundableUntil While the eSIM can be canceled for a refund (Assigned, profile Released, the window open): the end of its refund window; null otherwise.
+	RefundableUntil *time.Time `json:"refundable_until,omitempty"`
+	SmdpAddress     *string    `json:"smdp_address,omitempty"`
+
+	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
 	Status       ESIMStatus `json:"status"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 	Usage        ESIMUsage  `json:"usage"`
@@ -1149,6 +1219,33 @@ type ESIMBilling struct {
 		Data       []LedgerEntry `json:"data"`
 		Pagination Pagination    `json:"pagination"`
 	} `json:"ledger"`
+}
+
+// ESIMExpiringData The data of `esim.expiring`.
+type ESIMExpiringData struct {
+	// DaysLeft The warning: 3 or 1 days before expires_at.
+	DaysLeft  ESIMExpiringDataDaysLeft `json:"days_left"`
+	ExpiresAt time.Time                `json:"expires_at"`
+	Iccid     string                   `json:"iccid"`
+	OrderId   openapi_types.UUID       `json:"order_id"`
+}
+
+// ESIMExpiringDataDaysLeft The warning: 3 or 1 days before expires_at.
+type ESIMExpiringDataDaysLeft int
+
+// ESIMInstall defines model for ESIMInstall.
+type ESIMInstall struct {
+	// AndroidUrl The LPA: string, which Android opens as a link to its eSIM setup.
+	AndroidUrl string `json:"android_url"`
+
+	// IosUrl Apple's universal install link: https://esimsetup.apple.com/esim_qrcode_provisioning?carddata= and the URL-escaped activation code.
+	IosUrl string `json:"ios_url"`
+
+	// Lpa The activation code, LPA:1$<SM-DP+ address>$<matching ID>.
+	Lpa string `json:"lpa"`
+
+	// PageUrl The hosted install page (/esim/install/{token}): no login, localized, for the traveller.
+	PageUrl string `json:"page_url"`
 }
 
 // ESIMList defines model for ESIMList.
@@ -1235,12 +1332,27 @@ type ESIMPackageItem struct {
 	// Price Integer minor units (cents, tiyin) and an ISO 4217 currency.
 	Price Money `json:"price"`
 
+	// RefundWindowDays How many days after its order an unused eSIM of the package may be canceled for a refund (`POST /v2/b2b/esims/{iccid}/cancel`); 0 means never.
+	RefundWindowDays *int `json:"refund_window_days,omitempty"`
+
 	// TopUp Usable as a top-up.
 	TopUp        bool `json:"top_up"`
 	ValidityDays int  `json:"validity_days"`
 }
 
-// ESIMStatus Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again.
+// ESIMProfileChangedData The data of `esim.profile.changed`.
+type ESIMProfileChangedData struct {
+	Iccid   string             `json:"iccid"`
+	OrderId openapi_types.UUID `json:"order_id"`
+
+	// PreviousProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	PreviousProfileState ProfileState `json:"previous_profile_state"`
+
+	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	ProfileState ProfileState `json:"profile_state"`
+}
+
+// ESIMStatus Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
 type ESIMStatus string
 
 // ESIMStatusChangedData The data of `esim.status.changed`.
@@ -1248,10 +1360,10 @@ type ESIMStatusChangedData struct {
 	Iccid   string             `json:"iccid"`
 	OrderId openapi_types.UUID `json:"order_id"`
 
-	// PreviousStatus Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again.
+	// PreviousStatus Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
 	PreviousStatus ESIMStatus `json:"previous_status"`
 
-	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again.
+	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
 	Status ESIMStatus `json:"status"`
 }
 
@@ -1683,6 +1795,9 @@ type ProblemBookingStatus string
 
 // ProblemCode defines model for Problem.Code.
 type ProblemCode string
+
+// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+type ProfileState string
 
 // Quote defines model for Quote.
 type Quote struct {
@@ -2923,6 +3038,42 @@ type BookingStatusChangedEventParams struct {
 	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
 }
 
+// EsimExpiringEventJSONBody defines parameters for EsimExpiringEvent.
+type EsimExpiringEventJSONBody struct {
+	AccountId openapi_types.UUID `json:"account_id"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// Data The data of `esim.expiring`.
+	Data ESIMExpiringData `json:"data"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
+}
+
+// EsimExpiringEventParams defines parameters for EsimExpiringEvent.
+type EsimExpiringEventParams struct {
+	// WebhookId The event's id, the same on every retry of it; deduplicate by it.
+	WebhookId WebhookIDHeader `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds when this attempt was signed; refuse deliveries far from your clock (5 minutes).
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
+}
+
 // EsimOrderCompletedEventJSONBody defines parameters for EsimOrderCompletedEvent.
 type EsimOrderCompletedEventJSONBody struct {
 	AccountId openapi_types.UUID `json:"account_id"`
@@ -2946,6 +3097,42 @@ type EsimOrderCompletedEventJSONBody struct {
 
 // EsimOrderCompletedEventParams defines parameters for EsimOrderCompletedEvent.
 type EsimOrderCompletedEventParams struct {
+	// WebhookId The event's id, the same on every retry of it; deduplicate by it.
+	WebhookId WebhookIDHeader `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds when this attempt was signed; refuse deliveries far from your clock (5 minutes).
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; two, space-separated, new first, while a rotated secret is in its grace period. The key is the secret as given or, for `whsec_<base64>`, the decoded bytes (Standard Webhooks).
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+
+	// Traceparent W3C Trace Context of this attempt's span, sent when the service exports traces: each attempt starts a trace of its own. Not covered by the signature.
+	Traceparent *WebhookTraceparentHeader `json:"traceparent,omitempty"`
+}
+
+// EsimProfileChangedEventJSONBody defines parameters for EsimProfileChangedEvent.
+type EsimProfileChangedEventJSONBody struct {
+	AccountId openapi_types.UUID `json:"account_id"`
+
+	// ApiVersion The version (a date, YYYY-MM-DD) the envelope and data follow, `2026-12-01` for every event written today; a breaking payload change comes with a new date, and an event keeps the version it was written with.
+	//
+	// Examples: 2026-12-01
+	ApiVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// Data The data of `esim.profile.changed`.
+	Data ESIMProfileChangedData `json:"data"`
+
+	// Id The event id, also the `webhook-id` of its deliveries: dedupe by it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Livemode false when the event is about an object of a sandbox application or of a sandbox deployment, or was caused by one (webhook.test).
+	Livemode bool        `json:"livemode"`
+	Type     interface{} `json:"type"`
+}
+
+// EsimProfileChangedEventParams defines parameters for EsimProfileChangedEvent.
+type EsimProfileChangedEventParams struct {
 	// WebhookId The event's id, the same on every retry of it; deduplicate by it.
 	WebhookId WebhookIDHeader `json:"webhook-id"`
 
@@ -3205,8 +3392,14 @@ type BillingBalanceLowEventJSONRequestBody BillingBalanceLowEventJSONBody
 // BookingStatusChangedEventJSONRequestBody defines body for BookingStatusChangedEvent for application/json ContentType.
 type BookingStatusChangedEventJSONRequestBody BookingStatusChangedEventJSONBody
 
+// EsimExpiringEventJSONRequestBody defines body for EsimExpiringEvent for application/json ContentType.
+type EsimExpiringEventJSONRequestBody EsimExpiringEventJSONBody
+
 // EsimOrderCompletedEventJSONRequestBody defines body for EsimOrderCompletedEvent for application/json ContentType.
 type EsimOrderCompletedEventJSONRequestBody EsimOrderCompletedEventJSONBody
+
+// EsimProfileChangedEventJSONRequestBody defines body for EsimProfileChangedEvent for application/json ContentType.
+type EsimProfileChangedEventJSONRequestBody EsimProfileChangedEventJSONBody
 
 // EsimStatusChangedEventJSONRequestBody defines body for EsimStatusChangedEvent for application/json ContentType.
 type EsimStatusChangedEventJSONRequestBody EsimStatusChangedEventJSONBody
@@ -50249,10 +50442,20 @@ type WebhookInitiatorInterface interface {
 
 	BookingStatusChangedEvent(ctx context.Context, targetURL string, params *BookingStatusChangedEventParams, body BookingStatusChangedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// EsimExpiringEventWithBody fires the esim.expiring webhook with any body
+	EsimExpiringEventWithBody(ctx context.Context, targetURL string, params *EsimExpiringEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	EsimExpiringEvent(ctx context.Context, targetURL string, params *EsimExpiringEventParams, body EsimExpiringEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// EsimOrderCompletedEventWithBody fires the esim.order.completed webhook with any body
 	EsimOrderCompletedEventWithBody(ctx context.Context, targetURL string, params *EsimOrderCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	EsimOrderCompletedEvent(ctx context.Context, targetURL string, params *EsimOrderCompletedEventParams, body EsimOrderCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EsimProfileChangedEventWithBody fires the esim.profile.changed webhook with any body
+	EsimProfileChangedEventWithBody(ctx context.Context, targetURL string, params *EsimProfileChangedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	EsimProfileChangedEvent(ctx context.Context, targetURL string, params *EsimProfileChangedEventParams, body EsimProfileChangedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// EsimStatusChangedEventWithBody fires the esim.status.changed webhook with any body
 	EsimStatusChangedEventWithBody(ctx context.Context, targetURL string, params *EsimStatusChangedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -50328,6 +50531,30 @@ func (p *WebhookInitiator) BookingStatusChangedEvent(ctx context.Context, target
 	return p.Client.Do(req)
 }
 
+func (p *WebhookInitiator) EsimExpiringEventWithBody(ctx context.Context, targetURL string, params *EsimExpiringEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEsimExpiringEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) EsimExpiringEvent(ctx context.Context, targetURL string, params *EsimExpiringEventParams, body EsimExpiringEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEsimExpiringEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
 func (p *WebhookInitiator) EsimOrderCompletedEventWithBody(ctx context.Context, targetURL string, params *EsimOrderCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEsimOrderCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
 	if err != nil {
@@ -50342,6 +50569,30 @@ func (p *WebhookInitiator) EsimOrderCompletedEventWithBody(ctx context.Context, 
 
 func (p *WebhookInitiator) EsimOrderCompletedEvent(ctx context.Context, targetURL string, params *EsimOrderCompletedEventParams, body EsimOrderCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEsimOrderCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) EsimProfileChangedEventWithBody(ctx context.Context, targetURL string, params *EsimProfileChangedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEsimProfileChangedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) EsimProfileChangedEvent(ctx context.Context, targetURL string, params *EsimProfileChangedEventParams, body EsimProfileChangedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEsimProfileChangedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -50616,6 +50867,78 @@ func NewBookingStatusChangedEventWebhookRequestWithBody(targetURL string, params
 	return req, nil
 }
 
+// NewEsimExpiringEventWebhookRequest builds a application/json POST request for the esim.expiring webhook
+func NewEsimExpiringEventWebhookRequest(targetURL string, params *EsimExpiringEventParams, body EsimExpiringEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEsimExpiringEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewEsimExpiringEventWebhookRequestWithBody builds a POST request for the esim.expiring webhook with any body
+func NewEsimExpiringEventWebhookRequestWithBody(targetURL string, params *EsimExpiringEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
+	}
+	return req, nil
+}
+
 // NewEsimOrderCompletedEventWebhookRequest builds a application/json POST request for the esim.order.completed webhook
 func NewEsimOrderCompletedEventWebhookRequest(targetURL string, params *EsimOrderCompletedEventParams, body EsimOrderCompletedEventJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -50629,6 +50952,78 @@ func NewEsimOrderCompletedEventWebhookRequest(targetURL string, params *EsimOrde
 
 // NewEsimOrderCompletedEventWebhookRequestWithBody builds a POST request for the esim.order.completed webhook with any body
 func NewEsimOrderCompletedEventWebhookRequestWithBody(targetURL string, params *EsimOrderCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+		if params.Traceparent != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam3)
+		}
+
+	}
+	return req, nil
+}
+
+// NewEsimProfileChangedEventWebhookRequest builds a application/json POST request for the esim.profile.changed webhook
+func NewEsimProfileChangedEventWebhookRequest(targetURL string, params *EsimProfileChangedEventParams, body EsimProfileChangedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEsimProfileChangedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewEsimProfileChangedEventWebhookRequestWithBody builds a POST request for the esim.profile.changed webhook with any body
+func NewEsimProfileChangedEventWebhookRequestWithBody(targetURL string, params *EsimProfileChangedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

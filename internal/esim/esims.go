@@ -196,7 +196,7 @@ func (s *Service) ReportUsage(ctx context.Context, accountID, iccid, lang string
 	if usedMB < 0 || usedMB > 1_000_000_000 {
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "used_mb", Message: "must be an integer from 0 to 1000000000"})
 	}
-	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, _ time.Time) error { return e.ReportUsage(usedMB) })
+	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, _ time.Time) error { return e.ReportUsage(usedMB, skygate.DefaultUsageThresholds) })
 }
 
 // change applies fn to the account's eSIM at now in one transaction with the events

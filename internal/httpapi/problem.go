@@ -47,6 +47,8 @@ var statusOf = map[string]int{
 	skygate.CodePoolExhausted:             http.StatusConflict,
 	skygate.CodeInsufficientFunds:         http.StatusPaymentRequired,
 	skygate.CodeSlotFull:                  http.StatusConflict,
+	skygate.CodeInvalidESIMStatus:         http.StatusConflict,
+	skygate.CodeRefundWindowClosed:        http.StatusConflict,
 	skygate.CodeRefundChanged:             http.StatusConflict,
 	skygate.CodeQuoteUsed:                 http.StatusConflict,
 	skygate.CodeQuoteExpired:              http.StatusUnprocessableEntity,

@@ -22,6 +22,9 @@ const (
 			expires_at, created_at, updated_at, livemode)
 		SELECT iccid, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, NULL, $10, $10, $11
 		FROM unnest($1::text[]) AS iccid`
+	// insertOrderHistory writes the "ordered" entry of each new eSIM of an order.
+	insertOrderHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
+		SELECT $2, iccid, $3, $4, $5 FROM unnest($1::text[]) AS iccid ORDER BY iccid`
 	selectESIMOrder = `SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = $1 AND id = $2`
 	listESIMOrders = `SELECT ` + esimOrderColumns + ` FROM esim_orders
@@ -33,7 +36,8 @@ const (
 )
 
 // orderSQL is the SQL of CreateESIMOrder (sqlstore.OrderSQL).
-var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Insert: insertESIMOrder, ESIMs: insertOrderESIMs}
+var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Insert: insertESIMOrder, ESIMs: insertOrderESIMs,
+	History: insertOrderHistory}
 
 // CreateESIMOrder implements skygate.ESIMStore. Orders take their profiles side by side
 // (see allocateProfiles) before the debit, and an order whose debit then fails gives

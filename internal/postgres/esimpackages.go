@@ -12,7 +12,7 @@ var _ skygate.ESIMStore = (*Store)(nil)
 
 // esimPackageColumns are the columns sqlstore.ScanESIMPackage reads.
 const esimPackageColumns = `id, account_id, seq, name, countries, data_mb, validity_days,
-	price_amount, price_currency, top_up, active, created_at, updated_at`
+	price_amount, price_currency, top_up, active, created_at, updated_at, apn, refund_window_days`
 
 const (
 	// The version row is written first in SetESIMPackages, so its row lock serialises
@@ -26,11 +26,12 @@ const (
 	// The WHERE of DO UPDATE leaves another account's package alone; then nothing is
 	// returned and the ID counts as taken.
 	upsertESIMPackage = `INSERT INTO esim_packages (` + esimPackageColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, countries = excluded.countries,
 			data_mb = excluded.data_mb, validity_days = excluded.validity_days,
 			price_amount = excluded.price_amount, price_currency = excluded.price_currency,
-			top_up = excluded.top_up, active = excluded.active, updated_at = excluded.updated_at
+			top_up = excluded.top_up, active = excluded.active, updated_at = excluded.updated_at,
+			apn = excluded.apn, refund_window_days = excluded.refund_window_days
 		WHERE esim_packages.account_id = excluded.account_id
 		RETURNING created_at`
 	selectESIMPackages = `SELECT ` + esimPackageColumns + ` FROM esim_packages

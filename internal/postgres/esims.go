@@ -13,7 +13,8 @@ import (
 const (
 	esimColumns = `e.iccid, e.account_id, e.order_id, e.package_id, e.status, e.total_mb, e.used_mb,
 	e.validity_days, e.notified_thresholds, e.installed_at, e.activated_at, e.expires_at, e.created_at,
-	e.updated_at, p.smdp_address, p.matching_id_enc, e.livemode`
+	e.updated_at, p.smdp_address, p.matching_id_enc, e.livemode, e.profile_state, e.canceled_at,
+	e.expiry_warned`
 	esimFrom = `esims e JOIN esim_pool_profiles p ON p.iccid = e.iccid`
 )
 
@@ -29,8 +30,11 @@ const (
 	countESIMs = `SELECT count(*) FROM esims e
 		WHERE e.account_id = $1 AND ($2 = '' OR e.status = $2) AND ($3 = '' OR e.order_id = $3)`
 	updateESIM = `UPDATE esims SET status = $1, total_mb = $2, used_mb = $3, validity_days = $4,
-		notified_thresholds = $5, installed_at = $6, activated_at = $7, expires_at = $8, updated_at = $9
-		WHERE account_id = $10 AND iccid = $11`
+		notified_thresholds = $5, installed_at = $6, activated_at = $7, expires_at = $8, updated_at = $9,
+		profile_state = $10, canceled_at = $11, expiry_warned = $12
+		WHERE account_id = $13 AND iccid = $14`
+	insertESIMHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
+		VALUES ($1, $2, $3, $4, $5)`
 	claimDueESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
 		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= $1
 		ORDER BY e.expires_at, e.iccid LIMIT 1
@@ -38,7 +42,7 @@ const (
 )
 
 // changeSQL is the SQL of a change of an eSIM (sqlstore.ChangeSQL).
-var changeSQL = sqlstore.ChangeSQL{Lock: lockESIM, Update: updateESIM}
+var changeSQL = sqlstore.ChangeSQL{Lock: lockESIM, Update: updateESIM, History: insertESIMHistory}
 
 // ESIM implements skygate.ESIMStore.
 func (s *Store) ESIM(ctx context.Context, accountID, iccid string) (*skygate.ESIM, error) {
@@ -62,5 +66,5 @@ func (s *Store) UpdateESIM(ctx context.Context, accountID, iccid string, now tim
 // ExpireESIMs implements skygate.ESIMStore. Each eSIM is its own transaction;
 // claimers skip the eSIMs others hold.
 func (s *Store) ExpireESIMs(ctx context.Context, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
-	return sqlstore.ExpireESIMs(ctx, s.db, claimDueESIM, updateESIM, now, limit, apply)
+	return sqlstore.ExpireESIMs(ctx, s.db, claimDueESIM, changeSQL, now, limit, apply)
 }

@@ -22,6 +22,9 @@ const (
 			expires_at, created_at, updated_at, livemode)
 		SELECT value, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, NULL, NULL, ?10, ?10, ?11
 		FROM json_each(?1)`
+	// insertOrderHistory writes the "ordered" entry of each new eSIM of an order.
+	insertOrderHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
+		SELECT ?2, value, ?3, ?4, ?5 FROM json_each(?1) ORDER BY value`
 	selectESIMOrder = `SELECT ` + esimOrderColumns + ` FROM esim_orders
 		WHERE account_id = ? AND id = ?`
 	listESIMOrders = `SELECT ` + esimOrderColumns + ` FROM esim_orders
@@ -35,7 +38,8 @@ const (
 )
 
 // orderSQL is the SQL of CreateESIMOrder (sqlstore.OrderSQL).
-var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Insert: insertESIMOrder, ESIMs: insertOrderESIMs}
+var orderSQL = sqlstore.OrderSQL{Key: keySQL, Priced: selectPricedPackage, Insert: insertESIMOrder, ESIMs: insertOrderESIMs,
+	History: insertOrderHistory}
 
 // CreateESIMOrder implements skygate.ESIMStore.
 func (s *Store) CreateESIMOrder(ctx context.Context, rec *skygate.IdempotencyRecord, o *skygate.ESIMOrder, apply skygate.ESIMOrderApply) (*skygate.IdempotencyRecord, error) {

@@ -13,7 +13,8 @@ import (
 const (
 	esimColumns = `e.iccid, e.account_id, e.order_id, e.package_id, e.status, e.total_mb, e.used_mb,
 	e.validity_days, e.notified_thresholds, e.installed_at, e.activated_at, e.expires_at, e.created_at,
-	e.updated_at, p.smdp_address, p.matching_id_enc, e.livemode`
+	e.updated_at, p.smdp_address, p.matching_id_enc, e.livemode, e.profile_state, e.canceled_at,
+	e.expiry_warned`
 	esimFrom = `esims e JOIN esim_pool_profiles p ON p.iccid = e.iccid`
 )
 
@@ -28,15 +29,18 @@ const (
 	countESIMs = `SELECT count(*) FROM esims e
 		WHERE e.account_id = ?1 AND (?2 = '' OR e.status = ?2) AND (?3 = '' OR e.order_id = ?3)`
 	updateESIM = `UPDATE esims SET status = ?, total_mb = ?, used_mb = ?, validity_days = ?,
-		notified_thresholds = ?, installed_at = ?, activated_at = ?, expires_at = ?, updated_at = ?
+		notified_thresholds = ?, installed_at = ?, activated_at = ?, expires_at = ?, updated_at = ?,
+		profile_state = ?, canceled_at = ?, expiry_warned = ?
 		WHERE account_id = ? AND iccid = ?`
+	insertESIMHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
+		VALUES (?, ?, ?, ?, ?)`
 	claimDueESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
 		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= ?
 		ORDER BY e.expires_at, e.iccid LIMIT 1`
 )
 
 // changeSQL is the SQL of a change of an eSIM (sqlstore.ChangeSQL).
-var changeSQL = sqlstore.ChangeSQL{Lock: selectESIM, Update: updateESIM}
+var changeSQL = sqlstore.ChangeSQL{Lock: selectESIM, Update: updateESIM, History: insertESIMHistory}
 
 // ESIM implements skygate.ESIMStore.
 func (s *Store) ESIM(ctx context.Context, accountID, iccid string) (*skygate.ESIM, error) {
@@ -59,5 +63,5 @@ func (s *Store) UpdateESIM(ctx context.Context, accountID, iccid string, now tim
 
 // ExpireESIMs implements skygate.ESIMStore. Each eSIM is its own transaction.
 func (s *Store) ExpireESIMs(ctx context.Context, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
-	return sqlstore.ExpireESIMs(ctx, s.db, claimDueESIM, updateESIM, now, limit, apply)
+	return sqlstore.ExpireESIMs(ctx, s.db, claimDueESIM, changeSQL, now, limit, apply)
 }

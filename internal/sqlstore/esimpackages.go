@@ -19,8 +19,9 @@ const ESIMPackageNotFound = "eSIM package not found"
 // account first. Bump (account_id, now) adds one to the catalog's version, creating it
 // at 1, and must come first in SetESIMPackages, so that it serialises concurrent
 // changes of one account's catalog; LastSeq reads the highest seq of the account's
-// packages, 0 for none; Upsert (the columns ScanESIMPackage reads but created_at, then
-// the time of both created_at and updated_at) writes a package, keeping the
+// packages, 0 for none; Upsert (the columns ScanESIMPackage reads up to active, the
+// time of both created_at and updated_at, then apn as JSON or NULL and
+// refund_window_days) writes a package, keeping the
 // created_at and seq of an existing one, and returns its created_at, or no row when
 // the id is another account's package; Version reads the catalog's version and
 // updated_at; Packages reads the account's packages by seq, in ScanESIMPackage's
@@ -58,9 +59,18 @@ func SetESIMPackages(ctx context.Context, db *DB, q PackageSQL, accountID string
 			if err != nil {
 				return err
 			}
+			var apn sql.NullString
+			if p.APN != nil {
+				if apn.String, err = JSONText(p.APN); err != nil {
+					return err
+				}
+				apn.Valid = true
+			}
+			p.RefundWindowDays = new(p.RefundWindow())
 			err = tx.QueryRowContext(ctx, q.Upsert,
 				p.ID, accountID, last+int64(i)+1, name, countries, p.DataMB, p.ValidityDays,
-				p.Price.Amount, p.Price.Currency, p.TopUp, p.Active, db.Time(now)).Scan(timeCol{&p.CreatedAt})
+				p.Price.Amount, p.Price.Currency, p.TopUp, p.Active, db.Time(now), apn,
+				*p.RefundWindowDays).Scan(timeCol{&p.CreatedAt})
 			if errors.Is(err, sql.ErrNoRows) {
 				return skygate.Errorf(skygate.CodeConflict, "the package id %s is taken by another account", p.ID)
 			}

@@ -37,10 +37,12 @@ type Allocate func(ctx context.Context, tx *Tx, accountID, orderID string, n int
 // key; Priced reads its package's terms (see pricedPackage); Insert (the columns
 // ScanESIMOrder reads) writes the order; ESIMs (the ICCIDs as Strings, account_id,
 // order_id, package_id, status, total_mb, used_mb, validity_days,
-// notified_thresholds, then the time of created_at and updated_at) writes its eSIMs.
+// notified_thresholds, then the time of created_at and updated_at) writes its eSIMs;
+// History (the ICCIDs as Strings, account_id, at, kind, data) writes one history
+// entry for each of them.
 type OrderSQL struct {
-	Key                   KeySQL
-	Priced, Insert, ESIMs string
+	Key                            KeySQL
+	Priced, Insert, ESIMs, History string
 }
 
 // CreateESIMOrder is skygate.ESIMStore's CreateESIMOrder: the idempotency key, the
@@ -87,7 +89,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		for i, p := range profiles {
 			o.ESIMs[i] = &skygate.ESIM{
 				ICCID: p.ICCID, AccountID: o.AccountID, OrderID: o.ID, PackageID: o.PackageID,
-				Status: skygate.ESIMAssigned, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
+				Status: skygate.ESIMAssigned, ProfileState: skygate.ProfileReleased, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
 				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
 				SMDPAddress: p.SMDP, MatchingIDSealed: p.Sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
 				Livemode: o.Livemode,
@@ -102,6 +104,14 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		_, err = tx.ExecContext(ctx, q.ESIMs, list, o.AccountID, o.ID, o.PackageID,
 			string(skygate.ESIMAssigned), usage.TotalMB, usage.UsedMB, pkg.validityDays, "[]", db.Time(o.CreatedAt),
 			o.Livemode)
+		if err != nil {
+			return err
+		}
+		ordered, err := JSONText(skygate.ESIMHistoryEntry{OrderID: o.ID, PackageID: o.PackageID, Price: &o.UnitPrice})
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, q.History, list, o.AccountID, db.Time(o.CreatedAt), string(skygate.HistoryOrdered), ordered)
 		if err != nil {
 			return err
 		}
@@ -179,9 +189,26 @@ func attachESIMs(ctx context.Context, db *DB, tx Queryer, esims, accountID strin
 // iccid) reads it in ScanESIM's columns, locking its row where the engine has
 // concurrent writers, so that a concurrent change waits and then sees this one's
 // result; Update (status, total_mb, used_mb, validity_days, notified_thresholds,
-// installed_at, activated_at, expires_at, updated_at, account_id, iccid) writes it.
+// installed_at, activated_at, expires_at, updated_at, profile_state, canceled_at,
+// expiry_warned, account_id, iccid) writes it; History (account_id, iccid, at, kind,
+// data) appends an entry to its history.
 type ChangeSQL struct {
-	Lock, Update string
+	Lock, Update, History string
+}
+
+// WriteHistory appends entries to the history of the account's eSIM iccid inside tx
+// with history (see ChangeSQL): data is each entry's JSON, at and kind their columns.
+func WriteHistory(ctx context.Context, db *DB, tx *Tx, history, accountID, iccid string, entries ...*skygate.ESIMHistoryEntry) error {
+	for _, h := range entries {
+		data, err := JSONText(h)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, history, accountID, iccid, db.Time(UTC(h.At)), string(h.Kind), data); err != nil {
+			return fmt.Errorf("write eSIM history: %w", err)
+		}
+	}
+	return nil
 }
 
 // lockESIM reads the account's eSIM inside tx with lock; a missing eSIM is
@@ -194,9 +221,10 @@ func lockESIM(ctx context.Context, tx *Tx, lock, accountID, iccid string) (*skyg
 	return e, err
 }
 
-// applyESIM calls apply on a copy of before, writes the copy with update and the
-// events inside tx, and returns the copy.
-func applyESIM(ctx context.Context, db *DB, tx *Tx, update string, before *skygate.ESIM, now time.Time, apply skygate.ESIMApply) (*skygate.ESIM, error) {
+// applyESIM calls apply on a copy of before, writes the copy, the history of the
+// change (skygate.ESIMChangeHistory) and the events with q inside tx, and returns the
+// copy.
+func applyESIM(ctx context.Context, db *DB, tx *Tx, q ChangeSQL, before *skygate.ESIM, now time.Time, apply skygate.ESIMApply) (*skygate.ESIM, error) {
 	after := before.Clone()
 	var events []*skygate.Event
 	if apply != nil {
@@ -211,11 +239,15 @@ func applyESIM(ctx context.Context, db *DB, tx *Tx, update string, before *skyga
 	if err != nil {
 		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, update, string(after.Status), after.Usage.TotalMB,
+	_, err = tx.ExecContext(ctx, q.Update, string(after.Status), after.Usage.TotalMB,
 		after.Usage.UsedMB, after.ValidityDays, notified, db.NullTime(after.InstalledAt),
 		db.NullTime(after.ActivatedAt), db.NullTime(after.ExpiresAt), db.Time(after.UpdatedAt),
+		string(after.ProfileState), db.NullTime(after.CanceledAt), after.ExpiryWarned,
 		before.AccountID, before.ICCID)
 	if err != nil {
+		return nil, err
+	}
+	if err := WriteHistory(ctx, db, tx, q.History, before.AccountID, before.ICCID, skygate.ESIMChangeHistory(before, after, after.UpdatedAt)...); err != nil {
 		return nil, err
 	}
 	return after, db.Events(ctx, tx, events)
@@ -229,7 +261,7 @@ func UpdateESIM(ctx context.Context, db *DB, q ChangeSQL, accountID, iccid strin
 		if err != nil {
 			return err
 		}
-		out, err = applyESIM(ctx, db, tx, q.Update, before, now, apply)
+		out, err = applyESIM(ctx, db, tx, q, before, now, apply)
 		return err
 	})
 	if err != nil {
@@ -239,9 +271,9 @@ func UpdateESIM(ctx context.Context, db *DB, q ChangeSQL, accountID, iccid strin
 }
 
 // ExpireESIMs is skygate.ESIMStore's ExpireESIMs: due (now) reads the eSIM that is
-// due first, skipping those other claimers hold where there can be any, and update
-// writes it. Each eSIM is its own transaction.
-func ExpireESIMs(ctx context.Context, db *DB, due, update string, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
+// due first, skipping those other claimers hold where there can be any, and q writes
+// it. Each eSIM is its own transaction.
+func ExpireESIMs(ctx context.Context, db *DB, due string, q ChangeSQL, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
 	return inBatches(limit, 1, func(int) (int, error) {
 		moved := 0
 		err := db.InTx(ctx, func(tx *Tx) error {
@@ -252,7 +284,7 @@ func ExpireESIMs(ctx context.Context, db *DB, due, update string, now time.Time,
 			if err != nil {
 				return err
 			}
-			after, err := applyESIM(ctx, db, tx, update, before, now, apply)
+			after, err := applyESIM(ctx, db, tx, q, before, now, apply)
 			if err != nil {
 				return err
 			}
@@ -314,7 +346,12 @@ func TopUpESIM(ctx context.Context, db *DB, q TopUpSQL, charge Charge, rec *skyg
 		if err != nil {
 			return err
 		}
-		if t.ESIM, err = applyESIM(ctx, db, tx, q.Change.Update, before, t.CreatedAt, apply); err != nil {
+		toppedUp := &skygate.ESIMHistoryEntry{At: t.CreatedAt, Kind: skygate.HistoryToppedUp, TopUpID: t.ID,
+			PackageID: t.PackageID, Price: &t.Price}
+		if err := WriteHistory(ctx, db, tx, q.Change.History, t.AccountID, t.ICCID, toppedUp); err != nil {
+			return err
+		}
+		if t.ESIM, err = applyESIM(ctx, db, tx, q.Change, before, t.CreatedAt, apply); err != nil {
 			return err
 		}
 		if t.Price.Amount == 0 {

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -259,19 +261,29 @@ func scanAttempt(row Scanner) (*skygate.WebhookAttempt, error) {
 }
 
 // ScanESIMPackage reads id, account_id, seq, name, countries, data_mb, validity_days,
-// price_amount, price_currency, top_up, active, created_at, updated_at.
+// price_amount, price_currency, top_up, active, created_at, updated_at, apn (JSON or
+// NULL), refund_window_days.
 func ScanESIMPackage(row Scanner) (*skygate.ESIMPackage, error) {
 	var (
-		p    skygate.ESIMPackage
-		seq  int64
-		data sql.NullInt64
+		p      skygate.ESIMPackage
+		seq    int64
+		data   sql.NullInt64
+		apn    sql.NullString
+		window int
 	)
 	err := row.Scan(&p.ID, &p.AccountID, &seq, jsonCol{&p.Name}, jsonCol{&p.Countries}, &data, &p.ValidityDays,
-		&p.Price.Amount, &p.Price.Currency, &p.TopUp, &p.Active, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt})
+		&p.Price.Amount, &p.Price.Currency, &p.TopUp, &p.Active, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt},
+		&apn, &window)
 	if err != nil {
 		return nil, err
 	}
-	p.DataMB = nullInt(data)
+	if apn.Valid {
+		p.APN = new(skygate.APN)
+		if err := json.Unmarshal([]byte(apn.String), p.APN); err != nil {
+			return nil, fmt.Errorf("sqlstore: the APN of package %s: %w", p.ID, err)
+		}
+	}
+	p.DataMB, p.RefundWindowDays = nullInt(data), &window
 	if p.Countries == nil {
 		p.Countries = []string{}
 	}
@@ -290,22 +302,23 @@ func nullInt(v sql.NullInt64) *int {
 // ScanESIM reads iccid, account_id, order_id, package_id, status, total_mb, used_mb,
 // validity_days, notified_thresholds, installed_at, activated_at, expires_at,
 // created_at, updated_at of the eSIM, then smdp_address, matching_id_enc of its pool
-// profile, then the eSIM's livemode.
+// profile, then the eSIM's livemode, profile_state, canceled_at and expiry_warned.
 func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	var (
-		e      skygate.ESIM
-		status string
-		total  sql.NullInt64
-		used   int
+		e       skygate.ESIM
+		status  string
+		profile string
+		total   sql.NullInt64
+		used    int
 	)
 	err := row.Scan(&e.ICCID, &e.AccountID, &e.OrderID, &e.PackageID, &status, &total, &used,
 		&e.ValidityDays, jsonCol{&e.NotifiedThresholds}, nullTimeCol{&e.InstalledAt},
 		nullTimeCol{&e.ActivatedAt}, nullTimeCol{&e.ExpiresAt}, timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt},
-		&e.SMDPAddress, &e.MatchingIDSealed, &e.Livemode)
+		&e.SMDPAddress, &e.MatchingIDSealed, &e.Livemode, &profile, nullTimeCol{&e.CanceledAt}, &e.ExpiryWarned)
 	if err != nil {
 		return nil, err
 	}
-	e.Status = skygate.ESIMStatus(status)
+	e.Status, e.ProfileState = skygate.ESIMStatus(status), skygate.ProfileState(profile)
 	e.Usage = skygate.NewESIMUsage(nullInt(total), used)
 	if e.NotifiedThresholds == nil {
 		e.NotifiedThresholds = []int{}
@@ -317,6 +330,7 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 func normaliseESIM(e *skygate.ESIM) {
 	e.CreatedAt, e.UpdatedAt = UTC(e.CreatedAt), UTC(e.UpdatedAt)
 	e.InstalledAt, e.ActivatedAt, e.ExpiresAt = utcPtr(e.InstalledAt), utcPtr(e.ActivatedAt), utcPtr(e.ExpiresAt)
+	e.CanceledAt = utcPtr(e.CanceledAt)
 	if e.NotifiedThresholds == nil {
 		e.NotifiedThresholds = []int{}
 	}

@@ -62,8 +62,9 @@ func testStoredEnvelopeIsDeliveredBody(t *testing.T, s skygate.Store) {
 		}
 		jobs = append(jobs, round...)
 	}
-	// Per mode: created, issued, pass issued, order completed, eSIM installed, test.
-	wantEqual(t, "deliveries", len(jobs), 12)
+	// Per mode: created, issued, pass issued, order completed, profile installed, eSIM
+	// installed, test.
+	wantEqual(t, "deliveries", len(jobs), 14)
 	modes := map[bool]int{}
 	for _, j := range jobs {
 		stored, err := s.Event(t.Context(), acc.ID, j.Delivery.EventID)
@@ -76,7 +77,7 @@ func testStoredEnvelopeIsDeliveredBody(t *testing.T, s skygate.Store) {
 		wantEqual(t, "api_version", stored.APIVersion, skygate.APIVersion)
 		modes[stored.Livemode]++
 	}
-	wantEqual(t, "events by livemode", modes, map[bool]int{true: 6, false: 6})
+	wantEqual(t, "events by livemode", modes, map[bool]int{true: 7, false: 7})
 }
 
 // testObjectsKeepLivemode checks that bookings, eSIM orders and their eSIMs read back

@@ -97,8 +97,8 @@ func testESIMUpdate(t *testing.T, s skygate.Store) {
 	}
 	wantEqual(t, "events", types, []string{
 		skygate.EventESIMOrderCompleted,
-		skygate.EventESIMStatusChanged, // Installed
-		skygate.EventESIMStatusChanged, // Active
+		skygate.EventESIMProfileChanged, skygate.EventESIMStatusChanged, // Installed
+		skygate.EventESIMProfileChanged, skygate.EventESIMStatusChanged, // Enabled, Active
 		skygate.EventESIMUsageThreshold, skygate.EventESIMUsageThreshold, skygate.EventESIMStatusChanged,
 	})
 }
@@ -114,7 +114,7 @@ func testESIMUpdateConcurrent(t *testing.T, s skygate.Store) {
 		wg.Go(func() {
 			_, errs[i] = s.UpdateESIM(t.Context(), st.acc.ID, iccid, At(3*time.Hour),
 				func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
-					return nil, after.ReportUsage(before.Usage.UsedMB + 10)
+					return nil, after.ReportUsage(before.Usage.UsedMB + 10, skygate.DefaultUsageThresholds)
 				})
 		})
 	}

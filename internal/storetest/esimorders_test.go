@@ -225,7 +225,7 @@ func activateApply(now time.Time) skygate.ESIMApply {
 // usageApply is the ESIMApply of a usage report of usedMB at now.
 func usageApply(usedMB int, now time.Time) skygate.ESIMApply {
 	return func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
-		if err := after.ReportUsage(usedMB); err != nil {
+		if err := after.ReportUsage(usedMB, skygate.DefaultUsageThresholds); err != nil {
 			return nil, err
 		}
 		return skygate.ESIMEvents(before, after, now)

@@ -1,0 +1,71 @@
+-- An eSIM after its sale (skygate.ESIM, esimcare.go).
+--
+-- esims.profile_state is the profile's state as the SM-DP+ reports it; existing eSIMs
+-- get the state their status implies. canceled_at is set when an unused eSIM is
+-- canceled and refunded. expiry_warned is the last esim.expiring warning (days before
+-- expiry) sent in the current validity period, 0 for none; the partial index serves
+-- the worker that looks for due warnings.
+--
+-- esim_packages.apn is the package's access point as JSON (NULL: set by the network);
+-- refund_window_days how long after its order an unused eSIM may be canceled.
+--
+-- esim_ledger.iccid names the eSIM of a refund line of a canceled eSIM, NULL on every
+-- other line.
+--
+-- esim_history lists what happened to each eSIM, oldest first by seq: data is the JSON
+-- of the entry's fields beside at and kind (skygate.ESIMHistoryEntry). Existing eSIMs
+-- get their order and top-ups; their past status changes were not recorded.
+--
+-- esim_settings holds an account's usage thresholds (JSON array of percentages); an
+-- account without a row has skygate.DefaultUsageThresholds.
+
+-- +goose Up
+ALTER TABLE esims ADD COLUMN profile_state text NOT NULL DEFAULT 'Released';
+ALTER TABLE esims ADD COLUMN canceled_at timestamptz;
+ALTER TABLE esims ADD COLUMN expiry_warned integer NOT NULL DEFAULT 0;
+UPDATE esims SET profile_state = 'Installed' WHERE status = 'Installed';
+UPDATE esims SET profile_state = 'Enabled' WHERE status IN ('Active', 'Depleted', 'Expired');
+CREATE INDEX esims_expiring ON esims (expires_at) WHERE status IN ('Active', 'Depleted');
+
+ALTER TABLE esim_packages ADD COLUMN apn text;
+ALTER TABLE esim_packages ADD COLUMN refund_window_days bigint NOT NULL DEFAULT 30
+    CHECK (refund_window_days BETWEEN 0 AND 365);
+
+ALTER TABLE esim_ledger ADD COLUMN iccid text;
+
+CREATE TABLE esim_history (
+    seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    iccid      text NOT NULL REFERENCES esims (iccid),
+    at         timestamptz NOT NULL,
+    kind       text NOT NULL,
+    data       text NOT NULL
+);
+CREATE INDEX esim_history_iccid ON esim_history (account_id, iccid, seq);
+INSERT INTO esim_history (account_id, iccid, at, kind, data)
+SELECT e.account_id, e.iccid, o.created_at, 'ordered', json_build_object('order_id', o.id,
+        'package_id', o.package_id, 'price', json_build_object('amount', o.unit_amount, 'currency', o.currency))::text
+FROM esims e JOIN esim_orders o ON o.id = e.order_id
+ORDER BY o.created_at, e.iccid;
+INSERT INTO esim_history (account_id, iccid, at, kind, data)
+SELECT t.account_id, t.iccid, t.created_at, 'topped_up', json_build_object('top_up_id', t.id,
+        'package_id', t.package_id, 'price', json_build_object('amount', t.price_amount, 'currency', t.price_currency))::text
+FROM esim_topups t
+ORDER BY t.created_at, t.id;
+
+CREATE TABLE esim_settings (
+    account_id       text PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+    usage_thresholds text NOT NULL,
+    updated_at       timestamptz NOT NULL
+);
+
+-- +goose Down
+DROP TABLE esim_settings;
+DROP TABLE esim_history;
+ALTER TABLE esim_ledger DROP COLUMN iccid;
+ALTER TABLE esim_packages DROP COLUMN refund_window_days;
+ALTER TABLE esim_packages DROP COLUMN apn;
+DROP INDEX esims_expiring;
+ALTER TABLE esims DROP COLUMN expiry_warned;
+ALTER TABLE esims DROP COLUMN canceled_at;
+ALTER TABLE esims DROP COLUMN profile_state;
