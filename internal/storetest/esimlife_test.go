@@ -114,7 +114,7 @@ func testESIMUpdateConcurrent(t *testing.T, s skygate.Store) {
 		wg.Go(func() {
 			_, errs[i] = s.UpdateESIM(t.Context(), st.acc.ID, iccid, At(3*time.Hour),
 				func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
-					return nil, after.ReportUsage(before.Usage.UsedMB + 10, skygate.DefaultUsageThresholds)
+					return nil, after.ReportUsage(before.Usage.UsedMB+10, skygate.DefaultUsageThresholds)
 				})
 		})
 	}
