@@ -338,8 +338,9 @@ const (
 	LedgerCharge LedgerKind = "charge"
 	// LedgerCredit: an admin added prepaid funds; the amount is positive.
 	LedgerCredit LedgerKind = "credit"
-	// LedgerRefund: money given back, by an admin for an order or top-up, or by the
-	// cancellation of a confirmed booking; positive.
+	// LedgerRefund: money given back, by an admin for an order or top-up, by the
+	// cancellation of a confirmed booking, or by the cancel of an unused eSIM;
+	// positive.
 	LedgerRefund LedgerKind = "refund"
 	// LedgerReservation: a priced booking was created; its price leaves the available
 	// amount and joins the reserved one; negative.
@@ -356,9 +357,11 @@ var LedgerKinds = []LedgerKind{LedgerCharge, LedgerCredit, LedgerRefund, LedgerR
 // (charges negative, credits and refunds positive) and BalanceAfter is the balance in
 // Amount's currency right after the entry, in minor units: the available amount, not
 // counting reservations. Reference is the order, top-up or booking id of a charge, the
-// booking id of every booking line, or what the admin gave for a credit. BookingID is
-// the booking of a booking line (reservation, release, charge or refund of a booking),
-// nil for every other line.
+// booking id of every booking line, the order or top-up id of the refund of a
+// canceled eSIM, or what the admin gave for a credit. BookingID is the booking of a
+// booking line (reservation, release, charge or refund of a booking), nil for every
+// other line; ICCID is the eSIM of a refund line of its cancel (ESIMCancelStore), nil
+// for every other line.
 type LedgerEntry struct {
 	ID           string     `json:"id"`
 	Kind         LedgerKind `json:"kind"`
@@ -368,6 +371,7 @@ type LedgerEntry struct {
 	Reference    string     `json:"reference"`
 	Description  string     `json:"description"`
 	CreatedAt    time.Time  `json:"created_at"`
+	ICCID        *string    `json:"iccid"`
 
 	AccountID string `json:"-"`
 }

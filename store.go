@@ -47,6 +47,8 @@ type Store interface {
 	WebhookStore
 	EventFeedStore
 	ESIMStore
+	ESIMCancelStore
+	ESIMHistoryStore
 	BillingStore
 	LoginCodeStore
 	TokenRevocationStore

@@ -231,6 +231,33 @@ func (e ESIMExpiringDataDaysLeft) Valid() bool {
 	}
 }
 
+// Defines values for ESIMHistoryEntryKind.
+const (
+	ESIMHistoryEntryKindOrdered        ESIMHistoryEntryKind = "ordered"
+	ESIMHistoryEntryKindProfileChanged ESIMHistoryEntryKind = "profile_changed"
+	ESIMHistoryEntryKindRefunded       ESIMHistoryEntryKind = "refunded"
+	ESIMHistoryEntryKindStatusChanged  ESIMHistoryEntryKind = "status_changed"
+	ESIMHistoryEntryKindToppedUp       ESIMHistoryEntryKind = "topped_up"
+)
+
+// Valid indicates whether the value is a known member of the ESIMHistoryEntryKind enum.
+func (e ESIMHistoryEntryKind) Valid() bool {
+	switch e {
+	case ESIMHistoryEntryKindOrdered:
+		return true
+	case ESIMHistoryEntryKindProfileChanged:
+		return true
+	case ESIMHistoryEntryKindRefunded:
+		return true
+	case ESIMHistoryEntryKindStatusChanged:
+		return true
+	case ESIMHistoryEntryKindToppedUp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ESIMOrderStatus.
 const (
 	ESIMOrderStatusCompleted ESIMOrderStatus = "Completed"
@@ -255,6 +282,39 @@ const (
 func (e ESIMOrderBaseStatus) Valid() bool {
 	switch e {
 	case ESIMOrderBaseStatusCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ESIMProblemCode.
+const (
+	ESIMProblemCodeInvalidESIMStatus  ESIMProblemCode = "InvalidESIMStatus"
+	ESIMProblemCodeRefundWindowClosed ESIMProblemCode = "RefundWindowClosed"
+)
+
+// Valid indicates whether the value is a known member of the ESIMProblemCode enum.
+func (e ESIMProblemCode) Valid() bool {
+	switch e {
+	case ESIMProblemCodeInvalidESIMStatus:
+		return true
+	case ESIMProblemCodeRefundWindowClosed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ESIMProblemStatus.
+const (
+	ESIMProblemStatusN409 ESIMProblemStatus = 409
+)
+
+// Valid indicates whether the value is a known member of the ESIMProblemStatus enum.
+func (e ESIMProblemStatus) Valid() bool {
+	switch e {
+	case ESIMProblemStatusN409:
 		return true
 	default:
 		return false
@@ -1233,6 +1293,50 @@ type ESIMExpiringData struct {
 // ESIMExpiringDataDaysLeft The warning: 3 or 1 days before expires_at.
 type ESIMExpiringDataDaysLeft int
 
+// ESIMHistoryEntry One entry of an eSIM's history. Beside `at` and `kind`, only the fields its kind names are present.
+type ESIMHistoryEntry struct {
+	At time.Time `json:"at"`
+
+	// Kind ordered (`order_id`, `package_id`, `price`: the unit price), topped_up
+	// (`top_up_id`, `package_id`, `price`), status_changed (`status`,
+	// `previous_status`), profile_changed (`profile_state`,
+	// `previous_profile_state`), refunded (`price`: the amount back, `ledger_entry_id`:
+	// its ledger line, and `order_id` or `top_up_id`: what was paid).
+	Kind          ESIMHistoryEntryKind `json:"kind"`
+	LedgerEntryId *string              `json:"ledger_entry_id,omitempty"`
+	OrderId       *string              `json:"order_id,omitempty"`
+	PackageId     *string              `json:"package_id,omitempty"`
+
+	// PreviousProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	PreviousProfileState *ProfileState `json:"previous_profile_state,omitempty"`
+
+	// PreviousStatus Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
+	PreviousStatus *ESIMStatus `json:"previous_status,omitempty"`
+
+	// Price Integer minor units (cents, tiyin) and an ISO 4217 currency.
+	Price *Money `json:"price,omitempty"`
+
+	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
+	ProfileState *ProfileState `json:"profile_state,omitempty"`
+
+	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
+	Status  *ESIMStatus `json:"status,omitempty"`
+	TopUpId *string     `json:"top_up_id,omitempty"`
+}
+
+// ESIMHistoryEntryKind ordered (`order_id`, `package_id`, `price`: the unit price), topped_up
+// (`top_up_id`, `package_id`, `price`), status_changed (`status`,
+// `previous_status`), profile_changed (`profile_state`,
+// `previous_profile_state`), refunded (`price`: the amount back, `ledger_entry_id`:
+// its ledger line, and `order_id` or `top_up_id`: what was paid).
+type ESIMHistoryEntryKind string
+
+// ESIMHistoryList defines model for ESIMHistoryList.
+type ESIMHistoryList struct {
+	Data       []ESIMHistoryEntry `json:"data"`
+	Pagination Pagination         `json:"pagination"`
+}
+
 // ESIMInstall defines model for ESIMInstall.
 type ESIMInstall struct {
 	// AndroidUrl The LPA: string, which Android opens as a link to its eSIM setup.
@@ -1339,6 +1443,27 @@ type ESIMPackageItem struct {
 	TopUp        bool `json:"top_up"`
 	ValidityDays int  `json:"validity_days"`
 }
+
+// ESIMProblem The problems of an eSIM after its sale: `InvalidESIMStatus` (`409`, the eSIM's status
+// or profile state does not allow the change, such as the cancel of an installed eSIM)
+// and `RefundWindowClosed` (`409`, the cancel comes after the package's refund window).
+// Only the eSIM operations that can answer them list this schema, beside `Problem`.
+type ESIMProblem struct {
+	Code      ESIMProblemCode   `json:"code"`
+	Detail    *string           `json:"detail,omitempty"`
+	RequestId *string           `json:"request_id,omitempty"`
+	Status    ESIMProblemStatus `json:"status"`
+	Title     string            `json:"title"`
+
+	// Type `<public URL>/docs/problems/<code>`.
+	Type string `json:"type"`
+}
+
+// ESIMProblemCode defines model for ESIMProblem.Code.
+type ESIMProblemCode string
+
+// ESIMProblemStatus defines model for ESIMProblem.Status.
+type ESIMProblemStatus int
 
 // ESIMProfileChangedData The data of `esim.profile.changed`.
 type ESIMProfileChangedData struct {
@@ -1612,10 +1737,14 @@ type LedgerEntry struct {
 	BookingId   *string   `json:"booking_id"`
 	CreatedAt   time.Time `json:"created_at"`
 	Description string    `json:"description"`
-	Id          string    `json:"id"`
+
+	// Iccid The eSIM of a refund line of its cancel (`POST /v2/b2b/esims/{iccid}/cancel`), whose `reference` is the order or top-up refunded; null for every other line.
+	Iccid *string `json:"iccid"`
+	Id    string  `json:"id"`
 
 	// Kind credit (+, an admin's prepaid funds), charge (−, an eSIM order or top-up, or a
-	// confirmed booking), refund (+), reservation (−, a priced booking was created),
+	// confirmed booking), refund (+, of a booking, or of an eSIM's order or top-up on
+	// its cancel), reservation (−, a priced booking was created),
 	// release (+, its reservation ended: confirmed, expired or canceled before
 	// confirm).
 	Kind      LedgerEntryKind `json:"kind"`
@@ -1623,7 +1752,8 @@ type LedgerEntry struct {
 }
 
 // LedgerEntryKind credit (+, an admin's prepaid funds), charge (−, an eSIM order or top-up, or a
-// confirmed booking), refund (+), reservation (−, a priced booking was created),
+// confirmed booking), refund (+, of a booking, or of an eSIM's order or top-up on
+// its cancel), reservation (−, a priced booking was created),
 // release (+, its reservation ended: confirmed, expired or canceled before
 // confirm).
 type LedgerEntryKind string
@@ -2172,6 +2302,11 @@ type Conflict = Problem
 // operation answers it.
 type CursorExpired = CursorExpiredProblem
 
+// ESIMConflict defines model for ESIMConflict.
+type ESIMConflict struct {
+	union json.RawMessage
+}
+
 // Forbidden RFC 9457 problem details.
 type Forbidden = Problem
 
@@ -2659,6 +2794,44 @@ type GetESIMParams struct {
 	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
 	// comma) and 32 items are read. Not stored.
 	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
+
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// CancelESIMJSONBody defines parameters for CancelESIM.
+type CancelESIMJSONBody = map[string]interface{}
+
+// CancelESIMParams defines parameters for CancelESIM.
+type CancelESIMParams struct {
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
+	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
+
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// ListESIMHistoryParams defines parameters for ListESIMHistory.
+type ListESIMHistoryParams struct {
+	// Limit Records per page, 1–500 (out of range is 400, not clamped).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Records to skip, 0–1000000.
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
@@ -3377,6 +3550,9 @@ type CancelFastTrackBookingJSONRequestBody = CancelRequest
 // CreateESIMOrderJSONRequestBody defines body for CreateESIMOrder for application/json ContentType.
 type CreateESIMOrderJSONRequestBody = ESIMOrderRequest
 
+// CancelESIMJSONRequestBody defines body for CancelESIM for application/json ContentType.
+type CancelESIMJSONRequestBody = CancelESIMJSONBody
+
 // CreateESIMTopUpJSONRequestBody defines body for CreateESIMTopUp for application/json ContentType.
 type CreateESIMTopUpJSONRequestBody CreateESIMTopUpJSONBody
 
@@ -3598,6 +3774,68 @@ func (t BookingValidationFailed) MarshalJSON() ([]byte, error) {
 }
 
 func (t *BookingValidationFailed) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProblem returns the union data inside the ESIMConflict as a Problem
+func (t ESIMConflict) AsProblem() (Problem, error) {
+	var body Problem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProblem overwrites any union data inside the ESIMConflict as the provided Problem
+func (t *ESIMConflict) FromProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProblem performs a merge with any union data inside the ESIMConflict, using the provided Problem
+func (t *ESIMConflict) MergeProblem(v Problem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsESIMProblem returns the union data inside the ESIMConflict as a ESIMProblem
+func (t ESIMConflict) AsESIMProblem() (ESIMProblem, error) {
+	var body ESIMProblem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromESIMProblem overwrites any union data inside the ESIMConflict as the provided ESIMProblem
+func (t *ESIMConflict) FromESIMProblem(v ESIMProblem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeESIMProblem performs a merge with any union data inside the ESIMConflict, using the provided ESIMProblem
+func (t *ESIMConflict) MergeESIMProblem(v ESIMProblem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ESIMConflict) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ESIMConflict) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -4358,8 +4596,10 @@ type ClientInterface interface {
 	// GetBillingStatement A month's ledger as CSV
 	//
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
-	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
-	// (`amount` signed, `balance_after` the available amount after the line). Text
+	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description,iccid`
+	// (`amount` signed, `balance_after` the available amount after the line, `iccid` the
+	// eSIM of a refund line of its cancel, last so that readers indexing the earlier
+	// columns keep working). Text
 	// cells starting with a tab or a carriage return, or whose first character after
 	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
@@ -4664,6 +4904,78 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/b2b/esims/{iccid} (the `GetESIM` operationId).
 	GetESIM(ctx context.Context, iccid string, params *GetESIMParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelESIMWithBody Cancel an unused eSIM for a refund
+	//
+	// Cancels an eSIM that was never installed: status Assigned with its profile still
+	// Released (never downloaded), within its package's refund window
+	// (`refund_window_days`, default 30, counted from the order; the window of the
+	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Canceled) is sent, and in the same transaction what was paid for it goes back to
+	// the balance: its order's unit price and the price of each of its top-ups, each
+	// non-zero amount in its own currency as a ledger line of kind `refund` whose
+	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+	// `status_changed` entry and one `refunded` entry per line. Its profile is never
+	// sold again, and a Canceled eSIM takes no top-up.
+	//
+	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+	// that retries after a timeout gets the same answer. An eSIM that was installed (or
+	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+	// the end of the window, or of a package without refunds (`refund_window_days` 0),
+	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	//
+	// The body may be left out or be an empty JSON object; an empty body (or only white
+	// space) is no body whatever its `Content-Type`; a body with content must be
+	// `application/json` (else `415`) and `{}` (else `400`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+	CancelESIMWithBody(ctx context.Context, iccid string, params *CancelESIMParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelESIM Cancel an unused eSIM for a refund
+	//
+	// Cancels an eSIM that was never installed: status Assigned with its profile still
+	// Released (never downloaded), within its package's refund window
+	// (`refund_window_days`, default 30, counted from the order; the window of the
+	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Canceled) is sent, and in the same transaction what was paid for it goes back to
+	// the balance: its order's unit price and the price of each of its top-ups, each
+	// non-zero amount in its own currency as a ledger line of kind `refund` whose
+	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+	// `status_changed` entry and one `refunded` entry per line. Its profile is never
+	// sold again, and a Canceled eSIM takes no top-up.
+	//
+	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+	// that retries after a timeout gets the same answer. An eSIM that was installed (or
+	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+	// the end of the window, or of a package without refunds (`refund_window_days` 0),
+	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	//
+	// The body may be left out or be an empty JSON object; an empty body (or only white
+	// space) is no body whatever its `Content-Type`; a body with content must be
+	// `application/json` (else `415`) and `{}` (else `400`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+	CancelESIM(ctx context.Context, iccid string, params *CancelESIMParams, body CancelESIMJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListESIMHistory What happened to an eSIM
+	//
+	// The eSIM's history, oldest first: `ordered` (its order), `topped_up` (each
+	// top-up), `status_changed` and `profile_changed` (each change of its status or of
+	// its profile's state) and `refunded` (each refund line of its cancel). Each entry
+	// has `at` and `kind` and the fields its kind names. eSIMs sold before the history
+	// existed start with their order and top-ups; their earlier status changes were not
+	// recorded. Another account's eSIM is `404`.
+	//
+	// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
+	ListESIMHistory(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetESIMQRCode The activation code as a QR code
 	//
@@ -5864,8 +6176,10 @@ func (c *Client) UpdateBillingSettings(ctx context.Context, params *UpdateBillin
 // GetBillingStatement A month's ledger as CSV
 //
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
-// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
-// (`amount` signed, `balance_after` the available amount after the line). Text
+// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description,iccid`
+// (`amount` signed, `balance_after` the available amount after the line, `iccid` the
+// eSIM of a refund line of its cancel, last so that readers indexing the earlier
+// columns keep working). Text
 // cells starting with a tab or a carriage return, or whose first character after
 // any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
@@ -6351,6 +6665,108 @@ func (c *Client) ListESIMs(ctx context.Context, params *ListESIMsParams, reqEdit
 // Corresponds with GET /v2/b2b/esims/{iccid} (the `GetESIM` operationId).
 func (c *Client) GetESIM(ctx context.Context, iccid string, params *GetESIMParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetESIMRequest(c.Server, iccid, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelESIMWithBody Cancel an unused eSIM for a refund
+//
+// Cancels an eSIM that was never installed: status Assigned with its profile still
+// Released (never downloaded), within its package's refund window
+// (`refund_window_days`, default 30, counted from the order; the window of the
+// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Canceled) is sent, and in the same transaction what was paid for it goes back to
+// the balance: its order's unit price and the price of each of its top-ups, each
+// non-zero amount in its own currency as a ledger line of kind `refund` whose
+// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+// `status_changed` entry and one `refunded` entry per line. Its profile is never
+// sold again, and a Canceled eSIM takes no top-up.
+//
+// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+// that retries after a timeout gets the same answer. An eSIM that was installed (or
+// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+// the end of the window, or of a package without refunds (`refund_window_days` 0),
+// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+//
+// The body may be left out or be an empty JSON object; an empty body (or only white
+// space) is no body whatever its `Content-Type`; a body with content must be
+// `application/json` (else `415`) and `{}` (else `400`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+func (c *Client) CancelESIMWithBody(ctx context.Context, iccid string, params *CancelESIMParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelESIMRequestWithBody(c.Server, iccid, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelESIM Cancel an unused eSIM for a refund
+//
+// Cancels an eSIM that was never installed: status Assigned with its profile still
+// Released (never downloaded), within its package's refund window
+// (`refund_window_days`, default 30, counted from the order; the window of the
+// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Canceled) is sent, and in the same transaction what was paid for it goes back to
+// the balance: its order's unit price and the price of each of its top-ups, each
+// non-zero amount in its own currency as a ledger line of kind `refund` whose
+// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+// `status_changed` entry and one `refunded` entry per line. Its profile is never
+// sold again, and a Canceled eSIM takes no top-up.
+//
+// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+// that retries after a timeout gets the same answer. An eSIM that was installed (or
+// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+// the end of the window, or of a package without refunds (`refund_window_days` 0),
+// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+//
+// The body may be left out or be an empty JSON object; an empty body (or only white
+// space) is no body whatever its `Content-Type`; a body with content must be
+// `application/json` (else `415`) and `{}` (else `400`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+func (c *Client) CancelESIM(ctx context.Context, iccid string, params *CancelESIMParams, body CancelESIMJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelESIMRequest(c.Server, iccid, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListESIMHistory What happened to an eSIM
+//
+// The eSIM's history, oldest first: `ordered` (its order), `topped_up` (each
+// top-up), `status_changed` and `profile_changed` (each change of its status or of
+// its profile's state) and `refunded` (each refund line of its cancel). Each entry
+// has `at` and `kind` and the fields its kind names. eSIMs sold before the history
+// existed start with their order and top-ups; their earlier status changes were not
+// recorded. Another account's eSIM is `404`.
+//
+// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
+func (c *Client) ListESIMHistory(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListESIMHistoryRequest(c.Server, iccid, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9383,6 +9799,189 @@ func NewGetESIMRequest(server string, iccid string, params *GetESIMParams) (*htt
 	return req, nil
 }
 
+// NewCancelESIMRequest calls the generic CancelESIM builder with application/json body
+func NewCancelESIMRequest(server string, iccid string, params *CancelESIMParams, body CancelESIMJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelESIMRequestWithBody(server, iccid, params, "application/json", bodyReader)
+}
+
+// NewCancelESIMRequestWithBody constructs an http.Request for the CancelESIM method, with any body, and a specified content type
+func NewCancelESIMRequestWithBody(server string, iccid string, params *CancelESIMParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "iccid", iccid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/b2b/esims/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.AcceptLanguage != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept-Language", *params.AcceptLanguage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept-Language", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListESIMHistoryRequest constructs an http.Request for the ListESIMHistory method
+func NewListESIMHistoryRequest(server string, iccid string, params *ListESIMHistoryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "iccid", iccid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/b2b/esims/%s/history", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetESIMQRCodeRequest constructs an http.Request for the GetESIMQRCode method
 func NewGetESIMQRCodeRequest(server string, iccid string, params *GetESIMQRCodeParams) (*http.Request, error) {
 	var err error
@@ -11389,8 +11988,10 @@ type ClientWithResponsesInterface interface {
 	// GetBillingStatementWithResponse A month's ledger as CSV
 	//
 	// The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
-	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
-	// (`amount` signed, `balance_after` the available amount after the line). Text
+	// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description,iccid`
+	// (`amount` signed, `balance_after` the available amount after the line, `iccid` the
+	// eSIM of a refund line of its cancel, last so that readers indexing the earlier
+	// columns keep working). Text
 	// cells starting with a tab or a carriage return, or whose first character after
 	// any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 	// `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
@@ -11717,6 +12318,80 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/b2b/esims/{iccid} (the `GetESIM` operationId).
 	GetESIMWithResponse(ctx context.Context, iccid string, params *GetESIMParams, reqEditors ...RequestEditorFn) (*GetESIMResponse, error)
+
+	// CancelESIMWithBodyWithResponse Cancel an unused eSIM for a refund
+	//
+	// Cancels an eSIM that was never installed: status Assigned with its profile still
+	// Released (never downloaded), within its package's refund window
+	// (`refund_window_days`, default 30, counted from the order; the window of the
+	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Canceled) is sent, and in the same transaction what was paid for it goes back to
+	// the balance: its order's unit price and the price of each of its top-ups, each
+	// non-zero amount in its own currency as a ledger line of kind `refund` whose
+	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+	// `status_changed` entry and one `refunded` entry per line. Its profile is never
+	// sold again, and a Canceled eSIM takes no top-up.
+	//
+	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+	// that retries after a timeout gets the same answer. An eSIM that was installed (or
+	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+	// the end of the window, or of a package without refunds (`refund_window_days` 0),
+	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	//
+	// The body may be left out or be an empty JSON object; an empty body (or only white
+	// space) is no body whatever its `Content-Type`; a body with content must be
+	// `application/json` (else `415`) and `{}` (else `400`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+	CancelESIMWithBodyWithResponse(ctx context.Context, iccid string, params *CancelESIMParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelESIMResponse, error)
+
+	// CancelESIMWithResponse Cancel an unused eSIM for a refund
+	//
+	// Cancels an eSIM that was never installed: status Assigned with its profile still
+	// Released (never downloaded), within its package's refund window
+	// (`refund_window_days`, default 30, counted from the order; the window of the
+	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Canceled) is sent, and in the same transaction what was paid for it goes back to
+	// the balance: its order's unit price and the price of each of its top-ups, each
+	// non-zero amount in its own currency as a ledger line of kind `refund` whose
+	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+	// `status_changed` entry and one `refunded` entry per line. Its profile is never
+	// sold again, and a Canceled eSIM takes no top-up.
+	//
+	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+	// that retries after a timeout gets the same answer. An eSIM that was installed (or
+	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+	// the end of the window, or of a package without refunds (`refund_window_days` 0),
+	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	//
+	// The body may be left out or be an empty JSON object; an empty body (or only white
+	// space) is no body whatever its `Content-Type`; a body with content must be
+	// `application/json` (else `415`) and `{}` (else `400`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+	CancelESIMWithResponse(ctx context.Context, iccid string, params *CancelESIMParams, body CancelESIMJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelESIMResponse, error)
+
+	// ListESIMHistoryWithResponse What happened to an eSIM
+	//
+	// The eSIM's history, oldest first: `ordered` (its order), `topped_up` (each
+	// top-up), `status_changed` and `profile_changed` (each change of its status or of
+	// its profile's state) and `refunded` (each refund line of its cancel). Each entry
+	// has `at` and `kind` and the fields its kind names. eSIMs sold before the history
+	// existed start with their order and top-ups; their earlier status changes were not
+	// recorded. Another account's eSIM is `404`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
+	ListESIMHistoryWithResponse(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*ListESIMHistoryResponse, error)
 
 	// GetESIMQRCodeWithResponse The activation code as a QR code
 	//
@@ -19265,6 +19940,461 @@ func (r GetESIMResponse) ContentType() string {
 	return ""
 }
 
+// CancelESIMResponse200Headers the declared response headers of an HTTP 200 response for CancelESIM
+type CancelESIMResponse200Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse400Headers the declared response headers of an HTTP 400 response for CancelESIM
+type CancelESIMResponse400Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse401Headers the declared response headers of an HTTP 401 response for CancelESIM
+type CancelESIMResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse403Headers the declared response headers of an HTTP 403 response for CancelESIM
+type CancelESIMResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse404Headers the declared response headers of an HTTP 404 response for CancelESIM
+type CancelESIMResponse404Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse409Headers the declared response headers of an HTTP 409 response for CancelESIM
+type CancelESIMResponse409Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse413Headers the declared response headers of an HTTP 413 response for CancelESIM
+type CancelESIMResponse413Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse415Headers the declared response headers of an HTTP 415 response for CancelESIM
+type CancelESIMResponse415Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse429Headers the declared response headers of an HTTP 429 response for CancelESIM
+type CancelESIMResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse500Headers the declared response headers of an HTTP 500 response for CancelESIM
+type CancelESIMResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// CancelESIMResponse503Headers the declared response headers of an HTTP 503 response for CancelESIM
+type CancelESIMResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type CancelESIMResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ESIM
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ESIMConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelESIMResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelESIMResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelESIMResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelESIMResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelESIMResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelESIMResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CancelESIMResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CancelESIMResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelESIMResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelESIMResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelESIMResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelESIMResponse) GetJSON200() *ESIM {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON409() *ESIMConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CancelESIMResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelESIMResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelESIMResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelESIMResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelESIMResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListESIMHistoryResponse200Headers the declared response headers of an HTTP 200 response for ListESIMHistory
+type ListESIMHistoryResponse200Headers struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse400Headers the declared response headers of an HTTP 400 response for ListESIMHistory
+type ListESIMHistoryResponse400Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse401Headers the declared response headers of an HTTP 401 response for ListESIMHistory
+type ListESIMHistoryResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse403Headers the declared response headers of an HTTP 403 response for ListESIMHistory
+type ListESIMHistoryResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse404Headers the declared response headers of an HTTP 404 response for ListESIMHistory
+type ListESIMHistoryResponse404Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse429Headers the declared response headers of an HTTP 429 response for ListESIMHistory
+type ListESIMHistoryResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse500Headers the declared response headers of an HTTP 500 response for ListESIMHistory
+type ListESIMHistoryResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// ListESIMHistoryResponse503Headers the declared response headers of an HTTP 503 response for ListESIMHistory
+type ListESIMHistoryResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type ListESIMHistoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ESIMHistoryList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListESIMHistoryResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListESIMHistoryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListESIMHistoryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListESIMHistoryResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListESIMHistoryResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListESIMHistoryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListESIMHistoryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListESIMHistoryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListESIMHistoryResponse) GetJSON200() *ESIMHistoryList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListESIMHistoryResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListESIMHistoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListESIMHistoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListESIMHistoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListESIMHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetESIMQRCodeResponse200Headers the declared response headers of an HTTP 200 response for GetESIMQRCode
 type GetESIMQRCodeResponse200Headers struct {
 	CacheControl       *string
@@ -22983,8 +24113,10 @@ func (c *ClientWithResponses) UpdateBillingSettingsWithResponse(ctx context.Cont
 // GetBillingStatementWithResponse A month's ledger as CSV
 //
 // The ledger lines created in the UTC month, oldest first, as RFC 4180 CSV with a
-// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`
-// (`amount` signed, `balance_after` the available amount after the line). Text
+// header row: `id,created_at,kind,amount,currency,balance_after,booking_id,reference,description,iccid`
+// (`amount` signed, `balance_after` the available amount after the line, `iccid` the
+// eSIM of a refund line of its cancel, last so that readers indexing the earlier
+// columns keep working). Text
 // cells starting with a tab or a carriage return, or whose first character after
 // any leading spaces and quotes (`"`, `'`) is `=`, `+`, `-` or `@`, get a leading
 // `'` so that a spreadsheet never runs them as formulas. `406` when `Accept`
@@ -23424,6 +24556,98 @@ func (c *ClientWithResponses) GetESIMWithResponse(ctx context.Context, iccid str
 		return nil, err
 	}
 	return ParseGetESIMResponse(rsp)
+}
+
+// CancelESIMWithBodyWithResponse Cancel an unused eSIM for a refund
+//
+// Cancels an eSIM that was never installed: status Assigned with its profile still
+// Released (never downloaded), within its package's refund window
+// (`refund_window_days`, default 30, counted from the order; the window of the
+// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Canceled) is sent, and in the same transaction what was paid for it goes back to
+// the balance: its order's unit price and the price of each of its top-ups, each
+// non-zero amount in its own currency as a ledger line of kind `refund` whose
+// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+// `status_changed` entry and one `refunded` entry per line. Its profile is never
+// sold again, and a Canceled eSIM takes no top-up.
+//
+// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+// that retries after a timeout gets the same answer. An eSIM that was installed (or
+// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+// the end of the window, or of a package without refunds (`refund_window_days` 0),
+// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+//
+// The body may be left out or be an empty JSON object; an empty body (or only white
+// space) is no body whatever its `Content-Type`; a body with content must be
+// `application/json` (else `415`) and `{}` (else `400`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+func (c *ClientWithResponses) CancelESIMWithBodyWithResponse(ctx context.Context, iccid string, params *CancelESIMParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelESIMResponse, error) {
+	rsp, err := c.CancelESIMWithBody(ctx, iccid, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelESIMResponse(rsp)
+}
+
+// CancelESIMWithResponse Cancel an unused eSIM for a refund
+//
+// Cancels an eSIM that was never installed: status Assigned with its profile still
+// Released (never downloaded), within its package's refund window
+// (`refund_window_days`, default 30, counted from the order; the window of the
+// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
+// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Canceled) is sent, and in the same transaction what was paid for it goes back to
+// the balance: its order's unit price and the price of each of its top-ups, each
+// non-zero amount in its own currency as a ledger line of kind `refund` whose
+// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
+// `status_changed` entry and one `refunded` entry per line. Its profile is never
+// sold again, and a Canceled eSIM takes no top-up.
+//
+// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
+// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
+// that retries after a timeout gets the same answer. An eSIM that was installed (or
+// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
+// the end of the window, or of a package without refunds (`refund_window_days` 0),
+// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+//
+// The body may be left out or be an empty JSON object; an empty body (or only white
+// space) is no body whatever its `Content-Type`; a body with content must be
+// `application/json` (else `415`) and `{}` (else `400`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/b2b/esims/{iccid}/cancel (the `CancelESIM` operationId).
+func (c *ClientWithResponses) CancelESIMWithResponse(ctx context.Context, iccid string, params *CancelESIMParams, body CancelESIMJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelESIMResponse, error) {
+	rsp, err := c.CancelESIM(ctx, iccid, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelESIMResponse(rsp)
+}
+
+// ListESIMHistoryWithResponse What happened to an eSIM
+//
+// The eSIM's history, oldest first: `ordered` (its order), `topped_up` (each
+// top-up), `status_changed` and `profile_changed` (each change of its status or of
+// its profile's state) and `refunded` (each refund line of its cancel). Each entry
+// has `at` and `kind` and the fields its kind names. eSIMs sold before the history
+// existed start with their order and top-ups; their earlier status changes were not
+// recorded. Another account's eSIM is `404`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
+func (c *ClientWithResponses) ListESIMHistoryWithResponse(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*ListESIMHistoryResponse, error) {
+	rsp, err := c.ListESIMHistory(ctx, iccid, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListESIMHistoryResponse(rsp)
 }
 
 // GetESIMQRCodeWithResponse The activation code as a QR code
@@ -42769,6 +43993,1220 @@ func ParseGetESIMResponse(rsp *http.Response) (*GetESIMResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetESIMResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelESIMResponse parses an HTTP response from a CancelESIMWithResponse call
+func ParseCancelESIMResponse(rsp *http.Response) (*CancelESIMResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelESIMResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ESIM
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ESIMConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelESIMResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelESIMResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelESIMResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelESIMResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelESIMResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelESIMResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CancelESIMResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CancelESIMResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelESIMResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelESIMResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelESIMResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListESIMHistoryResponse parses an HTTP response from a ListESIMHistoryWithResponse call
+func ParseListESIMHistoryResponse(rsp *http.Response) (*ListESIMHistoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListESIMHistoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ESIMHistoryList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListESIMHistoryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListESIMHistoryResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListESIMHistoryResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListESIMHistoryResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListESIMHistoryResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListESIMHistoryResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListESIMHistoryResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListESIMHistoryResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

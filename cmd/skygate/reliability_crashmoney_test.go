@@ -19,15 +19,17 @@ import (
 // Crash consistency of money and capacity: `serve` is killed with SIGKILL at random
 // moments while clients of an account with a price list create priced bookings (each
 // retried with its Idempotency-Key until acknowledged) and confirm or cancel some of
-// them (retried until answered). After the last restart, for every booking as the API
-// shows it:
+// them (retried until answered), and order eSIMs and cancel some of them for a refund.
+// After the last restart, for every booking and eSIM as the API shows it:
 //
 //   - the balance is the sum of the ledger, and equals credits − charges + refunds −
 //     reserved, where reserved is the price of every Pending or Issued booking;
 //   - each booking's own lines add up to what its status says it cost (a reservation,
 //     a charge, a refund) — no movement lost or repeated;
 //   - each slot's remaining places are its capacity less the places of the bookings
-//     that hold it (every status but Expired and Canceled).
+//     that hold it (every status but Expired and Canceled);
+//   - each eSIM's order was charged once, and a Canceled eSIM was refunded once, with
+//     a line naming it; any other eSIM not at all.
 
 // crashMoneySlots are the scheduled local times the load books, one slot each.
 var crashMoneySlots = []string{"10:15", "11:15", "12:15"}
@@ -57,6 +59,9 @@ func TestCrashMoney(t *testing.T) {
 		if resp, body := s.adminCall(http.MethodPut, "/fast-tracks/"+ft+"/capacity", fmt.Sprintf(`{"capacity_per_slot":%d}`, crashMoneyCapacity)); resp.StatusCode != http.StatusOK {
 			t.Fatalf("capacity: %d %s", resp.StatusCode, body)
 		}
+		// eSIMs: seedESIMCatalog credits their price (100) for each profile.
+		const esimPool, esimPrice = 300, 100
+		esimPkg := s.seedESIMCatalog(c.AccountID, esimPool)
 		const credit = 10_000_000
 		if resp, body := s.adminCall(http.MethodPost, "/accounts/"+c.AccountID+"/esim/credits",
 			fmt.Sprintf(`{"amount":{"amount":%d,"currency":"USD"},"description":"crash funds"}`, credit)); resp.StatusCode != http.StatusCreated {
@@ -76,6 +81,19 @@ func TestCrashMoney(t *testing.T) {
 		wait := runWorkers(ctx, 4, func(w, i int) {
 			key := fmt.Sprintf("money-%d-%d", w, i)
 			switch {
+			case i%8 == 4: // order an eSIM, and cancel every other one
+				body := `{"package_id":"` + esimPkg + `","quantity":1,"partner_reference":"` + key + `"}`
+				id := load.untilAcked(t, mtls, http.MethodPost, s.mtlsBase+"/v2/b2b/esim/orders", tok, key, body, http.StatusCreated)
+				load.record(load.orders, key, id)
+				if id == "" || i%16 != 4 {
+					return
+				}
+				iccid := untilICCID(t, mtls, s.mtlsBase+"/v2/b2b/esim/orders/"+id, tok)
+				if iccid != "" && untilAnswered(t, mtls, s.mtlsBase+"/v2/b2b/esims/"+iccid+"/cancel", tok) == http.StatusOK {
+					mu.Lock()
+					done["esim cancel"]++
+					mu.Unlock()
+				}
 			case i%4 == 3: // confirm or cancel an acknowledged booking, or cancel a confirmed one
 				op, from := "confirm", &acked
 				switch rand.IntN(3) {
@@ -124,7 +142,7 @@ func TestCrashMoney(t *testing.T) {
 		// (a slow machine acknowledges few bookings between kills).
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 			mu.Lock()
-			all := done["confirm"] > 0 && done["cancel"] > 0 && done["cancel confirmed"] > 0
+			all := done["confirm"] > 0 && done["cancel"] > 0 && done["cancel confirmed"] > 0 && done["esim cancel"] > 0
 			mu.Unlock()
 			if all {
 				break
@@ -139,8 +157,10 @@ func TestCrashMoney(t *testing.T) {
 
 		bookings := s.crashBookings(t, mtls, tok)
 		checkOnePerKey(t, "booking", load.bookings, refItems(bookings))
+		checkOnePerKey(t, "eSIM order", load.orders, s.listAll(t, mtls, s.mtlsBase+"/v2/b2b/esim/orders", tok))
 		entries, balance := s.crashLedger(t, tok)
-		checkCrashMoney(t, credit, bookings, entries, balance)
+		checkCrashMoney(t, credit+esimPool*esimPrice, bookings, entries, balance)
+		canceled := checkCrashESIMs(t, esimPrice, s.crashESIMs(t, tok), entries)
 		s.checkCrashSlots(t, tok, ft, date, bookings)
 		for _, l := range s.logProblems() {
 			t.Errorf("server log: %.400s", l)
@@ -157,8 +177,11 @@ func TestCrashMoney(t *testing.T) {
 		if statuses["Confirmed"] == 0 || statuses["Canceled"] == 0 || statuses["Canceled after confirm"] == 0 {
 			t.Errorf("the load did not reach every kind of movement: %v", statuses)
 		}
-		t.Logf("%s: %d kills, %d bookings acknowledged (%d requests repeated), %d ledger lines, bookings %v, other answers %v",
-			e.name, kills, len(load.bookings), load.retries, len(entries), statuses, load.statuses)
+		if canceled == 0 {
+			t.Errorf("the load canceled no eSIM")
+		}
+		t.Logf("%s: %d kills, %d bookings acknowledged (%d requests repeated), %d eSIM orders (%d canceled), %d ledger lines, bookings %v, other answers %v",
+			e.name, kills, len(load.bookings), load.retries, len(load.orders), canceled, len(entries), statuses, load.statuses)
 	})
 }
 
@@ -253,6 +276,8 @@ type crashEntry struct {
 	Kind      skygate.LedgerKind `json:"kind"`
 	Amount    skygate.Money      `json:"amount"`
 	BookingID *string            `json:"booking_id"`
+	ICCID     *string            `json:"iccid"`
+	Reference string             `json:"reference"`
 }
 
 // crashBalance is the USD balance.

@@ -41,7 +41,7 @@ func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skyga
 	}
 	if f.Status != "" && !f.Status.IsValid() {
 		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
-			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired"}}}
+			Fields: []skygate.FieldError{{Field: "status", Message: "must be one of Assigned, Installed, Active, Depleted, Expired, Canceled"}}}
 	}
 	list, total, err := s.store.ListESIMs(ctx, accountID, f, p)
 	if err != nil {

@@ -9,12 +9,15 @@ import (
 	"github.com/skygate/skygate/internal/idempotency"
 )
 
-// Store is what the service keeps its data in: the ESIMStore, the account's billing
+// Store is what the service keeps its data in: the ESIMStore, the cancel of unused
+// eSIMs (ESIMCancelStore) and their history (ESIMHistoryStore), the account's billing
 // settings and statements (BillingStore), the idempotency records
 // that create-booking uses too, and accounts (admin calls answer 404 for an unknown
 // account). internal/sqlite and internal/postgres implement it.
 type Store interface {
 	skygate.ESIMStore
+	skygate.ESIMCancelStore
+	skygate.ESIMHistoryStore
 	skygate.BillingStore
 	idempotency.Records
 	// Account is skygate.AccountStore's.
@@ -113,7 +116,8 @@ func (s *Service) present(ctx context.Context, accountID, lang string, esims ...
 }
 
 // name fills each eSIM's package in lang (one of skygate.Languages; anything else is
-// en), from one read of the account's catalog.
+// en) and its RefundableUntil (nil when a cancel could not refund it now), from one
+// read of the account's catalog.
 func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	if len(esims) == 0 {
 		return nil
@@ -126,9 +130,11 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	for _, p := range cat.Packages {
 		pkgs[p.ID] = p
 	}
+	now := s.now()
 	for _, e := range esims {
 		if p := pkgs[e.PackageID]; p != nil {
 			e.Package = p.In(skygate.Language(lang))
+			e.RefundableUntil = refundableUntil(e, p, now)
 		}
 	}
 	return nil

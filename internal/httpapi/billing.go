@@ -46,9 +46,11 @@ func (s *Server) patchBillingSettings(w http.ResponseWriter, r *http.Request) er
 }
 
 // statementColumns is the header row of a statement. A line has no reserved column:
-// a reservation's amount is what left the available amount for the reserve.
+// a reservation's amount is what left the available amount for the reserve. iccid
+// (the eSIM of the refund line of a cancel) came later, so it is last: readers that
+// index the columns keep working.
 var statementColumns = []string{"id", "created_at", "kind", "amount", "currency", "balance_after",
-	"booking_id", "reference", "description"}
+	"booking_id", "reference", "description", "iccid"}
 
 // billingStatement answers the month's ledger lines as text/csv (RFC 4180), oldest
 // first, as an attachment; 406 when Accept excludes text/csv. The lines are read and
@@ -101,13 +103,16 @@ func (sw *statementWriter) lines(entries []*skygate.LedgerEntry) error {
 		sw.start()
 	}
 	for _, e := range entries {
-		booking := ""
+		booking, iccid := "", ""
 		if e.BookingID != nil {
 			booking = *e.BookingID
 		}
+		if e.ICCID != nil {
+			iccid = *e.ICCID
+		}
 		_ = sw.cw.Write([]string{e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), string(e.Kind),
 			strconv.FormatInt(e.Amount.Amount, 10), e.Amount.Currency, strconv.FormatInt(e.BalanceAfter, 10),
-			safeCell(booking), safeCell(e.Reference), safeCell(e.Description)})
+			safeCell(booking), safeCell(e.Reference), safeCell(e.Description), iccid})
 	}
 	sw.cw.Flush()
 	return sw.cw.Error()

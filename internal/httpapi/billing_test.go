@@ -46,22 +46,27 @@ func TestSafeCell(t *testing.T) {
 // one-shot writer produced before the statement was streamed, and the headers.
 func TestStatementCSV(t *testing.T) {
 	t.Parallel()
-	bk := "b-1"
+	bk, iccid := "b-1", "8901260000000000008"
 	entries := []*skygate.LedgerEntry{
 		{ID: "l-1", Kind: skygate.LedgerCredit, Amount: skygate.Money{Amount: 10000, Currency: "EUR"}, BalanceAfter: 10000,
 			Reference: "wire 7", Description: "top up, \"March\"", CreatedAt: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)},
 		{ID: "l-2", Kind: skygate.LedgerReservation, Amount: skygate.Money{Amount: -3500, Currency: "EUR"}, BalanceAfter: 6500, BookingID: &bk,
 			Reference: "b-1", Description: "=HYPERLINK(\"x\")\nline two", CreatedAt: time.Date(2025, 3, 2, 10, 30, 0, 123456000, time.FixedZone("X", 3600))},
+		{ID: "l-3", Kind: skygate.LedgerRefund, Amount: skygate.Money{Amount: 500, Currency: "EUR"}, BalanceAfter: 7000, ICCID: &iccid,
+			Reference: "o-1", Description: "eSIM canceled", CreatedAt: time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)},
 	}
-	const header = "id,created_at,kind,amount,currency,balance_after,booking_id,reference,description\r\n"
+	// iccid joined the end of the row with the cancel of eSIMs (issue 39); only refund
+	// lines of a cancel fill it.
+	const header = "id,created_at,kind,amount,currency,balance_after,booking_id,reference,description,iccid\r\n"
 	for _, tc := range []struct {
 		name   string
 		chunks [][]*skygate.LedgerEntry
 		want   string
 	}{
 		{"two chunks", [][]*skygate.LedgerEntry{entries[:1], entries[1:]}, header +
-			"l-1,2025-03-01T00:00:00Z,credit,10000,EUR,10000,,wire 7,\"top up, \"\"March\"\"\"\r\n" +
-			"l-2,2025-03-02T09:30:00.123456Z,reservation,-3500,EUR,6500,b-1,b-1,\"'=HYPERLINK(\"\"x\"\")\r\nline two\"\r\n"},
+			"l-1,2025-03-01T00:00:00Z,credit,10000,EUR,10000,,wire 7,\"top up, \"\"March\"\"\",\r\n" +
+			"l-2,2025-03-02T09:30:00.123456Z,reservation,-3500,EUR,6500,b-1,b-1,\"'=HYPERLINK(\"\"x\"\")\r\nline two\",\r\n" +
+			"l-3,2025-03-03T00:00:00Z,refund,500,EUR,7000,,o-1,eSIM canceled,8901260000000000008\r\n"},
 		{"a month without lines", nil, header},
 	} {
 		rec := httptest.NewRecorder()

@@ -80,6 +80,8 @@ func (s *Server) routes() {
 	s.route("GET /v2/b2b/esims/{iccid}", s.auth(esimRead, s.getESIM))
 	s.route("GET /v2/b2b/esims/{iccid}/qr", s.auth(esimRead, s.esimQR))
 	s.route("POST /v2/b2b/esims/{iccid}/topups", s.auth(esimWrite, s.createTopUp))
+	s.route("POST /v2/b2b/esims/{iccid}/cancel", s.auth(esimWrite, s.cancelESIM))
+	s.route("GET /v2/b2b/esims/{iccid}/history", s.auth(esimRead, s.esimHistory))
 	s.route("GET /v2/b2b/esim/billing", s.auth(esimRead, s.esimBilling))
 	s.route("POST /v2/sandbox/esims/{iccid}/install", s.auth(esimWrite, s.sandboxESIM("install")))
 	s.route("POST /v2/sandbox/esims/{iccid}/activate", s.auth(esimWrite, s.sandboxESIM("activate")))

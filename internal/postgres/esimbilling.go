@@ -11,7 +11,7 @@ import (
 )
 
 // ledgerColumns are the columns sqlstore.ScanLedger reads.
-const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id`
+const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id, iccid`
 
 // thresholdOf is the account's low-balance threshold in the updated balance row's
 // currency, NULL for none: the debits return it so that sqlstore.Debited needs no
@@ -32,7 +32,7 @@ const (
 			RETURNING account_id, currency, amount, updated_at
 		)
 		INSERT INTO esim_ledger (` + ledgerColumns + `)
-		SELECT $5, d.account_id, $6, $7, d.currency, d.amount, $8, $9, d.updated_at, NULL FROM d
+		SELECT $5, d.account_id, $6, $7, d.currency, d.amount, $8, $9, d.updated_at, NULL, NULL FROM d
 		RETURNING balance_after,
 			(SELECT t.amount FROM billing_thresholds t WHERE t.account_id = $3 AND t.currency = $4)`
 	creditBalance = `INSERT INTO esim_balances (account_id, currency, amount, updated_at)
@@ -42,7 +42,7 @@ const (
 		RETURNING amount`
 	selectBalances = `SELECT currency, amount, reserved FROM esim_balances WHERE account_id = $1 ORDER BY currency`
 	insertLedger   = `INSERT INTO esim_ledger (` + ledgerColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`
 	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = $1`

@@ -11,7 +11,7 @@ import (
 )
 
 // ledgerColumns are the columns sqlstore.ScanLedger reads.
-const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id`
+const ledgerColumns = `id, account_id, kind, amount, currency, balance_after, reference, description, created_at, booking_id, iccid`
 
 // thresholdOf is the account's low-balance threshold in the updated balance row's
 // currency, NULL for none, returned by the debits for sqlstore.Debited.
@@ -31,7 +31,7 @@ const (
 		RETURNING amount`
 	selectBalances = `SELECT currency, amount, reserved FROM esim_balances WHERE account_id = ? ORDER BY currency`
 	insertLedger   = `INSERT INTO esim_ledger (` + ledgerColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	listLedger = `SELECT ` + ledgerColumns + ` FROM esim_ledger
 		WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`
 	countLedger   = `SELECT count(*) FROM esim_ledger WHERE account_id = ?`
@@ -54,7 +54,7 @@ func (s *Store) charge(ctx context.Context, tx *sqlstore.Tx, accountID string, p
 		return err
 	}
 	_, err = tx.ExecContext(ctx, insertLedger, skygate.NewID(), accountID, string(skygate.LedgerCharge),
-		-price.Amount, price.Currency, balanceAfter, reference, description, at, nil)
+		-price.Amount, price.Currency, balanceAfter, reference, description, at, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func InsufficientFunds(price skygate.Money) error {
 
 // CreditBalance is skygate.ESIMStore's CreditBalance: credit (account_id, currency,
 // amount, now) adds to the balance, creating it, and returns the new amount; entry
-// (the columns ScanLedger reads; booking_id NULL) appends e to the ledger.
+// (the columns ScanLedger reads; booking_id and iccid NULL) appends e to the ledger.
 func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate.LedgerEntry, audit *skygate.AuditEvent) error {
 	if err := Audited("credit balance", audit); err != nil {
 		return err
@@ -195,7 +195,7 @@ func CreditBalance(ctx context.Context, db *DB, credit, entry string, e *skygate
 			return err
 		}
 		_, err = tx.ExecContext(ctx, entry, e.ID, e.AccountID, string(e.Kind), e.Amount.Amount,
-			e.Amount.Currency, e.BalanceAfter, e.Reference, e.Description, db.Time(e.CreatedAt), nil)
+			e.Amount.Currency, e.BalanceAfter, e.Reference, e.Description, db.Time(e.CreatedAt), nil, nil)
 		if err != nil {
 			return err
 		}

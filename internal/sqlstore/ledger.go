@@ -92,10 +92,10 @@ func MoveFunds(ctx context.Context, db *DB, tx *Tx, q LedgerSQL, before, after *
 }
 
 // entry appends the line of m, a move of b, to the ledger: reference and booking_id
-// are the booking id.
+// are the booking id, iccid NULL.
 func entry(ctx context.Context, db *DB, tx *Tx, q LedgerSQL, b *skygate.Booking, m skygate.LedgerMove, balanceAfter int64, at time.Time) error {
 	_, err := tx.ExecContext(ctx, q.Entry, skygate.NewID(), b.AccountID, string(m.Kind), m.Amount.Amount,
-		m.Amount.Currency, balanceAfter, b.ID, skygate.BookingLedgerDescription(m.Kind, b), db.Time(UTC(at)), b.ID)
+		m.Amount.Currency, balanceAfter, b.ID, skygate.BookingLedgerDescription(m.Kind, b), db.Time(UTC(at)), b.ID, nil)
 	return err
 }
 

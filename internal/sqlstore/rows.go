@@ -371,21 +371,25 @@ func scanTopUp(row Scanner) (*skygate.TopUp, error) {
 }
 
 // ScanLedger reads id, account_id, kind, amount, currency, balance_after, reference,
-// description, created_at, booking_id.
+// description, created_at, booking_id, iccid.
 func ScanLedger(row Scanner) (*skygate.LedgerEntry, error) {
 	var (
 		e       skygate.LedgerEntry
 		kind    string
 		booking sql.NullString
+		iccid   sql.NullString
 	)
 	err := row.Scan(&e.ID, &e.AccountID, &kind, &e.Amount.Amount, &e.Amount.Currency, &e.BalanceAfter,
-		&e.Reference, &e.Description, timeCol{&e.CreatedAt}, &booking)
+		&e.Reference, &e.Description, timeCol{&e.CreatedAt}, &booking, &iccid)
 	if err != nil {
 		return nil, err
 	}
 	e.Kind = skygate.LedgerKind(kind)
 	if booking.Valid {
 		e.BookingID = &booking.String
+	}
+	if iccid.Valid {
+		e.ICCID = &iccid.String
 	}
 	return &e, nil
 }
