@@ -47,6 +47,8 @@ type Store interface {
 	WebhookStore
 	EventFeedStore
 	ESIMStore
+	ESIMSettingsStore
+	ESIMWarningStore
 	BillingStore
 	LoginCodeStore
 	TokenRevocationStore

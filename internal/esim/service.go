@@ -9,12 +9,15 @@ import (
 	"github.com/skygate/skygate/internal/idempotency"
 )
 
-// Store is what the service keeps its data in: the ESIMStore, the account's billing
-// settings and statements (BillingStore), the idempotency records
+// Store is what the service keeps its data in: the ESIMStore, the account's eSIM
+// settings (ESIMSettingsStore), the due expiry warnings (ESIMWarningStore), the
+// account's billing settings and statements (BillingStore), the idempotency records
 // that create-booking uses too, and accounts (admin calls answer 404 for an unknown
 // account). internal/sqlite and internal/postgres implement it.
 type Store interface {
 	skygate.ESIMStore
+	skygate.ESIMSettingsStore
+	skygate.ESIMWarningStore
 	skygate.BillingStore
 	idempotency.Records
 	// Account is skygate.AccountStore's.
