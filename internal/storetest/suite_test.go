@@ -51,6 +51,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"Envelopes", envelopeTests},
 		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
+		{"ESIMWarnings", esimWarningTests},
 		{"Ledger", ledgerTests},
 		{"BillingStore", billingStoreTests},
 		{"LoginCodes", loginCodeTests},
