@@ -59,9 +59,11 @@ func CanProfileTransition(from, to ProfileState) bool {
 	return slices.Contains(profileTransitions[from], to)
 }
 
-// onDevice reports whether a profile in state p is, or was, installed on a device.
+// onDevice reports whether a profile in state p is installed on a device. Deleted is
+// not: a profile deleted after its download never reached the device, and one deleted
+// later installed its eSIM when it got there.
 func (p ProfileState) onDevice() bool {
-	return p == ProfileInstalled || p == ProfileEnabled || p == ProfileDisabled || p == ProfileDeleted
+	return p == ProfileInstalled || p == ProfileEnabled || p == ProfileDisabled
 }
 
 // SetProfileState records the SM-DP+'s report that the profile is now in state to, at

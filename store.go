@@ -49,6 +49,8 @@ type Store interface {
 	ESIMStore
 	ESIMCancelStore
 	ESIMHistoryStore
+	ESIMSettingsStore
+	ESIMWarningStore
 	BillingStore
 	LoginCodeStore
 	TokenRevocationStore

@@ -44,6 +44,7 @@ var partnerPaths = []string{
 	"/v2/b2b/esim/billing",
 	"/v2/b2b/esim/orders",
 	"/v2/b2b/esim/orders/{orderID}",
+	"/v2/b2b/esim/settings",
 	"/v2/b2b/esims",
 	"/v2/b2b/esims/{iccid}",
 	"/v2/b2b/esims/{iccid}/cancel",
@@ -60,6 +61,7 @@ var partnerPaths = []string{
 	"/v2/sandbox/booking/fast-tracks/{bookingID}/simulate",
 	"/v2/sandbox/esims/{iccid}/activate",
 	"/v2/sandbox/esims/{iccid}/install",
+	"/v2/sandbox/esims/{iccid}/profile",
 	"/v2/sandbox/esims/{iccid}/usage",
 }
 

@@ -240,9 +240,14 @@ func (a *app) background() []lifecycle.Service {
 			_, err := a.events.Purge(ctx)
 			return err
 		}),
-		lifecycle.Every("eSIM expiry", 30*time.Second, a.log, func(ctx context.Context) error {
-			_, err := a.esim.ExpireDue(ctx, 1000)
-			return err
+		// Every replica expires eSIMs and sends expiry warnings; each eSIM is claimed
+		// by one. A due warning goes out within seconds: a 1-day pass is due for its
+		// 1-day warning at activation. When nothing is due each round is two reads of
+		// the partial index esims_expiring.
+		lifecycle.Every("eSIM lifecycle", 5*time.Second, a.log, func(ctx context.Context) error {
+			_, expireErr := a.esim.ExpireDue(ctx, 1000)
+			_, warnErr := a.esim.WarnExpiring(ctx, 1000)
+			return errors.Join(expireErr, warnErr)
 		}),
 		lifecycle.Every("catalog refresh", a.cfg.CatalogRefresh, a.log, func(ctx context.Context) error {
 			changed, err := a.catalog.Refresh(ctx)

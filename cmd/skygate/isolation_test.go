@@ -76,6 +76,7 @@ var isolationBodies = map[string]func(own *isoTenant) string{
 	"topups":        func(own *isoTenant) string { return `{"package_id":"` + own.packageID + `"}` },
 	"simulate":      func(*isoTenant) string { return `{"event":"issue"}` },
 	"usage":         func(*isoTenant) string { return `{"used_mb":1}` },
+	"profile":       func(*isoTenant) string { return `{"state":"Downloaded"}` },
 	"rotate-secret": func(*isoTenant) string { return `{"secret":"isolation-rotated-secret-0001"}` },
 	"change-url":    func(own *isoTenant) string { return `{"url":"` + own.hookURL + `/moved"}` },
 	"recover":       func(*isoTenant) string { return `{"since":"2020-01-01T00:00:00Z"}` },

@@ -23,7 +23,9 @@ import (
 // test spreads its requests over them round-robin. Tokens from one replica verify on
 // the others, an Idempotency-Key holds across replicas, three booking workers issue
 // every booking exactly once, and three webhook dispatchers deliver every event, each
-// with its own webhook-id.
+// with its own webhook-id. eSIM usage reported through every replica at once sends
+// each usage threshold once, and the replicas' lifecycle workers send each expiry
+// warning once.
 
 // hookLog is a webhook receiver that verifies signatures, validates every body against
 // its event type's schema and counts deliveries by webhook-id (the event id).
@@ -218,6 +220,8 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	// eSIMs reported used by every replica at once and warned by every replica's worker.
+	lifeICCIDs := esimLifeAcrossReplicas(t, replicas, tok, c.AccountID, 6)
 
 	// Every booking is issued (by whichever worker), then every event is delivered.
 	deadline := time.Now().Add(45 * time.Second)
@@ -275,9 +279,11 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 			t.Errorf("booking %s: Issued %d times in its history, %d booking events, %d pass events", b.ID, n, issued[b.ID], active[b.ID])
 		}
 	}
-	if orders != nOrders+1 {
-		t.Errorf("%d esim.order.completed events, want %d", orders, nOrders+1)
+	// The orders, the one with the shared key, and the day passes' (esimLifeAcrossReplicas).
+	if orders != nOrders+2 {
+		t.Errorf("%d esim.order.completed events, want %d", orders, nOrders+2)
 	}
+	checkESIMLifeEvents(t, events, lifeICCIDs)
 	distinct, repeats, bad := hooks.counts()
 	if distinct != len(events) || bad != 0 {
 		t.Errorf("receiver: %d distinct webhook-ids for %d events, %d failed verification", distinct, len(events), bad)
@@ -286,5 +292,112 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 		len(bookings), orders, len(events), distinct, repeats)
 	for _, s := range replicas {
 		s.checkServerLog(t)
+	}
+}
+
+// esimLifeAcrossReplicas orders n eSIMs of a new 1-day package, sets the account's
+// usage thresholds to 50, 80 and 100 and activates the eSIMs, so that their 1-day
+// expiry warning is due at once for the lifecycle worker of every replica. Then every
+// replica reports the usage of every eSIM at once, each in another order (a report
+// below the current usage is 422, one after depletion 409). It returns the ICCIDs once
+// each has its esim.expiring, after one more round of every replica's worker.
+func esimLifeAcrossReplicas(t *testing.T, replicas []*testServer, tok, accountID string, n int) []string {
+	t.Helper()
+	r0 := replicas[0]
+	pick := func(i int) *testServer { return replicas[i%len(replicas)] }
+	dayPass := skygate.NewID()
+	acc := "/accounts/" + accountID + "/esim"
+	pkgs := `[{"id":"` + dayPass + `","name":{"en":"Day pass 1 GB","ru":"Суточный 1 ГБ","uz":"Kunlik 1 GB","kk":"Тәуліктік 1 ГБ"},"countries":["UZ"],"data_mb":1000,"validity_days":1,"price":{"amount":100,"currency":"USD"},"top_up":false,"active":true}]`
+	if resp, body := r0.adminCall(http.MethodPost, acc+"/packages", pkgs); resp.StatusCode != http.StatusOK {
+		t.Fatalf("day pass: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := r0.adminCall(http.MethodPost, acc+"/credits", fmt.Sprintf(`{"amount":{"amount":%d,"currency":"USD"}}`, 100*n)); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("credit: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := pick(1).partnerCall(http.MethodPatch, "/v2/b2b/esim/settings", tok, `{"usage_thresholds":[50,80,100]}`, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("eSIM settings: %d %s", resp.StatusCode, body)
+	}
+	iccids := pick(2).mustOrderESIMs(tok, dayPass, n)
+	for i, iccid := range iccids {
+		for _, step := range []string{"install", "activate"} {
+			if resp, body := pick(i).partnerCall(http.MethodPost, "/v2/sandbox/esims/"+iccid+"/"+step, tok, "", nil); resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s %s: %d %s", step, iccid, resp.StatusCode, body)
+			}
+		}
+	}
+	used := []int{500, 800, 1000}
+	var wg sync.WaitGroup
+	for i, iccid := range iccids {
+		for j := range replicas {
+			wg.Go(func() {
+				for k := range used {
+					mb := used[(j+k)%len(used)]
+					resp, body := pick(i+j).partnerCall(http.MethodPost, "/v2/sandbox/esims/"+iccid+"/usage", tok, `{"used_mb":`+strconv.Itoa(mb)+`}`, nil)
+					if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict && resp.StatusCode != http.StatusUnprocessableEntity {
+						t.Errorf("usage %d of %s: %d %s", mb, iccid, resp.StatusCode, body)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	db := r0.openStore()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		events, err := db.EventsAfter(t.Context(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := map[string]bool{}
+		for _, e := range events {
+			var d skygate.ESIMExpiringData
+			if e.AccountID == accountID && e.Type == skygate.EventESIMExpiring && json.Unmarshal(e.Data, &d) == nil {
+				warned[d.ICCID] = true
+			}
+		}
+		if len(warned) == len(iccids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("esim.expiring for %d of %d eSIMs after 30 s", len(warned), len(iccids))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The workers run every 5 s: one more round of every replica finds nothing to send.
+	time.Sleep(6 * time.Second)
+	return iccids
+}
+
+// checkESIMLifeEvents checks that each of iccids got esim.usage.threshold exactly once
+// for each of 50, 80 and 100 and esim.expiring exactly once, for 1 day.
+func checkESIMLifeEvents(t *testing.T, events []*skygate.Event, iccids []string) {
+	t.Helper()
+	got := map[string]int{}
+	for _, e := range events {
+		switch e.Type {
+		case skygate.EventESIMUsageThreshold:
+			var d skygate.ESIMUsageThresholdData
+			_ = json.Unmarshal(e.Data, &d)
+			got[fmt.Sprintf("%s threshold %d", d.ICCID, d.Threshold)]++
+		case skygate.EventESIMExpiring:
+			var d skygate.ESIMExpiringData
+			_ = json.Unmarshal(e.Data, &d)
+			got[fmt.Sprintf("%s expiring %d", d.ICCID, d.DaysLeft)]++
+		}
+	}
+	want := map[string]int{}
+	for _, iccid := range iccids {
+		for _, k := range []string{"threshold 50", "threshold 80", "threshold 100", "expiring 1"} {
+			want[iccid+" "+k] = 1
+		}
+	}
+	for k, n := range got {
+		if want[k] != n {
+			t.Errorf("%s: %d events, want %d", k, n, want[k])
+		}
+	}
+	for k := range want {
+		if got[k] == 0 {
+			t.Errorf("%s: no event", k)
+		}
 	}
 }

@@ -190,13 +190,21 @@ func (s *Service) Activate(ctx context.Context, accountID, iccid, lang string) (
 }
 
 // ReportUsage is the sandbox's usage report: usedMB is the running total of data used
-// (skygate.ESIM.ReportUsage). Reaching 80 % and 100 % emits esim.usage.threshold once
-// each; at 100 % the eSIM becomes Depleted with esim.status.changed.
+// (skygate.ESIM.ReportUsage). Reaching each of the account's usage thresholds
+// (ESIMSettings, read before the change; 80 % and 100 % by default) emits
+// esim.usage.threshold once per allowance; at 100 % the eSIM becomes Depleted with
+// esim.status.changed.
 func (s *Service) ReportUsage(ctx context.Context, accountID, iccid, lang string, usedMB int) (*skygate.ESIM, error) {
 	if usedMB < 0 || usedMB > 1_000_000_000 {
 		return nil, skygate.ValidationError(skygate.FieldError{Field: "used_mb", Message: "must be an integer from 0 to 1000000000"})
 	}
-	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, _ time.Time) error { return e.ReportUsage(usedMB, skygate.DefaultUsageThresholds) })
+	set, err := s.store.ESIMSettings(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return s.change(ctx, accountID, iccid, lang, func(e *skygate.ESIM, _ time.Time) error {
+		return e.ReportUsage(usedMB, set.UsageThresholds)
+	})
 }
 
 // change applies fn to the account's eSIM at now in one transaction with the events

@@ -10,14 +10,17 @@ import (
 )
 
 // Store is what the service keeps its data in: the ESIMStore, the cancel of unused
-// eSIMs (ESIMCancelStore) and their history (ESIMHistoryStore), the account's billing
-// settings and statements (BillingStore), the idempotency records
+// eSIMs (ESIMCancelStore) and their history (ESIMHistoryStore), the account's eSIM
+// settings (ESIMSettingsStore), the due expiry warnings (ESIMWarningStore), the
+// account's billing settings and statements (BillingStore), the idempotency records
 // that create-booking uses too, and accounts (admin calls answer 404 for an unknown
 // account). internal/sqlite and internal/postgres implement it.
 type Store interface {
 	skygate.ESIMStore
 	skygate.ESIMCancelStore
 	skygate.ESIMHistoryStore
+	skygate.ESIMSettingsStore
+	skygate.ESIMWarningStore
 	skygate.BillingStore
 	idempotency.Records
 	// Account is skygate.AccountStore's.

@@ -130,8 +130,14 @@ type usageRequest struct {
 	UsedMB *int `json:"used_mb"`
 }
 
-// sandboxESIM drives an eSIM as the device and the network would, for sandbox
-// applications: install, activate, or report cumulative usage.
+// profileRequest is the body of POST /v2/sandbox/esims/{iccid}/profile.
+type profileRequest struct {
+	State *skygate.ProfileState `json:"state"`
+}
+
+// sandboxESIM drives an eSIM as the device, the network and the SM-DP+ would, for
+// sandbox applications: install, activate, report cumulative usage, or report the
+// profile's state.
 func (s *Server) sandboxESIM(action string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		sandbox, err := s.isSandbox(r)
@@ -148,6 +154,15 @@ func (s *Server) sandboxESIM(action string) handlerFunc {
 			e, err = s.deps.ESIM.Install(r.Context(), acc, iccid, lang)
 		case "activate":
 			e, err = s.deps.ESIM.Activate(r.Context(), acc, iccid, lang)
+		case "profile":
+			var req profileRequest
+			if _, err := decodeJSON(w, r, &req); err != nil {
+				return err
+			}
+			if req.State == nil {
+				return skygate.ValidationError(skygate.FieldError{Field: "state", Message: "is required"})
+			}
+			e, err = s.deps.ESIM.SetProfileState(r.Context(), acc, iccid, lang, *req.State)
 		default:
 			var req usageRequest
 			if _, err := decodeJSON(w, r, &req); err != nil {

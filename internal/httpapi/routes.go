@@ -86,6 +86,9 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/esims/{iccid}/install", s.auth(esimWrite, s.sandboxESIM("install")))
 	s.route("POST /v2/sandbox/esims/{iccid}/activate", s.auth(esimWrite, s.sandboxESIM("activate")))
 	s.route("POST /v2/sandbox/esims/{iccid}/usage", s.auth(esimWrite, s.sandboxESIM("usage")))
+	s.route("POST /v2/sandbox/esims/{iccid}/profile", s.auth(esimWrite, s.sandboxESIM("profile")))
+	s.route("GET /v2/b2b/esim/settings", s.auth(esimRead, s.esimSettings))
+	s.route("PATCH /v2/b2b/esim/settings", s.auth(esimWrite, s.patchESIMSettings))
 
 	// Billing: the account's one prepaid ledger, shared by bookings and eSIMs, so either
 	// side's scope reads and sets it; bearer token only.

@@ -52,6 +52,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
 		{"ESIMCancel", esimCancelTests},
+		{"ESIMWarnings", esimWarningTests},
 		{"Ledger", ledgerTests},
 		{"BillingStore", billingStoreTests},
 		{"LoginCodes", loginCodeTests},

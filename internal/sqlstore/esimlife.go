@@ -1,0 +1,110 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/skygate/skygate"
+)
+
+// The flows of an eSIM's life after its sale that are not a partner's change of one
+// eSIM: the account's eSIM settings and the expiry warnings.
+
+// ESIMSettingsSQL is an engine's statements of the eSIM settings: Select (account_id)
+// reads usage_thresholds, the JSON array; Upsert (account_id, usage_thresholds,
+// updated_at) writes the account's row, replacing the one it has. One statement
+// replaces the settings, so concurrent calls need no lock: the last to commit wins.
+type ESIMSettingsSQL struct {
+	Select, Upsert string
+}
+
+// ESIMSettings is skygate.ESIMSettingsStore's ESIMSettings: an account without a row
+// has skygate.DefaultUsageThresholds.
+func ESIMSettings(ctx context.Context, db *DB, q ESIMSettingsSQL, accountID string) (*skygate.ESIMSettings, error) {
+	var raw string
+	err := db.Read.QueryRowContext(ctx, q.Select, accountID).Scan(&raw)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return &skygate.ESIMSettings{UsageThresholds: slices.Clone(skygate.DefaultUsageThresholds)}, nil
+	case err != nil:
+		return nil, db.Interpret(Outcome{Op: "get eSIM settings"}, err)
+	}
+	return decodeESIMSettings(raw)
+}
+
+// SetESIMSettings is skygate.ESIMSettingsStore's SetESIMSettings: the account's
+// foreign key makes an unknown account CodeNotFound.
+func SetESIMSettings(ctx context.Context, db *DB, q ESIMSettingsSQL, accountID string, s *skygate.ESIMSettings, now time.Time) (*skygate.ESIMSettings, error) {
+	thresholds := s.UsageThresholds
+	if thresholds == nil {
+		thresholds = []int{}
+	}
+	raw, err := JSONText(thresholds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Write.ExecContext(ctx, q.Upsert, accountID, raw, db.Time(UTC(now))); err != nil {
+		return nil, db.Interpret(Outcome{Op: "set eSIM settings", NotFound: AccountNotFound}, err)
+	}
+	return decodeESIMSettings(raw)
+}
+
+// decodeESIMSettings reads the stored JSON of usage thresholds.
+func decodeESIMSettings(raw string) (*skygate.ESIMSettings, error) {
+	s := &skygate.ESIMSettings{UsageThresholds: []int{}}
+	if err := json.Unmarshal([]byte(raw), &s.UsageThresholds); err != nil {
+		return nil, fmt.Errorf("sqlstore: decode usage thresholds: %w", err)
+	}
+	if s.UsageThresholds == nil {
+		s.UsageThresholds = []int{}
+	}
+	return s, nil
+}
+
+// WarnExpiringESIMs is skygate.ESIMWarningStore's WarnExpiringESIMs: due reads the
+// eSIM whose expiry warning is due first, skipping those other claimers hold where
+// there can be any, and q writes it. due takes now, now plus the first warning's days
+// (3: due while no warning was sent) and now plus the second's (1: due unless it was
+// sent), the two windows of skygate.ESIMExpiryWarnings; it is ESIM.DueExpiryWarning
+// in SQL, which the partial index esims_expiring serves. Each eSIM is its own
+// transaction.
+func WarnExpiringESIMs(ctx context.Context, db *DB, due string, q ChangeSQL, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
+	if len(skygate.ESIMExpiryWarnings) != 2 {
+		// The due query names the two windows; another list needs another query.
+		return 0, fmt.Errorf("sqlstore: the expiry warning query knows 2 warnings, not %d", len(skygate.ESIMExpiryWarnings))
+	}
+	now = UTC(now)
+	first := now.Add(time.Duration(skygate.ESIMExpiryWarnings[0]) * 24 * time.Hour)
+	last := now.Add(time.Duration(skygate.ESIMExpiryWarnings[1]) * 24 * time.Hour)
+	return inBatches(limit, 1, func(int) (int, error) {
+		warned := 0
+		err := db.InTx(ctx, func(tx *Tx) error {
+			before, err := ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now), db.Time(first), db.Time(last)))
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			after, err := applyESIM(ctx, db, tx, q, before, now, apply)
+			if err != nil {
+				return err
+			}
+			if _, ok := after.DueExpiryWarning(now); ok {
+				// Left due, the eSIM would be claimed again forever.
+				return fmt.Errorf("the expiry warning of eSIM %s was not recorded", after.ICCID)
+			}
+			warned = 1
+			return nil
+		})
+		if err != nil {
+			return 0, db.Interpret(Outcome{Op: "warn expiring eSIMs"}, err)
+		}
+		return warned, nil
+	})
+}
