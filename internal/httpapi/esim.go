@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/esim"
 )
 
@@ -15,7 +14,7 @@ import (
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	lang := requestLanguage(r)
-	q, err := catalog.ParseQuery(r.URL.RawQuery)
+	q, err := esim.ParsePackageQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
