@@ -46,6 +46,7 @@ var partnerPaths = []string{
 	"/v2/b2b/esim/orders/{orderID}",
 	"/v2/b2b/esims",
 	"/v2/b2b/esims/{iccid}",
+	"/v2/b2b/esims/{iccid}/instructions",
 	"/v2/b2b/esims/{iccid}/qr",
 	"/v2/b2b/esims/{iccid}/topups",
 	"/v2/catalog/esim/packages",
