@@ -72,7 +72,10 @@ const (
 
 // ESIMPackageItem is the partner-facing form of a package: Name is in the negotiated
 // language and every field is always present (data_mb is null for unlimited).
-// RefundWindowDays is the package's refund window (0: no refunds).
+// RefundWindowDays is the package's refund window (0: no refunds). Regions are the
+// UN M49 continental regions (africa, americas, asia, europe, oceania) in which at
+// least one of its countries lies, sorted; In leaves them nil and the esim service,
+// which owns the region table, fills them in every item it answers.
 type ESIMPackageItem struct {
 	ID               string   `json:"id"`
 	Name             string   `json:"name"`
@@ -82,6 +85,7 @@ type ESIMPackageItem struct {
 	Price            Money    `json:"price"`
 	TopUp            bool     `json:"top_up"`
 	RefundWindowDays int      `json:"refund_window_days"`
+	Regions          []string `json:"regions"`
 }
 
 // In returns p in the partner-facing form with its name in lang.

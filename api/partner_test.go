@@ -49,6 +49,7 @@ var partnerPaths = []string{
 	"/v2/b2b/esims/{iccid}",
 	"/v2/b2b/esims/{iccid}/cancel",
 	"/v2/b2b/esims/{iccid}/history",
+	"/v2/b2b/esims/{iccid}/instructions",
 	"/v2/b2b/esims/{iccid}/qr",
 	"/v2/b2b/esims/{iccid}/topups",
 	"/v2/catalog/esim/packages",

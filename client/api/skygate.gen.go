@@ -288,6 +288,33 @@ func (e ESIMOrderBaseStatus) Valid() bool {
 	}
 }
 
+// Defines values for ESIMPackageItemRegions.
+const (
+	ESIMPackageItemRegionsAfrica   ESIMPackageItemRegions = "africa"
+	ESIMPackageItemRegionsAmericas ESIMPackageItemRegions = "americas"
+	ESIMPackageItemRegionsAsia     ESIMPackageItemRegions = "asia"
+	ESIMPackageItemRegionsEurope   ESIMPackageItemRegions = "europe"
+	ESIMPackageItemRegionsOceania  ESIMPackageItemRegions = "oceania"
+)
+
+// Valid indicates whether the value is a known member of the ESIMPackageItemRegions enum.
+func (e ESIMPackageItemRegions) Valid() bool {
+	switch e {
+	case ESIMPackageItemRegionsAfrica:
+		return true
+	case ESIMPackageItemRegionsAmericas:
+		return true
+	case ESIMPackageItemRegionsAsia:
+		return true
+	case ESIMPackageItemRegionsEurope:
+		return true
+	case ESIMPackageItemRegionsOceania:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ESIMProblemCode.
 const (
 	ESIMProblemCodeInvalidESIMStatus  ESIMProblemCode = "InvalidESIMStatus"
@@ -924,6 +951,132 @@ func (e WebhookDisabledReason) Valid() bool {
 	}
 }
 
+// Defines values for ESIMRegionFilter.
+const (
+	ESIMRegionFilterAfrica   ESIMRegionFilter = "africa"
+	ESIMRegionFilterAmericas ESIMRegionFilter = "americas"
+	ESIMRegionFilterAsia     ESIMRegionFilter = "asia"
+	ESIMRegionFilterEurope   ESIMRegionFilter = "europe"
+	ESIMRegionFilterOceania  ESIMRegionFilter = "oceania"
+)
+
+// Valid indicates whether the value is a known member of the ESIMRegionFilter enum.
+func (e ESIMRegionFilter) Valid() bool {
+	switch e {
+	case ESIMRegionFilterAfrica:
+		return true
+	case ESIMRegionFilterAmericas:
+		return true
+	case ESIMRegionFilterAsia:
+		return true
+	case ESIMRegionFilterEurope:
+		return true
+	case ESIMRegionFilterOceania:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ESIMTopUpFilter.
+const (
+	ESIMTopUpFilterFalse ESIMTopUpFilter = "false"
+	ESIMTopUpFilterTrue  ESIMTopUpFilter = "true"
+)
+
+// Valid indicates whether the value is a known member of the ESIMTopUpFilter enum.
+func (e ESIMTopUpFilter) Valid() bool {
+	switch e {
+	case ESIMTopUpFilterFalse:
+		return true
+	case ESIMTopUpFilterTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ESIMUnlimitedFilter.
+const (
+	ESIMUnlimitedFilterFalse ESIMUnlimitedFilter = "false"
+	ESIMUnlimitedFilterTrue  ESIMUnlimitedFilter = "true"
+)
+
+// Valid indicates whether the value is a known member of the ESIMUnlimitedFilter enum.
+func (e ESIMUnlimitedFilter) Valid() bool {
+	switch e {
+	case ESIMUnlimitedFilterFalse:
+		return true
+	case ESIMUnlimitedFilterTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListESIMPackagesParamsRegion.
+const (
+	ListESIMPackagesParamsRegionAfrica   ListESIMPackagesParamsRegion = "africa"
+	ListESIMPackagesParamsRegionAmericas ListESIMPackagesParamsRegion = "americas"
+	ListESIMPackagesParamsRegionAsia     ListESIMPackagesParamsRegion = "asia"
+	ListESIMPackagesParamsRegionEurope   ListESIMPackagesParamsRegion = "europe"
+	ListESIMPackagesParamsRegionOceania  ListESIMPackagesParamsRegion = "oceania"
+)
+
+// Valid indicates whether the value is a known member of the ListESIMPackagesParamsRegion enum.
+func (e ListESIMPackagesParamsRegion) Valid() bool {
+	switch e {
+	case ListESIMPackagesParamsRegionAfrica:
+		return true
+	case ListESIMPackagesParamsRegionAmericas:
+		return true
+	case ListESIMPackagesParamsRegionAsia:
+		return true
+	case ListESIMPackagesParamsRegionEurope:
+		return true
+	case ListESIMPackagesParamsRegionOceania:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListESIMPackagesParamsUnlimited.
+const (
+	ListESIMPackagesParamsUnlimitedFalse ListESIMPackagesParamsUnlimited = "false"
+	ListESIMPackagesParamsUnlimitedTrue  ListESIMPackagesParamsUnlimited = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListESIMPackagesParamsUnlimited enum.
+func (e ListESIMPackagesParamsUnlimited) Valid() bool {
+	switch e {
+	case ListESIMPackagesParamsUnlimitedFalse:
+		return true
+	case ListESIMPackagesParamsUnlimitedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListESIMPackagesParamsTopUp.
+const (
+	ListESIMPackagesParamsTopUpFalse ListESIMPackagesParamsTopUp = "false"
+	ListESIMPackagesParamsTopUpTrue  ListESIMPackagesParamsTopUp = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListESIMPackagesParamsTopUp enum.
+func (e ListESIMPackagesParamsTopUp) Valid() bool {
+	switch e {
+	case ListESIMPackagesParamsTopUpFalse:
+		return true
+	case ListESIMPackagesParamsTopUpTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SimulateFastTrackBookingJSONBodyEvent.
 const (
 	SimulateFastTrackBookingJSONBodyEventExpire SimulateFastTrackBookingJSONBodyEvent = "expire"
@@ -1334,6 +1487,29 @@ type ESIMInstall struct {
 	PageUrl string `json:"page_url"`
 }
 
+// ESIMInstructionSteps defines model for ESIMInstructionSteps.
+type ESIMInstructionSteps struct {
+	// Steps In order, one short sentence each.
+	Steps []string `json:"steps"`
+}
+
+// ESIMInstructions How to install an eSIM and use it for data abroad, in one language.
+//
+// Examples: {"android":{"steps":["Connect the phone to Wi-Fi: it downloads the eSIM over the internet.","Open the install link on the phone, or go to Settings → Network \u0026 internet → SIMs → Add eSIM and scan the QR code shown on another screen.","If you cannot scan it, choose to enter the code manually and type the activation code LPA:1$smdp.example.com$MATCH-42 (SM-DP+ address smdp.example.com, matching ID MATCH-42).","On arrival, go to Settings → Network \u0026 internet → SIMs, choose this eSIM and turn on Use SIM and Mobile data.","On the same screen, turn on Roaming."]},"apn":{"automatic":true,"name":null,"password":null,"username":null},"iccid":"8999901000000000013","ios":{"steps":["Connect the iPhone to Wi-Fi: it downloads the eSIM over the internet.","Open the install link on the iPhone, or go to Settings → Mobile Data → Add eSIM → Use QR Code and scan the QR code shown on another screen.","To enter it by hand, tap Enter Details Manually and type the SM-DP+ address smdp.example.com and the activation code MATCH-42.","On arrival, go to Settings → Mobile Data, choose this eSIM for mobile data and make sure Turn On This Line is on.","In Settings → Mobile Data → this eSIM, turn on Data Roaming."]}}, {"android":{"steps":["Подключите телефон к Wi-Fi: eSIM загружается через интернет.","Откройте ссылку для установки на телефоне или перейдите в Настройки → Сеть и интернет → SIM-карты → Добавить eSIM и отсканируйте QR-код с другого экрана.","Если отсканировать не получается, выберите ввод кода вручную и введите код активации LPA:1$smdp.example.com$MATCH-43 (адрес SM-DP+ smdp.example.com, идентификатор Matching ID MATCH-43).","По прибытии откройте Настройки → Сеть и интернет → SIM-карты, выберите эту eSIM и включите «Использовать SIM-карту» и «Мобильный интернет».","На том же экране включите «Роуминг».","Откройте Настройки → Сеть и интернет → SIM-карты → эта eSIM → Точки доступа (APN), нажмите +, укажите APN internet.example, сохраните и выберите её. Имя пользователя: travel."]},"apn":{"automatic":false,"name":"internet.example","password":null,"username":"travel"},"iccid":"8999901000000000021","ios":{"steps":["Подключите iPhone к Wi-Fi: eSIM загружается через интернет.","Откройте ссылку для установки на iPhone или перейдите в Настройки → Сотовая связь → Добавить eSIM → Использовать QR-код и отсканируйте QR-код с другого экрана.","Чтобы ввести данные вручную, нажмите «Ввести данные вручную» и укажите адрес SM-DP+ smdp.example.com и код активации MATCH-43.","По прибытии откройте Настройки → Сотовая связь, выберите эту eSIM для сотовых данных и включите «Включить этот номер».","В разделе Настройки → Сотовая связь → эта eSIM включите «Роуминг данных».","Откройте Настройки → Сотовая связь → эта eSIM → Сотовая сеть передачи данных и укажите APN internet.example. Имя пользователя: travel."]}}
+type ESIMInstructions struct {
+	Android ESIMInstructionSteps `json:"android"`
+
+	// Apn The access point the phone needs: `automatic` with nulls when the network sets it, else the package's APN (a username or password it does not need is null).
+	Apn struct {
+		Automatic bool    `json:"automatic"`
+		Name      *string `json:"name"`
+		Password  *string `json:"password"`
+		Username  *string `json:"username"`
+	} `json:"apn"`
+	Iccid string               `json:"iccid"`
+	Ios   ESIMInstructionSteps `json:"ios"`
+}
+
 // ESIMList defines model for ESIMList.
 type ESIMList struct {
 	Data       []ESIM     `json:"data"`
@@ -1421,10 +1597,16 @@ type ESIMPackageItem struct {
 	// RefundWindowDays How many days after its order an unused eSIM of the package may be canceled for a refund (`POST /v2/b2b/esims/{iccid}/cancel`); 0 means never.
 	RefundWindowDays *int `json:"refund_window_days,omitempty"`
 
+	// Regions The UN M49 continental regions in which at least one of its countries lies, sorted (the values of the `region` filter); empty when none does.
+	Regions []ESIMPackageItemRegions `json:"regions"`
+
 	// TopUp Usable as a top-up.
 	TopUp        bool `json:"top_up"`
 	ValidityDays int  `json:"validity_days"`
 }
+
+// ESIMPackageItemRegions defines model for ESIMPackageItem.Regions.
+type ESIMPackageItemRegions string
 
 // ESIMProblem The problems of an eSIM after its sale: `InvalidESIMStatus` (`409`, the eSIM's status
 // or profile state does not allow the change, such as the cancel of an installed eSIM)
@@ -2224,6 +2406,15 @@ type BookingID = string
 // CountryFilter defines model for CountryFilter.
 type CountryFilter = string
 
+// ESIMRegionFilter defines model for ESIMRegionFilter.
+type ESIMRegionFilter string
+
+// ESIMTopUpFilter defines model for ESIMTopUpFilter.
+type ESIMTopUpFilter string
+
+// ESIMUnlimitedFilter defines model for ESIMUnlimitedFilter.
+type ESIMUnlimitedFilter string
+
 // IATAFilter defines model for IATAFilter.
 type IATAFilter = string
 
@@ -2843,6 +3034,26 @@ type ListESIMHistoryParams struct {
 	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
 
+// GetESIMInstructionsParams defines parameters for GetESIMInstructions.
+type GetESIMInstructionsParams struct {
+	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
+	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
+	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
+	// script tags are reduced to their base language; other languages never match. The
+	// highest-weighted supported one wins, ties by order; items with `q=0` are ignored;
+	// `*` matches nothing, so a named supported language wins over it. An invalid list
+	// (one malformed item, a parameter other than `q`, an unregistered subtag) counts as
+	// absent. Empty, invalid or unsupported values give en. Only the first 1 KiB (cut at a
+	// comma) and 32 items are read. Not stored.
+	AcceptLanguage *AcceptLanguage `json:"Accept-Language,omitempty"`
+
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
 // GetESIMQRCodeParams defines parameters for GetESIMQRCode.
 type GetESIMQRCodeParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
@@ -2896,6 +3107,16 @@ type ListESIMPackagesParams struct {
 	// Country ISO 3166-1 alpha-2 country code of the hub, case-insensitive.
 	Country *CountryFilter `form:"country,omitempty" json:"country,omitempty"`
 
+	// Region A continental region of UN M49, case-insensitive: a package matches when at least one
+	// of its countries lies in it (by CLDR's containment, as `regions` of the package lists).
+	Region *ListESIMPackagesParamsRegion `form:"region,omitempty" json:"region,omitempty"`
+
+	// Unlimited `true`: only packages with unlimited data (`data_mb` null); `false`: only packages with a data allowance.
+	Unlimited *ListESIMPackagesParamsUnlimited `form:"unlimited,omitempty" json:"unlimited,omitempty"`
+
+	// TopUp `true`: only packages sold as top-ups; `false`: only packages that are not.
+	TopUp *ListESIMPackagesParamsTopUp `form:"top_up,omitempty" json:"top_up,omitempty"`
+
 	// AcceptLanguage BCP 47 list with q-weights (RFC 9110 §12.5.4), parsed and matched by
 	// golang.org/x/text/language. Supported base languages: en, ru, uz (Latin script;
 	// uz-Cyrl is answered in Latin), kk; their three-letter codes count. Regional and
@@ -2919,6 +3140,15 @@ type ListESIMPackagesParams struct {
 	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
 	Traceparent *Traceparent `json:"traceparent,omitempty"`
 }
+
+// ListESIMPackagesParamsRegion defines parameters for ListESIMPackages.
+type ListESIMPackagesParamsRegion string
+
+// ListESIMPackagesParamsUnlimited defines parameters for ListESIMPackages.
+type ListESIMPackagesParamsUnlimited string
+
+// ListESIMPackagesParamsTopUp defines parameters for ListESIMPackages.
+type ListESIMPackagesParamsTopUp string
 
 // GetESIMPackageParams defines parameters for GetESIMPackage.
 type GetESIMPackageParams struct {
@@ -5039,6 +5269,22 @@ type ClientInterface interface {
 	// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
 	ListESIMHistory(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetESIMInstructions How to install and set up an eSIM
+	//
+	// The steps to install the eSIM and use it for data abroad on an iPhone and on an Android
+	// phone, in the language Accept-Language chooses (en, ru, uz, kk; anything else is en),
+	// one short sentence each: connect to Wi-Fi, install by the install link or the QR code,
+	// install by hand (naming the eSIM's SM-DP+ address and matching ID, so the answer is
+	// `no-store` like the activation code), turn the line on for data, turn on data roaming,
+	// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
+	// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
+	// package's APN, or `automatic: true` with nulls when the network sets it; a username or
+	// password the APN does not need is null. Answered for an eSIM of any status. Another
+	// account's eSIM is 404.
+	//
+	// Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
+	GetESIMInstructions(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetESIMQRCode The activation code as a QR code
 	//
 	// Corresponds with GET /v2/b2b/esims/{iccid}/qr (the `GetESIMQRCode` operationId).
@@ -5070,7 +5316,10 @@ type ClientInterface interface {
 	//
 	// Each account has its own packages and prices, set by Skygate. Same paging, language and
 	// conditional-request rules as the airport catalog; `country` matches any country the
-	// package covers; `iata` is not a filter here (400).
+	// package covers; `iata` is not a filter here (400). `region`, `unlimited` and `top_up`
+	// narrow the list further; all filters combine (a package must pass each one given), and
+	// the ETag differs for every combination. An invalid value of any of them is 400 with a
+	// problem naming the parameter in `errors[].field`.
 	//
 	// Corresponds with GET /v2/catalog/esim/packages (the `ListESIMPackages` operationId).
 	ListESIMPackages(ctx context.Context, params *ListESIMPackagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6945,6 +7194,32 @@ func (c *Client) ListESIMHistory(ctx context.Context, iccid string, params *List
 	return c.Client.Do(req)
 }
 
+// GetESIMInstructions How to install and set up an eSIM
+//
+// The steps to install the eSIM and use it for data abroad on an iPhone and on an Android
+// phone, in the language Accept-Language chooses (en, ru, uz, kk; anything else is en),
+// one short sentence each: connect to Wi-Fi, install by the install link or the QR code,
+// install by hand (naming the eSIM's SM-DP+ address and matching ID, so the answer is
+// `no-store` like the activation code), turn the line on for data, turn on data roaming,
+// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
+// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
+// package's APN, or `automatic: true` with nulls when the network sets it; a username or
+// password the APN does not need is null. Answered for an eSIM of any status. Another
+// account's eSIM is 404.
+//
+// Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
+func (c *Client) GetESIMInstructions(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetESIMInstructionsRequest(c.Server, iccid, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetESIMQRCode The activation code as a QR code
 //
 // Corresponds with GET /v2/b2b/esims/{iccid}/qr (the `GetESIMQRCode` operationId).
@@ -7006,7 +7281,10 @@ func (c *Client) CreateESIMTopUp(ctx context.Context, iccid string, params *Crea
 //
 // Each account has its own packages and prices, set by Skygate. Same paging, language and
 // conditional-request rules as the airport catalog; `country` matches any country the
-// package covers; `iata` is not a filter here (400).
+// package covers; `iata` is not a filter here (400). `region`, `unlimited` and `top_up`
+// narrow the list further; all filters combine (a package must pass each one given), and
+// the ETag differs for every combination. An invalid value of any of them is 400 with a
+// problem naming the parameter in `errors[].field`.
 //
 // Corresponds with GET /v2/catalog/esim/packages (the `ListESIMPackages` operationId).
 func (c *Client) ListESIMPackages(ctx context.Context, params *ListESIMPackagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10327,6 +10605,77 @@ func NewListESIMHistoryRequest(server string, iccid string, params *ListESIMHist
 	return req, nil
 }
 
+// NewGetESIMInstructionsRequest constructs an http.Request for the GetESIMInstructions method
+func NewGetESIMInstructionsRequest(server string, iccid string, params *GetESIMInstructionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "iccid", iccid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/b2b/esims/%s/instructions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AcceptLanguage != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept-Language", *params.AcceptLanguage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept-Language", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetESIMQRCodeRequest constructs an http.Request for the GetESIMQRCode method
 func NewGetESIMQRCodeRequest(server string, iccid string, params *GetESIMQRCodeParams) (*http.Request, error) {
 	var err error
@@ -10547,6 +10896,42 @@ func NewListESIMPackagesRequest(server string, params *ListESIMPackagesParams) (
 		if params.Country != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Region != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "region", *params.Region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Unlimited != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "unlimited", *params.Unlimited, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TopUp != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "top_up", *params.TopUp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -12851,6 +13236,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/b2b/esims/{iccid}/history (the `ListESIMHistory` operationId).
 	ListESIMHistoryWithResponse(ctx context.Context, iccid string, params *ListESIMHistoryParams, reqEditors ...RequestEditorFn) (*ListESIMHistoryResponse, error)
 
+	// GetESIMInstructionsWithResponse How to install and set up an eSIM
+	//
+	// The steps to install the eSIM and use it for data abroad on an iPhone and on an Android
+	// phone, in the language Accept-Language chooses (en, ru, uz, kk; anything else is en),
+	// one short sentence each: connect to Wi-Fi, install by the install link or the QR code,
+	// install by hand (naming the eSIM's SM-DP+ address and matching ID, so the answer is
+	// `no-store` like the activation code), turn the line on for data, turn on data roaming,
+	// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
+	// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
+	// package's APN, or `automatic: true` with nulls when the network sets it; a username or
+	// password the APN does not need is null. Answered for an eSIM of any status. Another
+	// account's eSIM is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
+	GetESIMInstructionsWithResponse(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*GetESIMInstructionsResponse, error)
+
 	// GetESIMQRCodeWithResponse The activation code as a QR code
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -12884,7 +13287,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Each account has its own packages and prices, set by Skygate. Same paging, language and
 	// conditional-request rules as the airport catalog; `country` matches any country the
-	// package covers; `iata` is not a filter here (400).
+	// package covers; `iata` is not a filter here (400). `region`, `unlimited` and `top_up`
+	// narrow the list further; all filters combine (a package must pass each one given), and
+	// the ETag differs for every combination. An invalid value of any of them is 400 with a
+	// problem naming the parameter in `errors[].field`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -21285,6 +21691,184 @@ func (r ListESIMHistoryResponse) ContentType() string {
 	return ""
 }
 
+// GetESIMInstructionsResponse200Headers the declared response headers of an HTTP 200 response for GetESIMInstructions
+type GetESIMInstructionsResponse200Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse401Headers the declared response headers of an HTTP 401 response for GetESIMInstructions
+type GetESIMInstructionsResponse401Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse403Headers the declared response headers of an HTTP 403 response for GetESIMInstructions
+type GetESIMInstructionsResponse403Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	WWWAuthenticate    *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse404Headers the declared response headers of an HTTP 404 response for GetESIMInstructions
+type GetESIMInstructionsResponse404Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse429Headers the declared response headers of an HTTP 429 response for GetESIMInstructions
+type GetESIMInstructionsResponse429Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse500Headers the declared response headers of an HTTP 500 response for GetESIMInstructions
+type GetESIMInstructionsResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetESIMInstructionsResponse503Headers the declared response headers of an HTTP 503 response for GetESIMInstructions
+type GetESIMInstructionsResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type GetESIMInstructionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ESIMInstructions
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetESIMInstructionsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetESIMInstructionsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetESIMInstructionsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetESIMInstructionsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetESIMInstructionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetESIMInstructionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetESIMInstructionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetESIMInstructionsResponse) GetJSON200() *ESIMInstructions {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetESIMInstructionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetESIMInstructionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetESIMInstructionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetESIMInstructionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetESIMQRCodeResponse200Headers the declared response headers of an HTTP 200 response for GetESIMQRCode
 type GetESIMQRCodeResponse200Headers struct {
 	CacheControl       *string
@@ -25876,6 +26460,30 @@ func (c *ClientWithResponses) ListESIMHistoryWithResponse(ctx context.Context, i
 	return ParseListESIMHistoryResponse(rsp)
 }
 
+// GetESIMInstructionsWithResponse How to install and set up an eSIM
+//
+// The steps to install the eSIM and use it for data abroad on an iPhone and on an Android
+// phone, in the language Accept-Language chooses (en, ru, uz, kk; anything else is en),
+// one short sentence each: connect to Wi-Fi, install by the install link or the QR code,
+// install by hand (naming the eSIM's SM-DP+ address and matching ID, so the answer is
+// `no-store` like the activation code), turn the line on for data, turn on data roaming,
+// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
+// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
+// package's APN, or `automatic: true` with nulls when the network sets it; a username or
+// password the APN does not need is null. Answered for an eSIM of any status. Another
+// account's eSIM is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
+func (c *ClientWithResponses) GetESIMInstructionsWithResponse(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*GetESIMInstructionsResponse, error) {
+	rsp, err := c.GetESIMInstructions(ctx, iccid, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetESIMInstructionsResponse(rsp)
+}
+
 // GetESIMQRCodeWithResponse The activation code as a QR code
 //
 // Returns a wrapper object for the known response body format(s).
@@ -25927,7 +26535,10 @@ func (c *ClientWithResponses) CreateESIMTopUpWithResponse(ctx context.Context, i
 //
 // Each account has its own packages and prices, set by Skygate. Same paging, language and
 // conditional-request rules as the airport catalog; `country` matches any country the
-// package covers; `iata` is not a filter here (400).
+// package covers; `iata` is not a filter here (400). `region`, `unlimited` and `top_up`
+// narrow the list further; all filters combine (a package must pass each one given), and
+// the ETag differs for every combination. An invalid value of any of them is 400 with a
+// problem naming the parameter in `errors[].field`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -47513,6 +48124,469 @@ func ParseListESIMHistoryResponse(rsp *http.Response) (*ListESIMHistoryResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListESIMHistoryResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetESIMInstructionsResponse parses an HTTP response from a GetESIMInstructionsWithResponse call
+func ParseGetESIMInstructionsResponse(rsp *http.Response) (*GetESIMInstructionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetESIMInstructionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ESIMInstructions
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetESIMInstructionsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetESIMInstructionsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetESIMInstructionsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetESIMInstructionsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetESIMInstructionsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetESIMInstructionsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetESIMInstructionsResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,10 +23,11 @@ const MaxPackagesPerSet = 500
 // the body {"data":[…],"pagination":{"count","offset","total"}}, a strong ETag that
 // changes with the account's catalog version, the language and the query, and
 // Last-Modified at the last change of the account's packages. q comes from
-// catalog.ParseQuery, so limits, the name filter (folded, matched against the name in
-// lang) and country follow the airport catalog; an iata filter is CodeBadRequest
-// because packages belong to no airport.
-func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalog.Query) (*catalog.Page, error) {
+// ParsePackageQuery, so limits, the name filter (folded, matched against the name in
+// lang) and country follow the airport catalog; region, unlimited and top_up narrow
+// it further, all filters combined; an iata filter is CodeBadRequest because packages
+// belong to no airport.
+func (s *Service) Packages(ctx context.Context, accountID, lang string, q PackageQuery) (*catalog.Page, error) {
 	if q.IATA != "" {
 		return nil, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter",
 			Fields: []skygate.FieldError{{Field: "iata", Message: "is not a filter of eSIM packages"}}}
@@ -42,10 +42,10 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 	}
 	var matched []*skygate.ESIMPackageItem
 	for _, p := range cat.Packages {
-		if !p.Active || q.Country != "" && !slices.Contains(p.Countries, q.Country) {
+		if !q.matches(p) {
 			continue
 		}
-		item := p.In(lang)
+		item := packageItem(p, lang)
 		if q.Name != "" && !strings.Contains(catalog.Fold(item.Name), q.Name) {
 			continue
 		}
@@ -56,7 +56,7 @@ func (s *Service) Packages(ctx context.Context, accountID, lang string, q catalo
 		data = matched[q.Offset:min(q.Offset+q.Limit, len(matched))]
 	}
 	body := skygate.NewList(data, q.Offset, len(matched))
-	return page(cat, lang, body, "list", strconv.Itoa(q.Limit), strconv.Itoa(q.Offset), q.Name, q.Country)
+	return page(cat, lang, body, append([]string{"list", strconv.Itoa(q.Limit), strconv.Itoa(q.Offset)}, q.validatorParts()...)...)
 }
 
 // Package answers GET /v2/catalog/esim/packages/{packageID}: one active package of the
@@ -70,7 +70,7 @@ func (s *Service) Package(ctx context.Context, accountID, lang, packageID string
 	}
 	for _, p := range cat.Packages {
 		if p.ID == packageID && p.Active {
-			return page(cat, lang, p.In(lang), "item", p.ID)
+			return page(cat, lang, packageItem(p, lang), "item", p.ID)
 		}
 	}
 	return nil, skygate.Errorf(skygate.CodeNotFound, "eSIM package not found")

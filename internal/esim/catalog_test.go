@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/esim"
 	"github.com/skygate/skygate/internal/storetest"
 )
@@ -18,10 +17,10 @@ type listBody struct {
 	Pagination esim.Pagination           `json:"pagination"`
 }
 
-func mustQuery(t *testing.T, raw string) catalog.Query {
+func mustQuery(t *testing.T, raw string) esim.PackageQuery {
 	t.Helper()
-	q, err := catalog.ParseQuery(raw)
-	storetest.MustNoError(t, err, "catalog.ParseQuery")
+	q, err := esim.ParsePackageQuery(raw)
+	storetest.MustNoError(t, err, "esim.ParsePackageQuery")
 	return q
 }
 
@@ -43,6 +42,16 @@ func TestPackages(t *testing.T) {
 			{"NameFolded", "uz", "name=O'ZBEK", []string{"Oʻzbekiston 1 GB, 7 kun"}, 1},
 			{"UnknownLanguageIsEnglish", "de", "name=asia", []string{"Central Asia 5 GB, 15 days"}, 1},
 			{"PastTheEnd", "en", "offset=10", nil, 4},
+			{"RegionEurope", "en", "region=Europe", []string{"Global unlimited, 1 day"}, 1},
+			{"RegionAsia", "en", "region=asia", []string{"Uzbekistan 1 GB, 7 days", "Central Asia 5 GB, 15 days", "Türkiye 10 GB, 30 days", "Global unlimited, 1 day"}, 4},
+			{"RegionAfrica", "en", "region=africa", nil, 0},
+			{"Unlimited", "en", "unlimited=true", []string{"Global unlimited, 1 day"}, 1},
+			{"Limited", "en", "unlimited=false", []string{"Uzbekistan 1 GB, 7 days", "Central Asia 5 GB, 15 days", "Türkiye 10 GB, 30 days"}, 3},
+			{"NotTopUp", "en", "top_up=false", []string{"Türkiye 10 GB, 30 days"}, 1},
+			{"TopUp", "en", "top_up=true", []string{"Uzbekistan 1 GB, 7 days", "Central Asia 5 GB, 15 days", "Global unlimited, 1 day"}, 3},
+			{"AllCombined", "en", "region=asia&unlimited=false&top_up=true&country=KZ", []string{"Central Asia 5 GB, 15 days"}, 1},
+			{"CombinedWithName", "ru", "top_up=true&name=узбек", []string{"Узбекистан 1 ГБ, 7 дней"}, 1},
+			{"EmptyValuesAreAbsent", "en", "region=&unlimited=&top_up=&limit=1", []string{"Uzbekistan 1 GB, 7 days"}, 4},
 		}
 		etags := map[string]bool{}
 		for _, tt := range tests {
@@ -71,18 +80,18 @@ func TestPackages(t *testing.T) {
 		}
 
 		// An account without packages has an empty list and no Last-Modified.
-		empty, err := b.svc.Packages(t.Context(), storetest.MustCreateAccount(t, s).ID, "en", catalog.DefaultQuery)
+		empty, err := b.svc.Packages(t.Context(), storetest.MustCreateAccount(t, s).ID, "en", esim.DefaultPackageQuery)
 		storetest.MustNoError(t, err, "Packages of an empty catalog")
 		if string(empty.Body) != `{"data":[],"pagination":{"count":0,"offset":0,"total":0}}` || !empty.LastModified.IsZero() {
 			t.Fatalf("empty catalog: %s, %v", empty.Body, empty.LastModified)
 		}
 
 		// The ETag changes with the catalog.
-		before, err := b.svc.Packages(t.Context(), acc, "en", catalog.DefaultQuery)
+		before, err := b.svc.Packages(t.Context(), acc, "en", esim.DefaultPackageQuery)
 		storetest.MustNoError(t, err, "Packages")
 		b.clock.Advance(time.Hour)
 		MustSetPackages(t, b.svc, acc, retired)
-		after, err := b.svc.Packages(t.Context(), acc, "en", catalog.DefaultQuery)
+		after, err := b.svc.Packages(t.Context(), acc, "en", esim.DefaultPackageQuery)
 		storetest.MustNoError(t, err, "Packages")
 		if before.ETag == after.ETag || !after.LastModified.After(before.LastModified) {
 			t.Fatalf("ETag %s → %s, Last-Modified %v → %v", before.ETag, after.ETag, before.LastModified, after.LastModified)
@@ -94,7 +103,8 @@ func TestPackages(t *testing.T) {
 		storetest.MustNoError(t, err, "Package")
 		var one skygate.ESIMPackageItem
 		storetest.MustNoError(t, json.Unmarshal(item.Body, &one), "decode")
-		if one.Name != "Өзбекстан 1 ГБ, 7 күн" || *one.DataMB != 1024 || one.Price != (skygate.Money{Amount: 350, Currency: "USD"}) {
+		if one.Name != "Өзбекстан 1 ГБ, 7 күн" || *one.DataMB != 1024 || one.Price != (skygate.Money{Amount: 350, Currency: "USD"}) ||
+			!slices.Equal(one.Regions, []string{"asia"}) {
 			t.Fatalf("Package = %+v", one)
 		}
 		_, err = b.svc.Package(t.Context(), acc, "en", retired.ID)

@@ -86,7 +86,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 		o, err := s.replayOrder(ctx, cmd.AccountID, cmd.Lang, known)
 		return o, err == nil, err
 	}
-	item := pkg.In(skygate.Language(cmd.Lang))
+	item := packageItem(pkg, skygate.Language(cmd.Lang))
 	for _, e := range o.ESIMs {
 		if err := s.reveal(e); err != nil {
 			return nil, false, err

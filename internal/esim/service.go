@@ -136,7 +136,7 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	now := s.now()
 	for _, e := range esims {
 		if p := pkgs[e.PackageID]; p != nil {
-			e.Package = p.In(skygate.Language(lang))
+			e.Package = packageItem(p, skygate.Language(lang))
 			e.RefundableUntil = refundableUntil(e, p, now)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/skygate/skygate"
-	"github.com/skygate/skygate/internal/catalog"
 	"github.com/skygate/skygate/internal/esim"
 )
 
@@ -15,7 +14,7 @@ import (
 
 func (s *Server) esimPackages(w http.ResponseWriter, r *http.Request) error {
 	lang := requestLanguage(r)
-	q, err := catalog.ParseQuery(r.URL.RawQuery)
+	q, err := esim.ParsePackageQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
@@ -96,6 +95,18 @@ func (s *Server) getESIM(w http.ResponseWriter, r *http.Request) error {
 // esimQR answers the activation code as a QR code PNG.
 func (s *Server) esimQR(w http.ResponseWriter, r *http.Request) error {
 	return writePNG(w)(s.deps.ESIM.QRCode(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid")))
+}
+
+// esimInstructions answers the install and setup steps of an eSIM in the negotiated
+// language; they name its matching ID, so they are no-store like the eSIM itself.
+func (s *Server) esimInstructions(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	in, err := s.deps.ESIM.Instructions(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"), contentLanguage(w, r))
+	if err != nil {
+		return err
+	}
+	addVary(w.Header(), "Accept-Language") // a problem is the same in every language
+	return reply(w, http.StatusOK)(in, nil)
 }
 
 // createTopUp adds a top-up package to an eSIM under an Idempotency-Key: 201 with the

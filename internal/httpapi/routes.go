@@ -79,6 +79,7 @@ func (s *Server) routes() {
 	s.route("GET /v2/b2b/esims", s.auth(esimRead, s.listESIMs))
 	s.route("GET /v2/b2b/esims/{iccid}", s.auth(esimRead, s.getESIM))
 	s.route("GET /v2/b2b/esims/{iccid}/qr", s.auth(esimRead, s.esimQR))
+	s.route("GET /v2/b2b/esims/{iccid}/instructions", s.auth(esimRead, s.esimInstructions))
 	s.route("POST /v2/b2b/esims/{iccid}/topups", s.auth(esimWrite, s.createTopUp))
 	s.route("POST /v2/b2b/esims/{iccid}/cancel", s.auth(esimWrite, s.cancelESIM))
 	s.route("GET /v2/b2b/esims/{iccid}/history", s.auth(esimRead, s.esimHistory))

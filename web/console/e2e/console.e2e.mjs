@@ -476,9 +476,25 @@ async function run(server) {
       assert((await edit.getByLabel('Name (Kazakh)').inputValue()) === 'Жібек жолы 1 ГБ', 'the edit form does not hold the Kazakh name');
       await edit.getByLabel('Name (Russian)').fill('Шёлковый путь 1 ГБ+');
       await edit.getByLabel('Price').fill('5.00');
+      assert((await edit.getByLabel('Refund window (days)').inputValue()) === '30', 'a new package\'s refund window is not 30 days');
+      await edit.getByLabel('APN name').fill('internet.e2e');
+      await edit.getByLabel('APN username').fill('e2e-user');
+      await edit.getByLabel('Refund window (days)').fill('14');
       await edit.getByRole('button', { name: 'Save package' }).click();
       await page.getByText('Package Silk Road 1 GB saved.').waitFor();
       await silk.getByText('ru: Шёлковый путь 1 ГБ+').waitFor();
+
+      // The APN and the window are stored: after a reload the table and the editor show them.
+      await page.reload();
+      await silk.getByTestId('package-apn').getByText('internet.e2e').waitFor();
+      assert(((await silk.getByTestId('package-apn').textContent()) ?? '').includes('user e2e-user'), `the APN cell: ${await silk.getByTestId('package-apn').textContent()}`);
+      assert(((await silk.getByTestId('package-refund-window').textContent()) ?? '') === '14 days', `the refund window cell: ${await silk.getByTestId('package-refund-window').textContent()}`);
+      assert(((await steppe.getByTestId('package-apn').textContent()) ?? '') === 'automatic', `the APN cell of a package without one: ${await steppe.getByTestId('package-apn').textContent()}`);
+      await silk.getByRole('button', { name: 'Edit' }).click();
+      const again = page.getByTestId('edit-package');
+      assert((await again.getByLabel('APN name').inputValue()) === 'internet.e2e', 'the edit form does not hold the APN');
+      assert((await again.getByLabel('Refund window (days)').inputValue()) === '14', 'the edit form does not hold the refund window');
+      await again.getByRole('button', { name: 'Cancel' }).click();
 
       await steppe.getByRole('button', { name: 'Retire' }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Retire package' }).click();
@@ -490,6 +506,7 @@ async function run(server) {
       const names = cat.body.data?.map((p) => p.name) ?? [];
       assert(cat.status === 200 && names.length === 1 && names[0] === 'Шёлковый путь 1 ГБ+', `the partner's catalog: ${cat.status} ${JSON.stringify(cat.body)}`);
       assert(cat.body.data[0].price.amount === 500, `the partner's price: ${JSON.stringify(cat.body.data[0].price)}`);
+      assert(cat.body.data[0].refund_window_days === 14, `the partner's refund window: ${JSON.stringify(cat.body.data[0])}`);
       state.esim.packageID = cat.body.data[0].id;
     }],
     ['the pool is uploaded: a bad upload is reported per row, then CSV and a JSON file', async () => {

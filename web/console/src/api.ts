@@ -108,7 +108,17 @@ export interface Money {
 export const LANGUAGES = ['en', 'ru', 'uz', 'kk'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** ESIMPackage is the admin form of a package, with its name in every language. */
+/** APN is the access point a package's eSIMs need; username and password may be empty. */
+export interface APN {
+  name: string;
+  username?: string;
+  password?: string;
+}
+
+/**
+ * ESIMPackage is the admin form of a package, with its name in every language. apn is
+ * null when the network sets the access point; refund_window_days left out is 30.
+ */
 export interface ESIMPackage {
   id?: string;
   name: Record<Language, string>;
@@ -118,6 +128,8 @@ export interface ESIMPackage {
   price: Money;
   top_up: boolean;
   active: boolean;
+  apn?: APN | null;
+  refund_window_days?: number;
   created_at?: string;
   updated_at?: string;
 }

@@ -1,7 +1,8 @@
-// eSIM of one account: its packages (create, edit in four languages, retire), its pool
-// (upload CSV or JSON with a report per row, counts), its balance (credits, refunds,
-// the ledger), and its orders and eSIMs with their status and usage. Employees never
-// see activation codes: the admin API does not return them.
+// eSIM of one account: its packages (create, edit in four languages with their APN and
+// refund window, retire), its pool (upload CSV or JSON with a report per row, counts),
+// its balance (credits, refunds, the ledger), and its orders and eSIMs with their
+// status and usage. Employees never see activation codes: the admin API does not
+// return them.
 
 import {
   api,
@@ -83,7 +84,7 @@ export async function esimPage({ view, params, query }: Route): Promise<void> {
           'table',
           { class: 'table' },
           h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Countries'), h('th', null, 'Data'), h('th', null, 'Validity'),
-            h('th', null, 'Price'), h('th', null, 'Top-up'), h('th', null, 'Status'), h('th', null, ''))),
+            h('th', null, 'Price'), h('th', null, 'Top-up'), h('th', null, 'APN'), h('th', null, 'Refund window'), h('th', null, 'Status'), h('th', null, ''))),
           h('tbody', null, list.map(packageRow)),
         ),
       );
@@ -123,6 +124,8 @@ export async function esimPage({ view, params, query }: Route): Promise<void> {
       h('td', null, `${p.validity_days} days`),
       h('td', null, fmtMoney(p.price)),
       h('td', null, p.top_up ? 'yes' : 'no'),
+      h('td', { 'data-testid': 'package-apn' }, fmtAPN(p.apn)),
+      h('td', { 'data-testid': 'package-refund-window' }, fmtRefundWindow(p.refund_window_days)),
       h('td', { 'data-testid': 'package-status' }, p.active ? badge('offered', 'ok') : badge('retired', 'muted')),
       h('td', { class: 'actions' }, edit, toggle),
     );
@@ -277,11 +280,28 @@ export async function esimPage({ view, params, query }: Route): Promise<void> {
   await Promise.all([loadPackages(), loadPool(), loadBilling(), loadOrders(), loadESIMs()]);
 }
 
-/** editable is the part of a package the admin API takes. */
+/** editable is the part of a package the admin API takes; a package sent back keeps its APN and refund window. */
 function editable(p: ESIMPackage): ESIMPackage {
-  const { id, name, countries, data_mb, validity_days, price, top_up, active } = p;
-  return { id, name, countries, data_mb, validity_days, price, top_up, active };
+  const { id, name, countries, data_mb, validity_days, price, top_up, active, apn, refund_window_days } = p;
+  return { id, name, countries, data_mb, validity_days, price, top_up, active, apn: apn ?? null, refund_window_days };
 }
+
+/** fmtAPN shows a package's APN, or that the network sets it; a password is never shown. */
+function fmtAPN(apn: ESIMPackage['apn']): HTMLElement {
+  if (!apn) return h('span', { class: 'muted' }, 'automatic');
+  const extra = [apn.username ? `user ${apn.username}` : '', apn.password ? 'password set' : ''].filter(Boolean).join(' · ');
+  return h('span', null, h('code', null, apn.name), extra ? h('div', { class: 'muted small' }, extra) : null);
+}
+
+/** fmtRefundWindow shows how long an unused eSIM of a package may be canceled for a refund. */
+function fmtRefundWindow(days: number | undefined): string {
+  const d = days ?? DEFAULT_REFUND_WINDOW_DAYS;
+  if (d === 0) return 'no refunds';
+  return d === 1 ? '1 day' : `${d} days`;
+}
+
+/** DEFAULT_REFUND_WINDOW_DAYS is the window of a package saved without one. */
+const DEFAULT_REFUND_WINDOW_DAYS = 30;
 
 /** packageEditor is the form of a new package (p null) or of one to change. */
 function packageEditor(account: Account, p: ESIMPackage | null, done: (msg: string) => void): HTMLElement {
@@ -295,6 +315,11 @@ function packageEditor(account: Account, p: ESIMPackage | null, done: (msg: stri
   const currency = h('input', { type: 'text', name: 'currency', required: true, maxlength: 3, value: p?.price.currency ?? 'USD' });
   const topUp = h('input', { type: 'checkbox', name: 'top_up', checked: p?.top_up ?? false });
   const active = h('input', { type: 'checkbox', name: 'active', checked: p?.active ?? true });
+  const apnName = h('input', { type: 'text', name: 'apn_name', maxlength: 100, placeholder: 'empty: the network sets it', value: p?.apn?.name ?? '' });
+  const apnUsername = h('input', { type: 'text', name: 'apn_username', maxlength: 64, autocomplete: 'off', value: p?.apn?.username ?? '' });
+  const apnPassword = h('input', { type: 'text', name: 'apn_password', maxlength: 64, autocomplete: 'off', value: p?.apn?.password ?? '' });
+  const refundWindow = h('input', { type: 'number', name: 'refund_window_days', min: 0, max: 365, required: true,
+    value: p?.refund_window_days ?? DEFAULT_REFUND_WINDOW_DAYS });
   const formError = h('div');
   const cancel = p ? h('button', { class: 'btn', type: 'button', onclick: () => done('') }, 'Cancel') : null;
   const form = h(
@@ -310,6 +335,16 @@ function packageEditor(account: Account, p: ESIMPackage | null, done: (msg: stri
       h('label', null, 'Price', price),
       h('label', null, 'Currency', currency),
     ),
+    h('fieldset', null, h('legend', null, 'Access point (shown in the eSIM\'s instructions)'),
+      h('div', { class: 'checks' },
+        h('label', null, 'APN name', apnName),
+        h('label', null, 'APN username', apnUsername),
+        h('label', null, 'APN password', apnPassword),
+      )),
+    h('div', { class: 'checks' },
+      h('label', null, 'Refund window (days)', refundWindow),
+      h('p', { class: 'muted small' }, 'How long after its order an unused eSIM may be canceled for a refund; 0: never.'),
+    ),
     h('label', { class: 'check' }, topUp, ' Usable as a top-up of an eSIM'),
     h('label', { class: 'check' }, active, ' Offered to the partner (unchecked: retired)'),
     formError,
@@ -324,6 +359,11 @@ function packageEditor(account: Account, p: ESIMPackage | null, done: (msg: stri
       replace(formError, notice('warning', `The price must be an amount such as 4.50, with at most ${fractionDigits(cur)} decimals for ${cur}.`));
       return;
     }
+    const apn = apnName.value.trim();
+    if (!apn && (apnUsername.value || apnPassword.value)) {
+      replace(formError, notice('warning', 'An APN username or password needs the APN name; leave all three empty when the network sets the APN.'));
+      return;
+    }
     const pkg: ESIMPackage = {
       ...(p?.id ? { id: p.id } : {}),
       name: Object.fromEntries(LANGUAGES.map((l, i) => [l, names[i].value.trim()])) as ESIMPackage['name'],
@@ -333,6 +373,8 @@ function packageEditor(account: Account, p: ESIMPackage | null, done: (msg: stri
       price: { amount, currency: cur },
       top_up: topUp.checked,
       active: active.checked,
+      apn: apn ? { name: apn, username: apnUsername.value, password: apnPassword.value } : null,
+      refund_window_days: Number(refundWindow.value),
     };
     try {
       await busy(form, () => api.setESIMPackages(account.id, [pkg]));
