@@ -116,7 +116,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err != nil {
 		return nil, err
 	}
-	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs})
+	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs, PublicURL: cfg.PublicURL,
+		InstallKey: a.box.DeriveKey(seal.PurposeESIMInstallLink)})
 	a.prices = pricing.New(a.db, a.catalog, time.Now)
 	webhookSecrets, err := seal.New(a.box.DeriveKey(seal.PurposeWebhookSecret))
 	if err != nil {
