@@ -343,6 +343,12 @@ var webhookTestRate = ratelimit.Rate{PerSecond: 10.0 / 60, Burst: 10}
 // still catches up in minutes, and one subscription cannot flood the delivery queue.
 var webhookRecoverRate = ratelimit.Rate{PerSecond: 6.0 / 60, Burst: 6}
 
+// installPageRate limits the hosted install page per source address: a minute's
+// burst of 30 pages, then one every two seconds. A traveller opens the page a few
+// times; guessing a 128-bit token is hopeless at any rate, and this bounds the reads
+// and QR codes one address can make the service do.
+var installPageRate = ratelimit.Rate{PerSecond: 0.5, Burst: 30}
+
 // rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
 // else in-process.
 func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
@@ -352,6 +358,7 @@ func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
 	}
 	l.TokenSource = ratelimit.Rate{PerSecond: cfg.TokenSourceRate, Burst: cfg.TokenSourceBurst}
 	l.WebhookTest, l.WebhookRecover = webhookTestRate, webhookRecoverRate
+	l.InstallPage = installPageRate
 	if cfg.RedisURL == "" {
 		l.Limiter = ratelimit.NewMemory(time.Now)
 		return l, nil

@@ -84,6 +84,9 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/esims/{iccid}/install", s.auth(esimWrite, s.sandboxESIM("install")))
 	s.route("POST /v2/sandbox/esims/{iccid}/activate", s.auth(esimWrite, s.sandboxESIM("activate")))
 	s.route("POST /v2/sandbox/esims/{iccid}/usage", s.auth(esimWrite, s.sandboxESIM("usage")))
+	// The hosted install page: no login, the token is the capability; limited per
+	// source address (installpage.go).
+	s.route("GET "+skygate.InstallPagePath+"{token}", s.handle(s.installPage))
 
 	// Billing: the account's one prepaid ledger, shared by bookings and eSIMs, so either
 	// side's scope reads and sets it; bearer token only.
