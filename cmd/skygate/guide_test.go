@@ -55,6 +55,7 @@ var guideWants = map[string]*regexp.Regexp{
 	"low-balance":       regexp.MustCompile(`^\{"low_balance_thresholds":\[\{"amount":\d+,"currency":"USD"\}\]\}$`),
 	"esim-order":        regexp.MustCompile(`^\{"status":"Completed","total":\{"amount":350,"currency":"USD"\},"esim":\{"iccid":"\d{19,20}","status":"Assigned"\}\}$`),
 	"esim-qr":           regexp.MustCompile(`^image/png$`),
+	"esim-install":      regexp.MustCompile(`^200 text/html; charset=utf-8$`),
 	"esim-usage":        regexp.MustCompile(`(?s)"Installed".*"Active".*"used_mb":820.*signature ok: esim.usage.threshold`),
 	"billing":           regexp.MustCompile(`"ledger":\[\{"kind":"charge","amount":\{"amount":-350,"currency":"USD"\},"booking_id":null\},\{"kind":"charge","amount":\{"amount":-\d+,"currency":"USD"\},"booking_id":"[0-9a-f-]{36}"\},\{"kind":"release",.*\{"kind":"reservation",.*\{"kind":"credit"`),
 	"billing-statement": regexp.MustCompile(`(?s)signature ok: billing.balance.low .*id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`),
