@@ -28,10 +28,12 @@ import (
 // call, so a token names its own account's eSIM only, and it reveals the activation
 // code only while the eSIM can still be installed (skygate.ESIM.Installable).
 
+// installTokenVersion is the first byte of every install token.
+const installTokenVersion byte = 1
+
 // Sizes of an install token.
 const (
-	installTokenVersion byte = 1
-	installMACSize           = 16 // 128 bits of HMAC-SHA256
+	installMACSize = 16 // 128 bits of HMAC-SHA256
 	// maxInstallAccountLen bounds the account id a token carries, in bytes (ids are
 	// UUIDs, 36).
 	maxInstallAccountLen = 64
