@@ -104,22 +104,12 @@ func (s *Server) installPage(w http.ResponseWriter, r *http.Request) error {
 	lang := requestLanguage(r)
 	t := installTexts[lang]
 	v := &installView{Lang: lang, Platform: platformOf(r.Header.Get("User-Agent")), CSS: installCSSValue(), T: t}
-	h := w.Header()
-	h.Set("Content-Language", lang)
-	addVary(h, "Accept-Language")
-	addVary(h, "User-Agent")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Robots-Tag", "noindex, nofollow")
-	h.Set("Content-Security-Policy", installCSP)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
 	if err := s.limit(w, r, limitInstallPage, "install:"+sourceKey(s.source(r)), s.deps.Limits.InstallPage); err != nil {
 		var limited *rateLimitError
 		if !errors.As(err, &limited) {
 			return err
 		}
-		h.Set("Retry-After", strconv.Itoa(limited.RetryAfterSeconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(limited.RetryAfterSeconds()))
 		v.Heading, v.Message = t.TooManyTitle, t.TooMany
 		return renderInstall(w, http.StatusTooManyRequests, v)
 	}
@@ -162,13 +152,24 @@ func installViewOf(page *esim.InstallPage, t *installText, platform string) *ins
 	return v
 }
 
-// renderInstall writes the page v with status.
+// renderInstall writes the page v with status and the page's headers: its language,
+// what it varies on, and a policy that lets the browser do nothing but show it, never
+// store it, never send its address on, never frame it.
 func renderInstall(w http.ResponseWriter, status int, v *installView) error {
 	var buf bytes.Buffer
 	if err := installTemplate.Execute(&buf, v); err != nil {
 		return err
 	}
 	h := w.Header()
+	h.Set("Content-Language", v.Lang)
+	addVary(h, "Accept-Language")
+	addVary(h, "User-Agent")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Robots-Tag", "noindex, nofollow")
+	h.Set("Content-Security-Policy", installCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
