@@ -118,6 +118,13 @@ const AppleInstallURL = "https://esimsetup.apple.com/esim_qrcode_provisioning?ca
 // token follows it.
 const InstallPagePath = "/esim/install/"
 
+// Installable reports whether e can still be installed from its activation code: it
+// is Assigned and its profile was never downloaded (Released). The hosted install page
+// shows the code, the buttons and the QR code only then.
+func (e *ESIM) Installable() bool {
+	return e.Status == ESIMAssigned && e.ProfileState == ProfileReleased
+}
+
 // APN is the access point an eSIM's package needs, set by admins with the package.
 // Username and Password are empty when the network needs none.
 type APN struct {

@@ -28,6 +28,7 @@ var partnerPaths = []string{
 	"/api/v1/b2b/webhooks/{webhookID}/recover",
 	"/api/v1/b2b/webhooks/{webhookID}/rotate-secret",
 	"/api/v1/b2b/webhooks/{webhookID}/test",
+	"/esim/install/{token}", // the page partners hand to travellers
 	"/oauth/v2/introspect",
 	"/oauth/v2/revoke",
 	"/oauth/v2/token",

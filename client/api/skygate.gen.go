@@ -1354,9 +1354,18 @@ type ESIM struct {
 	CreatedAt  time.Time  `json:"created_at"`
 
 	// ExpiresAt Set at activation.
-	ExpiresAt   *time.Time       `json:"expires_at,omitempty"`
-	Iccid       string           `json:"iccid"`
-	Install     *ESIMInstall     `json:"install,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Iccid     string     `json:"iccid"`
+
+	// Install How a traveller installs the eSIM, on every read of its owner (order create and
+	// read, eSIM read and list, top-up, sandbox answers); never on admin reads or in
+	// webhooks. `page_url` carries a bearer token for the hosted install page
+	// (`GET /esim/install/{token}`): stateless and unguessable (an HMAC-SHA256 over the
+	// account and the ICCID, 128 bits, under a key derived from the master key), so it
+	// is the same on every read and cannot be revoked on its own; rotating the master
+	// key revokes every link. The page shows the activation code only while the eSIM
+	// can still be installed.
+	Install     ESIMInstall      `json:"install"`
 	InstalledAt *time.Time       `json:"installed_at,omitempty"`
 	MatchingId  *string          `json:"matching_id,omitempty"`
 	OrderId     string           `json:"order_id"`
@@ -1472,7 +1481,14 @@ type ESIMHistoryList struct {
 	Pagination Pagination         `json:"pagination"`
 }
 
-// ESIMInstall defines model for ESIMInstall.
+// ESIMInstall How a traveller installs the eSIM, on every read of its owner (order create and
+// read, eSIM read and list, top-up, sandbox answers); never on admin reads or in
+// webhooks. `page_url` carries a bearer token for the hosted install page
+// (`GET /esim/install/{token}`): stateless and unguessable (an HMAC-SHA256 over the
+// account and the ICCID, 128 bits, under a key derived from the master key), so it
+// is the same on every read and cannot be revoked on its own; rotating the master
+// key revokes every link. The page shows the activation code only while the eSIM
+// can still be installed.
 type ESIMInstall struct {
 	// AndroidUrl The LPA: string, which Android opens as a link to its eSIM setup.
 	AndroidUrl string `json:"android_url"`
@@ -2667,6 +2683,15 @@ type RotateWebhookSecretParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
+	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
+
+	// Traceparent W3C Trace Context (`tracestate` may come with it): when the service exports traces, its span of this request becomes this parent's child. It changes no behaviour; a malformed value is ignored, as the W3C recommendation says.
+	Traceparent *Traceparent `json:"traceparent,omitempty"`
+}
+
+// GetESIMInstallPageParams defines parameters for GetESIMInstallPage.
+type GetESIMInstallPageParams struct {
 	// XRequestID Tracing identifier, echoed back when it is 1–128 characters of `[A-Za-z0-9._-]`; it does not change behaviour.
 	XRequestID *XRequestID `json:"X-Request-ID,omitempty"`
 
@@ -4459,6 +4484,33 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 	TestWebhook(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetESIMInstallPage The hosted install page of an eSIM (HTML, no login)
+	//
+	// The page an eSIM's `install.page_url` names, for the traveller: no login, no
+	// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
+	// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
+	// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
+	// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
+	// first with both buttons. It always shows the package's name and the eSIM's
+	// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
+	// while the eSIM can still be installed (status `Assigned` and `profile_state`
+	// `Released`). After that it shows a sentence saying why instead (installed,
+	// downloaded, expired, canceled) and never the activation code.
+	//
+	// The token is a bearer capability: whoever holds the link sees the page, so hand
+	// it to the traveller only. It is stateless (an HMAC over the account and the
+	// ICCID under a key derived from the master key): links cannot be revoked one by
+	// one, rotating the master key revokes all of them. The eSIM is read for the
+	// token's own account only; a malformed, forged or foreign token, and an eSIM
+	// that is gone, are all the same `404` page.
+	//
+	// Limited per source address (a burst of 30, then one every 2 s): over it, a
+	// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
+	// no referrer, ask not to be indexed and forbid framing.
+	//
+	// Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
+	GetESIMInstallPage(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// IntrospectTokenWithBody Introspect an access token (RFC 7662)
 	//
 	// The client authenticates as at the token endpoint (a secret, `private_key_jwt`
@@ -5994,6 +6046,43 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, p
 // Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequest(c.Server, webhookID, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetESIMInstallPage The hosted install page of an eSIM (HTML, no login)
+//
+// The page an eSIM's `install.page_url` names, for the traveller: no login, no
+// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
+// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
+// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
+// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
+// first with both buttons. It always shows the package's name and the eSIM's
+// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
+// while the eSIM can still be installed (status `Assigned` and `profile_state`
+// `Released`). After that it shows a sentence saying why instead (installed,
+// downloaded, expired, canceled) and never the activation code.
+//
+// The token is a bearer capability: whoever holds the link sees the page, so hand
+// it to the traveller only. It is stateless (an HMAC over the account and the
+// ICCID under a key derived from the master key): links cannot be revoked one by
+// one, rotating the master key revokes all of them. The eSIM is read for the
+// token's own account only; a malformed, forged or foreign token, and an eSIM
+// that is gone, are all the same `404` page.
+//
+// Limited per source address (a burst of 30, then one every 2 s): over it, a
+// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
+// no referrer, ask not to be indexed and forbid framing.
+//
+// Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
+func (c *Client) GetESIMInstallPage(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetESIMInstallPageRequest(c.Server, token, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8649,6 +8738,66 @@ func NewTestWebhookRequest(server string, webhookID WebhookID, params *TestWebho
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.Traceparent != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "traceparent", *params.Traceparent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("traceparent", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetESIMInstallPageRequest constructs an http.Request for the GetESIMInstallPage method
+func NewGetESIMInstallPageRequest(server string, token string, params *GetESIMInstallPageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/esim/install/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -12395,6 +12544,35 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/b2b/webhooks/{webhookID}/test (the `TestWebhook` operationId).
 	TestWebhookWithResponse(ctx context.Context, webhookID WebhookID, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
+
+	// GetESIMInstallPageWithResponse The hosted install page of an eSIM (HTML, no login)
+	//
+	// The page an eSIM's `install.page_url` names, for the traveller: no login, no
+	// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
+	// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
+	// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
+	// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
+	// first with both buttons. It always shows the package's name and the eSIM's
+	// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
+	// while the eSIM can still be installed (status `Assigned` and `profile_state`
+	// `Released`). After that it shows a sentence saying why instead (installed,
+	// downloaded, expired, canceled) and never the activation code.
+	//
+	// The token is a bearer capability: whoever holds the link sees the page, so hand
+	// it to the traveller only. It is stateless (an HMAC over the account and the
+	// ICCID under a key derived from the master key): links cannot be revoked one by
+	// one, rotating the master key revokes all of them. The eSIM is read for the
+	// token's own account only; a malformed, forged or foreign token, and an eSIM
+	// that is gone, are all the same `404` page.
+	//
+	// Limited per source address (a burst of 30, then one every 2 s): over it, a
+	// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
+	// no referrer, ask not to be indexed and forbid framing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
+	GetESIMInstallPageWithResponse(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*GetESIMInstallPageResponse, error)
 
 	// IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
 	//
@@ -16514,6 +16692,136 @@ func (r TestWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r TestWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetESIMInstallPageResponse200Headers the declared response headers of an HTTP 200 response for GetESIMInstallPage
+type GetESIMInstallPageResponse200Headers struct {
+	CacheControl          *string
+	ContentLanguage       *string
+	ContentSecurityPolicy *string
+	RateLimitLimit        *int
+	RateLimitRemaining    *int
+	RateLimitReset        *int
+	ReferrerPolicy        *string
+	Vary                  *string
+	XContentTypeOptions   *string
+	XFrameOptions         *string
+	XRequestID            *string
+	XRobotsTag            *string
+}
+
+// GetESIMInstallPageResponse404Headers the declared response headers of an HTTP 404 response for GetESIMInstallPage
+type GetESIMInstallPageResponse404Headers struct {
+	CacheControl          *string
+	ContentLanguage       *string
+	ContentSecurityPolicy *string
+	RateLimitLimit        *int
+	RateLimitRemaining    *int
+	RateLimitReset        *int
+	ReferrerPolicy        *string
+	Vary                  *string
+	XContentTypeOptions   *string
+	XFrameOptions         *string
+	XRequestID            *string
+	XRobotsTag            *string
+}
+
+// GetESIMInstallPageResponse429Headers the declared response headers of an HTTP 429 response for GetESIMInstallPage
+type GetESIMInstallPageResponse429Headers struct {
+	CacheControl          *string
+	ContentLanguage       *string
+	ContentSecurityPolicy *string
+	RateLimitLimit        *int
+	RateLimitRemaining    *int
+	RateLimitReset        *int
+	ReferrerPolicy        *string
+	RetryAfter            *int
+	Vary                  *string
+	XContentTypeOptions   *string
+	XFrameOptions         *string
+	XRequestID            *string
+	XRobotsTag            *string
+}
+
+// GetESIMInstallPageResponse500Headers the declared response headers of an HTTP 500 response for GetESIMInstallPage
+type GetESIMInstallPageResponse500Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
+// GetESIMInstallPageResponse503Headers the declared response headers of an HTTP 503 response for GetESIMInstallPage
+type GetESIMInstallPageResponse503Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	Vary               *string
+	XRequestID         *string
+}
+
+type GetESIMInstallPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetESIMInstallPageResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetESIMInstallPageResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetESIMInstallPageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetESIMInstallPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetESIMInstallPageResponse503Headers
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetESIMInstallPageResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetESIMInstallPageResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetESIMInstallPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetESIMInstallPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetESIMInstallPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetESIMInstallPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25390,6 +25698,41 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 		return nil, err
 	}
 	return ParseTestWebhookResponse(rsp)
+}
+
+// GetESIMInstallPageWithResponse The hosted install page of an eSIM (HTML, no login)
+//
+// The page an eSIM's `install.page_url` names, for the traveller: no login, no
+// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
+// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
+// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
+// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
+// first with both buttons. It always shows the package's name and the eSIM's
+// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
+// while the eSIM can still be installed (status `Assigned` and `profile_state`
+// `Released`). After that it shows a sentence saying why instead (installed,
+// downloaded, expired, canceled) and never the activation code.
+//
+// The token is a bearer capability: whoever holds the link sees the page, so hand
+// it to the traveller only. It is stateless (an HMAC over the account and the
+// ICCID under a key derived from the master key): links cannot be revoked one by
+// one, rotating the master key revokes all of them. The eSIM is read for the
+// token's own account only; a malformed, forged or foreign token, and an eSIM
+// that is gone, are all the same `404` page.
+//
+// Limited per source address (a burst of 30, then one every 2 s): over it, a
+// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
+// no referrer, ask not to be indexed and forbid framing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
+func (c *ClientWithResponses) GetESIMInstallPageWithResponse(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*GetESIMInstallPageResponse, error) {
+	rsp, err := c.GetESIMInstallPage(ctx, token, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetESIMInstallPageResponse(rsp)
 }
 
 // IntrospectTokenWithBodyWithResponse Introspect an access token (RFC 7662)
@@ -34493,6 +34836,421 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers TestWebhookResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetESIMInstallPageResponse parses an HTTP response from a GetESIMInstallPageWithResponse call
+func ParseGetESIMInstallPageResponse(rsp *http.Response) (*GetESIMInstallPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetESIMInstallPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetESIMInstallPageResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Referrer-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Referrer-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReferrerPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-Frame-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Frame-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XFrameOptions = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		if values := rsp.Header.Values("X-Robots-Tag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Robots-Tag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRobotsTag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetESIMInstallPageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Referrer-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Referrer-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReferrerPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-Frame-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Frame-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XFrameOptions = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		if values := rsp.Header.Values("X-Robots-Tag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Robots-Tag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRobotsTag = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetESIMInstallPageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Referrer-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Referrer-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReferrerPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-Frame-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Frame-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XFrameOptions = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		if values := rsp.Header.Values("X-Robots-Tag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Robots-Tag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRobotsTag = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetESIMInstallPageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetESIMInstallPageResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

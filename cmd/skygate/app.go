@@ -116,7 +116,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, clientCer
 	if err != nil {
 		return nil, err
 	}
-	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs})
+	a.esim = esim.New(esim.Config{Store: a.db, Sealer: matchingIDs, PublicURL: cfg.PublicURL,
+		InstallKey: a.box.DeriveKey(seal.PurposeESIMInstallLink)})
 	a.prices = pricing.New(a.db, a.catalog, time.Now)
 	webhookSecrets, err := seal.New(a.box.DeriveKey(seal.PurposeWebhookSecret))
 	if err != nil {
@@ -347,6 +348,12 @@ var webhookTestRate = ratelimit.Rate{PerSecond: 10.0 / 60, Burst: 10}
 // still catches up in minutes, and one subscription cannot flood the delivery queue.
 var webhookRecoverRate = ratelimit.Rate{PerSecond: 6.0 / 60, Burst: 6}
 
+// installPageRate limits the hosted install page per source address: a minute's
+// burst of 30 pages, then one every two seconds. A traveller opens the page a few
+// times; guessing a 128-bit token is hopeless at any rate, and this bounds the reads
+// and QR codes one address can make the service do.
+var installPageRate = ratelimit.Rate{PerSecond: 0.5, Burst: 30}
+
 // rateLimits builds the limiter: shared through Redis when SKYGATE_REDIS_URL is set,
 // else in-process.
 func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
@@ -356,6 +363,7 @@ func rateLimits(cfg *config.Config) (httpapi.RateLimits, error) {
 	}
 	l.TokenSource = ratelimit.Rate{PerSecond: cfg.TokenSourceRate, Burst: cfg.TokenSourceBurst}
 	l.WebhookTest, l.WebhookRecover = webhookTestRate, webhookRecoverRate
+	l.InstallPage = installPageRate
 	if cfg.RedisURL == "" {
 		l.Limiter = ratelimit.NewMemory(time.Now)
 		return l, nil

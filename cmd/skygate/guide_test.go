@@ -58,6 +58,7 @@ var guideWants = map[string]*regexp.Regexp{
 	"esim-settings":     regexp.MustCompile(`^\{"usage_thresholds":\[50,80,100\]\}$`),
 	"esim-usage":        regexp.MustCompile(`(?s)^\{"status":"Installed","profile_state":"Installed"\}\n\{"status":"Active"\}\n.*"used_mb":820.*signature ok: esim.usage.threshold`),
 	"esim-expiring":     regexp.MustCompile(`^\{"status":"Installed","profile_state":"Enabled"\}\n\{"status":"Active"\}\nsignature ok: esim.expiring [0-9a-f-]{36}\n\{"days_left":1\}$`),
+	"esim-install":      regexp.MustCompile(`^200 text/html; charset=utf-8$`),
 	"billing":           regexp.MustCompile(`"ledger":\[\{"kind":"charge","amount":\{"amount":-350,"currency":"USD"\},"booking_id":null\},\{"kind":"charge","amount":\{"amount":-\d+,"currency":"USD"\},"booking_id":"[0-9a-f-]{36}"\},\{"kind":"release",.*\{"kind":"reservation",.*\{"kind":"credit"`),
 	"billing-statement": regexp.MustCompile(`(?s)signature ok: billing.balance.low .*id,created_at,kind,amount,currency,balance_after,booking_id,reference,description`),
 	"cleanup":           regexp.MustCompile(`^$`),

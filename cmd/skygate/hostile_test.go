@@ -44,8 +44,8 @@ type hostileCase struct {
 	// want is the expected status; 0 accepts any 4xx, anyStatus anything but a 5xx.
 	want int
 	// format of the answer: "" problem+json for errors (any type for 2xx/3xx), "oauth"
-	// for RFC 6749 error JSON, "redirect" for a 302 to the console with error=, "any"
-	// for net/http's own answers.
+	// for RFC 6749 error JSON, "redirect" for a 302 to the console with error=, "html"
+	// for an HTML page (the eSIM install page), "any" for net/http's own answers.
 	format string
 	// coding is the Content-Encoding the answer must have ("identity": none); "" does
 	// not check. A gzip-coded body is checked decoded.
@@ -171,6 +171,10 @@ func hostileProblems(c hostileCase, resp *http.Response, body []byte) []string {
 	}
 	switch c.format {
 	case "any":
+	case "html":
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			bad("%d with Content-Type %q, want an HTML page: %.300q", st, ct, body)
+		}
 	case "oauth":
 		var e struct {
 			Error string `json:"error"`
@@ -772,6 +776,18 @@ func TestHostileRequests(t *testing.T) {
 			{name: "esim packages every filter bad", path: "/v2/catalog/esim/packages?region=%00&unlimited=%00&top_up=%00&country=%00", header: auth, want: 400},
 			{name: "deliveries limit 2^63", path: "/api/v1/b2b/webhooks/" + skygate.NewID() + "/deliveries?limit=9223372036854775807", header: auth},
 			{name: "admin audit limit 2^63", path: "/api/v1/admin/audit-events?limit=9223372036854775807", header: map[string]string{"Authorization": "Bearer " + admin}, want: 400},
+
+			// The eSIM install page: every token it did not mint is the same HTML 404.
+			{name: "install token of 8 KiB", path: skygate.InstallPagePath + strings.Repeat("A", 8<<10), want: 404, format: "html"},
+			{name: "install token with NUL", path: skygate.InstallPagePath + "a%00b", want: 404, format: "html"},
+			{name: "install token unicode", path: skygate.InstallPagePath + "%E2%80%AE%F0%9F%98%80", want: 404, format: "html"},
+			{name: "install token invalid UTF-8", path: skygate.InstallPagePath + "%FF%FE", want: 404, format: "html"},
+			{name: "install token SQL", path: skygate.InstallPagePath + "1%27%20OR%20%271%27%3D%271", want: 404, format: "html"},
+			{name: "install token script", path: skygate.InstallPagePath + "%3Cscript%3Ealert(1)%3C%2Fscript%3E", want: 404, format: "html"},
+			{name: "install token base64 of 1 KiB", path: skygate.InstallPagePath + strings.Repeat("QUFB", 256), want: 404, format: "html"},
+			{name: "install page Accept-Language and User-Agent garbage", path: skygate.InstallPagePath + "x",
+				header: map[string]string{"Accept-Language": strings.Repeat(";;;q=abc,", 900), "User-Agent": strings.Repeat("iPhone Android ", 500)}, want: 404, format: "html"},
+			{name: "install page POST", method: "POST", path: skygate.InstallPagePath + "x", want: 405},
 
 			// Paths.
 			{name: "booking id with NUL", mtls: true, path: bookingPath + "/%00", header: auth, want: 404},

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/esim"
+	"github.com/skygate/skygate/internal/seal"
 	"github.com/skygate/skygate/internal/storetest"
 )
 
@@ -94,6 +96,8 @@ type isoTenant struct {
 	bookingID, orderID, iccid, packageID, webhookID, deliveryID string
 	eventID                                                     string
 	hookURL                                                     string
+	// installPath is the path of the eSIM's install page (its install.page_url).
+	installPath string
 }
 
 // routeList returns the partner listeners' route patterns (serverRoutes).
@@ -123,6 +127,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 				continue
 			}
 			if strings.HasPrefix(path, "/api/v1/admin/") || slices.Contains(sharedRoutes, route) {
+				continue
+			}
+			if check, ok := capabilityRoutes[route]; ok {
+				calls += check(s, t, b, a)
 				continue
 			}
 			if strings.HasPrefix(path, "/oauth/") && route != "POST /oauth/v2/token" {
@@ -274,6 +282,52 @@ func (s *testServer) checkForeign(t *testing.T, name, method, url string, b *iso
 	}
 }
 
+// capabilityRoutes are the routes whose path names an object by a bearer capability
+// instead of an id, each with its check that tenant b reaches nothing of tenant a's
+// but through a's capability; it returns the calls made. The install page's token is
+// the link a partner hands its traveller: whoever holds it sees the page, whatever
+// credentials come with it, and nothing else opens a's page.
+var capabilityRoutes = map[string]func(s *testServer, t *testing.T, b, a *isoTenant) int{
+	"GET " + skygate.InstallPagePath + "{token}": func(s *testServer, t *testing.T, b, a *isoTenant) int {
+		box, err := seal.New(s.config().MasterKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A token with the server's own key, for b's account, naming a's eSIM.
+		minter := esim.New(esim.Config{InstallKey: box.DeriveKey(seal.PurposeESIMInstallLink)})
+		forged := skygate.InstallPagePath + minter.InstallToken(b.creds.AccountID, a.iccid)
+		for _, c := range []struct {
+			name, path string
+			want       int
+			owner      *isoTenant
+		}{
+			{"b's account naming a's eSIM", forged, http.StatusNotFound, nil},
+			{"b's own page", b.installPath, http.StatusOK, b},
+			{"a's page by a's token (the capability)", a.installPath, http.StatusOK, a},
+		} {
+			for _, l := range []struct {
+				listener string
+				client   *http.Client
+				base     string
+			}{{"mtls", s.mtlsClient, s.mtlsBase}, {"plain", s.client, s.base}} {
+				resp, got := s.do(l.client, http.MethodGet, l.base+c.path, nil, map[string]string{"Authorization": "Bearer " + b.token})
+				if resp.StatusCode != c.want || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+					t.Errorf("install page, %s, on %s: %d %q, want %d", c.name, l.listener, resp.StatusCode, resp.Header.Get("Content-Type"), c.want)
+				}
+				if c.owner != nil && !strings.Contains(string(got), "MATCH-"+c.owner.iccid[10:]) {
+					t.Errorf("install page, %s, on %s, does not show %s's eSIM", c.name, l.listener, c.owner.name)
+				}
+				for _, other := range []*isoTenant{a, b} {
+					if other != c.owner && strings.Contains(string(got), other.iccid[10:]) {
+						t.Errorf("install page, %s, on %s, shows %s's eSIM", c.name, l.listener, other.name)
+					}
+				}
+			}
+		}
+		return 3
+	},
+}
+
 // foreignTokenChecks are the OAuth routes that take a token in their body, each with
 // what tenant b's client calling it with tenant a's token must get: nothing of a's
 // token, and no change to it. A new /oauth/ route not listed here fails the matrix.
@@ -395,15 +449,14 @@ func (s *testServer) seedTenant(name string) *isoTenant {
 		t.Fatalf("%s order: %d %s", name, resp.StatusCode, body)
 	}
 	var o struct {
-		ID    string `json:"id"`
-		ESIMs []struct {
-			ICCID string `json:"iccid"`
-		} `json:"esims"`
+		ID    string          `json:"id"`
+		ESIMs []installedESIM `json:"esims"`
 	}
 	if err := json.Unmarshal(body, &o); err != nil || len(o.ESIMs) != 1 {
 		t.Fatalf("%s order body %v: %s", name, err, body)
 	}
 	tn.orderID, tn.iccid = o.ID, o.ESIMs[0].ICCID
+	tn.installPath = pagePath(t, o.ESIMs[0].Install.PageURL)
 
 	deadline := time.Now().Add(20 * time.Second)
 	for tn.deliveryID == "" {

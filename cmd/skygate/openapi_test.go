@@ -22,6 +22,8 @@ import (
 func init() {
 	// Binary responses (pass and eSIM QR codes) are checked for their media type only.
 	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
+	// The eSIM install page is HTML, a string to the document.
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.FileBodyDecoder)
 }
 
 // validatingTransport checks every response of a test client against the OpenAPI

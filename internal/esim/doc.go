@@ -9,6 +9,12 @@
 // value to its ICCID, and opens it only to answer the owning account. Events carry ICCIDs
 // but never activation codes, because webhooks leave the service.
 //
+// The owner's reads carry install links beside the code (install.go): Apple's install
+// link, the LPA: string and the hosted install page, whose token is a stateless bearer
+// capability (an HMAC-SHA256 over the account and the ICCID under a key derived with
+// seal.PurposeESIMInstallLink). A page reads its eSIM with the account-scoped store call
+// and shows the code only while the eSIM can still be installed.
+//
 // Orders and top-ups take typed commands and follow create-booking's Idempotency-Key
 // rules (internal/idempotency): the fingerprint covers the typed request's canonical
 // JSON, a known key with the same request answers the stored result (replayed) and with

@@ -58,6 +58,9 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// testPublicURL is the public base URL of the services that setup makes.
+const testPublicURL = "https://api.example.com"
+
 // bundle is what setup returns: a service over a store with one account that has a
 // package (1024 MB, 7 days, 500 USD cents, also a top-up), a pool and a balance.
 type bundle struct {
@@ -79,7 +82,8 @@ func setup(t testing.TB, s store, pool int, credit int64) *bundle {
 	}
 	c := &clock{now: storetest.T0}
 	b := &bundle{
-		svc:   esim.New(esim.Config{Store: s, Sealer: box, Clock: c.Now}),
+		svc: esim.New(esim.Config{Store: s, Sealer: box, Clock: c.Now, PublicURL: testPublicURL,
+			InstallKey: box.DeriveKey(seal.PurposeESIMInstallLink)}),
 		store: s, clock: c, box: box,
 	}
 	b.acc = storetest.MustCreateAccount(t, s)

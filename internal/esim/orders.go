@@ -91,6 +91,7 @@ func (s *Service) Order(ctx context.Context, cmd OrderCommand) (o *skygate.ESIMO
 		if err := s.reveal(e); err != nil {
 			return nil, false, err
 		}
+		s.installLinks(cmd.AccountID, e)
 		e.Package = item
 	}
 	return o, false, nil

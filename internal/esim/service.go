@@ -1,8 +1,10 @@
 package esim
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/skygate/skygate"
@@ -40,6 +42,13 @@ type Config struct {
 	// StatementChunk is how many ledger lines Statement reads at a time; 0 is
 	// DefaultStatementChunk.
 	StatementChunk int
+	// PublicURL is the service's public base URL (SKYGATE_PUBLIC_URL), which install
+	// links' page_url starts with.
+	PublicURL string
+	// InstallKey keys the install-page tokens (install.go):
+	// master.DeriveKey(seal.PurposeESIMInstallLink). Without it the owner's reads carry
+	// no install links and every install page is not found.
+	InstallKey []byte
 }
 
 // Service is the eSIM logic. It is safe for concurrent use.
@@ -48,11 +57,14 @@ type Service struct {
 	sealer         Sealer
 	now            skygate.Clock
 	statementChunk int
+	publicURL      string
+	installKey     []byte
 }
 
 // New returns a Service.
 func New(cfg Config) *Service {
-	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock, statementChunk: cfg.StatementChunk}
+	s := &Service{store: cfg.Store, sealer: cfg.Sealer, now: cfg.Clock, statementChunk: cfg.StatementChunk,
+		publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), installKey: bytes.Clone(cfg.InstallKey)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -107,13 +119,15 @@ func (s *Service) reveal(e *skygate.ESIM) error {
 // filler prepares eSIMs for a reader: present for their owner, name for an employee.
 type filler func(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error
 
-// present prepares eSIMs for their owner: activation codes revealed and each eSIM's
-// package in lang, from one read of the account's catalog.
+// present prepares eSIMs for their owner: activation codes revealed with their
+// install links (install.go) and each eSIM's package in lang, from one read of the
+// account's catalog. Admin reads (name) and webhooks never carry either.
 func (s *Service) present(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	for _, e := range esims {
 		if err := s.reveal(e); err != nil {
 			return err
 		}
+		s.installLinks(accountID, e)
 	}
 	return s.name(ctx, accountID, lang, esims...)
 }

@@ -98,10 +98,12 @@ func TestMetricsRejections(t *testing.T) {
 	m.rejected(limitWebhookTest)
 	m.rejected(limitWebhookRecover)
 	m.rejected(limitLongPolls)
+	m.rejected(limitInstallPage)
 	want := `
 # HELP skygate_rate_limit_rejections_total Requests refused with 429 by a rate limit, by limit.
 # TYPE skygate_rate_limit_rejections_total counter
 skygate_rate_limit_rejections_total{limit="account"} 0
+skygate_rate_limit_rejections_total{limit="install_page"} 1
 skygate_rate_limit_rejections_total{limit="long_polls"} 1
 skygate_rate_limit_rejections_total{limit="token_client"} 2
 skygate_rate_limit_rejections_total{limit="token_source"} 0

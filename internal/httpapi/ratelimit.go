@@ -28,6 +28,10 @@ type RateLimits struct {
 	WebhookTest ratelimit.Rate
 	// WebhookRecover applies per webhook subscription to POST …/{webhookID}/recover.
 	WebhookRecover ratelimit.Rate
+	// InstallPage applies per source address (as TokenSource) to the hosted install
+	// page, GET /esim/install/{token}, which needs no login: it bounds the work one
+	// address makes the page do and throttles token guessing.
+	InstallPage ratelimit.Rate
 }
 
 // limiter names one of the limits of RateLimits, for the label of the rejections
@@ -41,12 +45,13 @@ const (
 	limitWebhookTest                   // RateLimits.WebhookTest
 	limitWebhookRecover                // RateLimits.WebhookRecover
 	limitLongPolls                     // eventfeed.DefaultPerAccount long-polls of an account
+	limitInstallPage                   // RateLimits.InstallPage
 	limiterCount
 )
 
 // String is the limit label of l.
 func (l limiter) String() string {
-	return [...]string{"account", "token_source", "token_client", "webhook_test", "webhook_recover", "long_polls"}[l]
+	return [...]string{"account", "token_source", "token_client", "webhook_test", "webhook_recover", "long_polls", "install_page"}[l]
 }
 
 // rateLimitError is the 429 of a refused request.

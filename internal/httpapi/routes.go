@@ -90,6 +90,9 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/esims/{iccid}/profile", s.auth(esimWrite, s.sandboxESIM("profile")))
 	s.route("GET /v2/b2b/esim/settings", s.auth(esimRead, s.esimSettings))
 	s.route("PATCH /v2/b2b/esim/settings", s.auth(esimWrite, s.patchESIMSettings))
+	// The hosted install page: no login, the token is the capability; limited per
+	// source address (installpage.go).
+	s.route("GET "+skygate.InstallPagePath+"{token}", s.handle(s.installPage))
 
 	// Billing: the account's one prepaid ledger, shared by bookings and eSIMs, so either
 	// side's scope reads and sets it; bearer token only.

@@ -33,6 +33,9 @@ const (
 	// PurposeEventCursor keys the Box that seals the events API's cursors; the
 	// associated data is the account id, so a cursor opens for its account only.
 	PurposeEventCursor = "events/cursor-aead/v1"
+	// PurposeESIMInstallLink keys the HMAC-SHA256 of eSIM install-page tokens
+	// (internal/esim): rotating the master key revokes every install link at once.
+	PurposeESIMInstallLink = "esim/install-link-hmac/v1"
 )
 
 const (

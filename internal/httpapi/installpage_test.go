@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"bytes"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/skygate/skygate"
+	"github.com/skygate/skygate/internal/esim"
+)
+
+// TestInstallTextsComplete: the page has every sentence in every language, and a name
+// for every status.
+func TestInstallTextsComplete(t *testing.T) {
+	t.Parallel()
+	for _, lang := range skygate.Languages {
+		txt := installTexts[lang]
+		if txt == nil {
+			t.Fatalf("no install page text in %s", lang)
+		}
+		v := reflect.ValueOf(*txt)
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Kind() == reflect.String && f.String() == "" {
+				t.Errorf("%s: %s is empty", lang, v.Type().Field(i).Name)
+			}
+		}
+		for _, st := range skygate.ESIMStatuses {
+			if txt.Statuses[st] == "" {
+				t.Errorf("%s: no name for status %s", lang, st)
+			}
+		}
+	}
+}
+
+func TestPlatformOf(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ ua, want string }{
+		{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148", platformIOS},
+		{"Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X)", platformIOS},
+		{"Mozilla/5.0 (iPod touch; CPU iPhone OS 15_0 like Mac OS X)", platformIOS},
+		{"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36", platformAndroid},
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36", platformOther},
+		{"", platformOther},
+		{strings.Repeat("x", 10000), platformOther},
+	} {
+		if got := platformOf(tc.ua); got != tc.want {
+			t.Errorf("platformOf(%.40q) = %s, want %s", tc.ua, got, tc.want)
+		}
+	}
+}
+
+// TestInstallPageCSPHash: the stylesheet the page inlines is the one the policy's
+// hash allows, byte for byte, and no value reaches a script or event handler.
+func TestInstallPageCSPHash(t *testing.T) {
+	t.Parallel()
+	e := &skygate.ESIM{ICCID: "8999901000000000013", Status: skygate.ESIMAssigned, ProfileState: skygate.ProfileReleased,
+		SMDPAddress: "smdp.example.com", MatchingID: `M"><script>alert(1)</script>`,
+		Package: &skygate.ESIMPackageItem{Name: `<b>Plan</b>`}}
+	e.ActivationCode = skygate.ActivationCode(e.SMDPAddress, e.MatchingID)
+	e.InstallLinks = &skygate.ESIMInstall{LPA: e.ActivationCode, IOSURL: skygate.AppleInstallURL + "x", AndroidURL: e.ActivationCode}
+	for _, platform := range []string{platformIOS, platformAndroid, platformOther} {
+		v := &installView{Lang: "en", Platform: platform, CSS: installCSSValue(), T: installTexts["en"], Heading: "h",
+			ESIM: installViewOf(&esim.InstallPage{ESIM: e, Installable: true, QR: []byte{1, 2, 3}}, installTexts["en"], platform)}
+		var buf bytes.Buffer
+		if err := installTemplate.Execute(&buf, v); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+		if m == nil || !strings.Contains(installCSP, "'sha256-"+sha256Base64(m[1])+"'") {
+			t.Fatalf("%s: the inline stylesheet does not match the policy %q", platform, installCSP)
+		}
+		if strings.Contains(page, "<script") || strings.Contains(page, "<b>") {
+			t.Errorf("%s: a value reached the page unescaped:\n%s", platform, page)
+		}
+		first := strings.Index(page, `id="`+installBlocks[platform][0]+`"`)
+		for _, other := range installBlocks[platform][1:] {
+			if i := strings.Index(page, `id="`+other+`"`); first < 0 || i < first {
+				t.Errorf("%s: %s is not after %s", platform, other, installBlocks[platform][0])
+			}
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import "github.com/skygate/skygate"
+
+// installText is the wording of the hosted install page in one language.
+type installText struct {
+	Title, Plan, Status                    string
+	IOS, Android                           string
+	QR, QRHint                             string
+	Manual, SMDP, MatchingID               string
+	Installed, Downloaded, Expired, Cancel string
+	NotFoundTitle, NotFound                string
+	TooManyTitle, TooMany                  string
+	// Statuses names each skygate.ESIMStatus for the traveller.
+	Statuses map[skygate.ESIMStatus]string
+}
+
+// installTexts holds the page's wording in every skygate.Languages; a test checks that
+// each is complete.
+var installTexts = map[string]*installText{
+	skygate.LangEN: {
+		Title: "Install your eSIM", Plan: "Plan", Status: "Status",
+		IOS: "Install on iPhone", Android: "Install on Android",
+		QR:         "Scan this QR code",
+		QRHint:     "From another phone: open the eSIM settings and choose to add an eSIM with a QR code.",
+		Manual:     "Or enter the details manually",
+		SMDP:       "SM-DP+ address",
+		MatchingID: "Activation code",
+		Installed:  "This eSIM is already installed on a device.",
+		Downloaded: "This eSIM was already downloaded to a device.",
+		Expired:    "This eSIM has expired.",
+		Cancel:     "This eSIM was canceled and can no longer be installed.",
+
+		NotFoundTitle: "Link not found",
+		NotFound:      "This install link is not valid. Ask whoever sent it to you for a new one.",
+		TooManyTitle:  "Too many requests",
+		TooMany:       "Please wait a moment and try again.",
+		Statuses: map[skygate.ESIMStatus]string{
+			skygate.ESIMAssigned: "Ready to install", skygate.ESIMInstalled: "Installed", skygate.ESIMActive: "Active",
+			skygate.ESIMDepleted: "Data used up", skygate.ESIMExpired: "Expired", skygate.ESIMCanceled: "Canceled",
+		},
+	},
+	skygate.LangRU: {
+		Title: "Установите eSIM", Plan: "Тариф", Status: "Статус",
+		IOS: "Установить на iPhone", Android: "Установить на Android",
+		QR:         "Отсканируйте QR-код",
+		QRHint:     "С другого телефона: откройте настройки eSIM и выберите добавление eSIM по QR-коду.",
+		Manual:     "Или введите данные вручную",
+		SMDP:       "Адрес SM-DP+",
+		MatchingID: "Код активации",
+		Installed:  "Эта eSIM уже установлена на устройство.",
+		Downloaded: "Эта eSIM уже загружена на устройство.",
+		Expired:    "Срок действия этой eSIM истёк.",
+		Cancel:     "Эта eSIM отменена, её больше нельзя установить.",
+
+		NotFoundTitle: "Ссылка не найдена",
+		NotFound:      "Эта ссылка для установки недействительна. Попросите отправителя прислать новую.",
+		TooManyTitle:  "Слишком много запросов",
+		TooMany:       "Подождите немного и попробуйте снова.",
+		Statuses: map[skygate.ESIMStatus]string{
+			skygate.ESIMAssigned: "Готова к установке", skygate.ESIMInstalled: "Установлена", skygate.ESIMActive: "Активна",
+			skygate.ESIMDepleted: "Трафик исчерпан", skygate.ESIMExpired: "Истекла", skygate.ESIMCanceled: "Отменена",
+		},
+	},
+	skygate.LangUZ: {
+		Title: "eSIM’ni o‘rnating", Plan: "Tarif", Status: "Holat",
+		IOS: "iPhone’ga o‘rnatish", Android: "Android’ga o‘rnatish",
+		QR:         "QR kodni skanerlang",
+		QRHint:     "Boshqa telefondan: eSIM sozlamalarini oching va QR kod orqali eSIM qo‘shishni tanlang.",
+		Manual:     "Yoki ma’lumotlarni qo‘lda kiriting",
+		SMDP:       "SM-DP+ manzili",
+		MatchingID: "Faollashtirish kodi",
+		Installed:  "Bu eSIM allaqachon qurilmaga o‘rnatilgan.",
+		Downloaded: "Bu eSIM allaqachon qurilmaga yuklab olingan.",
+		Expired:    "Bu eSIM muddati tugagan.",
+		Cancel:     "Bu eSIM bekor qilingan va endi o‘rnatib bo‘lmaydi.",
+
+		NotFoundTitle: "Havola topilmadi",
+		NotFound:      "Bu o‘rnatish havolasi yaroqsiz. Uni yuborgan kishidan yangisini so‘rang.",
+		TooManyTitle:  "So‘rovlar juda ko‘p",
+		TooMany:       "Biroz kuting va qayta urinib ko‘ring.",
+		Statuses: map[skygate.ESIMStatus]string{
+			skygate.ESIMAssigned: "O‘rnatishga tayyor", skygate.ESIMInstalled: "O‘rnatilgan", skygate.ESIMActive: "Faol",
+			skygate.ESIMDepleted: "Trafik tugagan", skygate.ESIMExpired: "Muddati tugagan", skygate.ESIMCanceled: "Bekor qilingan",
+		},
+	},
+	skygate.LangKK: {
+		Title: "eSIM орнатыңыз", Plan: "Тариф", Status: "Күйі",
+		IOS: "iPhone-ға орнату", Android: "Android-қа орнату",
+		QR:         "QR кодын сканерлеңіз",
+		QRHint:     "Басқа телефоннан: eSIM параметрлерін ашып, QR код арқылы eSIM қосуды таңдаңыз.",
+		Manual:     "Немесе деректерді қолмен енгізіңіз",
+		SMDP:       "SM-DP+ мекенжайы",
+		MatchingID: "Белсендіру коды",
+		Installed:  "Бұл eSIM құрылғыға орнатылып қойған.",
+		Downloaded: "Бұл eSIM құрылғыға жүктеліп қойған.",
+		Expired:    "Бұл eSIM мерзімі аяқталды.",
+		Cancel:     "Бұл eSIM-нің күші жойылды, оны енді орнату мүмкін емес.",
+
+		NotFoundTitle: "Сілтеме табылмады",
+		NotFound:      "Бұл орнату сілтемесі жарамсыз. Оны жіберген адамнан жаңасын сұраңыз.",
+		TooManyTitle:  "Сұраулар тым көп",
+		TooMany:       "Біраз күтіп, қайталап көріңіз.",
+		Statuses: map[skygate.ESIMStatus]string{
+			skygate.ESIMAssigned: "Орнатуға дайын", skygate.ESIMInstalled: "Орнатылған", skygate.ESIMActive: "Белсенді",
+			skygate.ESIMDepleted: "Трафик таусылды", skygate.ESIMExpired: "Мерзімі өтті", skygate.ESIMCanceled: "Күші жойылды",
+		},
+	},
+}
+
+// stateMessage is the sentence the page shows instead of the install instructions of
+// an eSIM that can no longer be installed.
+func (t *installText) stateMessage(e *skygate.ESIM) string {
+	switch e.Status {
+	case skygate.ESIMCanceled:
+		return t.Cancel
+	case skygate.ESIMExpired:
+		return t.Expired
+	case skygate.ESIMAssigned: // the profile left Released without an install yet
+		return t.Downloaded
+	default:
+		return t.Installed
+	}
+}
