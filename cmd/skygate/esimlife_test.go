@@ -14,25 +14,12 @@ import (
 // The life of an eSIM after its sale through the server: the sandbox's profile
 // reports, the account's usage thresholds, and the events both write.
 
-// mustOrderESIMs orders n eSIMs of package pkg for tok and returns their ICCIDs.
-func (s *testServer) mustOrderESIMs(tok, pkg string, n int) []string {
+// mustOrderICCIDs orders n eSIMs of package pkg for tok and returns their ICCIDs.
+func (s *testServer) mustOrderICCIDs(tok, pkg string, n int) []string {
 	s.t.Helper()
-	resp, body := s.partnerCall(http.MethodPost, "/v2/b2b/esim/orders", tok,
-		`{"package_id":"`+pkg+`","quantity":`+strconv.Itoa(n)+`}`, map[string]string{"Idempotency-Key": skygate.NewID()})
-	if resp.StatusCode != http.StatusCreated {
-		s.t.Fatalf("order: %d %s", resp.StatusCode, body)
-	}
-	var o struct {
-		ESIMs []struct {
-			ICCID string `json:"iccid"`
-		} `json:"esims"`
-	}
-	if err := json.Unmarshal(body, &o); err != nil || len(o.ESIMs) != n {
-		s.t.Fatalf("order body %v: %s", err, body)
-	}
-	out := make([]string, n)
-	for i, e := range o.ESIMs {
-		out[i] = e.ICCID
+	var out []string
+	for _, e := range s.mustOrderESIMs(tok, pkg, n) {
+		out = append(out, e.ICCID)
 	}
 	return out
 }
@@ -68,7 +55,7 @@ func TestESIMProfileRoute(t *testing.T) {
 		c := s.mustBootstrap("profiles", esimScopes, "--sandbox")
 		tok := s.mustToken(c, "")
 		pkg := s.seedESIMCatalog(c.AccountID, 2)
-		iccids := s.mustOrderESIMs(tok, pkg, 2)
+		iccids := s.mustOrderICCIDs(tok, pkg, 2)
 		iccid, canceled := iccids[0], iccids[1]
 		db := s.openStore()
 		report := func(iccid, state string) (*http.Response, []byte) {
@@ -231,7 +218,7 @@ func TestESIMCustomUsageThresholds(t *testing.T) {
 		c := s.mustBootstrap("thresholds", esimScopes, "--sandbox")
 		tok := s.mustToken(c, "")
 		pkg := s.seedESIMCatalog(c.AccountID, 1)
-		iccid := s.mustOrderESIMs(tok, pkg, 1)[0]
+		iccid := s.mustOrderICCIDs(tok, pkg, 1)[0]
 		if resp, body := s.partnerCall(http.MethodPatch, "/v2/b2b/esim/settings", tok, `{"usage_thresholds":[50,80,100]}`, nil); resp.StatusCode != http.StatusOK {
 			t.Fatalf("settings: %d %s", resp.StatusCode, body)
 		}

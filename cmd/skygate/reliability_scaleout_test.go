@@ -317,7 +317,7 @@ func esimLifeAcrossReplicas(t *testing.T, replicas []*testServer, tok, accountID
 	if resp, body := pick(1).partnerCall(http.MethodPatch, "/v2/b2b/esim/settings", tok, `{"usage_thresholds":[50,80,100]}`, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("eSIM settings: %d %s", resp.StatusCode, body)
 	}
-	iccids := pick(2).mustOrderESIMs(tok, dayPass, n)
+	iccids := pick(2).mustOrderICCIDs(tok, dayPass, n)
 	for i, iccid := range iccids {
 		for _, step := range []string{"install", "activate"} {
 			if resp, body := pick(i).partnerCall(http.MethodPost, "/v2/sandbox/esims/"+iccid+"/"+step, tok, "", nil); resp.StatusCode != http.StatusOK {
