@@ -39,7 +39,7 @@ const (
 	// selectPricedPackage reads what an order or a top-up takes from its package, with
 	// the account's balance in the package's currency (zero without one).
 	selectPricedPackage = `SELECT p.name, p.data_mb, p.validity_days, p.price_amount,
-			p.price_currency, p.active, coalesce(b.amount, 0)
+			p.price_currency, p.active, p.refund_window_days, coalesce(b.amount, 0)
 		FROM esim_packages p LEFT JOIN esim_balances b
 			ON b.account_id = p.account_id AND b.currency = p.price_currency
 		WHERE p.account_id = ? AND p.id = ?`

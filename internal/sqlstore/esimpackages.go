@@ -126,12 +126,13 @@ type packageTerms struct {
 	nameEN       string
 	dataMB       *int
 	validityDays int
+	refundWindow int
 	balance      int64
 }
 
 // pricedPackage reads the terms of the account's package inside tx with priced
-// (account_id, id: name, data_mb, validity_days, price_amount, price_currency, active
-// and the account's balance in that currency, zero without one) and checks that it is
+// (account_id, id: name, data_mb, validity_days, price_amount, price_currency, active,
+// refund_window_days and the account's balance in that currency, zero without one) and checks that it is
 // active and still costs price, so that a charge never differs from the price the
 // caller showed.
 func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID string, price skygate.Money) (packageTerms, error) {
@@ -143,7 +144,7 @@ func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID str
 		active bool
 	)
 	err := tx.QueryRowContext(ctx, priced, accountID, packageID).Scan(jsonCol{&name}, &data,
-		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.balance)
+		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.refundWindow, &t.balance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return t, notFound(ESIMPackageNotFound)
