@@ -26,8 +26,8 @@
 -- account without a row has skygate.DefaultUsageThresholds.
 --
 -- The down migration is safe only before the first cancel: older code knows no
--- Canceled eSIM, and would treat the canceled, refunded profiles and their refund
--- lines as it treats no other row.
+-- Canceled status, so the Canceled eSIMs (already refunded) would be rows it cannot
+-- read or handle.
 
 -- +goose Up
 ALTER TABLE esims ADD COLUMN profile_state text NOT NULL DEFAULT 'Released';
