@@ -45,8 +45,9 @@ func notLDH(r rune) bool {
 // may also be bought for an existing eSIM. Inactive packages are hidden from partners and
 // cannot be ordered, but stay for the orders that used them. APN is the access point
 // its eSIMs need, nil when the network sets it. RefundWindowDays is how many days after
-// its order an unused eSIM may be canceled for a refund (0: never); nil as written
-// means DefaultRefundWindowDays, and the store always returns it set.
+// its order an unused eSIM may be canceled for a refund (0: never), for the eSIMs sold
+// from then on (ESIM.RefundUntil); nil as written keeps the stored window, or means
+// DefaultRefundWindowDays for a new package, and the store always returns it set.
 type ESIMPackage struct {
 	ID               string        `json:"id"`
 	AccountID        string        `json:"account_id"`

@@ -8,8 +8,9 @@ import (
 )
 
 // TestESIMCancel covers ESIM.Cancel: only an Assigned eSIM whose profile is Released
-// can be canceled, strictly before the end of its refund window; a Canceled eSIM
-// stays as it is.
+// can be canceled, strictly before the end of the refund window it was sold with
+// (RefundUntil, here window days after the order; none for 0); a Canceled eSIM stays
+// as it is.
 func TestESIMCancel(t *testing.T) {
 	t.Parallel()
 	ordered := time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -43,8 +44,9 @@ func TestESIMCancel(t *testing.T) {
 			t.Parallel()
 			e := newESIM(ptr(1000))
 			e.Status, e.ProfileState, e.CreatedAt = tt.status, tt.profile, ordered
+			e.RefundUntil = skygate.RefundableUntil(ordered, tt.window)
 			before := e.Clone()
-			err := e.Cancel(tt.now, tt.window)
+			err := e.Cancel(tt.now)
 			if tt.code != "" {
 				if !skygate.IsCode(err, tt.code) {
 					t.Fatalf("Cancel: %v, want %s", err, tt.code)
@@ -70,15 +72,16 @@ func TestESIMCancel(t *testing.T) {
 	t.Run("repeat", func(t *testing.T) {
 		t.Parallel()
 		e := newESIM(ptr(1000))
-		e.ProfileState, e.CreatedAt = skygate.ProfileReleased, ordered
-		if err := e.Cancel(canceledAt, 30); err != nil {
+		e.ProfileState, e.CreatedAt, e.RefundUntil = skygate.ProfileReleased, ordered, &end
+		if err := e.Cancel(canceledAt); err != nil {
 			t.Fatal(err)
 		}
 		before := e.Clone()
 		// Long after the window, with no window at all: a Canceled eSIM answers nil.
-		for _, window := range []int{30, 0} {
-			if err := e.Cancel(end.AddDate(1, 0, 0), window); err != nil {
-				t.Fatalf("repeat (window %d): %v", window, err)
+		for _, until := range []*time.Time{&end, nil} {
+			e.RefundUntil = until
+			if err := e.Cancel(end.AddDate(1, 0, 0)); err != nil {
+				t.Fatalf("repeat (refund until %v): %v", until, err)
 			}
 		}
 		if !e.CanceledAt.Equal(canceledAt) || e.Status != skygate.ESIMCanceled {

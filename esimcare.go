@@ -163,7 +163,8 @@ func notAPNChar(r rune) bool { return notLDH(r) && r != '.' && r != '_' }
 func notPrintableASCII(r rune) bool { return r < 0x20 || r > 0x7e }
 
 // Refund windows of packages: an unused eSIM may be canceled and refunded until
-// RefundWindowDays after its order; 0 means never.
+// RefundWindowDays after its order; 0 means never. The window is fixed when the eSIM
+// is sold (ESIM.RefundUntil); a package's window applies to its later sales only.
 const (
 	DefaultRefundWindowDays = 30
 	MaxRefundWindowDays     = 365
@@ -179,20 +180,19 @@ func RefundableUntil(ordered time.Time, window int) *time.Time {
 }
 
 // Cancel cancels an unused eSIM at now for a refund: Assigned with its profile never
-// downloaded (Released) → Canceled, CanceledAt now. window is its package's
-// RefundWindowDays: at or after the window's end (RefundableUntil) it is
+// downloaded (Released) → Canceled, CanceledAt now. The refund window is the one it
+// was sold with: at or after RefundUntil, or without one (nil), it is
 // CodeRefundWindowClosed. A Canceled eSIM stays as it is and Cancel returns nil, so a
 // repeated cancel answers the same eSIM; any other status or a downloaded profile is
 // CodeInvalidESIMStatus. The refund itself is the store's (ESIMCancelStore).
-func (e *ESIM) Cancel(now time.Time, window int) error {
+func (e *ESIM) Cancel(now time.Time) error {
 	if e.Status == ESIMCanceled {
 		return nil
 	}
 	if e.Status != ESIMAssigned || e.ProfileState != ProfileReleased {
 		return Errorf(CodeInvalidESIMStatus, "the eSIM is %s and its profile %s; only an eSIM never installed can be canceled", e.Status, e.ProfileState)
 	}
-	until := RefundableUntil(e.CreatedAt, window)
-	if until == nil || !now.Before(*until) {
+	if e.RefundUntil == nil || !now.Before(*e.RefundUntil) {
 		return Errorf(CodeRefundWindowClosed, "the eSIM's refund window has ended")
 	}
 	if err := e.setStatus(ESIMCanceled, "cancel"); err != nil {

@@ -14,11 +14,18 @@ type ESIMCancelStore interface {
 	// CancelESIM changes the account's eSIM at now with apply as UpdateESIM does
 	// (apply calls ESIM.Cancel), and, when apply moved it into Canceled, refunds in
 	// the same transaction what was paid for it: the unit price of its order and the
-	// price of each of its top-ups, each non-zero amount credited to the balance in its
-	// currency with a refund line (LedgerEntry.ICCID the eSIM, Reference the order or
-	// top-up id) and a HistoryRefunded entry. The eSIM's row is locked before the
-	// balances, the order of locks of a top-up. A Canceled eSIM that apply leaves as it
-	// is writes nothing and is returned as it is. It returns the eSIM as written.
+	// price of each of its top-ups, each credited to the balance in its currency with
+	// a refund line (LedgerEntry.ICCID the eSIM, Reference the order or top-up id) and
+	// a HistoryRefunded entry of the amount refunded. It never refunds more than was
+	// paid on a reference: each payment's refund is min(share, paid − refunded), where
+	// share is the unit price or the top-up's price, paid the order's total or the
+	// top-up's price, and refunded the sum of the account's LedgerRefund lines with
+	// that Reference in that currency (earlier cancels of the order's eSIMs and
+	// CreditBalance refunds alike), read while the balance row is locked so that a
+	// concurrent refund is counted; a refund of zero or less writes no line. The
+	// eSIM's row is locked before the balances, the order of locks of a top-up. A
+	// Canceled eSIM that apply leaves as it is writes nothing and is returned as it
+	// is. It returns the eSIM as written.
 	CancelESIM(ctx context.Context, accountID, iccid string, now time.Time, apply ESIMApply) (*ESIM, error)
 }
 

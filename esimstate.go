@@ -110,6 +110,10 @@ type ESIM struct {
 	MatchingIDSealed   []byte `json:"-"`
 	NotifiedThresholds []int  `json:"-"`
 	ExpiryWarned       int    `json:"-"`
+	// RefundUntil is the end of the refund window it was sold with (its order's time
+	// plus its package's RefundWindow then), nil when it was sold without one: a later
+	// change of the package's window never moves it.
+	RefundUntil *time.Time `json:"-"`
 	// Livemode is its order's, copied when the order allocates it (see Event).
 	Livemode bool `json:"-"`
 }
@@ -126,6 +130,7 @@ func (e *ESIM) Clone() *ESIM {
 	c.Usage = NewESIMUsage(e.Usage.TotalMB, e.Usage.UsedMB)
 	c.InstalledAt, c.ActivatedAt, c.ExpiresAt = clonePtr(e.InstalledAt), clonePtr(e.ActivatedAt), clonePtr(e.ExpiresAt)
 	c.CanceledAt, c.RefundableUntil, c.InstallLinks = clonePtr(e.CanceledAt), clonePtr(e.RefundableUntil), clonePtr(e.InstallLinks)
+	c.RefundUntil = clonePtr(e.RefundUntil)
 	c.MatchingIDSealed = slices.Clone(e.MatchingIDSealed)
 	c.NotifiedThresholds = slices.Clone(e.NotifiedThresholds)
 	return &c

@@ -40,6 +40,8 @@ type ESIMStore interface {
 	// pkgs are left as they are (an admin retires one by sending it with Active false).
 	// A new package gets CreatedAt now; every package in pkgs gets UpdatedAt now. An ID
 	// that belongs to another account is CodeConflict; an unknown account CodeNotFound.
+	// A nil RefundWindowDays keeps an existing package's window and gives a new one
+	// DefaultRefundWindowDays; every other field, APN among them, is replaced as given.
 	// It returns the catalog after the change.
 	SetESIMPackages(ctx context.Context, accountID string, pkgs []*ESIMPackage, now time.Time, audit *AuditEvent) (*ESIMCatalog, error)
 	// ESIMCatalog returns the account's packages, active or not, in the order of

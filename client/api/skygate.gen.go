@@ -1610,7 +1610,7 @@ type ESIMPackageItem struct {
 	// Price Integer minor units (cents, tiyin) and an ISO 4217 currency.
 	Price Money `json:"price"`
 
-	// RefundWindowDays How many days after its order an unused eSIM of the package may be canceled for a refund (`POST /v2/b2b/esims/{iccid}/cancel`); 0 means never.
+	// RefundWindowDays How many days after its order an unused eSIM of the package ordered now may be canceled for a refund (`POST /v2/b2b/esims/{iccid}/cancel`); 0 means never. Each eSIM keeps the window it was sold with (its `refundable_until`); a change here applies to later orders only.
 	RefundWindowDays *int `json:"refund_window_days,omitempty"`
 
 	// Regions The UN M49 continental regions in which at least one of its countries lies, sorted (the values of the `region` filter); empty when none does.
@@ -5252,27 +5252,38 @@ type ClientInterface interface {
 	// CancelESIMWithBody Cancel an unused eSIM for a refund
 	//
 	// Cancels an eSIM that was never installed: status Assigned with its profile still
-	// Released (never downloaded), within its package's refund window
-	// (`refund_window_days`, default 30, counted from the order; the window of the
-	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Released (never downloaded), within the refund window it was sold with: its
+	// package's `refund_window_days` (default 30) when it was ordered, counted from the
+	// order. The window is fixed at the sale: a later change of the package's
+	// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+	// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+	// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 	// Canceled) is sent, and in the same transaction what was paid for it goes back to
 	// the balance: its order's unit price and the price of each of its top-ups, each
-	// non-zero amount in its own currency as a ledger line of kind `refund` whose
-	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-	// `status_changed` entry and one `refunded` entry per line. Its profile is never
-	// sold again, and a Canceled eSIM takes no top-up.
+	// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+	// and `reference` the order or top-up id.
+	//
+	// Never more than was paid is refunded on an order or top-up: each payment's
+	// refund is its share (the unit price, or the top-up's price) but at most what was
+	// paid on that reference (the order's total, or the top-up's price) less the
+	// `refund` lines already carrying that reference in that currency, whoever wrote
+	// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+	// is canceled all the same. The history gets a `status_changed` entry and one
+	// `refunded` entry per line, with the amount refunded. Its profile is never sold
+	// again, and a Canceled eSIM takes no top-up.
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 	// that retries after a timeout gets the same answer. An eSIM that was installed (or
 	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-	// the end of the window, or of a package without refunds (`refund_window_days` 0),
-	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+	// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 	//
 	// The body may be left out or be an empty JSON object; an empty body (or only white
 	// space) is no body whatever its `Content-Type`; a body with content must be
-	// `application/json` (else `415`) and `{}` (else `400`).
+	// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+	// included).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5282,27 +5293,38 @@ type ClientInterface interface {
 	// CancelESIM Cancel an unused eSIM for a refund
 	//
 	// Cancels an eSIM that was never installed: status Assigned with its profile still
-	// Released (never downloaded), within its package's refund window
-	// (`refund_window_days`, default 30, counted from the order; the window of the
-	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Released (never downloaded), within the refund window it was sold with: its
+	// package's `refund_window_days` (default 30) when it was ordered, counted from the
+	// order. The window is fixed at the sale: a later change of the package's
+	// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+	// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+	// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 	// Canceled) is sent, and in the same transaction what was paid for it goes back to
 	// the balance: its order's unit price and the price of each of its top-ups, each
-	// non-zero amount in its own currency as a ledger line of kind `refund` whose
-	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-	// `status_changed` entry and one `refunded` entry per line. Its profile is never
-	// sold again, and a Canceled eSIM takes no top-up.
+	// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+	// and `reference` the order or top-up id.
+	//
+	// Never more than was paid is refunded on an order or top-up: each payment's
+	// refund is its share (the unit price, or the top-up's price) but at most what was
+	// paid on that reference (the order's total, or the top-up's price) less the
+	// `refund` lines already carrying that reference in that currency, whoever wrote
+	// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+	// is canceled all the same. The history gets a `status_changed` entry and one
+	// `refunded` entry per line, with the amount refunded. Its profile is never sold
+	// again, and a Canceled eSIM takes no top-up.
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 	// that retries after a timeout gets the same answer. An eSIM that was installed (or
 	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-	// the end of the window, or of a package without refunds (`refund_window_days` 0),
-	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+	// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 	//
 	// The body may be left out or be an empty JSON object; an empty body (or only white
 	// space) is no body whatever its `Content-Type`; a body with content must be
-	// `application/json` (else `415`) and `{}` (else `400`).
+	// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+	// included).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7184,27 +7206,38 @@ func (c *Client) GetESIM(ctx context.Context, iccid string, params *GetESIMParam
 // CancelESIMWithBody Cancel an unused eSIM for a refund
 //
 // Cancels an eSIM that was never installed: status Assigned with its profile still
-// Released (never downloaded), within its package's refund window
-// (`refund_window_days`, default 30, counted from the order; the window of the
-// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Released (never downloaded), within the refund window it was sold with: its
+// package's `refund_window_days` (default 30) when it was ordered, counted from the
+// order. The window is fixed at the sale: a later change of the package's
+// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 // Canceled) is sent, and in the same transaction what was paid for it goes back to
 // the balance: its order's unit price and the price of each of its top-ups, each
-// non-zero amount in its own currency as a ledger line of kind `refund` whose
-// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-// `status_changed` entry and one `refunded` entry per line. Its profile is never
-// sold again, and a Canceled eSIM takes no top-up.
+// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+// and `reference` the order or top-up id.
+//
+// Never more than was paid is refunded on an order or top-up: each payment's
+// refund is its share (the unit price, or the top-up's price) but at most what was
+// paid on that reference (the order's total, or the top-up's price) less the
+// `refund` lines already carrying that reference in that currency, whoever wrote
+// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+// is canceled all the same. The history gets a `status_changed` entry and one
+// `refunded` entry per line, with the amount refunded. Its profile is never sold
+// again, and a Canceled eSIM takes no top-up.
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 // that retries after a timeout gets the same answer. An eSIM that was installed (or
 // whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-// the end of the window, or of a package without refunds (`refund_window_days` 0),
-// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 //
 // The body may be left out or be an empty JSON object; an empty body (or only white
 // space) is no body whatever its `Content-Type`; a body with content must be
-// `application/json` (else `415`) and `{}` (else `400`).
+// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+// included).
 //
 // Takes any type of body and a specified content type.
 //
@@ -7224,27 +7257,38 @@ func (c *Client) CancelESIMWithBody(ctx context.Context, iccid string, params *C
 // CancelESIM Cancel an unused eSIM for a refund
 //
 // Cancels an eSIM that was never installed: status Assigned with its profile still
-// Released (never downloaded), within its package's refund window
-// (`refund_window_days`, default 30, counted from the order; the window of the
-// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Released (never downloaded), within the refund window it was sold with: its
+// package's `refund_window_days` (default 30) when it was ordered, counted from the
+// order. The window is fixed at the sale: a later change of the package's
+// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 // Canceled) is sent, and in the same transaction what was paid for it goes back to
 // the balance: its order's unit price and the price of each of its top-ups, each
-// non-zero amount in its own currency as a ledger line of kind `refund` whose
-// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-// `status_changed` entry and one `refunded` entry per line. Its profile is never
-// sold again, and a Canceled eSIM takes no top-up.
+// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+// and `reference` the order or top-up id.
+//
+// Never more than was paid is refunded on an order or top-up: each payment's
+// refund is its share (the unit price, or the top-up's price) but at most what was
+// paid on that reference (the order's total, or the top-up's price) less the
+// `refund` lines already carrying that reference in that currency, whoever wrote
+// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+// is canceled all the same. The history gets a `status_changed` entry and one
+// `refunded` entry per line, with the amount refunded. Its profile is never sold
+// again, and a Canceled eSIM takes no top-up.
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 // that retries after a timeout gets the same answer. An eSIM that was installed (or
 // whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-// the end of the window, or of a package without refunds (`refund_window_days` 0),
-// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 //
 // The body may be left out or be an empty JSON object; an empty body (or only white
 // space) is no body whatever its `Content-Type`; a body with content must be
-// `application/json` (else `415`) and `{}` (else `400`).
+// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+// included).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13343,27 +13387,38 @@ type ClientWithResponsesInterface interface {
 	// CancelESIMWithBodyWithResponse Cancel an unused eSIM for a refund
 	//
 	// Cancels an eSIM that was never installed: status Assigned with its profile still
-	// Released (never downloaded), within its package's refund window
-	// (`refund_window_days`, default 30, counted from the order; the window of the
-	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Released (never downloaded), within the refund window it was sold with: its
+	// package's `refund_window_days` (default 30) when it was ordered, counted from the
+	// order. The window is fixed at the sale: a later change of the package's
+	// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+	// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+	// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 	// Canceled) is sent, and in the same transaction what was paid for it goes back to
 	// the balance: its order's unit price and the price of each of its top-ups, each
-	// non-zero amount in its own currency as a ledger line of kind `refund` whose
-	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-	// `status_changed` entry and one `refunded` entry per line. Its profile is never
-	// sold again, and a Canceled eSIM takes no top-up.
+	// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+	// and `reference` the order or top-up id.
+	//
+	// Never more than was paid is refunded on an order or top-up: each payment's
+	// refund is its share (the unit price, or the top-up's price) but at most what was
+	// paid on that reference (the order's total, or the top-up's price) less the
+	// `refund` lines already carrying that reference in that currency, whoever wrote
+	// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+	// is canceled all the same. The history gets a `status_changed` entry and one
+	// `refunded` entry per line, with the amount refunded. Its profile is never sold
+	// again, and a Canceled eSIM takes no top-up.
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 	// that retries after a timeout gets the same answer. An eSIM that was installed (or
 	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-	// the end of the window, or of a package without refunds (`refund_window_days` 0),
-	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+	// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 	//
 	// The body may be left out or be an empty JSON object; an empty body (or only white
 	// space) is no body whatever its `Content-Type`; a body with content must be
-	// `application/json` (else `415`) and `{}` (else `400`).
+	// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+	// included).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13373,27 +13428,38 @@ type ClientWithResponsesInterface interface {
 	// CancelESIMWithResponse Cancel an unused eSIM for a refund
 	//
 	// Cancels an eSIM that was never installed: status Assigned with its profile still
-	// Released (never downloaded), within its package's refund window
-	// (`refund_window_days`, default 30, counted from the order; the window of the
-	// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-	// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+	// Released (never downloaded), within the refund window it was sold with: its
+	// package's `refund_window_days` (default 30) when it was ordered, counted from the
+	// order. The window is fixed at the sale: a later change of the package's
+	// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+	// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+	// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 	// Canceled) is sent, and in the same transaction what was paid for it goes back to
 	// the balance: its order's unit price and the price of each of its top-ups, each
-	// non-zero amount in its own currency as a ledger line of kind `refund` whose
-	// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-	// `status_changed` entry and one `refunded` entry per line. Its profile is never
-	// sold again, and a Canceled eSIM takes no top-up.
+	// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+	// and `reference` the order or top-up id.
+	//
+	// Never more than was paid is refunded on an order or top-up: each payment's
+	// refund is its share (the unit price, or the top-up's price) but at most what was
+	// paid on that reference (the order's total, or the top-up's price) less the
+	// `refund` lines already carrying that reference in that currency, whoever wrote
+	// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+	// is canceled all the same. The history gets a `status_changed` entry and one
+	// `refunded` entry per line, with the amount refunded. Its profile is never sold
+	// again, and a Canceled eSIM takes no top-up.
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 	// that retries after a timeout gets the same answer. An eSIM that was installed (or
 	// whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-	// the end of the window, or of a package without refunds (`refund_window_days` 0),
-	// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+	// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+	// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 	//
 	// The body may be left out or be an empty JSON object; an empty body (or only white
 	// space) is no body whatever its `Content-Type`; a body with content must be
-	// `application/json` (else `415`) and `{}` (else `400`).
+	// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+	// included).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -26714,27 +26780,38 @@ func (c *ClientWithResponses) GetESIMWithResponse(ctx context.Context, iccid str
 // CancelESIMWithBodyWithResponse Cancel an unused eSIM for a refund
 //
 // Cancels an eSIM that was never installed: status Assigned with its profile still
-// Released (never downloaded), within its package's refund window
-// (`refund_window_days`, default 30, counted from the order; the window of the
-// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Released (never downloaded), within the refund window it was sold with: its
+// package's `refund_window_days` (default 30) when it was ordered, counted from the
+// order. The window is fixed at the sale: a later change of the package's
+// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 // Canceled) is sent, and in the same transaction what was paid for it goes back to
 // the balance: its order's unit price and the price of each of its top-ups, each
-// non-zero amount in its own currency as a ledger line of kind `refund` whose
-// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-// `status_changed` entry and one `refunded` entry per line. Its profile is never
-// sold again, and a Canceled eSIM takes no top-up.
+// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+// and `reference` the order or top-up id.
+//
+// Never more than was paid is refunded on an order or top-up: each payment's
+// refund is its share (the unit price, or the top-up's price) but at most what was
+// paid on that reference (the order's total, or the top-up's price) less the
+// `refund` lines already carrying that reference in that currency, whoever wrote
+// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+// is canceled all the same. The history gets a `status_changed` entry and one
+// `refunded` entry per line, with the amount refunded. Its profile is never sold
+// again, and a Canceled eSIM takes no top-up.
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 // that retries after a timeout gets the same answer. An eSIM that was installed (or
 // whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-// the end of the window, or of a package without refunds (`refund_window_days` 0),
-// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 //
 // The body may be left out or be an empty JSON object; an empty body (or only white
 // space) is no body whatever its `Content-Type`; a body with content must be
-// `application/json` (else `415`) and `{}` (else `400`).
+// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+// included).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26750,27 +26827,38 @@ func (c *ClientWithResponses) CancelESIMWithBodyWithResponse(ctx context.Context
 // CancelESIMWithResponse Cancel an unused eSIM for a refund
 //
 // Cancels an eSIM that was never installed: status Assigned with its profile still
-// Released (never downloaded), within its package's refund window
-// (`refund_window_days`, default 30, counted from the order; the window of the
-// package as it is at the cancel; the eSIM's `refundable_until` tells its end). The
-// eSIM becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
+// Released (never downloaded), within the refund window it was sold with: its
+// package's `refund_window_days` (default 30) when it was ordered, counted from the
+// order. The window is fixed at the sale: a later change of the package's
+// `refund_window_days` applies to later orders only, and eSIMs sold before refund
+// windows existed have none. The eSIM's `refundable_until` tells its end. The eSIM
+// becomes `Canceled` with `canceled_at`, `esim.status.changed` (Assigned →
 // Canceled) is sent, and in the same transaction what was paid for it goes back to
 // the balance: its order's unit price and the price of each of its top-ups, each
-// non-zero amount in its own currency as a ledger line of kind `refund` whose
-// `iccid` is the eSIM and `reference` the order or top-up id. The history gets a
-// `status_changed` entry and one `refunded` entry per line. Its profile is never
-// sold again, and a Canceled eSIM takes no top-up.
+// in its own currency as a ledger line of kind `refund` whose `iccid` is the eSIM
+// and `reference` the order or top-up id.
+//
+// Never more than was paid is refunded on an order or top-up: each payment's
+// refund is its share (the unit price, or the top-up's price) but at most what was
+// paid on that reference (the order's total, or the top-up's price) less the
+// `refund` lines already carrying that reference in that currency, whoever wrote
+// them: the cancels of the order's other eSIMs and refunds by our staff alike. A
+// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
+// is canceled all the same. The history gets a `status_changed` entry and one
+// `refunded` entry per line, with the amount refunded. Its profile is never sold
+// again, and a Canceled eSIM takes no top-up.
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
 // that retries after a timeout gets the same answer. An eSIM that was installed (or
 // whose profile was downloaded) is `409 InvalidESIMStatus`; a cancel at or after
-// the end of the window, or of a package without refunds (`refund_window_days` 0),
-// is `409 RefundWindowClosed`. Another account's eSIM is `404`.
+// the end of the window, or of an eSIM sold without one (`refund_window_days` 0 at
+// its order), is `409 RefundWindowClosed`. Another account's eSIM is `404`.
 //
 // The body may be left out or be an empty JSON object; an empty body (or only white
 // space) is no body whatever its `Content-Type`; a body with content must be
-// `application/json` (else `415`) and `{}` (else `400`).
+// `application/json` (else `415`) and `{}` (else `400`, `null` and arrays
+// included).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

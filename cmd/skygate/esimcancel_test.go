@@ -153,6 +153,20 @@ func TestESIMCancelEndToEnd(t *testing.T) {
 				t.Errorf("cancel (want %s): %d %v", tc.code, resp.StatusCode, p)
 			}
 		}
+		// The window is the one the eSIM was sold with: a package that gives refunds
+		// from now on leaves an eSIM sold without one as it was.
+		refundable := strings.Replace(strings.Replace(cancelPackages, `"refund_window_days":0`, `"refund_window_days":30`, 1),
+			`"top_up":true},`, `"top_up":true,"refund_window_days":30},`, 1)
+		if resp, body := s.adminCall(http.MethodPost, acc+"/packages", refundable); resp.StatusCode != 200 {
+			t.Fatalf("packages: %d %s", resp.StatusCode, body)
+		}
+		if f := getESIMJSON(t, s, tok, final[0]); f.RefundableUntil != nil {
+			t.Errorf("refundable_until after the package's window changed: %v", f.RefundableUntil)
+		}
+		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+final[0]+"/cancel", tok, "", nil)
+		if p := problemOf(t, resp, body); resp.StatusCode != 409 || p["code"] != "RefundWindowClosed" {
+			t.Errorf("cancel after the package's window changed: %d %v", resp.StatusCode, p)
+		}
 		wantBalance(t, s, tok, 2000-100-450)
 
 		// The history, oldest first, and paged.

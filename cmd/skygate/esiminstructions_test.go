@@ -24,7 +24,7 @@ const (
 
 // TestESIMPackageAPNAndWindow: an admin sets an APN and a refund window with a
 // package and reads them back; a bad APN or window is 422 at its field and changes
-// nothing.
+// nothing; a package sent again without a window keeps its own.
 func TestESIMPackageAPNAndWindow(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, e engine) {
@@ -79,6 +79,25 @@ func TestESIMPackageAPNAndWindow(t *testing.T) {
 		}
 		if _, after := s.adminCall(http.MethodGet, acc, ""); string(after) != string(before) {
 			t.Errorf("refused packages changed the catalog:\n%s\n%s", before, after)
+		}
+
+		// A package written again without refund_window_days keeps its stored window;
+		// its APN, left out, is cleared.
+		p1 := `{"id":"` + careP1 + `","name":{"en":"x","ru":"x","uz":"x","kk":"x"},"countries":["UZ"],"data_mb":1,"validity_days":1,"price":{"amount":1,"currency":"USD"}`
+		for _, tc := range []struct{ name, body string }{
+			{"set to 0", `[` + p1 + `,"refund_window_days":0}]`},
+			{"without the field", `[` + p1 + `}]`},
+		} {
+			if resp, body := s.adminCall(http.MethodPost, acc, tc.body); resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d %s", tc.name, resp.StatusCode, body)
+			}
+			_, got := s.adminCall(http.MethodGet, acc, "")
+			storetest.MustNoError(t, json.Unmarshal(got, &cat), "packages")
+			for _, p := range cat.Packages {
+				if p.ID == careP1 && (p.RefundWindowDays != 0 || string(p.APN) != "null") {
+					t.Errorf("%s: refund_window_days %d, apn %s; want 0, null", tc.name, p.RefundWindowDays, p.APN)
+				}
+			}
 		}
 	})
 }

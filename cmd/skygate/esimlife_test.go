@@ -124,7 +124,7 @@ func TestESIMProfileRoute(t *testing.T) {
 
 		// A Canceled eSIM's profile does not change.
 		_, err := db.UpdateESIM(t.Context(), c.AccountID, canceled, time.Now(), func(_, after *skygate.ESIM) ([]*skygate.Event, error) {
-			return nil, after.Cancel(time.Now(), skygate.DefaultRefundWindowDays)
+			return nil, after.Cancel(time.Now())
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -450,6 +450,8 @@ func TestHostileRequests(t *testing.T) {
 			{name: "eSIM cancel body not JSON", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: "<xml/>", want: 400},
 			{name: "eSIM cancel with an unknown field", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: `{"refund":true}`, want: 400},
 			{name: "eSIM cancel body an array", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: `[]`, want: 400},
+			{name: "eSIM cancel body null", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: `null`, want: 400},
+			{name: "eSIM cancel body null in white space", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: " null\n", want: 400},
 			{name: "eSIM cancel body as text/plain", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: with("Content-Type", "text/plain"), body: `{}`, want: 415},
 			{name: "eSIM cancel body over 1 MiB", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: jsonH(), body: `{"x":"` + strings.Repeat("x", 1<<20) + `"}`, want: 413},
 			{name: "eSIM cancel of an unknown eSIM with white space as a form", method: "POST", path: "/v2/b2b/esims/8999901000000000013/cancel", header: with("Content-Type", "application/x-www-form-urlencoded"), body: " ", want: 404},

@@ -10,11 +10,12 @@ import (
 // Cancel cancels the account's unused eSIM for a refund (esim:write): an Assigned eSIM
 // whose profile was never downloaded becomes Canceled (skygate.ESIM.Cancel), with
 // esim.status.changed, and in the same transaction what was paid for it (its order's
-// unit price and every top-up's price) goes back to the balance, one refund line
-// naming the ICCID per payment (skygate.ESIMCancelStore). The refund window is its
-// package's as the package is now (skygate.ESIMPackage.RefundWindow), counted from the
-// order: at or after its end it is CodeRefundWindowClosed; an eSIM in any other
-// status, or whose profile left Released, is CodeInvalidESIMStatus. A Canceled eSIM is
+// unit price and every top-up's price), less what was refunded on that order or
+// top-up already, goes back to the balance, one refund line naming the ICCID per
+// payment (skygate.ESIMCancelStore). The refund window is the one the eSIM was sold
+// with (skygate.ESIM.RefundUntil), whatever its package's window is now: at or after
+// its end, or without one, it is CodeRefundWindowClosed; an eSIM in any other status,
+// or whose profile left Released, is CodeInvalidESIMStatus. A Canceled eSIM is
 // answered as it is and moves no money, so a retried cancel succeeds. The eSIM is
 // answered presented for its owner in lang; another account's eSIM, or a value that
 // is not an ICCID, is CodeNotFound.
@@ -22,17 +23,9 @@ func (s *Service) Cancel(ctx context.Context, accountID, iccid, lang string) (*s
 	if !skygate.IsICCID(iccid) {
 		return nil, notFoundESIM()
 	}
-	e, err := s.store.ESIM(ctx, accountID, iccid)
-	if err != nil {
-		return nil, err
-	}
-	pkg, err := s.store.ESIMPackage(ctx, accountID, e.PackageID)
-	if err != nil {
-		return nil, err
-	}
-	window, now := pkg.RefundWindow(), s.now()
-	e, err = s.store.CancelESIM(ctx, accountID, iccid, now, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
-		if err := after.Cancel(now, window); err != nil {
+	now := s.now()
+	e, err := s.store.CancelESIM(ctx, accountID, iccid, now, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+		if err := after.Cancel(now); err != nil {
 			return nil, err
 		}
 		return skygate.ESIMEvents(before, after, now)
@@ -65,16 +58,15 @@ func (s *Service) History(ctx context.Context, accountID, iccid string, p skygat
 	return skygate.NewList(entries, p.Offset, total), nil
 }
 
-// refundableUntil returns the end of the refund window of e, an eSIM of package p, if
-// a cancel at now could still refund it (Assigned, profile Released, a window that
-// has not ended), else nil.
-func refundableUntil(e *skygate.ESIM, p *skygate.ESIMPackage, now time.Time) *time.Time {
+// refundableUntil returns the end of e's refund window (RefundUntil, fixed at its
+// sale) if a cancel at now could still refund it (Assigned, profile Released, a window
+// that has not ended), else nil.
+func refundableUntil(e *skygate.ESIM, now time.Time) *time.Time {
 	if e.Status != skygate.ESIMAssigned || e.ProfileState != skygate.ProfileReleased {
 		return nil
 	}
-	until := skygate.RefundableUntil(e.CreatedAt, p.RefundWindow())
-	if until == nil || !now.Before(*until) {
+	if e.RefundUntil == nil || !now.Before(*e.RefundUntil) {
 		return nil
 	}
-	return until
+	return new(*e.RefundUntil)
 }

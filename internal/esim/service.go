@@ -149,9 +149,9 @@ func (s *Service) name(ctx context.Context, accountID, lang string, esims ...*sk
 	}
 	now := s.now()
 	for _, e := range esims {
+		e.RefundableUntil = refundableUntil(e, now)
 		if p := pkgs[e.PackageID]; p != nil {
 			e.Package = packageItem(p, skygate.Language(lang))
-			e.RefundableUntil = refundableUntil(e, p, now)
 		}
 	}
 	return nil

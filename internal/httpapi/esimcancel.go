@@ -12,12 +12,17 @@ import (
 // cancelESIM cancels an unused eSIM and refunds what was paid for it: 200 with the
 // eSIM, Canceled. It takes no Idempotency-Key: the cancel is idempotent by the eSIM's
 // state (a Canceled eSIM answers 200 as it is and moves no money). The body may be
-// left out or be an empty JSON object; 409 InvalidESIMStatus for an eSIM that was
-// installed, 409 RefundWindowClosed after the package's refund window.
+// left out or be an empty JSON object; any other body, null among them, is 400. 409
+// InvalidESIMStatus for an eSIM that was installed, 409 RefundWindowClosed after the
+// refund window the eSIM was sold with.
 func (s *Server) cancelESIM(w http.ResponseWriter, r *http.Request) error {
-	var req struct{}
+	// A JSON null sets req to nil, where a left-out body or {} leaves it as it is.
+	req := &struct{}{}
 	if err := decodeOptionalJSON(w, r, &req); err != nil {
 		return err
+	}
+	if req == nil {
+		return skygate.Errorf(skygate.CodeBadRequest, "the body must be a JSON object")
 	}
 	w.Header().Set("Cache-Control", "no-store") // the activation code is in it
 	return reply(w, http.StatusOK)(s.deps.ESIM.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"),

@@ -14,15 +14,26 @@ var (
 )
 
 const (
-	// selectESIMPayments reads what was paid for an eSIM: its order's unit price and
-	// each top-up's price, by currency so that a cancel locks balance rows in one order.
-	selectESIMPayments = `SELECT 'order', o.id, o.unit_amount, o.currency, o.created_at
+	// selectESIMPayments reads what was paid for an eSIM: its order's unit price of
+	// the order's total and each top-up's price, by currency so that a cancel locks
+	// balance rows in one order.
+	selectESIMPayments = `SELECT 'order', o.id, o.unit_amount, o.total_amount, o.currency, o.created_at
 			FROM esims e JOIN esim_orders o ON o.account_id = e.account_id AND o.id = e.order_id
 			WHERE e.account_id = $1 AND e.iccid = $2
 		UNION ALL
-		SELECT 'topup', t.id, t.price_amount, t.price_currency, t.created_at
+		SELECT 'topup', t.id, t.price_amount, t.price_amount, t.price_currency, t.created_at
 			FROM esim_topups t WHERE t.account_id = $1 AND t.iccid = $2
-		ORDER BY 4, 5, 2`
+		ORDER BY 5, 6, 2`
+	// lockBalance locks a balance row until the commit, creating it at zero: a refund
+	// of the same reference (a cancel, CreditBalance) waits for it, even one that
+	// creates the row.
+	lockBalance = `INSERT INTO esim_balances (account_id, currency, amount, updated_at)
+		VALUES ($1, $2, 0, $3)
+		ON CONFLICT (account_id, currency) DO UPDATE SET amount = esim_balances.amount`
+	// sumRefunds sums the refund lines of a reference in a currency (the partial
+	// index esim_ledger_refunds).
+	sumRefunds = `SELECT coalesce(sum(amount), 0) FROM esim_ledger
+		WHERE account_id = $1 AND reference = $2 AND currency = $3 AND kind = 'refund'`
 	selectESIMExists  = `SELECT 1 FROM esims WHERE account_id = $1 AND iccid = $2`
 	selectESIMHistory = `SELECT at, kind, data FROM esim_history
 		WHERE account_id = $1 AND iccid = $2 ORDER BY seq LIMIT $3 OFFSET $4`
@@ -30,7 +41,8 @@ const (
 )
 
 // cancelSQL is the SQL of a cancel of an eSIM (sqlstore.CancelSQL).
-var cancelSQL = sqlstore.CancelSQL{Change: changeSQL, Paid: selectESIMPayments, Credit: creditBalance, Entry: insertLedger}
+var cancelSQL = sqlstore.CancelSQL{Change: changeSQL, Paid: selectESIMPayments, Lock: lockBalance, Refunded: sumRefunds,
+	Credit: creditBalance, Entry: insertLedger}
 
 // historySQL is the SQL of an eSIM's history (sqlstore.HistorySQL).
 var historySQL = sqlstore.HistorySQL{ESIM: selectESIMExists, List: selectESIMHistory, Count: countESIMHistory}

@@ -16,11 +16,12 @@ const (
 	insertESIMOrder = `INSERT INTO esim_orders (` + esimOrderColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	// insertOrderESIMs inserts the new eSIMs of an order, one an ICCID of $1; the rest
-	// of their columns, the order's livemode ($11) among them, are the same for all.
+	// of their columns, the order's livemode ($11) and refund window's end ($12) among
+	// them, are the same for all.
 	insertOrderESIMs = `INSERT INTO esims (iccid, account_id, order_id, package_id, status,
 			total_mb, used_mb, validity_days, notified_thresholds, installed_at, activated_at,
-			expires_at, created_at, updated_at, livemode)
-		SELECT iccid, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, NULL, $10, $10, $11
+			expires_at, created_at, updated_at, livemode, refund_until)
+		SELECT iccid, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, NULL, $10, $10, $11, $12
 		FROM unnest($1::text[]) AS iccid`
 	// insertOrderHistory writes the "ordered" entry of each new eSIM of an order.
 	insertOrderHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)

@@ -24,16 +24,18 @@ const (
 	selectESIMCatalogVersion = `SELECT version, updated_at FROM esim_catalogs WHERE account_id = $1`
 	selectLastESIMPackageSeq = `SELECT coalesce(max(seq), 0) FROM esim_packages WHERE account_id = $1`
 	// The WHERE of DO UPDATE leaves another account's package alone; then nothing is
-	// returned and the ID counts as taken.
+	// returned and the ID counts as taken. A NULL refund window ($15) keeps the
+	// stored one; a new package takes $14.
 	upsertESIMPackage = `INSERT INTO esim_packages (` + esimPackageColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, countries = excluded.countries,
 			data_mb = excluded.data_mb, validity_days = excluded.validity_days,
 			price_amount = excluded.price_amount, price_currency = excluded.price_currency,
 			top_up = excluded.top_up, active = excluded.active, updated_at = excluded.updated_at,
-			apn = excluded.apn, refund_window_days = excluded.refund_window_days
+			apn = excluded.apn,
+			refund_window_days = coalesce($15, esim_packages.refund_window_days)
 		WHERE esim_packages.account_id = excluded.account_id
-		RETURNING created_at`
+		RETURNING created_at, refund_window_days`
 	selectESIMPackages = `SELECT ` + esimPackageColumns + ` FROM esim_packages
 		WHERE account_id = $1 ORDER BY seq, id`
 	selectESIMPackage = `SELECT ` + esimPackageColumns + ` FROM esim_packages
@@ -42,7 +44,7 @@ const (
 	// the account's balance in the package's currency (zero without one), read
 	// without a lock.
 	selectPricedPackage = `SELECT p.name, p.data_mb, p.validity_days, p.price_amount,
-			p.price_currency, p.active, coalesce(b.amount, 0)
+			p.price_currency, p.active, p.refund_window_days, coalesce(b.amount, 0)
 		FROM esim_packages p LEFT JOIN esim_balances b
 			ON b.account_id = p.account_id AND b.currency = p.price_currency
 		WHERE p.account_id = $1 AND p.id = $2`

@@ -14,7 +14,7 @@ const (
 	esimColumns = `e.iccid, e.account_id, e.order_id, e.package_id, e.status, e.total_mb, e.used_mb,
 	e.validity_days, e.notified_thresholds, e.installed_at, e.activated_at, e.expires_at, e.created_at,
 	e.updated_at, p.smdp_address, p.matching_id_enc, e.livemode, e.profile_state, e.canceled_at,
-	e.expiry_warned`
+	e.expiry_warned, e.refund_until`
 	esimFrom = `esims e JOIN esim_pool_profiles p ON p.iccid = e.iccid`
 )
 

@@ -15,12 +15,12 @@ const (
 	insertESIMOrder = `INSERT INTO esim_orders (` + esimOrderColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// insertOrderESIMs inserts the new eSIMs of an order, one an ICCID of the JSON
-	// array ?1; the rest of their columns, the order's livemode (?11) among them, are
-	// the same for all.
+	// array ?1; the rest of their columns, the order's livemode (?11) and refund
+	// window's end (?12) among them, are the same for all.
 	insertOrderESIMs = `INSERT INTO esims (iccid, account_id, order_id, package_id, status,
 			total_mb, used_mb, validity_days, notified_thresholds, installed_at, activated_at,
-			expires_at, created_at, updated_at, livemode)
-		SELECT value, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, NULL, NULL, ?10, ?10, ?11
+			expires_at, created_at, updated_at, livemode, refund_until)
+		SELECT value, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, NULL, NULL, ?10, ?10, ?11, ?12
 		FROM json_each(?1)`
 	// insertOrderHistory writes the "ordered" entry of each new eSIM of an order.
 	insertOrderHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)

@@ -15,20 +15,24 @@ import (
 
 // CancelSQL is an engine's statements of CancelESIM: Change reads (locking) and writes
 // the eSIM; Paid (account_id, iccid) reads what was paid for it, one row per payment
-// (kind 'order' or 'topup', id, amount, currency, time), ordered by currency, then time and
-// id, so that a cancel locks the balance rows of several currencies in one order;
-// Credit (account_id, currency, amount, time) adds to the balance, creating it, and
-// returns the new amount; Entry (the columns ScanLedger reads) appends a ledger line.
+// (kind 'order' or 'topup', id, the eSIM's share, what was paid on that reference in
+// all, currency, time), ordered by currency, then time and id, so that a cancel locks
+// the balance rows of several currencies in one order; Lock (account_id, currency,
+// time) locks the balance row, creating it at zero, until the commit; Refunded
+// (account_id, reference, currency) sums the refund lines of a reference; Credit
+// (account_id, currency, amount, time) adds to the balance, creating it, and returns
+// the new amount; Entry (the columns ScanLedger reads) appends a ledger line.
 type CancelSQL struct {
-	Change              ChangeSQL
-	Paid, Credit, Entry string
+	Change                              ChangeSQL
+	Paid, Lock, Refunded, Credit, Entry string
 }
 
-// payment is one row of CancelSQL.Paid.
+// payment is one row of CancelSQL.Paid: share is what the eSIM got of paid, the
+// amount of the order or top-up id.
 type payment struct {
-	kind, id string
-	price    skygate.Money
-	at       time.Time
+	kind, id    string
+	share, paid skygate.Money
+	at          time.Time
 }
 
 // CancelESIM is skygate.ESIMCancelStore's CancelESIM. The eSIM's row is locked before
@@ -71,25 +75,38 @@ func CancelESIM(ctx context.Context, db *DB, q CancelSQL, accountID, iccid strin
 	return out, nil
 }
 
-// refundESIM credits every non-zero payment for e back to its balance inside tx at
-// now, each with a refund line naming e and a HistoryRefunded entry.
+// refundESIM credits what was paid for e back to its balance inside tx at now: for
+// each payment, its share less what is left of it after the refund lines already on
+// its reference (other eSIMs of the order canceled, refunds by an employee), each
+// non-zero refund with a refund line naming e and a HistoryRefunded entry. The sum
+// is read while the balance row is locked, and every refund of a reference locks that
+// row first, so that no two refunds of one reference both count the same remainder.
 func refundESIM(ctx context.Context, db *DB, tx *Tx, q CancelSQL, e *skygate.ESIM, now time.Time) error {
 	paid, err := QueryAll(ctx, tx, func(row Scanner) (p payment, err error) {
-		return p, row.Scan(&p.kind, &p.id, &p.price.Amount, &p.price.Currency, timeCol{&p.at})
+		err = row.Scan(&p.kind, &p.id, &p.share.Amount, &p.paid.Amount, &p.share.Currency, timeCol{&p.at})
+		p.paid.Currency = p.share.Currency
+		return p, err
 	}, q.Paid, e.AccountID, e.ICCID)
 	if err != nil {
 		return fmt.Errorf("read the payments of eSIM %s: %w", e.ICCID, err)
 	}
 	for _, p := range paid {
-		if p.price.Amount <= 0 {
+		if p.share.Amount <= 0 {
 			continue
 		}
-		var after int64
-		err := tx.QueryRowContext(ctx, q.Credit, e.AccountID, p.price.Currency, p.price.Amount, db.Time(now)).Scan(&after)
+		refund, err := refundable(ctx, db, tx, q, e.AccountID, p, now)
 		if err != nil {
 			return fmt.Errorf("refund %s %s of eSIM %s: %w", p.kind, p.id, e.ICCID, err)
 		}
-		h := &skygate.ESIMHistoryEntry{At: now, Kind: skygate.HistoryRefunded, Price: &p.price, LedgerEntryID: skygate.NewID()}
+		if refund.Amount <= 0 {
+			continue
+		}
+		var after int64
+		err = tx.QueryRowContext(ctx, q.Credit, e.AccountID, refund.Currency, refund.Amount, db.Time(now)).Scan(&after)
+		if err != nil {
+			return fmt.Errorf("refund %s %s of eSIM %s: %w", p.kind, p.id, e.ICCID, err)
+		}
+		h := &skygate.ESIMHistoryEntry{At: now, Kind: skygate.HistoryRefunded, Price: &refund, LedgerEntryID: skygate.NewID()}
 		desc := fmt.Sprintf("eSIM %s canceled: refund of ", e.ICCID)
 		if p.kind == "order" {
 			h.OrderID, desc = p.id, desc+"order "+p.id
@@ -97,7 +114,7 @@ func refundESIM(ctx context.Context, db *DB, tx *Tx, q CancelSQL, e *skygate.ESI
 			h.TopUpID, desc = p.id, desc+"top-up "+p.id
 		}
 		_, err = tx.ExecContext(ctx, q.Entry, h.LedgerEntryID, e.AccountID, string(skygate.LedgerRefund),
-			p.price.Amount, p.price.Currency, after, p.id, desc, db.Time(now), nil, e.ICCID)
+			refund.Amount, refund.Currency, after, p.id, desc, db.Time(now), nil, e.ICCID)
 		if err != nil {
 			return fmt.Errorf("write the refund line of eSIM %s: %w", e.ICCID, err)
 		}
@@ -106,6 +123,20 @@ func refundESIM(ctx context.Context, db *DB, tx *Tx, q CancelSQL, e *skygate.ESI
 		}
 	}
 	return nil
+}
+
+// refundable locks the account's balance row in p's currency inside tx and returns
+// what a cancel may refund of p: its share, at most what was paid on its reference
+// less the refund lines already there.
+func refundable(ctx context.Context, db *DB, tx *Tx, q CancelSQL, accountID string, p payment, now time.Time) (skygate.Money, error) {
+	if _, err := tx.ExecContext(ctx, q.Lock, accountID, p.share.Currency, db.Time(now)); err != nil {
+		return skygate.Money{}, fmt.Errorf("lock the balance: %w", err)
+	}
+	var refunded int64
+	if err := tx.QueryRowContext(ctx, q.Refunded, accountID, p.id, p.share.Currency).Scan(&refunded); err != nil {
+		return skygate.Money{}, fmt.Errorf("sum the refunds: %w", err)
+	}
+	return skygate.Money{Amount: min(p.share.Amount, p.paid.Amount-refunded), Currency: p.share.Currency}, nil
 }
 
 // HistorySQL is an engine's statements of ESIMHistory: ESIM (account_id, iccid) reads

@@ -20,9 +20,10 @@ const ESIMPackageNotFound = "eSIM package not found"
 // at 1, and must come first in SetESIMPackages, so that it serialises concurrent
 // changes of one account's catalog; LastSeq reads the highest seq of the account's
 // packages, 0 for none; Upsert (the columns ScanESIMPackage reads up to active, the
-// time of both created_at and updated_at, then apn as JSON or NULL and
-// refund_window_days) writes a package, keeping the
-// created_at and seq of an existing one, and returns its created_at, or no row when
+// time of both created_at and updated_at, then apn as JSON or NULL, refund_window_days
+// of a new package and refund_window_days or NULL) writes a package, keeping the
+// created_at and seq of an existing one, and its refund_window_days when given NULL,
+// and returns its created_at and refund_window_days, or no row when
 // the id is another account's package; Version reads the catalog's version and
 // updated_at; Packages reads the account's packages by seq, in ScanESIMPackage's
 // columns.
@@ -66,17 +67,18 @@ func SetESIMPackages(ctx context.Context, db *DB, q PackageSQL, accountID string
 				}
 				apn.Valid = true
 			}
-			p.RefundWindowDays = new(p.RefundWindow())
+			var window int
 			err = tx.QueryRowContext(ctx, q.Upsert,
 				p.ID, accountID, last+int64(i)+1, name, countries, p.DataMB, p.ValidityDays,
 				p.Price.Amount, p.Price.Currency, p.TopUp, p.Active, db.Time(now), apn,
-				*p.RefundWindowDays).Scan(timeCol{&p.CreatedAt})
+				p.RefundWindow(), p.RefundWindowDays).Scan(timeCol{&p.CreatedAt}, &window)
 			if errors.Is(err, sql.ErrNoRows) {
 				return skygate.Errorf(skygate.CodeConflict, "the package id %s is taken by another account", p.ID)
 			}
 			if err != nil {
 				return err
 			}
+			p.RefundWindowDays = &window // as stored, like CreatedAt
 		}
 		var err error
 		if cat, err = readESIMCatalog(ctx, tx, q, accountID); err != nil {
@@ -126,12 +128,13 @@ type packageTerms struct {
 	nameEN       string
 	dataMB       *int
 	validityDays int
+	refundWindow int
 	balance      int64
 }
 
 // pricedPackage reads the terms of the account's package inside tx with priced
-// (account_id, id: name, data_mb, validity_days, price_amount, price_currency, active
-// and the account's balance in that currency, zero without one) and checks that it is
+// (account_id, id: name, data_mb, validity_days, price_amount, price_currency, active,
+// refund_window_days and the account's balance in that currency, zero without one) and checks that it is
 // active and still costs price, so that a charge never differs from the price the
 // caller showed.
 func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID string, price skygate.Money) (packageTerms, error) {
@@ -143,7 +146,7 @@ func pricedPackage(ctx context.Context, tx *Tx, priced, accountID, packageID str
 		active bool
 	)
 	err := tx.QueryRowContext(ctx, priced, accountID, packageID).Scan(jsonCol{&name}, &data,
-		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.balance)
+		&t.validityDays, &cost.Amount, &cost.Currency, &active, &t.refundWindow, &t.balance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return t, notFound(ESIMPackageNotFound)

@@ -37,7 +37,8 @@ type Allocate func(ctx context.Context, tx *Tx, accountID, orderID string, n int
 // key; Priced reads its package's terms (see pricedPackage); Insert (the columns
 // ScanESIMOrder reads) writes the order; ESIMs (the ICCIDs as Strings, account_id,
 // order_id, package_id, status, total_mb, used_mb, validity_days,
-// notified_thresholds, then the time of created_at and updated_at) writes its eSIMs;
+// notified_thresholds, the time of created_at and updated_at, livemode, refund_until)
+// writes its eSIMs;
 // History (the ICCIDs as Strings, account_id, at, kind, data) writes one history
 // entry for each of them.
 type OrderSQL struct {
@@ -84,6 +85,9 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 			return err
 		}
 		slices.SortFunc(profiles, func(a, b Profile) int { return strings.Compare(a.ICCID, b.ICCID) })
+		// The refund window is the package's at the sale: a later change of the
+		// package's window leaves these eSIMs' alone.
+		refundUntil := skygate.RefundableUntil(o.CreatedAt, pkg.refundWindow)
 		o.ESIMs = make([]*skygate.ESIM, len(profiles))
 		iccids := make([]string, len(profiles))
 		for i, p := range profiles {
@@ -92,7 +96,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 				Status: skygate.ESIMAssigned, ProfileState: skygate.ProfileReleased, Usage: skygate.NewESIMUsage(pkg.dataMB, 0),
 				ValidityDays: pkg.validityDays, NotifiedThresholds: []int{},
 				SMDPAddress: p.SMDP, MatchingIDSealed: p.Sealed, CreatedAt: o.CreatedAt, UpdatedAt: o.CreatedAt,
-				Livemode: o.Livemode,
+				Livemode: o.Livemode, RefundUntil: refundUntil,
 			}
 			iccids[i] = p.ICCID
 		}
@@ -103,7 +107,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		usage := skygate.NewESIMUsage(pkg.dataMB, 0)
 		_, err = tx.ExecContext(ctx, q.ESIMs, list, o.AccountID, o.ID, o.PackageID,
 			string(skygate.ESIMAssigned), usage.TotalMB, usage.UsedMB, pkg.validityDays, "[]", db.Time(o.CreatedAt),
-			o.Livemode)
+			o.Livemode, db.NullTime(refundUntil))
 		if err != nil {
 			return err
 		}

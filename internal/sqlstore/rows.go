@@ -302,7 +302,8 @@ func nullInt(v sql.NullInt64) *int {
 // ScanESIM reads iccid, account_id, order_id, package_id, status, total_mb, used_mb,
 // validity_days, notified_thresholds, installed_at, activated_at, expires_at,
 // created_at, updated_at of the eSIM, then smdp_address, matching_id_enc of its pool
-// profile, then the eSIM's livemode, profile_state, canceled_at and expiry_warned.
+// profile, then the eSIM's livemode, profile_state, canceled_at, expiry_warned and
+// refund_until.
 func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	var (
 		e       skygate.ESIM
@@ -314,7 +315,8 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 	err := row.Scan(&e.ICCID, &e.AccountID, &e.OrderID, &e.PackageID, &status, &total, &used,
 		&e.ValidityDays, jsonCol{&e.NotifiedThresholds}, nullTimeCol{&e.InstalledAt},
 		nullTimeCol{&e.ActivatedAt}, nullTimeCol{&e.ExpiresAt}, timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt},
-		&e.SMDPAddress, &e.MatchingIDSealed, &e.Livemode, &profile, nullTimeCol{&e.CanceledAt}, &e.ExpiryWarned)
+		&e.SMDPAddress, &e.MatchingIDSealed, &e.Livemode, &profile, nullTimeCol{&e.CanceledAt}, &e.ExpiryWarned,
+		nullTimeCol{&e.RefundUntil})
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +332,7 @@ func ScanESIM(row Scanner) (*skygate.ESIM, error) {
 func normaliseESIM(e *skygate.ESIM) {
 	e.CreatedAt, e.UpdatedAt = UTC(e.CreatedAt), UTC(e.UpdatedAt)
 	e.InstalledAt, e.ActivatedAt, e.ExpiresAt = utcPtr(e.InstalledAt), utcPtr(e.ActivatedAt), utcPtr(e.ExpiresAt)
-	e.CanceledAt = utcPtr(e.CanceledAt)
+	e.CanceledAt, e.RefundUntil = utcPtr(e.CanceledAt), utcPtr(e.RefundUntil)
 	if e.NotifiedThresholds == nil {
 		e.NotifiedThresholds = []int{}
 	}

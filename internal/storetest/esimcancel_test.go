@@ -21,11 +21,10 @@ var esimCancelTests = []test{
 	{"HistoryPages", testESIMHistoryPages},
 }
 
-// cancelApply is the ESIMApply of a cancel at now within a refund window of window
-// days.
-func cancelApply(now time.Time, window int) skygate.ESIMApply {
+// cancelApply is the ESIMApply of a cancel at now: the service's.
+func cancelApply(now time.Time) skygate.ESIMApply {
 	return func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
-		if err := after.Cancel(now, window); err != nil {
+		if err := after.Cancel(now); err != nil {
 			return nil, err
 		}
 		return skygate.ESIMEvents(before, after, now)
@@ -105,7 +104,7 @@ func testESIMCancelRefunds(t *testing.T, s skygate.Store) {
 	eventsBefore := len(MustAccountEvents(t, s, st.acc.ID))
 
 	now := At(3 * time.Hour)
-	e, err := s.CancelESIM(t.Context(), st.acc.ID, iccid, now, cancelApply(now, 30))
+	e, err := s.CancelESIM(t.Context(), st.acc.ID, iccid, now, cancelApply(now))
 	MustNoError(t, err, "CancelESIM")
 	wantEqual(t, "status", e.Status, skygate.ESIMCanceled)
 	wantEqual(t, "canceled_at", *e.CanceledAt, Stored(now))
@@ -159,7 +158,7 @@ func testESIMCancelRefunds(t *testing.T, s skygate.Store) {
 	wantEqual(t, "ordering key", events[0].OrderingKey, skygate.ESIMOrderingKey(iccid))
 
 	// A repeat answers the eSIM as it is and writes nothing.
-	again, err := s.CancelESIM(t.Context(), st.acc.ID, iccid, now.Add(time.Hour), cancelApply(now.Add(time.Hour), 30))
+	again, err := s.CancelESIM(t.Context(), st.acc.ID, iccid, now.Add(time.Hour), cancelApply(now.Add(time.Hour)))
 	MustNoError(t, err, "CancelESIM again")
 	wantEqual(t, "repeat", again, e)
 	wantEqual(t, "balances after repeat", MustBalances(t, s, st.acc.ID), map[string]int64{"USD": 9500, "EUR": 1000})
@@ -174,21 +173,22 @@ func testESIMCancelRefunds(t *testing.T, s skygate.Store) {
 }
 
 // testESIMCancelRefused: a cancel that apply refuses (an installed eSIM, a closed
-// window) changes nothing and moves no money.
+// window, a package sold without refunds) changes nothing and moves no money.
 func testESIMCancelRefused(t *testing.T, s skygate.Store) {
 	st := setupESIMs(t, s, 2)
 	installed, fresh := st.order.ESIMs[0].ICCID, st.order.ESIMs[1].ICCID
 	_, err := s.UpdateESIM(t.Context(), st.acc.ID, installed, At(2*time.Hour), installApply(At(2*time.Hour)))
 	MustNoError(t, err, "install")
 	late := st.order.CreatedAt.AddDate(0, 0, 30)
+	final := MustCreateESIMOrder(t, s, MustESIMPackage(t, s, st.acc.ID, WithPrice(0, "USD"), WithRefundWindow(0)), 1).ESIMs[0].ICCID
 	tests := []struct {
 		name, iccid string
 		apply       skygate.ESIMApply
 		code        string
 	}{
-		{"Installed", installed, cancelApply(At(3*time.Hour), 30), skygate.CodeInvalidESIMStatus},
-		{"WindowEnded", fresh, cancelApply(late, 30), skygate.CodeRefundWindowClosed},
-		{"NoRefunds", fresh, cancelApply(At(3*time.Hour), 0), skygate.CodeRefundWindowClosed},
+		{"Installed", installed, cancelApply(At(3 * time.Hour)), skygate.CodeInvalidESIMStatus},
+		{"WindowEnded", fresh, cancelApply(late), skygate.CodeRefundWindowClosed},
+		{"NoRefunds", final, cancelApply(At(3 * time.Hour)), skygate.CodeRefundWindowClosed},
 	}
 	for _, tt := range tests {
 		before := MustESIM(t, s, st.acc.ID, tt.iccid)
@@ -216,7 +216,7 @@ func testESIMCancelConcurrent(t *testing.T, s skygate.Store) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			got[i], errs[i] = s.CancelESIM(t.Context(), st.acc.ID, iccid, now, cancelApply(now, 30))
+			got[i], errs[i] = s.CancelESIM(t.Context(), st.acc.ID, iccid, now, cancelApply(now))
 		})
 	}
 	close(start)
@@ -258,7 +258,7 @@ func testESIMCancelRacesTopUp(t *testing.T, s skygate.Store) {
 		start := make(chan struct{})
 		wg.Go(func() {
 			<-start
-			canceled, cancelErr = s.CancelESIM(t.Context(), st.acc.ID, e.ICCID, now, cancelApply(now, 30))
+			canceled, cancelErr = s.CancelESIM(t.Context(), st.acc.ID, e.ICCID, now, cancelApply(now))
 		})
 		wg.Go(func() {
 			<-start
@@ -299,12 +299,12 @@ func testESIMCancelOtherAccount(t *testing.T, s skygate.Store) {
 	iccid := st.order.ESIMs[0].ICCID
 	before := MustESIM(t, s, st.acc.ID, iccid)
 	for _, acc := range []string{other.ID, "no-such-account"} {
-		_, err := s.CancelESIM(t.Context(), acc, iccid, At(3*time.Hour), cancelApply(At(3*time.Hour), 30))
+		_, err := s.CancelESIM(t.Context(), acc, iccid, At(3*time.Hour), cancelApply(At(3*time.Hour)))
 		WantCode(t, err, skygate.CodeNotFound)
 		_, _, err = s.ESIMHistory(t.Context(), acc, iccid, skygate.Page{})
 		WantCode(t, err, skygate.CodeNotFound)
 	}
-	_, err := s.CancelESIM(t.Context(), st.acc.ID, NewICCID(), At(3*time.Hour), cancelApply(At(3*time.Hour), 30))
+	_, err := s.CancelESIM(t.Context(), st.acc.ID, NewICCID(), At(3*time.Hour), cancelApply(At(3*time.Hour)))
 	WantCode(t, err, skygate.CodeNotFound)
 	_, _, err = s.ESIMHistory(t.Context(), st.acc.ID, NewICCID(), skygate.Page{})
 	WantCode(t, err, skygate.CodeNotFound)
@@ -321,7 +321,7 @@ func testESIMCancelFree(t *testing.T, s skygate.Store) {
 	MustImportPool(t, s, acc.ID, 1)
 	o := MustCreateESIMOrder(t, s, pkg, 1)
 	iccid := o.ESIMs[0].ICCID
-	e, err := s.CancelESIM(t.Context(), acc.ID, iccid, At(3*time.Hour), cancelApply(At(3*time.Hour), 30))
+	e, err := s.CancelESIM(t.Context(), acc.ID, iccid, At(3*time.Hour), cancelApply(At(3*time.Hour)))
 	MustNoError(t, err, "CancelESIM")
 	wantEqual(t, "status", e.Status, skygate.ESIMCanceled)
 	wantEqual(t, "ledger", len(MustLedger(t, s, acc.ID)), 0)
@@ -338,7 +338,7 @@ func testESIMCanceledProfileNotSold(t *testing.T, s skygate.Store) {
 	MustCredit(t, s, acc.ID, 10000, "USD")
 	first := MustCreateESIMOrder(t, s, pkg, 1)
 	wantEqual(t, "first profile", first.ESIMs[0].ICCID, pool[0])
-	_, err := s.CancelESIM(t.Context(), acc.ID, pool[0], At(3*time.Hour), cancelApply(At(3*time.Hour), 30))
+	_, err := s.CancelESIM(t.Context(), acc.ID, pool[0], At(3*time.Hour), cancelApply(At(3*time.Hour)))
 	MustNoError(t, err, "CancelESIM")
 	second := MustCreateESIMOrder(t, s, pkg, 1)
 	wantEqual(t, "second profile", second.ESIMs[0].ICCID, pool[1])

@@ -57,6 +57,11 @@ func WithPrice(amount int64, currency string) func(*skygate.ESIMPackage) {
 	return func(p *skygate.ESIMPackage) { p.Price = skygate.Money{Amount: amount, Currency: currency} }
 }
 
+// WithRefundWindow sets the package's refund window in days.
+func WithRefundWindow(days int) func(*skygate.ESIMPackage) {
+	return func(p *skygate.ESIMPackage) { p.RefundWindowDays = &days }
+}
+
 // AsTopUp makes the package a top-up package.
 func AsTopUp(p *skygate.ESIMPackage) { p.TopUp = true }
 

@@ -52,6 +52,7 @@ func runTests(t *testing.T, newStore func(t *testing.T) skygate.Store) {
 		{"EventFeed", eventFeedTests},
 		{"ESIM", esimTests},
 		{"ESIMCancel", esimCancelTests},
+		{"ESIMRefund", esimRefundTests},
 		{"ESIMWarnings", esimWarningTests},
 		{"Ledger", ledgerTests},
 		{"BillingStore", billingStoreTests},
