@@ -107,7 +107,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		if err != nil {
 			return err
 		}
-		ordered, err := JSONText(skygate.ESIMHistoryEntry{OrderID: o.ID, PackageID: o.PackageID, Price: &o.UnitPrice})
+		ordered, err := historyData(&skygate.ESIMHistoryEntry{OrderID: o.ID, PackageID: o.PackageID, Price: &o.UnitPrice})
 		if err != nil {
 			return err
 		}
@@ -197,10 +197,11 @@ type ChangeSQL struct {
 }
 
 // WriteHistory appends entries to the history of the account's eSIM iccid inside tx
-// with history (see ChangeSQL): data is each entry's JSON, at and kind their columns.
+// with history (see ChangeSQL): at and kind are their columns, data the rest
+// (historyData).
 func WriteHistory(ctx context.Context, db *DB, tx *Tx, history, accountID, iccid string, entries ...*skygate.ESIMHistoryEntry) error {
 	for _, h := range entries {
-		data, err := JSONText(h)
+		data, err := historyData(h)
 		if err != nil {
 			return err
 		}
@@ -209,6 +210,18 @@ func WriteHistory(ctx context.Context, db *DB, tx *Tx, history, accountID, iccid
 		}
 	}
 	return nil
+}
+
+// historyData is the JSON of h stored in esim_history.data: its fields beside at and
+// kind, which have columns of their own. (Rows written before hold those two as well;
+// scanHistory lets the columns win.)
+func historyData(h *skygate.ESIMHistoryEntry) (string, error) {
+	// The outer fields shadow the entry's of the same JSON name and, nil, are omitted.
+	return JSONText(struct {
+		*skygate.ESIMHistoryEntry
+		At   *struct{} `json:"at,omitempty"`
+		Kind *struct{} `json:"kind,omitempty"`
+	}{ESIMHistoryEntry: h})
 }
 
 // lockESIM reads the account's eSIM inside tx with lock; a missing eSIM is
