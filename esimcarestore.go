@@ -54,7 +54,8 @@ type ESIMWarningStore interface {
 	// warning is due (ESIM.DueExpiryWarning, with the windows of ESIMExpiryWarnings),
 	// each in its own transaction, until limit were changed (no limit when
 	// limit <= 0) or none is due, and returns how many were changed. apply must record
-	// the warning (ESIM.WarnExpiry), else the call stops with an error. Concurrent
-	// callers, on one replica or many, never warn one eSIM twice for one warning.
+	// the warning (ESIM.WarnExpiry); an eSIM whose change fails is skipped as in
+	// ESIMStore.ExpireESIMs, and the error names it. Concurrent callers, on one
+	// replica or many, never warn one eSIM twice for one warning.
 	WarnExpiringESIMs(ctx context.Context, now time.Time, limit int, apply ESIMApply) (int, error)
 }

@@ -83,8 +83,8 @@ func NewESIMUsage(total *int, used int) ESIMUsage {
 // MatchingID and ActivationCode empty, and then absent from the JSON); the store keeps
 // the matching ID sealed in MatchingIDSealed. ValidityDays is every day bought (the order's
 // package plus top-ups); ExpiresAt is set at activation and moved by top-ups.
-// NotifiedThresholds lists the ESIMThresholds already announced for the current
-// allowance.
+// NotifiedThresholds lists the account's usage thresholds already announced for the
+// current allowance.
 type ESIM struct {
 	ICCID           string           `json:"iccid"`
 	Status          ESIMStatus       `json:"status"`

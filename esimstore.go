@@ -110,8 +110,10 @@ type ESIMStore interface {
 	// transaction, until limit were changed (no limit when limit <= 0) or none is due,
 	// and returns how many were changed. An eSIM is due when it is Active or Depleted
 	// and its ExpiresAt is at or before now; apply must move it out of those statuses
-	// (ESIM.Expire does), else the call stops with an error. Concurrent callers never
-	// change one eSIM twice.
+	// (ESIM.Expire does). An eSIM whose change fails (apply refuses it, or leaves it
+	// due) is left as it was and skipped for the rest of the call, which goes on with
+	// the others and then returns, beside the count, an error naming each such eSIM.
+	// Concurrent callers never change one eSIM twice.
 	ExpireESIMs(ctx context.Context, now time.Time, limit int, apply ESIMApply) (int, error)
 	// TopUpESIM applies t (ID, ICCID, PackageID, Price, CreatedAt set by the caller) in
 	// one transaction: it claims rec's key as CreateESIMOrder does, reads the account's

@@ -243,8 +243,9 @@ func (a *app) background() []lifecycle.Service {
 		}),
 		// Every replica expires eSIMs and sends expiry warnings; each eSIM is claimed
 		// by one. A due warning goes out within seconds: a 1-day pass is due for its
-		// 1-day warning at activation. When nothing is due each round is two reads of
-		// the partial index esims_expiring.
+		// 1-day warning at activation. When nothing is due, the warnings' claim reads
+		// two empty ranges of the partial index esims_expiring, which leaves out the
+		// eSIMs whose last warning was sent.
 		lifecycle.Every("eSIM lifecycle", 5*time.Second, a.log, func(ctx context.Context) error {
 			_, expireErr := a.esim.ExpireDue(ctx, 1000)
 			_, warnErr := a.esim.WarnExpiring(ctx, 1000)

@@ -231,7 +231,9 @@ func (s *Service) change(ctx context.Context, accountID, iccid, lang string, fn 
 
 // ExpireDue moves every Active or Depleted eSIM whose validity has ended to Expired,
 // with esim.status.changed, at most limit of them (all when limit <= 0), and returns
-// how many. A worker calls it periodically; replicas may call it concurrently.
+// how many. A worker calls it periodically; replicas may call it concurrently. An
+// eSIM it cannot change does not hold up the others: the error, returned with the
+// count, names each such eSIM for the worker's log, and the next call tries it again.
 func (s *Service) ExpireDue(ctx context.Context, limit int) (int, error) {
 	now := s.now()
 	return s.store.ExpireESIMs(ctx, now, limit, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {

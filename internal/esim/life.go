@@ -51,6 +51,7 @@ func (s *Service) SetESIMSettings(ctx context.Context, accountID string, set *sk
 // once each per validity period, the more urgent one alone when both are due), at most
 // limit of them (all when limit <= 0), and returns how many. A worker calls it
 // periodically; replicas may call it concurrently and never send one warning twice.
+// As in ExpireDue, an eSIM it cannot warn does not hold up the others.
 func (s *Service) WarnExpiring(ctx context.Context, limit int) (int, error) {
 	now := s.now()
 	return s.store.WarnExpiringESIMs(ctx, now, limit, func(_, after *skygate.ESIM) ([]*skygate.Event, error) {

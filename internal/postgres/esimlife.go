@@ -22,14 +22,36 @@ var esimSettingsSQL = sqlstore.ESIMSettingsSQL{
 }
 
 // claimExpiringESIM claims the eSIM whose expiry warning is due first (see
-// sqlstore.WarnExpiringESIMs): $1 now, $2 now plus 3 days, $3 now plus 1 day.
-// Claimers on every replica skip the rows others hold, and a row another claimer
-// warned meanwhile is checked again under its lock and no longer matches.
+// sqlstore.WarnExpiringESIMs): $1 now, $2 now plus 3 days, $3 now plus 1 day, $4 the
+// ICCIDs to skip. Each window is one range of the partial index esims_expiring, read
+// in its order: no 3-day warning sent (expiry_warned = 0) and expiring within 3 days,
+// or the 3-day one sent (expiry_warned = 3) and expiring within a day; the literal
+// conditions imply the index's. A set operation takes no FOR UPDATE, so each window
+// locks its first row itself, skipping the rows other claimers hold, and a row another
+// claimer warned meanwhile is checked again under its lock and no longer matches; the
+// outer query reads the earlier of the two (the other stays locked until the commit,
+// and a later round claims it) as it is under the lock.
 const claimExpiringESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
-	WHERE e.status IN ('Active', 'Depleted') AND e.expires_at > $1
-		AND ((e.expiry_warned = 0 AND e.expires_at <= $2) OR (e.expiry_warned <> 1 AND e.expires_at <= $3))
-	ORDER BY e.expires_at, e.iccid LIMIT 1
-	FOR UPDATE OF e SKIP LOCKED`
+	WHERE e.iccid = (
+		SELECT d.iccid FROM (
+			SELECT * FROM (
+				SELECT iccid, expires_at FROM esims
+				WHERE status IN ('Active', 'Depleted') AND expiry_warned <> 1
+					AND expiry_warned = 0 AND expires_at > $1 AND expires_at <= $2
+					AND NOT (iccid = ANY($4))
+				ORDER BY expires_at LIMIT 1
+				FOR NO KEY UPDATE SKIP LOCKED) first
+			UNION ALL
+			SELECT * FROM (
+				SELECT iccid, expires_at FROM esims
+				WHERE status IN ('Active', 'Depleted') AND expiry_warned <> 1
+					AND expiry_warned = 3 AND expires_at > $1 AND expires_at <= $3
+					AND NOT (iccid = ANY($4))
+				ORDER BY expires_at LIMIT 1
+				FOR NO KEY UPDATE SKIP LOCKED) last
+		) d
+		ORDER BY d.expires_at LIMIT 1)
+	FOR NO KEY UPDATE OF e`
 
 // ESIMSettings implements skygate.ESIMSettingsStore.
 func (s *Store) ESIMSettings(ctx context.Context, accountID string) (*skygate.ESIMSettings, error) {

@@ -21,8 +21,10 @@ const (
 const (
 	selectESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
 		WHERE e.account_id = $1 AND e.iccid = $2`
+	// FOR NO KEY UPDATE serialises the changes of an eSIM without blocking the
+	// inserts into esim_history and esim_topups, whose foreign keys take KEY SHARE.
 	lockESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
-		WHERE e.account_id = $1 AND e.iccid = $2 FOR UPDATE OF e`
+		WHERE e.account_id = $1 AND e.iccid = $2 FOR NO KEY UPDATE OF e`
 	// An empty filter argument matches every row.
 	listESIMs = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
 		WHERE e.account_id = $1 AND ($2 = '' OR e.status = $2) AND ($3 = '' OR e.order_id = $3)
@@ -36,9 +38,9 @@ const (
 	insertESIMHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
 		VALUES ($1, $2, $3, $4, $5)`
 	claimDueESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
-		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= $1
+		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= $1 AND NOT (e.iccid = ANY($2))
 		ORDER BY e.expires_at, e.iccid LIMIT 1
-		FOR UPDATE OF e SKIP LOCKED`
+		FOR NO KEY UPDATE OF e SKIP LOCKED`
 )
 
 // changeSQL is the SQL of a change of an eSIM (sqlstore.ChangeSQL).

@@ -79,6 +79,19 @@ func TestSuccessorUpdatesPlan(t *testing.T) {
 	}
 }
 
+// TestExpiringClaimPlan checks that the claim of the expiry warnings, run every few
+// seconds on every replica, reads each of its two windows off the partial index
+// esims_expiring: its literal conditions imply the index's.
+func TestExpiringClaimPlan(t *testing.T) {
+	t.Parallel()
+	db := mustPlanDB(t)
+	plan := mustPlan(t, db, "EXPLAIN "+postgres.ExpiringClaimQuery,
+		"2026-01-01T00:00:00Z", "2026-01-04T00:00:00Z", "2026-01-02T00:00:00Z", []string{})
+	if strings.Count(plan, " using esims_expiring ") != 2 {
+		t.Errorf("plan of the claim:\n%s", plan)
+	}
+}
+
 // mustPlanDB returns one session on a migrated schema that avoids sequential scans
 // wherever an index can serve.
 func mustPlanDB(tb testing.TB) *sql.DB {

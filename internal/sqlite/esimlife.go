@@ -21,12 +21,24 @@ var esimSettingsSQL = sqlstore.ESIMSettingsSQL{
 }
 
 // claimExpiringESIM reads the eSIM whose expiry warning is due first (see
-// sqlstore.WarnExpiringESIMs): ?1 now, ?2 now plus 3 days, ?3 now plus 1 day. The
-// single writer runs claimers one after the other, so none needs a lock.
+// sqlstore.WarnExpiringESIMs): ?1 now, ?2 now plus 3 days, ?3 now plus 1 day, ?4 the
+// ICCIDs to skip. Each window is one range of the partial index esims_expiring, read
+// in its order and merged: no 3-day warning sent (expiry_warned = 0) and expiring
+// within 3 days, or the 3-day one sent (expiry_warned = 3) and expiring within a day;
+// the literal conditions imply the index's. The single writer runs claimers one after
+// the other, so none needs a lock.
 const claimExpiringESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
-	WHERE e.status IN ('Active', 'Depleted') AND e.expires_at > ?1
-		AND ((e.expiry_warned = 0 AND e.expires_at <= ?2) OR (e.expiry_warned <> 1 AND e.expires_at <= ?3))
-	ORDER BY e.expires_at, e.iccid LIMIT 1`
+	WHERE e.iccid = (SELECT iccid FROM (
+		SELECT iccid, expires_at FROM esims
+		WHERE status IN ('Active', 'Depleted') AND expiry_warned <> 1
+			AND expiry_warned = 0 AND expires_at > ?1 AND expires_at <= ?2
+			AND iccid NOT IN (SELECT value FROM json_each(?4))
+		UNION ALL
+		SELECT iccid, expires_at FROM esims
+		WHERE status IN ('Active', 'Depleted') AND expiry_warned <> 1
+			AND expiry_warned = 3 AND expires_at > ?1 AND expires_at <= ?3
+			AND iccid NOT IN (SELECT value FROM json_each(?4))
+		ORDER BY expires_at LIMIT 1))`
 
 // ESIMSettings implements skygate.ESIMSettingsStore.
 func (s *Store) ESIMSettings(ctx context.Context, accountID string) (*skygate.ESIMSettings, error) {

@@ -35,7 +35,8 @@ const (
 	insertESIMHistory = `INSERT INTO esim_history (account_id, iccid, at, kind, data)
 		VALUES (?, ?, ?, ?, ?)`
 	claimDueESIM = `SELECT ` + esimColumns + ` FROM ` + esimFrom + `
-		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= ?
+		WHERE e.status IN ('Active', 'Depleted') AND e.expires_at <= ?1
+			AND e.iccid NOT IN (SELECT value FROM json_each(?2))
 		ORDER BY e.expires_at, e.iccid LIMIT 1`
 )
 

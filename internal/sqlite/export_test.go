@@ -54,3 +54,7 @@ const WebhookClaimQuery = claimDeliveries
 // SuccessorUpdates are the statements that move the due time of an object's later
 // deliveries, which must read webhook_deliveries_ordering.
 var SuccessorUpdates = []string{holdSuccessors, releaseSuccessors}
+
+// ExpiringClaimQuery is the claim of the expiry warnings, each of whose windows must
+// read esims_expiring.
+const ExpiringClaimQuery = claimExpiringESIM

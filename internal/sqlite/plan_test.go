@@ -98,6 +98,21 @@ func TestSuccessorUpdatesPlan(t *testing.T) {
 	}
 }
 
+// TestExpiringClaimPlan checks that the claim of the expiry warnings, run every few
+// seconds, reads each of its two windows off the partial index esims_expiring in the
+// index's order and finds the claimed eSIM by its primary key: neither scans the table
+// nor sorts the warned eSIMs.
+func TestExpiringClaimPlan(t *testing.T) {
+	t.Parallel()
+	s := sqlitetest.MustOpen(t)
+	db := mustOpen(t, "file:"+s.Path()+"?mode=ro")
+	plan := mustPlan(t, db, "EXPLAIN QUERY PLAN "+sqlite.ExpiringClaimQuery, 0, 3, 1, "[]")
+	if strings.Count(plan, "USING INDEX esims_expiring") != 2 || strings.Contains(plan, "SCAN esims") ||
+		strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("plan of the claim:\n%s", plan)
+	}
+}
+
 func mustOpen(tb testing.TB, dsn string) *sql.DB {
 	tb.Helper()
 	db, err := sql.Open("sqlite", dsn)

@@ -69,42 +69,27 @@ func decodeESIMSettings(raw string) (*skygate.ESIMSettings, error) {
 // WarnExpiringESIMs is skygate.ESIMWarningStore's WarnExpiringESIMs: due reads the
 // eSIM whose expiry warning is due first, skipping those other claimers hold where
 // there can be any, and q writes it. due takes now, now plus the first warning's days
-// (3: due while no warning was sent) and now plus the second's (1: due unless it was
-// sent), the two windows of skygate.ESIMExpiryWarnings; it is ESIM.DueExpiryWarning
-// in SQL, which the partial index esims_expiring serves. Each eSIM is its own
-// transaction.
+// (3: due while no warning was sent), now plus the second's (1: due after the first
+// was sent) and the ICCIDs to skip as Strings; it is ESIM.DueExpiryWarning in SQL,
+// each of its two windows a range of the partial index esims_expiring. Each eSIM is
+// its own transaction (see sweepESIMs).
 func WarnExpiringESIMs(ctx context.Context, db *DB, due string, q ChangeSQL, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
-	if len(skygate.ESIMExpiryWarnings) != 2 {
-		// The due query names the two windows; another list needs another query.
-		return 0, fmt.Errorf("sqlstore: the expiry warning query knows 2 warnings, not %d", len(skygate.ESIMExpiryWarnings))
+	if !slices.Equal(skygate.ESIMExpiryWarnings, []int{3, 1}) {
+		// The due query names the windows, and expiry_warned = 3 the first; other
+		// warnings need another query.
+		return 0, fmt.Errorf("sqlstore: the expiry warning query knows the warnings 3 and 1, not %v", skygate.ESIMExpiryWarnings)
 	}
 	now = UTC(now)
 	first := now.Add(time.Duration(skygate.ESIMExpiryWarnings[0]) * 24 * time.Hour)
 	last := now.Add(time.Duration(skygate.ESIMExpiryWarnings[1]) * 24 * time.Hour)
-	return inBatches(limit, 1, func(int) (int, error) {
-		warned := 0
-		err := db.InTx(ctx, func(tx *Tx) error {
-			before, err := ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now), db.Time(first), db.Time(last)))
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			after, err := applyESIM(ctx, db, tx, q, before, now, apply)
-			if err != nil {
-				return err
-			}
-			if _, ok := after.DueExpiryWarning(now); ok {
-				// Left due, the eSIM would be claimed again forever.
-				return fmt.Errorf("the expiry warning of eSIM %s was not recorded", after.ICCID)
-			}
-			warned = 1
-			return nil
-		})
-		if err != nil {
-			return 0, db.Interpret(Outcome{Op: "warn expiring eSIMs"}, err)
+	claim := func(tx *Tx, skip any) (*skygate.ESIM, error) {
+		return ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now), db.Time(first), db.Time(last), skip))
+	}
+	return sweepESIMs(ctx, db, "warn expiring eSIMs", q, now, limit, claim, apply, func(after *skygate.ESIM) error {
+		if _, ok := after.DueExpiryWarning(now); ok {
+			// Left due, the eSIM would be claimed again forever.
+			return errors.New("its expiry warning was not recorded")
 		}
-		return warned, nil
+		return nil
 	})
 }

@@ -111,7 +111,7 @@ func CreateESIMOrder(ctx context.Context, db *DB, q OrderSQL, allocate Allocate,
 		if err != nil {
 			return err
 		}
-		ordered, err := JSONText(skygate.ESIMHistoryEntry{OrderID: o.ID, PackageID: o.PackageID, Price: &o.UnitPrice})
+		ordered, err := historyData(&skygate.ESIMHistoryEntry{OrderID: o.ID, PackageID: o.PackageID, Price: &o.UnitPrice})
 		if err != nil {
 			return err
 		}
@@ -201,10 +201,11 @@ type ChangeSQL struct {
 }
 
 // WriteHistory appends entries to the history of the account's eSIM iccid inside tx
-// with history (see ChangeSQL): data is each entry's JSON, at and kind their columns.
+// with history (see ChangeSQL): at and kind are their columns, data the rest
+// (historyData).
 func WriteHistory(ctx context.Context, db *DB, tx *Tx, history, accountID, iccid string, entries ...*skygate.ESIMHistoryEntry) error {
 	for _, h := range entries {
-		data, err := JSONText(h)
+		data, err := historyData(h)
 		if err != nil {
 			return err
 		}
@@ -213,6 +214,18 @@ func WriteHistory(ctx context.Context, db *DB, tx *Tx, history, accountID, iccid
 		}
 	}
 	return nil
+}
+
+// historyData is the JSON of h stored in esim_history.data: its fields beside at and
+// kind, which have columns of their own. (Rows written before hold those two as well;
+// scanHistory lets the columns win.)
+func historyData(h *skygate.ESIMHistoryEntry) (string, error) {
+	// The outer fields shadow the entry's of the same JSON name and, nil, are omitted.
+	return JSONText(struct {
+		*skygate.ESIMHistoryEntry
+		At   *struct{} `json:"at,omitempty"`
+		Kind *struct{} `json:"kind,omitempty"`
+	}{ESIMHistoryEntry: h})
 }
 
 // lockESIM reads the account's eSIM inside tx with lock; a missing eSIM is
@@ -274,36 +287,72 @@ func UpdateESIM(ctx context.Context, db *DB, q ChangeSQL, accountID, iccid strin
 	return out, nil
 }
 
-// ExpireESIMs is skygate.ESIMStore's ExpireESIMs: due (now) reads the eSIM that is
-// due first, skipping those other claimers hold where there can be any, and q writes
-// it. Each eSIM is its own transaction.
+// ExpireESIMs is skygate.ESIMStore's ExpireESIMs: due (now, the ICCIDs to skip as
+// Strings) reads the eSIM that is due first, skipping those other claimers hold where
+// there can be any, and q writes it. Each eSIM is its own transaction (see
+// sweepESIMs).
 func ExpireESIMs(ctx context.Context, db *DB, due string, q ChangeSQL, now time.Time, limit int, apply skygate.ESIMApply) (int, error) {
-	return inBatches(limit, 1, func(int) (int, error) {
-		moved := 0
-		err := db.InTx(ctx, func(tx *Tx) error {
-			before, err := ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now)))
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil
-			}
+	now = UTC(now)
+	claim := func(tx *Tx, skip any) (*skygate.ESIM, error) {
+		return ScanESIM(tx.QueryRowContext(ctx, due, db.Time(now), skip))
+	}
+	return sweepESIMs(ctx, db, "expire eSIMs", q, now, limit, claim, apply, func(after *skygate.ESIM) error {
+		if after.Status == skygate.ESIMActive || after.Status == skygate.ESIMDepleted {
+			// Left due, the eSIM would be claimed again forever.
+			return fmt.Errorf("expiry left it in status %s", after.Status)
+		}
+		return nil
+	})
+}
+
+// sweepESIMs changes due eSIMs of every account with apply at now, each in its own
+// transaction, until limit were changed (no limit when limit <= 0) or none is due, and
+// returns how many were changed. claim reads the next due eSIM inside tx, none of the
+// ICCIDs of skip (as Strings), or sql.ErrNoRows; settled checks that apply left the
+// eSIM no longer due. An eSIM whose change fails (apply's refusal, a failed check, a
+// failed write) is rolled back and skipped for the rest of the call, so that it cannot
+// stall the eSIMs due after it: the call goes on and returns, beside the count, an
+// error naming each such eSIM's ICCID. An error of the claim itself stops the call.
+func sweepESIMs(ctx context.Context, db *DB, op string, q ChangeSQL, now time.Time, limit int,
+	claim func(tx *Tx, skip any) (*skygate.ESIM, error), apply skygate.ESIMApply, settled func(after *skygate.ESIM) error,
+) (int, error) {
+	var (
+		failed = []string{} // never nil: a NULL list would match no ICCID
+		errs   []error
+		done   int
+	)
+	for limit <= 0 || done < limit {
+		skip, err := db.Strings(failed)
+		if err != nil {
+			return done, errors.Join(append(errs, err)...)
+		}
+		var claimed *skygate.ESIM
+		err = db.InTx(ctx, func(tx *Tx) error {
+			claimed = nil
+			before, err := claim(tx, skip)
 			if err != nil {
 				return err
 			}
+			claimed = before
 			after, err := applyESIM(ctx, db, tx, q, before, now, apply)
 			if err != nil {
 				return err
 			}
-			if after.Status == skygate.ESIMActive || after.Status == skygate.ESIMDepleted {
-				// Left due, the eSIM would be claimed again forever.
-				return fmt.Errorf("expiry left eSIM %s in status %s", after.ICCID, after.Status)
-			}
-			moved = 1
-			return nil
+			return settled(after)
 		})
-		if err != nil {
-			return 0, db.Interpret(Outcome{Op: "expire eSIMs"}, err)
+		switch {
+		case claimed == nil && errors.Is(err, sql.ErrNoRows):
+			return done, errors.Join(errs...)
+		case claimed == nil && err != nil:
+			return done, errors.Join(append(errs, db.Interpret(Outcome{Op: op}, err))...)
+		case err != nil:
+			failed = append(failed, claimed.ICCID)
+			errs = append(errs, fmt.Errorf("eSIM %s: %w", claimed.ICCID, db.Interpret(Outcome{Op: op}, err)))
+		default:
+			done++
 		}
-		return moved, nil
-	})
+	}
+	return done, errors.Join(errs...)
 }
 
 // TopUpSQL is an engine's statements of TopUpESIM: Key claims its idempotency key;

@@ -33,6 +33,7 @@ var esimTests = []test{
 	{"ESIMUpdate", testESIMUpdate},
 	{"ESIMUpdateConcurrent", testESIMUpdateConcurrent},
 	{"ESIMExpire", testESIMExpire},
+	{"ESIMExpireSkipsFailure", testExpireSkipsFailure},
 	{"TopUp", testTopUp},
 	{"TopUpFailures", testTopUpFailures},
 	{"Billing", testBilling},

@@ -163,7 +163,7 @@ func testESIMExpire(t *testing.T, s skygate.Store) {
 	for i, want := range []skygate.ESIMStatus{skygate.ESIMExpired, skygate.ESIMExpired, skygate.ESIMActive, skygate.ESIMAssigned} {
 		wantEqual(t, "status of "+ids[i], MustESIM(t, s, st.acc.ID, ids[i]).Status, want)
 	}
-	// An apply that leaves the eSIM due stops the call instead of looping.
+	// An apply that leaves the eSIM due fails each eSIM instead of looping.
 	later := At(9 * 24 * time.Hour)
 	_, err = s.ExpireESIMs(t.Context(), later, 0, func(before, after *skygate.ESIM) ([]*skygate.Event, error) { return nil, nil })
 	if err == nil {

@@ -16,6 +16,7 @@ var esimWarningTests = []test{
 	{"WarnExpiringOncePerWarning", testWarnExpiringConcurrent},
 	{"WarnExpiringRefusals", testWarnExpiringRefusals},
 	{"WarnExpiringAfterTopUp", testWarnExpiringAfterTopUp},
+	{"WarnExpiringSkipsFailure", testWarnExpiringSkipsFailure},
 }
 
 func testESIMSettings(t *testing.T, s skygate.Store) {
@@ -134,7 +135,7 @@ func testWarnExpiringRefusals(t *testing.T, s skygate.Store) {
 		MustActivate(t, s, st.acc.ID, id, At(0))
 	}
 	now := At(6*24*time.Hour + time.Hour)
-	// An apply that records no warning stops the call instead of claiming the eSIM
+	// An apply that records no warning fails each eSIM instead of claiming it
 	// forever, and writes nothing.
 	_, err := s.WarnExpiringESIMs(t.Context(), now, 0, func(_, _ *skygate.ESIM) ([]*skygate.Event, error) { return nil, nil })
 	if err == nil {
