@@ -54,13 +54,26 @@ func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skyga
 }
 
 // QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera
-// or eSIM settings scan to install the profile, or CodeNotFound.
+// or eSIM settings scan to install the profile, or CodeNotFound. A Canceled eSIM has
+// no activation code to show (it was refunded): CodeInvalidESIMStatus.
 func (s *Service) QRCode(ctx context.Context, accountID, iccid string) ([]byte, error) {
 	e, err := s.ESIM(ctx, accountID, iccid, skygate.LangEN)
 	if err != nil {
 		return nil, err
 	}
+	if err := revealable(e); err != nil {
+		return nil, err
+	}
 	return qr.PNG(e.ActivationCode)
+}
+
+// revealable returns CodeInvalidESIMStatus for a Canceled eSIM, whose activation code
+// is never shown again (see present), and nil for any other.
+func revealable(e *skygate.ESIM) error {
+	if e.Status == skygate.ESIMCanceled {
+		return skygate.Errorf(skygate.CodeInvalidESIMStatus, "the eSIM is Canceled; its activation code is no longer shown")
+	}
+	return nil
 }
 
 // TopUpRequest is the body of POST /v2/b2b/esims/{iccid}/topups.
