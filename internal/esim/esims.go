@@ -11,8 +11,9 @@ import (
 	"github.com/skygate/skygate/internal/qr"
 )
 
-// ESIM returns the account's eSIM with its activation code and its package in lang, or
-// CodeNotFound, also for another account's eSIM or a value that is not an ICCID.
+// ESIM returns the account's eSIM with its activation code (none for a Canceled eSIM,
+// see present) and its package in lang, or CodeNotFound, also for another account's
+// eSIM or a value that is not an ICCID.
 func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*skygate.ESIM, error) {
 	if !skygate.IsICCID(iccid) {
 		return nil, notFoundESIM()
@@ -99,8 +100,8 @@ type TopUpCommand struct {
 // top-up package of the account that covers at least one country of the eSIM's package
 // (CodeValidation). Then in one transaction the price is debited
 // (CodeInsufficientFunds), data and validity are added (skygate.ESIM.ApplyTopUp: a
-// Depleted or Expired eSIM becomes Active) and the events written. The top-up holds the
-// eSIM as it is after it.
+// Depleted or Expired eSIM becomes Active, a Canceled one is CodeInvalidESIMStatus) and
+// the events written. The top-up holds the eSIM as it is after it.
 func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp, replayed bool, err error) {
 	req, err := idempotent(cmd.AccountID, skygate.OperationESIMTopUp, cmd.IdempotencyKey, struct {
 		ICCID string `json:"iccid"`
