@@ -90,12 +90,21 @@ func TestESIMCancel(t *testing.T) {
 		if events, _ := skygate.ESIMEvents(before, e, end); len(events) != 0 {
 			t.Fatalf("repeat events: %v", events)
 		}
-		// Nothing leaves Canceled.
-		if err := e.Install(end); err == nil {
-			t.Fatal("Install of a Canceled eSIM succeeded")
+		// Nothing leaves Canceled, and every refused change is InvalidESIMStatus.
+		topUp := &skygate.ESIMPackage{DataMB: ptr(100), ValidityDays: 1, TopUp: true, Active: true}
+		for name, change := range map[string]func() error{
+			"Install":         func() error { return e.Install(end) },
+			"Activate":        func() error { return e.Activate(end) },
+			"ReportUsage":     func() error { return e.ReportUsage(10, skygate.DefaultUsageThresholds) },
+			"ApplyTopUp":      func() error { return e.ApplyTopUp(topUp, end) },
+			"SetProfileState": func() error { return e.SetProfileState(skygate.ProfileDownloaded, end) },
+		} {
+			if err := change(); !skygate.IsCode(err, skygate.CodeInvalidESIMStatus) {
+				t.Errorf("%s of a Canceled eSIM: %v, want %s", name, err, skygate.CodeInvalidESIMStatus)
+			}
 		}
-		if err := e.SetProfileState(skygate.ProfileDownloaded, end); !skygate.IsCode(err, skygate.CodeInvalidESIMStatus) {
-			t.Fatalf("SetProfileState of a Canceled eSIM: %v", err)
+		if events, _ := skygate.ESIMEvents(before, e, end); len(events) != 0 || e.Status != skygate.ESIMCanceled {
+			t.Fatalf("refused changes changed the eSIM: %s %v", e.Status, events)
 		}
 	})
 }

@@ -79,8 +79,9 @@ func NewESIMUsage(total *int, used int) ESIMUsage {
 
 // ESIM is a profile sold to a partner. Package is the package it was ordered with, in
 // the response language (filled by the service). SMDPAddress, MatchingID and
-// ActivationCode are filled by the service for the owner only (the admin reads leave
-// MatchingID and ActivationCode empty, and then absent from the JSON); the store keeps
+// ActivationCode are filled by the service for the owner only, and never for a Canceled
+// eSIM (the admin reads leave MatchingID and ActivationCode empty, and then absent from
+// the JSON); the store keeps
 // the matching ID sealed in MatchingIDSealed. ValidityDays is every day bought (the order's
 // package plus top-ups); ExpiresAt is set at activation and moved by top-ups.
 // NotifiedThresholds lists the account's usage thresholds already announced for the
@@ -136,8 +137,13 @@ func (e *ESIM) Clone() *ESIM {
 	return &c
 }
 
-// setStatus moves e to status, or returns CodeConflict naming the current status.
+// setStatus moves e to status, or returns CodeConflict naming the current status;
+// from Canceled, which nothing leaves, it is CodeInvalidESIMStatus, the code of every
+// refused change of a Canceled eSIM.
 func (e *ESIM) setStatus(to ESIMStatus, what string) error {
+	if e.Status == ESIMCanceled {
+		return errCanceled(what)
+	}
 	if !CanTransition(e.Status, to) {
 		return Errorf(CodeConflict, "the eSIM is %s; %s is not allowed in that status", e.Status, what)
 	}
@@ -146,8 +152,8 @@ func (e *ESIM) setStatus(to ESIMStatus, what string) error {
 }
 
 // Install records that the profile was downloaded to a device at now: Assigned →
-// Installed, and the profile Installed unless it is further on. Any other status is
-// CodeConflict.
+// Installed, and the profile Installed unless it is further on. A Canceled eSIM is
+// CodeInvalidESIMStatus, any other status CodeConflict.
 func (e *ESIM) Install(now time.Time) error {
 	if err := e.setStatus(ESIMInstalled, "install"); err != nil {
 		return err
@@ -159,8 +165,8 @@ func (e *ESIM) Install(now time.Time) error {
 
 // Activate records the first network attach at now: Installed → Active. Validity starts:
 // ExpiresAt becomes now plus ValidityDays; the profile becomes Enabled, the state
-// a device attaches with, unless it is Enabled already. Any other status is
-// CodeConflict.
+// a device attaches with, unless it is Enabled already. A Canceled eSIM is
+// CodeInvalidESIMStatus, any other status CodeConflict.
 func (e *ESIM) Activate(now time.Time) error {
 	if err := e.setStatus(ESIMActive, "activate"); err != nil {
 		return err
@@ -171,12 +177,16 @@ func (e *ESIM) Activate(now time.Time) error {
 }
 
 // ReportUsage sets the data used so far to usedMB, a running total as networks report
-// it. Only an Active eSIM has usage (else CodeConflict); usedMB below the current value
+// it. Only an Active eSIM has usage (else CodeConflict, CodeInvalidESIMStatus for a
+// Canceled one); usedMB below the current value
 // is CodeValidation. A value above the allowance is capped at it. It marks every one
 // of thresholds (the account's usage thresholds, ascending) reached for the first time
 // as notified, and at 100 % the eSIM becomes Depleted. An unlimited eSIM has no
 // thresholds and never depletes.
 func (e *ESIM) ReportUsage(usedMB int, thresholds []int) error {
+	if e.Status == ESIMCanceled {
+		return errCanceled("usage")
+	}
 	if e.Status != ESIMActive {
 		return Errorf(CodeConflict, "the eSIM is %s; usage is only reported for an Active eSIM", e.Status)
 	}
@@ -202,6 +212,12 @@ func (e *ESIM) ReportUsage(usedMB int, thresholds []int) error {
 	return nil
 }
 
+// errCanceled is the answer to any change of a Canceled eSIM: what (a noun phrase)
+// is not allowed, CodeInvalidESIMStatus.
+func errCanceled(what string) error {
+	return Errorf(CodeInvalidESIMStatus, "the eSIM is Canceled; %s is not allowed in that status", what)
+}
+
 // reached reports whether used is at least pct percent of total.
 func reached(used, total, pct int) bool { return int64(used)*100 >= int64(total)*int64(pct) }
 
@@ -221,13 +237,13 @@ func (e *ESIM) Expire(now time.Time) error {
 // becomes Active. Thresholds that the new allowance is no longer past are forgotten, so
 // they are announced again when reached, and a validity that moved starts a new
 // period of expiry warnings. p must be a top-up package (else CodeValidation); a
-// Canceled eSIM takes none (CodeConflict).
+// Canceled eSIM takes none (CodeInvalidESIMStatus).
 func (e *ESIM) ApplyTopUp(p *ESIMPackage, now time.Time) error {
 	if !p.TopUp || !p.Active {
 		return ValidationError(FieldError{Field: "package_id", Message: "is not an active top-up package"})
 	}
 	if e.Status == ESIMCanceled {
-		return Errorf(CodeConflict, "the eSIM is Canceled; it cannot be topped up")
+		return errCanceled("a top-up")
 	}
 	total := e.Usage.TotalMB
 	switch {

@@ -1342,15 +1342,19 @@ type Discovery struct {
 // DiscoveryTlsClientCertificateBoundAccessTokens RFC 8705 §3.3: tokens of applications bound to a client certificate are bound to it.
 type DiscoveryTlsClientCertificateBoundAccessTokens bool
 
-// ESIM defines model for ESIM.
+// ESIM An eSIM as its owner reads it. While it is not Canceled it carries the profile's
+// secrets, `matching_id`, `activation_code` and `install`. A Canceled eSIM was
+// refunded and its profile is never to be installed, so it carries none of the three
+// (the `if`/`then`/`else` below): the cancel's answer and every later read leave them
+// out.
 type ESIM struct {
 	ActivatedAt *time.Time `json:"activated_at,omitempty"`
 
-	// ActivationCode LPA:1$<SM-DP+ address>$<matching ID> (GSMA SGP.22). Never sent in webhooks.
-	ActivationCode string `json:"activation_code"`
+	// ActivationCode LPA:1$<SM-DP+ address>$<matching ID> (GSMA SGP.22). Absent for a Canceled eSIM; never sent in webhooks.
+	ActivationCode *string `json:"activation_code,omitempty"`
 
 	// CanceledAt Set when the eSIM was canceled and refunded.
-	CanceledAt *time.Time `json:"canceled_at,omitempty"`
+	CanceledAt *time.Time `json:"canceled_at"`
 	CreatedAt  time.Time  `json:"created_at"`
 
 	// ExpiresAt Set at activation.
@@ -1358,25 +1362,27 @@ type ESIM struct {
 	Iccid     string     `json:"iccid"`
 
 	// Install How a traveller installs the eSIM, on every read of its owner (order create and
-	// read, eSIM read and list, top-up, sandbox answers); never on admin reads or in
-	// webhooks. `page_url` carries a bearer token for the hosted install page
+	// read, eSIM read and list, top-up, sandbox answers) while the eSIM is not Canceled;
+	// never on admin reads or in webhooks. `page_url` carries a bearer token for the hosted install page
 	// (`GET /esim/install/{token}`): stateless and unguessable (an HMAC-SHA256 over the
 	// account and the ICCID, 128 bits, under a key derived from the master key), so it
 	// is the same on every read and cannot be revoked on its own; rotating the master
 	// key revokes every link. The page shows the activation code only while the eSIM
 	// can still be installed.
-	Install     ESIMInstall      `json:"install"`
-	InstalledAt *time.Time       `json:"installed_at,omitempty"`
-	MatchingId  *string          `json:"matching_id,omitempty"`
-	OrderId     string           `json:"order_id"`
-	Package     *ESIMPackageItem `json:"package,omitempty"`
-	PackageId   string           `json:"package_id"`
+	Install     *ESIMInstall `json:"install,omitempty"`
+	InstalledAt *time.Time   `json:"installed_at,omitempty"`
+
+	// MatchingId The profile's matching ID; absent for a Canceled eSIM.
+	MatchingId *string          `json:"matching_id,omitempty"`
+	OrderId    string           `json:"order_id"`
+	Package    *ESIMPackageItem `json:"package,omitempty"`
+	PackageId  string           `json:"package_id"`
 
 	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
-	ProfileState *ProfileState `json:"profile_state,omitempty"`
+	ProfileState ProfileState `json:"profile_state"`
 
 	// RefundableUntil While the eSIM can be canceled for a refund (Assigned, profile Released, the window open): the end of its refund window; null otherwise.
-	RefundableUntil *time.Time `json:"refundable_until,omitempty"`
+	RefundableUntil *time.Time `json:"refundable_until"`
 	SmdpAddress     *string    `json:"smdp_address,omitempty"`
 
 	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
@@ -1391,7 +1397,7 @@ type ESIMBase struct {
 	ActivatedAt *time.Time `json:"activated_at,omitempty"`
 
 	// CanceledAt Set when the eSIM was canceled and refunded.
-	CanceledAt *time.Time `json:"canceled_at,omitempty"`
+	CanceledAt *time.Time `json:"canceled_at"`
 	CreatedAt  time.Time  `json:"created_at"`
 
 	// ExpiresAt Set at activation.
@@ -1403,10 +1409,10 @@ type ESIMBase struct {
 	PackageId   string           `json:"package_id"`
 
 	// ProfileState The profile as the SM-DP+ reports it (GSMA SGP.22): Released (never downloaded) → Downloaded → Installed → Enabled ⇄ Disabled → Deleted; reports may skip steps forward. A profile that reaches the device makes an Assigned eSIM Installed.
-	ProfileState *ProfileState `json:"profile_state,omitempty"`
+	ProfileState ProfileState `json:"profile_state"`
 
 	// RefundableUntil While the eSIM can be canceled for a refund (Assigned, profile Released, the window open): the end of its refund window; null otherwise.
-	RefundableUntil *time.Time `json:"refundable_until,omitempty"`
+	RefundableUntil *time.Time `json:"refundable_until"`
 	SmdpAddress     *string    `json:"smdp_address,omitempty"`
 
 	// Status Assigned → Installed → Active → Depleted or Expired (Depleted → Expired); a top-up makes Depleted or Expired Active again. Assigned → Canceled when an unused eSIM is canceled and refunded; Canceled is final.
@@ -1482,8 +1488,8 @@ type ESIMHistoryList struct {
 }
 
 // ESIMInstall How a traveller installs the eSIM, on every read of its owner (order create and
-// read, eSIM read and list, top-up, sandbox answers); never on admin reads or in
-// webhooks. `page_url` carries a bearer token for the hosted install page
+// read, eSIM read and list, top-up, sandbox answers) while the eSIM is not Canceled;
+// never on admin reads or in webhooks. `page_url` carries a bearer token for the hosted install page
 // (`GET /esim/install/{token}`): stateless and unguessable (an HMAC-SHA256 over the
 // account and the ICCID, 128 bits, under a key derived from the master key), so it
 // is the same on every read and cannot be revoked on its own; rotating the master
@@ -1611,7 +1617,7 @@ type ESIMPackageItem struct {
 	Price Money `json:"price"`
 
 	// RefundWindowDays How many days after its order an unused eSIM of the package ordered now may be canceled for a refund (`POST /v2/b2b/esims/{iccid}/cancel`); 0 means never. Each eSIM keeps the window it was sold with (its `refundable_until`); a change here applies to later orders only.
-	RefundWindowDays *int `json:"refund_window_days,omitempty"`
+	RefundWindowDays int `json:"refund_window_days"`
 
 	// Regions The UN M49 continental regions in which at least one of its countries lies, sorted (the values of the `region` filter); empty when none does.
 	Regions []ESIMPackageItemRegions `json:"regions"`
@@ -1682,10 +1688,16 @@ type ESIMStatusChangedData struct {
 type ESIMTopUp struct {
 	CreatedAt time.Time `json:"created_at"`
 	DataMb    *int      `json:"data_mb,omitempty"`
-	Esim      ESIM      `json:"esim"`
-	Iccid     string    `json:"iccid"`
-	Id        string    `json:"id"`
-	PackageId string    `json:"package_id"`
+
+	// Esim An eSIM as its owner reads it. While it is not Canceled it carries the profile's
+	// secrets, `matching_id`, `activation_code` and `install`. A Canceled eSIM was
+	// refunded and its profile is never to be installed, so it carries none of the three
+	// (the `if`/`then`/`else` below): the cancel's answer and every later read leave them
+	// out.
+	Esim      ESIM   `json:"esim"`
+	Iccid     string `json:"iccid"`
+	Id        string `json:"id"`
+	PackageId string `json:"package_id"`
 
 	// Price Integer minor units (cents, tiyin) and an ISO 4217 currency.
 	Price        Money `json:"price"`
@@ -5271,7 +5283,12 @@ type ClientInterface interface {
 	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 	// is canceled all the same. The history gets a `status_changed` entry and one
 	// `refunded` entry per line, with the amount refunded. Its profile is never sold
-	// again, and a Canceled eSIM takes no top-up.
+	// again, and it never gives out its activation code again: this answer and every
+	// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+	// leave out `matching_id`, `activation_code` and `install`, its QR code and
+	// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+	// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+	// InvalidESIMStatus`).
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -5312,7 +5329,12 @@ type ClientInterface interface {
 	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 	// is canceled all the same. The history gets a `status_changed` entry and one
 	// `refunded` entry per line, with the amount refunded. Its profile is never sold
-	// again, and a Canceled eSIM takes no top-up.
+	// again, and it never gives out its activation code again: this answer and every
+	// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+	// leave out `matching_id`, `activation_code` and `install`, its QR code and
+	// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+	// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+	// InvalidESIMStatus`).
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -5353,13 +5375,20 @@ type ClientInterface interface {
 	// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
 	// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
 	// package's APN, or `automatic: true` with nulls when the network sets it; a username or
-	// password the APN does not need is null. Answered for an eSIM of any status. Another
-	// account's eSIM is 404.
+	// password the APN does not need is null. Answered for an eSIM of any status but
+	// Canceled: a Canceled eSIM was refunded and its profile is never to be installed, so
+	// its matching ID is not shown again and the instructions are `409
+	// InvalidESIMStatus`. Another account's eSIM is 404.
 	//
 	// Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
 	GetESIMInstructions(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetESIMQRCode The activation code as a QR code
+	//
+	// The eSIM's activation code as a QR code, which a phone's camera or eSIM settings
+	// scan to install the profile. A Canceled eSIM was refunded and its profile is never
+	// to be installed, so it has no code to show: `409 InvalidESIMStatus`. Another
+	// account's eSIM is `404`.
 	//
 	// Corresponds with GET /v2/b2b/esims/{iccid}/qr (the `GetESIMQRCode` operationId).
 	GetESIMQRCode(ctx context.Context, iccid string, params *GetESIMQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5368,7 +5397,8 @@ type ClientInterface interface {
 	//
 	// Adds the package's data and validity and charges its price, under an Idempotency-Key.
 	// The package must be an active top-up package covering a country of the eSIM's package.
-	// A Depleted or Expired eSIM becomes Active.
+	// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+	// InvalidESIMStatus`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5379,7 +5409,8 @@ type ClientInterface interface {
 	//
 	// Adds the package's data and validity and charges its price, under an Idempotency-Key.
 	// The package must be an active top-up package covering a country of the eSIM's package.
-	// A Depleted or Expired eSIM becomes Active.
+	// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+	// InvalidESIMStatus`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5478,8 +5509,9 @@ type ClientInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 	// device's first attach to a network: an Installed eSIM becomes Active, `activated_at`
 	// is set, validity starts (`expires_at` = now + the package's validity days) and
-	// `esim.status.changed` is emitted. Any other status is `409 Conflict` naming it (an
-	// Assigned eSIM must be installed first). Usage is reported with
+	// `esim.status.changed` is emitted. A Canceled eSIM is `409 InvalidESIMStatus`; any
+	// other status is `409 Conflict` naming it (an Assigned eSIM must be installed
+	// first). Usage is reported with
 	// POST /v2/sandbox/esims/{iccid}/usage.
 	//
 	// Corresponds with POST /v2/sandbox/esims/{iccid}/activate (the `SandboxESIMActivate` operationId).
@@ -5489,9 +5521,10 @@ type ClientInterface interface {
 	//
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 	// device downloading the profile: an Assigned eSIM becomes Installed (`installed_at`
-	// is set) and `esim.status.changed` is emitted. Any other status is `409 Conflict`
-	// naming it: an eSIM is installed once and never goes back to Assigned. Validity does
-	// not start here but at activation.
+	// is set) and `esim.status.changed` is emitted. A Canceled eSIM is `409
+	// InvalidESIMStatus`; any other status is `409 Conflict` naming it: an eSIM is
+	// installed once and never goes back to Assigned. Validity does not start here but
+	// at activation.
 	//
 	// Corresponds with POST /v2/sandbox/esims/{iccid}/install (the `SandboxESIMInstall` operationId).
 	SandboxESIMInstall(ctx context.Context, iccid string, params *SandboxESIMInstallParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5537,7 +5570,9 @@ type ClientInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 	// `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 	// 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-	// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+	// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+	// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+	// Conflict`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5549,7 +5584,9 @@ type ClientInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 	// `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 	// 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-	// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+	// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+	// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+	// Conflict`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7225,7 +7262,12 @@ func (c *Client) GetESIM(ctx context.Context, iccid string, params *GetESIMParam
 // payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 // is canceled all the same. The history gets a `status_changed` entry and one
 // `refunded` entry per line, with the amount refunded. Its profile is never sold
-// again, and a Canceled eSIM takes no top-up.
+// again, and it never gives out its activation code again: this answer and every
+// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+// leave out `matching_id`, `activation_code` and `install`, its QR code and
+// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+// InvalidESIMStatus`).
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -7276,7 +7318,12 @@ func (c *Client) CancelESIMWithBody(ctx context.Context, iccid string, params *C
 // payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 // is canceled all the same. The history gets a `status_changed` entry and one
 // `refunded` entry per line, with the amount refunded. Its profile is never sold
-// again, and a Canceled eSIM takes no top-up.
+// again, and it never gives out its activation code again: this answer and every
+// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+// leave out `matching_id`, `activation_code` and `install`, its QR code and
+// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+// InvalidESIMStatus`).
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -7337,8 +7384,10 @@ func (c *Client) ListESIMHistory(ctx context.Context, iccid string, params *List
 // and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
 // Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
 // package's APN, or `automatic: true` with nulls when the network sets it; a username or
-// password the APN does not need is null. Answered for an eSIM of any status. Another
-// account's eSIM is 404.
+// password the APN does not need is null. Answered for an eSIM of any status but
+// Canceled: a Canceled eSIM was refunded and its profile is never to be installed, so
+// its matching ID is not shown again and the instructions are `409
+// InvalidESIMStatus`. Another account's eSIM is 404.
 //
 // Corresponds with GET /v2/b2b/esims/{iccid}/instructions (the `GetESIMInstructions` operationId).
 func (c *Client) GetESIMInstructions(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7354,6 +7403,11 @@ func (c *Client) GetESIMInstructions(ctx context.Context, iccid string, params *
 }
 
 // GetESIMQRCode The activation code as a QR code
+//
+// The eSIM's activation code as a QR code, which a phone's camera or eSIM settings
+// scan to install the profile. A Canceled eSIM was refunded and its profile is never
+// to be installed, so it has no code to show: `409 InvalidESIMStatus`. Another
+// account's eSIM is `404`.
 //
 // Corresponds with GET /v2/b2b/esims/{iccid}/qr (the `GetESIMQRCode` operationId).
 func (c *Client) GetESIMQRCode(ctx context.Context, iccid string, params *GetESIMQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7372,7 +7426,8 @@ func (c *Client) GetESIMQRCode(ctx context.Context, iccid string, params *GetESI
 //
 // Adds the package's data and validity and charges its price, under an Idempotency-Key.
 // The package must be an active top-up package covering a country of the eSIM's package.
-// A Depleted or Expired eSIM becomes Active.
+// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+// InvalidESIMStatus`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7393,7 +7448,8 @@ func (c *Client) CreateESIMTopUpWithBody(ctx context.Context, iccid string, para
 //
 // Adds the package's data and validity and charges its price, under an Idempotency-Key.
 // The package must be an active top-up package covering a country of the eSIM's package.
-// A Depleted or Expired eSIM becomes Active.
+// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+// InvalidESIMStatus`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7592,8 +7648,9 @@ func (c *Client) SimulateFastTrackBooking(ctx context.Context, bookingID Booking
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 // device's first attach to a network: an Installed eSIM becomes Active, `activated_at`
 // is set, validity starts (`expires_at` = now + the package's validity days) and
-// `esim.status.changed` is emitted. Any other status is `409 Conflict` naming it (an
-// Assigned eSIM must be installed first). Usage is reported with
+// `esim.status.changed` is emitted. A Canceled eSIM is `409 InvalidESIMStatus`; any
+// other status is `409 Conflict` naming it (an Assigned eSIM must be installed
+// first). Usage is reported with
 // POST /v2/sandbox/esims/{iccid}/usage.
 //
 // Corresponds with POST /v2/sandbox/esims/{iccid}/activate (the `SandboxESIMActivate` operationId).
@@ -7613,9 +7670,10 @@ func (c *Client) SandboxESIMActivate(ctx context.Context, iccid string, params *
 //
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 // device downloading the profile: an Assigned eSIM becomes Installed (`installed_at`
-// is set) and `esim.status.changed` is emitted. Any other status is `409 Conflict`
-// naming it: an eSIM is installed once and never goes back to Assigned. Validity does
-// not start here but at activation.
+// is set) and `esim.status.changed` is emitted. A Canceled eSIM is `409
+// InvalidESIMStatus`; any other status is `409 Conflict` naming it: an eSIM is
+// installed once and never goes back to Assigned. Validity does not start here but
+// at activation.
 //
 // Corresponds with POST /v2/sandbox/esims/{iccid}/install (the `SandboxESIMInstall` operationId).
 func (c *Client) SandboxESIMInstall(ctx context.Context, iccid string, params *SandboxESIMInstallParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7691,7 +7749,9 @@ func (c *Client) SandboxESIMProfile(ctx context.Context, iccid string, params *S
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 // `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 // 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+// Conflict`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7713,7 +7773,9 @@ func (c *Client) SandboxESIMUsageWithBody(ctx context.Context, iccid string, par
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 // `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 // 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+// Conflict`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13406,7 +13468,12 @@ type ClientWithResponsesInterface interface {
 	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 	// is canceled all the same. The history gets a `status_changed` entry and one
 	// `refunded` entry per line, with the amount refunded. Its profile is never sold
-	// again, and a Canceled eSIM takes no top-up.
+	// again, and it never gives out its activation code again: this answer and every
+	// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+	// leave out `matching_id`, `activation_code` and `install`, its QR code and
+	// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+	// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+	// InvalidESIMStatus`).
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -13447,7 +13514,12 @@ type ClientWithResponsesInterface interface {
 	// payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 	// is canceled all the same. The history gets a `status_changed` entry and one
 	// `refunded` entry per line, with the amount refunded. Its profile is never sold
-	// again, and a Canceled eSIM takes no top-up.
+	// again, and it never gives out its activation code again: this answer and every
+	// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+	// leave out `matching_id`, `activation_code` and `install`, its QR code and
+	// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+	// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+	// InvalidESIMStatus`).
 	//
 	// No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 	// Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -13490,8 +13562,10 @@ type ClientWithResponsesInterface interface {
 	// and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
 	// Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
 	// package's APN, or `automatic: true` with nulls when the network sets it; a username or
-	// password the APN does not need is null. Answered for an eSIM of any status. Another
-	// account's eSIM is 404.
+	// password the APN does not need is null. Answered for an eSIM of any status but
+	// Canceled: a Canceled eSIM was refunded and its profile is never to be installed, so
+	// its matching ID is not shown again and the instructions are `409
+	// InvalidESIMStatus`. Another account's eSIM is 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13499,6 +13573,11 @@ type ClientWithResponsesInterface interface {
 	GetESIMInstructionsWithResponse(ctx context.Context, iccid string, params *GetESIMInstructionsParams, reqEditors ...RequestEditorFn) (*GetESIMInstructionsResponse, error)
 
 	// GetESIMQRCodeWithResponse The activation code as a QR code
+	//
+	// The eSIM's activation code as a QR code, which a phone's camera or eSIM settings
+	// scan to install the profile. A Canceled eSIM was refunded and its profile is never
+	// to be installed, so it has no code to show: `409 InvalidESIMStatus`. Another
+	// account's eSIM is `404`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13509,7 +13588,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Adds the package's data and validity and charges its price, under an Idempotency-Key.
 	// The package must be an active top-up package covering a country of the eSIM's package.
-	// A Depleted or Expired eSIM becomes Active.
+	// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+	// InvalidESIMStatus`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13520,7 +13600,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Adds the package's data and validity and charges its price, under an Idempotency-Key.
 	// The package must be an active top-up package covering a country of the eSIM's package.
-	// A Depleted or Expired eSIM becomes Active.
+	// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+	// InvalidESIMStatus`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13633,8 +13714,9 @@ type ClientWithResponsesInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 	// device's first attach to a network: an Installed eSIM becomes Active, `activated_at`
 	// is set, validity starts (`expires_at` = now + the package's validity days) and
-	// `esim.status.changed` is emitted. Any other status is `409 Conflict` naming it (an
-	// Assigned eSIM must be installed first). Usage is reported with
+	// `esim.status.changed` is emitted. A Canceled eSIM is `409 InvalidESIMStatus`; any
+	// other status is `409 Conflict` naming it (an Assigned eSIM must be installed
+	// first). Usage is reported with
 	// POST /v2/sandbox/esims/{iccid}/usage.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -13646,9 +13728,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 	// device downloading the profile: an Assigned eSIM becomes Installed (`installed_at`
-	// is set) and `esim.status.changed` is emitted. Any other status is `409 Conflict`
-	// naming it: an eSIM is installed once and never goes back to Assigned. Validity does
-	// not start here but at activation.
+	// is set) and `esim.status.changed` is emitted. A Canceled eSIM is `409
+	// InvalidESIMStatus`; any other status is `409 Conflict` naming it: an eSIM is
+	// installed once and never goes back to Assigned. Validity does not start here but
+	// at activation.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13696,7 +13779,9 @@ type ClientWithResponsesInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 	// `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 	// 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-	// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+	// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+	// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+	// Conflict`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13708,7 +13793,9 @@ type ClientWithResponsesInterface interface {
 	// For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 	// `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 	// 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-	// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+	// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+	// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+	// Conflict`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22111,6 +22198,17 @@ type GetESIMInstructionsResponse404Headers struct {
 	XRequestID         *string
 }
 
+// GetESIMInstructionsResponse409Headers the declared response headers of an HTTP 409 response for GetESIMInstructions
+type GetESIMInstructionsResponse409Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
 // GetESIMInstructionsResponse429Headers the declared response headers of an HTTP 429 response for GetESIMInstructions
 type GetESIMInstructionsResponse429Headers struct {
 	CacheControl       *string
@@ -22157,6 +22255,8 @@ type GetESIMInstructionsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -22171,6 +22271,8 @@ type GetESIMInstructionsResponse struct {
 	Headers403 *GetESIMInstructionsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetESIMInstructionsResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetESIMInstructionsResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetESIMInstructionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -22197,6 +22299,11 @@ func (r GetESIMInstructionsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetESIMInstructionsResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetESIMInstructionsResponse) GetApplicationproblemJSON409() *ESIMConflict {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -22288,6 +22395,17 @@ type GetESIMQRCodeResponse404Headers struct {
 	XRequestID         *string
 }
 
+// GetESIMQRCodeResponse409Headers the declared response headers of an HTTP 409 response for GetESIMQRCode
+type GetESIMQRCodeResponse409Headers struct {
+	CacheControl       *string
+	ContentLanguage    *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	Vary               *string
+	XRequestID         *string
+}
+
 // GetESIMQRCodeResponse429Headers the declared response headers of an HTTP 429 response for GetESIMQRCode
 type GetESIMQRCodeResponse429Headers struct {
 	CacheControl       *string
@@ -22332,6 +22450,8 @@ type GetESIMQRCodeResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -22346,6 +22466,8 @@ type GetESIMQRCodeResponse struct {
 	Headers403 *GetESIMQRCodeResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetESIMQRCodeResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetESIMQRCodeResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetESIMQRCodeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -22367,6 +22489,11 @@ func (r GetESIMQRCodeResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetESIMQRCodeResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetESIMQRCodeResponse) GetApplicationproblemJSON409() *ESIMConflict {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -22566,7 +22693,7 @@ type CreateESIMTopUpResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
@@ -22634,7 +22761,7 @@ func (r CreateESIMTopUpResponse) GetApplicationproblemJSON404() *NotFound {
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r CreateESIMTopUpResponse) GetApplicationproblemJSON409() *Conflict {
+func (r CreateESIMTopUpResponse) GetApplicationproblemJSON409() *ESIMConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -24449,7 +24576,7 @@ type SandboxESIMActivateResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -24506,7 +24633,7 @@ func (r SandboxESIMActivateResponse) GetApplicationproblemJSON404() *NotFound {
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r SandboxESIMActivateResponse) GetApplicationproblemJSON409() *Conflict {
+func (r SandboxESIMActivateResponse) GetApplicationproblemJSON409() *ESIMConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -24687,7 +24814,7 @@ type SandboxESIMInstallResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -24744,7 +24871,7 @@ func (r SandboxESIMInstallResponse) GetApplicationproblemJSON404() *NotFound {
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r SandboxESIMInstallResponse) GetApplicationproblemJSON409() *Conflict {
+func (r SandboxESIMInstallResponse) GetApplicationproblemJSON409() *ESIMConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -25203,7 +25330,7 @@ type SandboxESIMUsageResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Conflict
+	ApplicationproblemJSON409 *ESIMConflict
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -25260,7 +25387,7 @@ func (r SandboxESIMUsageResponse) GetApplicationproblemJSON404() *NotFound {
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r SandboxESIMUsageResponse) GetApplicationproblemJSON409() *Conflict {
+func (r SandboxESIMUsageResponse) GetApplicationproblemJSON409() *ESIMConflict {
 	return r.ApplicationproblemJSON409
 }
 
@@ -26799,7 +26926,12 @@ func (c *ClientWithResponses) GetESIMWithResponse(ctx context.Context, iccid str
 // payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 // is canceled all the same. The history gets a `status_changed` entry and one
 // `refunded` entry per line, with the amount refunded. Its profile is never sold
-// again, and a Canceled eSIM takes no top-up.
+// again, and it never gives out its activation code again: this answer and every
+// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+// leave out `matching_id`, `activation_code` and `install`, its QR code and
+// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+// InvalidESIMStatus`).
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -26846,7 +26978,12 @@ func (c *ClientWithResponses) CancelESIMWithBodyWithResponse(ctx context.Context
 // payment with nothing left to refund (or that cost nothing) gets no line; the eSIM
 // is canceled all the same. The history gets a `status_changed` entry and one
 // `refunded` entry per line, with the amount refunded. Its profile is never sold
-// again, and a Canceled eSIM takes no top-up.
+// again, and it never gives out its activation code again: this answer and every
+// later read (the eSIM, the lists, its order, replays of its order and top-ups)
+// leave out `matching_id`, `activation_code` and `install`, its QR code and
+// instructions are `409 InvalidESIMStatus`, and its install page shows the status
+// only. A Canceled eSIM takes no top-up and no sandbox change (`409
+// InvalidESIMStatus`).
 //
 // No Idempotency-Key: the cancel is idempotent by the eSIM's state. A cancel of a
 // Canceled eSIM answers `200` with the eSIM as it is and moves no money, so a client
@@ -26901,8 +27038,10 @@ func (c *ClientWithResponses) ListESIMHistoryWithResponse(ctx context.Context, i
 // and, when the package has an APN, set it (iOS: Settings → Mobile Data → Mobile Data
 // Network; Android: Network & internet → SIMs → Access Point Names). `apn` is the
 // package's APN, or `automatic: true` with nulls when the network sets it; a username or
-// password the APN does not need is null. Answered for an eSIM of any status. Another
-// account's eSIM is 404.
+// password the APN does not need is null. Answered for an eSIM of any status but
+// Canceled: a Canceled eSIM was refunded and its profile is never to be installed, so
+// its matching ID is not shown again and the instructions are `409
+// InvalidESIMStatus`. Another account's eSIM is 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26916,6 +27055,11 @@ func (c *ClientWithResponses) GetESIMInstructionsWithResponse(ctx context.Contex
 }
 
 // GetESIMQRCodeWithResponse The activation code as a QR code
+//
+// The eSIM's activation code as a QR code, which a phone's camera or eSIM settings
+// scan to install the profile. A Canceled eSIM was refunded and its profile is never
+// to be installed, so it has no code to show: `409 InvalidESIMStatus`. Another
+// account's eSIM is `404`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26932,7 +27076,8 @@ func (c *ClientWithResponses) GetESIMQRCodeWithResponse(ctx context.Context, icc
 //
 // Adds the package's data and validity and charges its price, under an Idempotency-Key.
 // The package must be an active top-up package covering a country of the eSIM's package.
-// A Depleted or Expired eSIM becomes Active.
+// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+// InvalidESIMStatus`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26949,7 +27094,8 @@ func (c *ClientWithResponses) CreateESIMTopUpWithBodyWithResponse(ctx context.Co
 //
 // Adds the package's data and validity and charges its price, under an Idempotency-Key.
 // The package must be an active top-up package covering a country of the eSIM's package.
-// A Depleted or Expired eSIM becomes Active.
+// A Depleted or Expired eSIM becomes Active. A Canceled eSIM takes no top-up: `409
+// InvalidESIMStatus`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27122,8 +27268,9 @@ func (c *ClientWithResponses) SimulateFastTrackBookingWithResponse(ctx context.C
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 // device's first attach to a network: an Installed eSIM becomes Active, `activated_at`
 // is set, validity starts (`expires_at` = now + the package's validity days) and
-// `esim.status.changed` is emitted. Any other status is `409 Conflict` naming it (an
-// Assigned eSIM must be installed first). Usage is reported with
+// `esim.status.changed` is emitted. A Canceled eSIM is `409 InvalidESIMStatus`; any
+// other status is `409 Conflict` naming it (an Assigned eSIM must be installed
+// first). Usage is reported with
 // POST /v2/sandbox/esims/{iccid}/usage.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -27141,9 +27288,10 @@ func (c *ClientWithResponses) SandboxESIMActivateWithResponse(ctx context.Contex
 //
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Stands for the
 // device downloading the profile: an Assigned eSIM becomes Installed (`installed_at`
-// is set) and `esim.status.changed` is emitted. Any other status is `409 Conflict`
-// naming it: an eSIM is installed once and never goes back to Assigned. Validity does
-// not start here but at activation.
+// is set) and `esim.status.changed` is emitted. A Canceled eSIM is `409
+// InvalidESIMStatus`; any other status is `409 Conflict` naming it: an eSIM is
+// installed once and never goes back to Assigned. Validity does not start here but
+// at activation.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -27209,7 +27357,9 @@ func (c *ClientWithResponses) SandboxESIMProfileWithResponse(ctx context.Context
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 // `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 // 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+// Conflict`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27227,7 +27377,9 @@ func (c *ClientWithResponses) SandboxESIMUsageWithBodyWithResponse(ctx context.C
 // For sandbox applications (or every application of a sandbox deployment); others get 403. Emits
 // `esim.usage.threshold` for each of the account's usage thresholds reached (80 % and
 // 100 % unless set with PATCH /v2/b2b/esim/settings; once each per allowance), and
-// `esim.status.changed` when the eSIM becomes Depleted at 100 %.
+// `esim.status.changed` when the eSIM becomes Depleted at 100 %. Only an Active eSIM
+// has usage: a Canceled eSIM is `409 InvalidESIMStatus`, any other status `409
+// Conflict`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -49074,6 +49226,13 @@ func ParseGetESIMInstructionsResponse(rsp *http.Response) (*GetESIMInstructionsR
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ESIMConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49320,6 +49479,58 @@ func ParseGetESIMInstructionsResponse(rsp *http.Response) (*GetESIMInstructionsR
 			headers.XRequestID = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetESIMInstructionsResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetESIMInstructionsResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -49529,6 +49740,13 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ESIMConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
@@ -49769,6 +49987,58 @@ func ParseGetESIMQRCodeResponse(rsp *http.Response) (*GetESIMQRCodeResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetESIMQRCodeResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetESIMQRCodeResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -50001,7 +50271,7 @@ func ParseCreateESIMTopUpResponse(rsp *http.Response) (*CreateESIMTopUpResponse,
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest ESIMConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -55160,7 +55430,7 @@ func ParseSandboxESIMActivateResponse(rsp *http.Response) (*SandboxESIMActivateR
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest ESIMConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -55800,7 +56070,7 @@ func ParseSandboxESIMInstallResponse(rsp *http.Response) (*SandboxESIMInstallRes
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest ESIMConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -57198,7 +57468,7 @@ func ParseSandboxESIMUsageResponse(rsp *http.Response) (*SandboxESIMUsageRespons
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest ESIMConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

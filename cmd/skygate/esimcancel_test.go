@@ -96,11 +96,13 @@ func TestESIMCancelEndToEnd(t *testing.T) {
 			t.Errorf("refundable_until of a package without refunds: %v", f.RefundableUntil)
 		}
 
-		// The cancel: 200 Canceled, the unit price and the top-up back.
+		// The cancel: 200 Canceled, the unit price and the top-up back. A Canceled eSIM
+		// no longer carries its activation code (the review of issue 39 found it did;
+		// TestCanceledESIMEndToEnd covers every read).
 		resp, body = s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/cancel", tok, "", nil)
 		var canceled esimJSON
 		if resp.StatusCode != 200 || json.Unmarshal(body, &canceled) != nil || canceled.Status != "Canceled" ||
-			canceled.CanceledAt == nil || canceled.RefundableUntil != nil || canceled.ActivationCode == "" {
+			canceled.CanceledAt == nil || canceled.RefundableUntil != nil || canceled.ActivationCode != "" {
 			t.Fatalf("cancel: %d %s", resp.StatusCode, body)
 		}
 		wantBalance(t, s, tok, 2000-900-100-450+450+450)
@@ -139,7 +141,7 @@ func TestESIMCancelEndToEnd(t *testing.T) {
 		wantBalance(t, s, tok, 2000-100-450)
 		// A Canceled eSIM takes no top-up.
 		if resp, body := s.partnerCall(http.MethodPost, "/v2/b2b/esims/"+iccid+"/topups", tok, `{"package_id":"33333333-3333-4333-8333-333333333333"}`,
-			map[string]string{"Idempotency-Key": "t-2"}); resp.StatusCode != 409 {
+			map[string]string{"Idempotency-Key": "t-2"}); resp.StatusCode != 409 || problemOf(t, resp, body)["code"] != "InvalidESIMStatus" {
 			t.Errorf("top-up of a Canceled eSIM: %d %s", resp.StatusCode, body)
 		}
 

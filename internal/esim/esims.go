@@ -11,8 +11,9 @@ import (
 	"github.com/skygate/skygate/internal/qr"
 )
 
-// ESIM returns the account's eSIM with its activation code and its package in lang, or
-// CodeNotFound, also for another account's eSIM or a value that is not an ICCID.
+// ESIM returns the account's eSIM with its activation code (none for a Canceled eSIM,
+// see present) and its package in lang, or CodeNotFound, also for another account's
+// eSIM or a value that is not an ICCID.
 func (s *Service) ESIM(ctx context.Context, accountID, iccid, lang string) (*skygate.ESIM, error) {
 	if !skygate.IsICCID(iccid) {
 		return nil, notFoundESIM()
@@ -54,13 +55,26 @@ func (s *Service) listESIMs(ctx context.Context, accountID, lang string, f skyga
 }
 
 // QRCode returns a PNG of the account's eSIM's activation code, which a phone's camera
-// or eSIM settings scan to install the profile, or CodeNotFound.
+// or eSIM settings scan to install the profile, or CodeNotFound. A Canceled eSIM has
+// no activation code to show (it was refunded): CodeInvalidESIMStatus.
 func (s *Service) QRCode(ctx context.Context, accountID, iccid string) ([]byte, error) {
 	e, err := s.ESIM(ctx, accountID, iccid, skygate.LangEN)
 	if err != nil {
 		return nil, err
 	}
+	if err := revealable(e); err != nil {
+		return nil, err
+	}
 	return qr.PNG(e.ActivationCode)
+}
+
+// revealable returns CodeInvalidESIMStatus for a Canceled eSIM, whose activation code
+// is never shown again (see present), and nil for any other.
+func revealable(e *skygate.ESIM) error {
+	if e.Status == skygate.ESIMCanceled {
+		return skygate.Errorf(skygate.CodeInvalidESIMStatus, "the eSIM is Canceled; its activation code is no longer shown")
+	}
+	return nil
 }
 
 // TopUpRequest is the body of POST /v2/b2b/esims/{iccid}/topups.
@@ -86,8 +100,8 @@ type TopUpCommand struct {
 // top-up package of the account that covers at least one country of the eSIM's package
 // (CodeValidation). Then in one transaction the price is debited
 // (CodeInsufficientFunds), data and validity are added (skygate.ESIM.ApplyTopUp: a
-// Depleted or Expired eSIM becomes Active) and the events written. The top-up holds the
-// eSIM as it is after it.
+// Depleted or Expired eSIM becomes Active, a Canceled one is CodeInvalidESIMStatus) and
+// the events written. The top-up holds the eSIM as it is after it.
 func (s *Service) TopUp(ctx context.Context, cmd TopUpCommand) (t *skygate.TopUp, replayed bool, err error) {
 	req, err := idempotent(cmd.AccountID, skygate.OperationESIMTopUp, cmd.IdempotencyKey, struct {
 		ICCID string `json:"iccid"`

@@ -35,15 +35,19 @@ type APNSettings struct {
 // Instructions answers GET /v2/b2b/esims/{iccid}/instructions: the install and setup
 // steps of the account's eSIM in lang (one of skygate.Languages; anything else is en)
 // with the APN of its package. The manual steps name the SM-DP+ address and matching
-// ID, so this is an owner's read like the activation code. An eSIM of any status is
-// answered; an unknown ICCID, another account's, or a path value that cannot be an
-// ICCID is CodeNotFound.
+// ID, so this is an owner's read like the activation code. An eSIM of any status but
+// Canceled is answered; a Canceled eSIM, whose activation code is never shown again,
+// is CodeInvalidESIMStatus; an unknown ICCID, another account's, or a path value that
+// cannot be an ICCID is CodeNotFound.
 func (s *Service) Instructions(ctx context.Context, accountID, iccid, lang string) (*Instructions, error) {
 	if !skygate.IsICCID(iccid) {
 		return nil, notFoundESIM()
 	}
 	e, err := s.store.ESIM(ctx, accountID, iccid)
 	if err != nil {
+		return nil, err
+	}
+	if err := revealable(e); err != nil {
 		return nil, err
 	}
 	if err := s.reveal(e); err != nil {

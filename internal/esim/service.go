@@ -121,9 +121,15 @@ type filler func(ctx context.Context, accountID, lang string, esims ...*skygate.
 
 // present prepares eSIMs for their owner: activation codes revealed with their
 // install links (install.go) and each eSIM's package in lang, from one read of the
-// account's catalog. Admin reads (name) and webhooks never carry either.
+// account's catalog. A Canceled eSIM was refunded and its profile is never to be
+// installed, so it carries neither: its matching ID, activation code and install links
+// stay empty (absent from the JSON). Admin reads (name) and webhooks never carry
+// either.
 func (s *Service) present(ctx context.Context, accountID, lang string, esims ...*skygate.ESIM) error {
 	for _, e := range esims {
+		if e.Status == skygate.ESIMCanceled {
+			continue
+		}
 		if err := s.reveal(e); err != nil {
 			return err
 		}

@@ -165,10 +165,11 @@ func testESIMCancelRefunds(t *testing.T, s skygate.Store) {
 	wantEqual(t, "history after repeat", len(MustHistory(t, s, st.acc.ID, iccid)), len(h))
 	wantEqual(t, "events after repeat", len(MustAccountEvents(t, s, st.acc.ID)), eventsBefore+1)
 
-	// A Canceled eSIM takes no top-up.
+	// A Canceled eSIM takes no top-up; every refused change of a Canceled eSIM is
+	// InvalidESIMStatus (it was Conflict before the review of issue 39).
 	_, err = s.TopUpESIM(t.Context(), NewESIMRecord(st.acc.ID, skygate.OperationESIMTopUp, "late", "late", "fp", now),
 		newTopUp(st.acc.ID, iccid, usd, now), topUpApply(usd, now))
-	WantCode(t, err, skygate.CodeConflict)
+	WantCode(t, err, skygate.CodeInvalidESIMStatus)
 	wantBalancesAreLedger(t, s, st.acc.ID)
 }
 
@@ -279,7 +280,7 @@ func testESIMCancelRacesTopUp(t *testing.T, s skygate.Store) {
 			toppedFirst++
 			wantEqual(t, "refund of order and top-up", refunded, 500+300)
 		} else {
-			WantCode(t, tuErr, skygate.CodeConflict)
+			WantCode(t, tuErr, skygate.CodeInvalidESIMStatus) // the top-up found it Canceled
 			wantEqual(t, "refund of the order", refunded, 500)
 			_, err := s.TopUp(t.Context(), st.acc.ID, tu.ID)
 			WantCode(t, err, skygate.CodeNotFound)
