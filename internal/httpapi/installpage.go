@@ -101,6 +101,24 @@ type installESIM struct {
 // installPage serves the install page. Its 404 and 429 are pages too, in the request's
 // language; storage failures are problem+json as everywhere.
 func (s *Server) installPage(w http.ResponseWriter, r *http.Request) error {
+	return s.servePage(w, r, r.PathValue("token"))
+}
+
+// installPageMalformed answers every other path under the page's (no token, a
+// trailing slash, more segments): a GET or HEAD gets the page's 404, like a token
+// the service does not accept, and counts against the same limit; any other method
+// is 405 problem+json, as ServeMux would answer it.
+func (s *Server) installPageMalformed(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return skygate.Errorf(skygate.CodeMethodNotAllowed, "%s is not allowed here; see the Allow header", r.Method)
+	}
+	return s.servePage(w, r, "")
+}
+
+// servePage serves the page of token; "" is no token at all, not found without
+// asking the service.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, token string) error {
 	lang := requestLanguage(r)
 	t := installTexts[lang]
 	v := &installView{Lang: lang, Platform: platformOf(r.Header.Get("User-Agent")), CSS: installCSSValue(), T: t}
@@ -113,7 +131,11 @@ func (s *Server) installPage(w http.ResponseWriter, r *http.Request) error {
 		v.Heading, v.Message = t.TooManyTitle, t.TooMany
 		return renderInstall(w, http.StatusTooManyRequests, v)
 	}
-	page, err := s.deps.ESIM.InstallPage(r.Context(), r.PathValue("token"), lang)
+	if token == "" {
+		v.Heading, v.Message = t.NotFoundTitle, t.NotFound
+		return renderInstall(w, http.StatusNotFound, v)
+	}
+	page, err := s.deps.ESIM.InstallPage(r.Context(), token, lang)
 	if skygate.IsCode(err, skygate.CodeNotFound) {
 		v.Heading, v.Message = t.NotFoundTitle, t.NotFound
 		return renderInstall(w, http.StatusNotFound, v)

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"strings"
@@ -81,5 +83,32 @@ func TestInstallPageCSPHash(t *testing.T) {
 				t.Errorf("%s: %s is not after %s", platform, other, installBlocks[platform][0])
 			}
 		}
+	}
+}
+
+// TestRedactSecretPath: for a route whose path is secret, the logged path is the
+// pattern's and error text loses the path and the wildcard values; other routes are
+// logged as they are.
+func TestRedactSecretPath(t *testing.T) {
+	t.Parallel()
+	s := &Server{}
+	s.declareSecret("GET /esim/install/{token}")
+	r := httptest.NewRequest(http.MethodGet, "/esim/install/s3cretTok", nil)
+	r.Pattern = "GET /esim/install/{token}"
+	r.SetPathValue("token", "s3cretTok")
+	if got := s.loggedPath(r); got != "/esim/install/{token}" {
+		t.Errorf("loggedPath = %q", got)
+	}
+	if got := s.redact(r, "no page at /esim/install/s3cretTok: token s3cretTok"); got != "no page at /esim/install/{token}: token {token}" {
+		t.Errorf("redact = %q", got)
+	}
+	open := httptest.NewRequest(http.MethodGet, "/v2/b2b/esims/89", nil)
+	open.Pattern = "GET /v2/b2b/esims/{iccid}"
+	open.SetPathValue("iccid", "89")
+	if got := s.loggedPath(open); got != "/v2/b2b/esims/89" {
+		t.Errorf("loggedPath of an open route = %q", got)
+	}
+	if got := s.redact(open, "eSIM 89"); got != "eSIM 89" {
+		t.Errorf("redact of an open route = %q", got)
 	}
 }
