@@ -52,9 +52,13 @@ func sha256Base64(s string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// Platforms a User-Agent can name, and the order of the page's blocks on each: the
-// platform's own button first, then the QR code for a second device, then the other
-// button; on an unknown platform (a computer) the QR code first.
+// Platforms a User-Agent can name, and the order of the page's blocks on each. On an
+// iPhone Apple's link first (it opens the eSIM setup), then the QR code for a second
+// device. Android has no link that opens its eSIM setup from a browser (the LPA:
+// string opens nothing on stock Android), so an Android phone gets the QR code and the
+// manual details first, then the activation code as text to select and enter in
+// Settings (without a script the page cannot copy it). On an unknown platform (a
+// computer, or an iPad, whose Safari says it is a Mac) the QR code first.
 const (
 	platformIOS     = "ios"
 	platformAndroid = "android"
@@ -62,13 +66,15 @@ const (
 )
 
 var installBlocks = map[string][]string{
-	platformIOS:     {"ios", "qr", "android"},
-	platformAndroid: {"android", "qr", "ios"},
-	platformOther:   {"qr", "ios", "android"},
+	platformIOS:     {"ios", "qr", "android", "manual"},
+	platformAndroid: {"qr", "manual", "android", "ios"},
+	platformOther:   {"qr", "ios", "android", "manual"},
 }
 
 // platformOf reads the platform from a User-Agent: iPhone, iPad and iPod are iOS, and
-// Android is Android; anything else is another platform.
+// Android is Android; anything else is another platform. Safari on iPadOS 13 and later
+// sends a Mac's User-Agent by default, so most iPads are another platform: the QR code
+// first and both buttons, where Apple's link still works.
 func platformOf(userAgent string) string {
 	switch {
 	case strings.Contains(userAgent, "iPhone") || strings.Contains(userAgent, "iPad") || strings.Contains(userAgent, "iPod"):
@@ -94,7 +100,8 @@ type installESIM struct {
 	PackageName, Status, StatusText string
 	Installable                     bool
 	Blocks                          []string
-	IOSURL, AndroidURL, QR          template.URL
+	IOSURL, QR                      template.URL
+	AndroidCode                     string
 	SMDPAddress, MatchingID         string
 }
 
@@ -164,11 +171,11 @@ func installViewOf(page *esim.InstallPage, t *installText, platform string) *ins
 		v.Installable = false
 		return v
 	}
-	// The links are the service's: Apple's https link, the LPA: string (a scheme
-	// html/template does not know, so it must be marked) and a PNG the service drew.
+	// The URLs are the service's: Apple's https link and a PNG the service drew. The
+	// LPA: string is text (escaped as any), not a link: it opens nothing on Android.
 	v.Blocks = installBlocks[platform]
-	v.IOSURL = template.URL(e.InstallLinks.IOSURL)                                             //nolint:gosec // G203: see above
-	v.AndroidURL = template.URL(e.InstallLinks.AndroidURL)                                     //nolint:gosec // G203: see above
+	v.IOSURL = template.URL(e.InstallLinks.IOSURL) //nolint:gosec // G203: see above
+	v.AndroidCode = e.InstallLinks.AndroidURL
 	v.QR = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(page.QR)) //nolint:gosec // G203: see above
 	v.SMDPAddress, v.MatchingID = e.SMDPAddress, e.MatchingID
 	return v

@@ -112,3 +112,51 @@ func TestRedactSecretPath(t *testing.T) {
 		t.Errorf("redact of an open route = %q", got)
 	}
 }
+
+// TestInstallTextsUzbekApostrophes: the page's Uzbek writes oʻ and gʻ with ʻ (U+02BB)
+// and the apostrophe with ʼ (U+02BC), as the rest of the service does, never with the
+// quotation marks ‘ (U+2018) or ’ (U+2019).
+func TestInstallTextsUzbekApostrophes(t *testing.T) {
+	t.Parallel()
+	uz := installTexts[skygate.LangUZ]
+	texts := map[string]string{}
+	v := reflect.ValueOf(*uz)
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String {
+			texts[v.Type().Field(i).Name] = f.String()
+		}
+	}
+	for st, name := range uz.Statuses {
+		texts["Statuses["+string(st)+"]"] = name
+	}
+	for field, text := range texts {
+		if strings.ContainsAny(text, "\u2018\u2019") {
+			t.Errorf("uz %s %q has ‘ or ’; write ʻ (U+02BB) or ʼ (U+02BC)", field, text)
+		}
+	}
+}
+
+// TestInstallStateMessage: the sentence for each eSIM the page cannot install.
+func TestInstallStateMessage(t *testing.T) {
+	t.Parallel()
+	en := installTexts[skygate.LangEN]
+	for _, tc := range []struct {
+		status  skygate.ESIMStatus
+		profile skygate.ProfileState
+		want    string
+	}{
+		{skygate.ESIMCanceled, skygate.ProfileReleased, en.Cancel},
+		{skygate.ESIMExpired, skygate.ProfileDeleted, en.Expired},
+		{skygate.ESIMAssigned, skygate.ProfileDownloaded, en.Downloaded},
+		{skygate.ESIMAssigned, skygate.ProfileInstalled, en.Installed},
+		{skygate.ESIMAssigned, skygate.ProfileDisabled, en.Installed},
+		{skygate.ESIMAssigned, skygate.ProfileDeleted, en.Deleted},
+		{skygate.ESIMActive, skygate.ProfileEnabled, en.Installed},
+		{skygate.ESIMActive, skygate.ProfileDeleted, en.Deleted},
+		{skygate.ESIMInstalled, skygate.ProfileInstalled, en.Installed},
+	} {
+		if got := en.stateMessage(&skygate.ESIM{Status: tc.status, ProfileState: tc.profile}); got != tc.want {
+			t.Errorf("%s/%s: %q, want %q", tc.status, tc.profile, got, tc.want)
+		}
+	}
+}
