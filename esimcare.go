@@ -102,7 +102,8 @@ func (e *ESIM) advanceProfile(to ProfileState) {
 
 // ESIMInstall is how a traveller installs an eSIM, for its owner's reads: LPA is the
 // activation code, IOSURL Apple's universal install link, AndroidURL the "LPA:" string
-// Android opens as a link, and PageURL the hosted install page (InstallPagePath).
+// Android's eSIM setup takes when it is entered or scanned (not a link: no browser
+// opens that setup with it), and PageURL the hosted install page (InstallPagePath).
 type ESIMInstall struct {
 	LPA        string `json:"lpa"`
 	IOSURL     string `json:"ios_url"`

@@ -1496,7 +1496,7 @@ type ESIMHistoryList struct {
 // key revokes every link. The page shows the activation code only while the eSIM
 // can still be installed.
 type ESIMInstall struct {
-	// AndroidUrl The LPA: string, which Android opens as a link to its eSIM setup.
+	// AndroidUrl The activation code as the LPA: string, which Android's eSIM setup takes when entered by hand (Settings → Network & internet → SIMs → Add eSIM → enter the code: type or paste it) or scanned as a QR code. Not a link: no browser opens Android's eSIM setup with it; the hosted page shows it as text to copy.
 	AndroidUrl string `json:"android_url"`
 
 	// IosUrl Apple's universal install link: https://esimsetup.apple.com/esim_qrcode_provisioning?carddata= and the URL-escaped activation code.
@@ -4501,24 +4501,42 @@ type ClientInterface interface {
 	// The page an eSIM's `install.page_url` names, for the traveller: no login, no
 	// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
 	// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
-	// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
-	// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
-	// first with both buttons. It always shows the package's name and the eSIM's
-	// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
-	// while the eSIM can still be installed (status `Assigned` and `profile_state`
-	// `Released`). After that it shows a sentence saying why instead (installed,
-	// downloaded, expired, canceled) and never the activation code.
+	// iPad or iPod gets the iOS button (`install.ios_url`, which opens the eSIM setup)
+	// first, then the QR code for a second device. No link opens Android's eSIM setup
+	// from a browser, so an Android phone gets the QR code and the manual details
+	// first, then the activation code (`install.android_url`, the `LPA:` string) as
+	// selectable text under the Settings path that takes it (Settings → Network &
+	// internet → SIMs → Add eSIM → enter the code); the page runs no script, so it
+	// cannot copy the code itself. Anything else gets the QR code first, then the iOS
+	// button and the Android code. Safari on iPadOS sends a Mac's `User-Agent` by
+	// default, so iPads get that desktop layout (QR code first, Apple's link still
+	// there). The page always shows the package's name and the eSIM's status; the QR
+	// code (a `data:` PNG), the SM-DP+ address and the matching ID only while the eSIM
+	// can still be installed (status `Assigned` and `profile_state` `Released`). After
+	// that it shows a sentence saying why instead (installed on a device, downloaded,
+	// deleted from every device, expired, canceled) and never the activation code.
+	//
+	// The page ignores the account's status: the travellers of a suspended partner can
+	// still install what was sold to them.
 	//
 	// The token is a bearer capability: whoever holds the link sees the page, so hand
 	// it to the traveller only. It is stateless (an HMAC over the account and the
 	// ICCID under a key derived from the master key): links cannot be revoked one by
 	// one, rotating the master key revokes all of them. The eSIM is read for the
 	// token's own account only; a malformed, forged or foreign token, and an eSIM
-	// that is gone, are all the same `404` page.
+	// that is gone, are all the same `404` page, and so is any other path under
+	// `/esim/install/` (no token, a trailing slash, more segments). The token names
+	// the account id and the ICCID in the clear (identifiers, not secrets: the MAC is
+	// the secret part); ICCIDs never return to a pool, so a link always means one
+	// sale. The service writes the token to no log and no trace: they name the path
+	// `/esim/install/{token}`.
 	//
 	// Limited per source address (a burst of 30, then one every 2 s): over it, a
-	// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
-	// no referrer, ask not to be indexed and forbid framing.
+	// `429` page with `Retry-After`. The limit is shared by everyone behind one
+	// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
+	// that the source is the traveller's address rather than the proxy's. The answers
+	// are never cached (`no-store`), send no referrer, ask not to be indexed and
+	// forbid framing.
 	//
 	// Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
 	GetESIMInstallPage(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6120,24 +6138,42 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 // The page an eSIM's `install.page_url` names, for the traveller: no login, no
 // script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
 // kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
-// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
-// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
-// first with both buttons. It always shows the package's name and the eSIM's
-// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
-// while the eSIM can still be installed (status `Assigned` and `profile_state`
-// `Released`). After that it shows a sentence saying why instead (installed,
-// downloaded, expired, canceled) and never the activation code.
+// iPad or iPod gets the iOS button (`install.ios_url`, which opens the eSIM setup)
+// first, then the QR code for a second device. No link opens Android's eSIM setup
+// from a browser, so an Android phone gets the QR code and the manual details
+// first, then the activation code (`install.android_url`, the `LPA:` string) as
+// selectable text under the Settings path that takes it (Settings → Network &
+// internet → SIMs → Add eSIM → enter the code); the page runs no script, so it
+// cannot copy the code itself. Anything else gets the QR code first, then the iOS
+// button and the Android code. Safari on iPadOS sends a Mac's `User-Agent` by
+// default, so iPads get that desktop layout (QR code first, Apple's link still
+// there). The page always shows the package's name and the eSIM's status; the QR
+// code (a `data:` PNG), the SM-DP+ address and the matching ID only while the eSIM
+// can still be installed (status `Assigned` and `profile_state` `Released`). After
+// that it shows a sentence saying why instead (installed on a device, downloaded,
+// deleted from every device, expired, canceled) and never the activation code.
+//
+// The page ignores the account's status: the travellers of a suspended partner can
+// still install what was sold to them.
 //
 // The token is a bearer capability: whoever holds the link sees the page, so hand
 // it to the traveller only. It is stateless (an HMAC over the account and the
 // ICCID under a key derived from the master key): links cannot be revoked one by
 // one, rotating the master key revokes all of them. The eSIM is read for the
 // token's own account only; a malformed, forged or foreign token, and an eSIM
-// that is gone, are all the same `404` page.
+// that is gone, are all the same `404` page, and so is any other path under
+// `/esim/install/` (no token, a trailing slash, more segments). The token names
+// the account id and the ICCID in the clear (identifiers, not secrets: the MAC is
+// the secret part); ICCIDs never return to a pool, so a link always means one
+// sale. The service writes the token to no log and no trace: they name the path
+// `/esim/install/{token}`.
 //
 // Limited per source address (a burst of 30, then one every 2 s): over it, a
-// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
-// no referrer, ask not to be indexed and forbid framing.
+// `429` page with `Retry-After`. The limit is shared by everyone behind one
+// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
+// that the source is the traveller's address rather than the proxy's. The answers
+// are never cached (`no-store`), send no referrer, ask not to be indexed and
+// forbid framing.
 //
 // Corresponds with GET /esim/install/{token} (the `GetESIMInstallPage` operationId).
 func (c *Client) GetESIMInstallPage(ctx context.Context, token string, params *GetESIMInstallPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -12656,24 +12692,42 @@ type ClientWithResponsesInterface interface {
 	// The page an eSIM's `install.page_url` names, for the traveller: no login, no
 	// script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
 	// kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
-	// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
-	// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
-	// first with both buttons. It always shows the package's name and the eSIM's
-	// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
-	// while the eSIM can still be installed (status `Assigned` and `profile_state`
-	// `Released`). After that it shows a sentence saying why instead (installed,
-	// downloaded, expired, canceled) and never the activation code.
+	// iPad or iPod gets the iOS button (`install.ios_url`, which opens the eSIM setup)
+	// first, then the QR code for a second device. No link opens Android's eSIM setup
+	// from a browser, so an Android phone gets the QR code and the manual details
+	// first, then the activation code (`install.android_url`, the `LPA:` string) as
+	// selectable text under the Settings path that takes it (Settings → Network &
+	// internet → SIMs → Add eSIM → enter the code); the page runs no script, so it
+	// cannot copy the code itself. Anything else gets the QR code first, then the iOS
+	// button and the Android code. Safari on iPadOS sends a Mac's `User-Agent` by
+	// default, so iPads get that desktop layout (QR code first, Apple's link still
+	// there). The page always shows the package's name and the eSIM's status; the QR
+	// code (a `data:` PNG), the SM-DP+ address and the matching ID only while the eSIM
+	// can still be installed (status `Assigned` and `profile_state` `Released`). After
+	// that it shows a sentence saying why instead (installed on a device, downloaded,
+	// deleted from every device, expired, canceled) and never the activation code.
+	//
+	// The page ignores the account's status: the travellers of a suspended partner can
+	// still install what was sold to them.
 	//
 	// The token is a bearer capability: whoever holds the link sees the page, so hand
 	// it to the traveller only. It is stateless (an HMAC over the account and the
 	// ICCID under a key derived from the master key): links cannot be revoked one by
 	// one, rotating the master key revokes all of them. The eSIM is read for the
 	// token's own account only; a malformed, forged or foreign token, and an eSIM
-	// that is gone, are all the same `404` page.
+	// that is gone, are all the same `404` page, and so is any other path under
+	// `/esim/install/` (no token, a trailing slash, more segments). The token names
+	// the account id and the ICCID in the clear (identifiers, not secrets: the MAC is
+	// the secret part); ICCIDs never return to a pool, so a link always means one
+	// sale. The service writes the token to no log and no trace: they name the path
+	// `/esim/install/{token}`.
 	//
 	// Limited per source address (a burst of 30, then one every 2 s): over it, a
-	// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
-	// no referrer, ask not to be indexed and forbid framing.
+	// `429` page with `Retry-After`. The limit is shared by everyone behind one
+	// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
+	// that the source is the traveller's address rather than the proxy's. The answers
+	// are never cached (`no-store`), send no referrer, ask not to be indexed and
+	// forbid framing.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -25898,24 +25952,42 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 // The page an eSIM's `install.page_url` names, for the traveller: no login, no
 // script, server-rendered HTML in the language of `Accept-Language` (en, ru, uz,
 // kk; anything else is en). It detects the platform from `User-Agent`: an iPhone,
-// iPad or iPod gets the iOS button (`install.ios_url`) first, Android the Android
-// button (`install.android_url`, the `LPA:` string) first, anything else the QR code
-// first with both buttons. It always shows the package's name and the eSIM's
-// status; the QR code (a `data:` PNG), the SM-DP+ address and the matching ID only
-// while the eSIM can still be installed (status `Assigned` and `profile_state`
-// `Released`). After that it shows a sentence saying why instead (installed,
-// downloaded, expired, canceled) and never the activation code.
+// iPad or iPod gets the iOS button (`install.ios_url`, which opens the eSIM setup)
+// first, then the QR code for a second device. No link opens Android's eSIM setup
+// from a browser, so an Android phone gets the QR code and the manual details
+// first, then the activation code (`install.android_url`, the `LPA:` string) as
+// selectable text under the Settings path that takes it (Settings → Network &
+// internet → SIMs → Add eSIM → enter the code); the page runs no script, so it
+// cannot copy the code itself. Anything else gets the QR code first, then the iOS
+// button and the Android code. Safari on iPadOS sends a Mac's `User-Agent` by
+// default, so iPads get that desktop layout (QR code first, Apple's link still
+// there). The page always shows the package's name and the eSIM's status; the QR
+// code (a `data:` PNG), the SM-DP+ address and the matching ID only while the eSIM
+// can still be installed (status `Assigned` and `profile_state` `Released`). After
+// that it shows a sentence saying why instead (installed on a device, downloaded,
+// deleted from every device, expired, canceled) and never the activation code.
+//
+// The page ignores the account's status: the travellers of a suspended partner can
+// still install what was sold to them.
 //
 // The token is a bearer capability: whoever holds the link sees the page, so hand
 // it to the traveller only. It is stateless (an HMAC over the account and the
 // ICCID under a key derived from the master key): links cannot be revoked one by
 // one, rotating the master key revokes all of them. The eSIM is read for the
 // token's own account only; a malformed, forged or foreign token, and an eSIM
-// that is gone, are all the same `404` page.
+// that is gone, are all the same `404` page, and so is any other path under
+// `/esim/install/` (no token, a trailing slash, more segments). The token names
+// the account id and the ICCID in the clear (identifiers, not secrets: the MAC is
+// the secret part); ICCIDs never return to a pool, so a link always means one
+// sale. The service writes the token to no log and no trace: they name the path
+// `/esim/install/{token}`.
 //
 // Limited per source address (a burst of 30, then one every 2 s): over it, a
-// `429` page with `Retry-After`. The answers are never cached (`no-store`), send
-// no referrer, ask not to be indexed and forbid framing.
+// `429` page with `Retry-After`. The limit is shared by everyone behind one
+// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
+// that the source is the traveller's address rather than the proxy's. The answers
+// are never cached (`no-store`), send no referrer, ask not to be indexed and
+// forbid framing.
 //
 // Returns a wrapper object for the known response body format(s).
 //

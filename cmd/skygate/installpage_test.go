@@ -121,7 +121,7 @@ func TestESIMInstallPage(t *testing.T) {
 		path := pagePath(t, a.Install.PageURL)
 
 		// Each language, its headers and the manual details.
-		for lang, title := range map[string]string{"en": "Install your eSIM", "ru": "Установите eSIM", "uz": "eSIM’ni o‘rnating", "kk": "eSIM орнатыңыз"} {
+		for lang, title := range map[string]string{"en": "Install your eSIM", "ru": "Установите eSIM", "uz": "eSIMʼni oʻrnating", "kk": "eSIM орнатыңыз"} {
 			resp, page := s.page(http.MethodGet, path, map[string]string{"Accept-Language": lang + ";q=0.9, de;q=0.1", "User-Agent": desktopUA})
 			wantPageHeaders(t, lang, resp, http.StatusOK, lang)
 			pkgName := map[string]string{"en": "Test 1 GB", "ru": "Тест 1 ГБ", "uz": "Test 1 GB", "kk": "Тест 1 ГБ"}[lang]
@@ -133,14 +133,16 @@ func TestESIMInstallPage(t *testing.T) {
 			}
 		}
 
-		// The platform's own button first, with the links of the API.
+		// An iPhone gets Apple's link first; Android, which no link opens, the QR code
+		// and the manual details, then the LPA: string as text to enter in Settings;
+		// anything else the QR code first.
 		for _, tc := range []struct {
 			name, ua string
 			order    []string
 		}{
-			{"iPhone", iPhoneUA, []string{`id="ios"`, `id="qr"`, `id="android"`}},
-			{"Android", androidUA, []string{`id="android"`, `id="qr"`, `id="ios"`}},
-			{"desktop", desktopUA, []string{`id="qr"`, `id="ios"`, `id="android"`}},
+			{"iPhone", iPhoneUA, []string{`id="ios"`, `id="qr"`, `id="android"`, `id="smdp"`}},
+			{"Android", androidUA, []string{`id="qr"`, `id="smdp"`, `id="android"`, `id="ios"`}},
+			{"desktop", desktopUA, []string{`id="qr"`, `id="ios"`, `id="android"`, `id="smdp"`}},
 		} {
 			_, page := s.page(http.MethodGet, path, map[string]string{"User-Agent": tc.ua})
 			last := -1
@@ -151,10 +153,12 @@ func TestESIMInstallPage(t *testing.T) {
 				}
 				last = i
 			}
-			for _, href := range []string{a.Install.IOSURL, a.Install.AndroidURL} {
-				if !strings.Contains(page, `href="`+html.EscapeString(href)+`"`) {
-					t.Errorf("%s: no link to %q:\n%s", tc.name, href, page)
-				}
+			if !strings.Contains(page, `href="`+html.EscapeString(a.Install.IOSURL)+`"`) {
+				t.Errorf("%s: no link to %q:\n%s", tc.name, a.Install.IOSURL, page)
+			}
+			if !strings.Contains(page, `id="android-code" class="code">`+html.EscapeString(a.Install.AndroidURL)+"<") ||
+				strings.Contains(page, `href="LPA:`) {
+				t.Errorf("%s: the LPA: string is not text to copy, or is a link:\n%s", tc.name, page)
 			}
 		}
 
@@ -251,10 +255,40 @@ func TestESIMInstallPageRateLimit(t *testing.T) {
 	if ra, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || ra < 1 {
 		t.Errorf("Retry-After %q", limited.Header.Get("Retry-After"))
 	}
-	if !strings.Contains(string(page), "So‘rovlar juda ko‘p") {
+	if !strings.Contains(string(page), "Soʻrovlar juda koʻp") {
 		t.Errorf("429 page:\n%s", page)
 	}
 	if resp, _ := s.do(s.clientFrom("127.0.0.62"), http.MethodGet, s.base+path, nil, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("another address: %d", resp.StatusCode)
+	}
+}
+
+// TestESIMInstallPageMalformed: a page URL with no token, a trailing slash or more
+// segments is the page's localized 404, with its headers, not the API's problem+json;
+// another method is the API's 405.
+func TestESIMInstallPageMalformed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, nil))
+	c := s.mustBootstrap("install-malformed", esimScopes, "--sandbox")
+	pkg := s.seedESIMCatalog(c.AccountID, 1)
+	path := pagePath(t, s.mustOrderESIMs(s.mustToken(c, ""), pkg, 1)[0].Install.PageURL)
+	raw, _ := s.rawClients()
+	for _, p := range []string{
+		strings.TrimSuffix(skygate.InstallPagePath, "/"),
+		skygate.InstallPagePath,
+		path + "/",
+		path + "/more",
+		skygate.InstallPagePath + "a/b/c",
+	} {
+		resp, body := s.do(raw, http.MethodGet, s.base+p, nil, map[string]string{"Accept-Language": "kk"})
+		wantPageHeaders(t, p, resp, http.StatusNotFound, "kk")
+		if !strings.Contains(string(body), "Сілтеме табылмады") || strings.Contains(string(body), `id="qr"`) {
+			t.Errorf("%s: 404 page:\n%s", p, body)
+		}
+	}
+	resp, body := s.do(raw, http.MethodPost, s.base+path, nil, nil)
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Content-Type") != "application/problem+json" ||
+		resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST: %d %q Allow %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body)
 	}
 }

@@ -49,18 +49,7 @@ func ParseQuery(raw string) (Query, error) {
 		bad("query", "must be a well-formed query string (percent-encoded, pairs separated by &)")
 	}
 
-	// get returns the parameter's value when it was given once and is not empty.
-	get := func(name string) (string, bool) {
-		switch v := values[name]; len(v) {
-		case 0:
-			return "", false
-		case 1:
-			return v[0], v[0] != ""
-		default:
-			bad(name, "must be given at most once")
-			return "", false
-		}
-	}
+	get := func(name string) (string, bool) { return OneValue(values, name, bad) }
 
 	if s, ok := get("limit"); ok {
 		if q.Limit, ok = number(s, 1, MaxLimit); !ok {
@@ -96,6 +85,22 @@ func ParseQuery(raw string) (Query, error) {
 		return DefaultQuery, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter", Fields: problems}
 	}
 	return q, nil
+}
+
+// OneValue returns the value of the query parameter name when it was given once and
+// is not empty; false when it is absent or empty (an empty value counts as absent).
+// Given more than once, it calls bad(name, "must be given at most once") and returns
+// false: the rule every catalog query shares.
+func OneValue(values url.Values, name string, bad func(field, msg string)) (string, bool) {
+	switch v := values[name]; len(v) {
+	case 0:
+		return "", false
+	case 1:
+		return v[0], v[0] != ""
+	default:
+		bad(name, "must be given at most once")
+		return "", false
+	}
 }
 
 // number parses s, decimal digits only (no sign, no spaces), as an integer from lo to

@@ -134,3 +134,26 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestOneValue: once and not empty is a value; absent or empty is none; twice is none
+// and one problem naming the parameter.
+func TestOneValue(t *testing.T) {
+	t.Parallel()
+	values := url.Values{"a": {"x"}, "empty": {""}, "twice": {"x", "y"}}
+	for _, tc := range []struct {
+		name, want string
+		ok         bool
+		problem    string
+	}{
+		{"a", "x", true, ""},
+		{"absent", "", false, ""},
+		{"empty", "", false, ""},
+		{"twice", "", false, "twice: must be given at most once"},
+	} {
+		var problem string
+		got, ok := catalog.OneValue(values, tc.name, func(field, msg string) { problem = field + ": " + msg })
+		if got != tc.want || ok != tc.ok || problem != tc.problem {
+			t.Errorf("%s: %q %v %q, want %q %v %q", tc.name, got, ok, problem, tc.want, tc.ok, tc.problem)
+		}
+	}
+}

@@ -76,15 +76,24 @@ func (s *Service) Package(ctx context.Context, accountID, lang, packageID string
 	return nil, skygate.Errorf(skygate.CodeNotFound, "eSIM package not found")
 }
 
-// page encodes body with validators derived from the catalog version, the language and
-// parts (length-prefixed, so distinct inputs never hash alike).
+// packagesRepresentation names the shape of the catalog's answers in their ETags, so
+// that a validator issued for another shape never matches: bump it whenever the item's
+// shape changes (a field added, removed or computed differently) or the data it is
+// computed from beside the catalog changes (Regions and the countries in them), as
+// neither moves the catalog's version. v2: items gained regions and
+// refund_window_days.
+const packagesRepresentation = "esim-packages/v2"
+
+// page encodes body with validators derived from the representation, the catalog
+// version, the language and parts (length-prefixed, so distinct inputs never hash
+// alike).
 func page(cat *skygate.ESIMCatalog, lang string, body any, parts ...string) (*catalog.Page, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("esim: encode packages: %w", err)
 	}
 	h := sha256.New()
-	for _, p := range append([]string{"esim-packages", cat.AccountID, strconv.FormatInt(cat.Version, 10), lang}, parts...) {
+	for _, p := range append([]string{packagesRepresentation, cat.AccountID, strconv.FormatInt(cat.Version, 10), lang}, parts...) {
 		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
 		h.Write([]byte(p))
 	}

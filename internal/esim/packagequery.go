@@ -121,17 +121,7 @@ func ParsePackageQuery(raw string) (PackageQuery, error) {
 		return DefaultPackageQuery, &skygate.Error{Code: skygate.CodeBadRequest, Message: "invalid query parameter", Fields: problems}
 	}
 	bad := func(field, msg string) { problems = append(problems, skygate.FieldError{Field: field, Message: msg}) }
-	get := func(name string) (string, bool) {
-		switch v := values[name]; len(v) {
-		case 0:
-			return "", false
-		case 1:
-			return v[0], v[0] != ""
-		default:
-			bad(name, "must be given at most once")
-			return "", false
-		}
-	}
+	get := func(name string) (string, bool) { return catalog.OneValue(values, name, bad) }
 	if s, ok := get("region"); ok {
 		if r := strings.ToLower(s); slices.Contains(Regions, r) {
 			q.Region = r

@@ -52,9 +52,13 @@ func sha256Base64(s string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// Platforms a User-Agent can name, and the order of the page's blocks on each: the
-// platform's own button first, then the QR code for a second device, then the other
-// button; on an unknown platform (a computer) the QR code first.
+// Platforms a User-Agent can name, and the order of the page's blocks on each. On an
+// iPhone Apple's link first (it opens the eSIM setup), then the QR code for a second
+// device. Android has no link that opens its eSIM setup from a browser (the LPA:
+// string opens nothing on stock Android), so an Android phone gets the QR code and the
+// manual details first, then the activation code as text to select and enter in
+// Settings (without a script the page cannot copy it). On an unknown platform (a
+// computer, or an iPad, whose Safari says it is a Mac) the QR code first.
 const (
 	platformIOS     = "ios"
 	platformAndroid = "android"
@@ -62,13 +66,15 @@ const (
 )
 
 var installBlocks = map[string][]string{
-	platformIOS:     {"ios", "qr", "android"},
-	platformAndroid: {"android", "qr", "ios"},
-	platformOther:   {"qr", "ios", "android"},
+	platformIOS:     {"ios", "qr", "android", "manual"},
+	platformAndroid: {"qr", "manual", "android", "ios"},
+	platformOther:   {"qr", "ios", "android", "manual"},
 }
 
 // platformOf reads the platform from a User-Agent: iPhone, iPad and iPod are iOS, and
-// Android is Android; anything else is another platform.
+// Android is Android; anything else is another platform. Safari on iPadOS 13 and later
+// sends a Mac's User-Agent by default, so most iPads are another platform: the QR code
+// first and both buttons, where Apple's link still works.
 func platformOf(userAgent string) string {
 	switch {
 	case strings.Contains(userAgent, "iPhone") || strings.Contains(userAgent, "iPad") || strings.Contains(userAgent, "iPod"):
@@ -94,13 +100,32 @@ type installESIM struct {
 	PackageName, Status, StatusText string
 	Installable                     bool
 	Blocks                          []string
-	IOSURL, AndroidURL, QR          template.URL
+	IOSURL, QR                      template.URL
+	AndroidCode                     string
 	SMDPAddress, MatchingID         string
 }
 
 // installPage serves the install page. Its 404 and 429 are pages too, in the request's
 // language; storage failures are problem+json as everywhere.
 func (s *Server) installPage(w http.ResponseWriter, r *http.Request) error {
+	return s.servePage(w, r, r.PathValue("token"))
+}
+
+// installPageMalformed answers every other path under the page's (no token, a
+// trailing slash, more segments): a GET or HEAD gets the page's 404, like a token
+// the service does not accept, and counts against the same limit; any other method
+// is 405 problem+json, as ServeMux would answer it.
+func (s *Server) installPageMalformed(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return skygate.Errorf(skygate.CodeMethodNotAllowed, "%s is not allowed here; see the Allow header", r.Method)
+	}
+	return s.servePage(w, r, "")
+}
+
+// servePage serves the page of token; "" is no token at all, not found without
+// asking the service.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, token string) error {
 	lang := requestLanguage(r)
 	t := installTexts[lang]
 	v := &installView{Lang: lang, Platform: platformOf(r.Header.Get("User-Agent")), CSS: installCSSValue(), T: t}
@@ -113,7 +138,11 @@ func (s *Server) installPage(w http.ResponseWriter, r *http.Request) error {
 		v.Heading, v.Message = t.TooManyTitle, t.TooMany
 		return renderInstall(w, http.StatusTooManyRequests, v)
 	}
-	page, err := s.deps.ESIM.InstallPage(r.Context(), r.PathValue("token"), lang)
+	if token == "" {
+		v.Heading, v.Message = t.NotFoundTitle, t.NotFound
+		return renderInstall(w, http.StatusNotFound, v)
+	}
+	page, err := s.deps.ESIM.InstallPage(r.Context(), token, lang)
 	if skygate.IsCode(err, skygate.CodeNotFound) {
 		v.Heading, v.Message = t.NotFoundTitle, t.NotFound
 		return renderInstall(w, http.StatusNotFound, v)
@@ -142,11 +171,11 @@ func installViewOf(page *esim.InstallPage, t *installText, platform string) *ins
 		v.Installable = false
 		return v
 	}
-	// The links are the service's: Apple's https link, the LPA: string (a scheme
-	// html/template does not know, so it must be marked) and a PNG the service drew.
+	// The URLs are the service's: Apple's https link and a PNG the service drew. The
+	// LPA: string is text (escaped as any), not a link: it opens nothing on Android.
 	v.Blocks = installBlocks[platform]
-	v.IOSURL = template.URL(e.InstallLinks.IOSURL)                                             //nolint:gosec // G203: see above
-	v.AndroidURL = template.URL(e.InstallLinks.AndroidURL)                                     //nolint:gosec // G203: see above
+	v.IOSURL = template.URL(e.InstallLinks.IOSURL) //nolint:gosec // G203: see above
+	v.AndroidCode = e.InstallLinks.AndroidURL
 	v.QR = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(page.QR)) //nolint:gosec // G203: see above
 	v.SMDPAddress, v.MatchingID = e.SMDPAddress, e.MatchingID
 	return v

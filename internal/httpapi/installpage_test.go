@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"strings"
@@ -80,6 +82,81 @@ func TestInstallPageCSPHash(t *testing.T) {
 			if i := strings.Index(page, `id="`+other+`"`); first < 0 || i < first {
 				t.Errorf("%s: %s is not after %s", platform, other, installBlocks[platform][0])
 			}
+		}
+	}
+}
+
+// TestRedactSecretPath: for a route whose path is secret, the logged path is the
+// pattern's and error text loses the path and the wildcard values; other routes are
+// logged as they are.
+func TestRedactSecretPath(t *testing.T) {
+	t.Parallel()
+	s := &Server{}
+	s.declareSecret("GET /esim/install/{token}")
+	r := httptest.NewRequest(http.MethodGet, "/esim/install/s3cretTok", nil)
+	r.Pattern = "GET /esim/install/{token}"
+	r.SetPathValue("token", "s3cretTok")
+	if got := s.loggedPath(r); got != "/esim/install/{token}" {
+		t.Errorf("loggedPath = %q", got)
+	}
+	if got := s.redact(r, "no page at /esim/install/s3cretTok: token s3cretTok"); got != "no page at /esim/install/{token}: token {token}" {
+		t.Errorf("redact = %q", got)
+	}
+	open := httptest.NewRequest(http.MethodGet, "/v2/b2b/esims/89", nil)
+	open.Pattern = "GET /v2/b2b/esims/{iccid}"
+	open.SetPathValue("iccid", "89")
+	if got := s.loggedPath(open); got != "/v2/b2b/esims/89" {
+		t.Errorf("loggedPath of an open route = %q", got)
+	}
+	if got := s.redact(open, "eSIM 89"); got != "eSIM 89" {
+		t.Errorf("redact of an open route = %q", got)
+	}
+}
+
+// TestInstallTextsUzbekApostrophes: the page's Uzbek writes oʻ and gʻ with ʻ (U+02BB)
+// and the apostrophe with ʼ (U+02BC), as the rest of the service does, never with the
+// quotation marks ‘ (U+2018) or ’ (U+2019).
+func TestInstallTextsUzbekApostrophes(t *testing.T) {
+	t.Parallel()
+	uz := installTexts[skygate.LangUZ]
+	texts := map[string]string{}
+	v := reflect.ValueOf(*uz)
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String {
+			texts[v.Type().Field(i).Name] = f.String()
+		}
+	}
+	for st, name := range uz.Statuses {
+		texts["Statuses["+string(st)+"]"] = name
+	}
+	for field, text := range texts {
+		if strings.ContainsAny(text, "\u2018\u2019") {
+			t.Errorf("uz %s %q has ‘ or ’; write ʻ (U+02BB) or ʼ (U+02BC)", field, text)
+		}
+	}
+}
+
+// TestInstallStateMessage: the sentence for each eSIM the page cannot install.
+func TestInstallStateMessage(t *testing.T) {
+	t.Parallel()
+	en := installTexts[skygate.LangEN]
+	for _, tc := range []struct {
+		status  skygate.ESIMStatus
+		profile skygate.ProfileState
+		want    string
+	}{
+		{skygate.ESIMCanceled, skygate.ProfileReleased, en.Cancel},
+		{skygate.ESIMExpired, skygate.ProfileDeleted, en.Expired},
+		{skygate.ESIMAssigned, skygate.ProfileDownloaded, en.Downloaded},
+		{skygate.ESIMAssigned, skygate.ProfileInstalled, en.Installed},
+		{skygate.ESIMAssigned, skygate.ProfileDisabled, en.Installed},
+		{skygate.ESIMAssigned, skygate.ProfileDeleted, en.Deleted},
+		{skygate.ESIMActive, skygate.ProfileEnabled, en.Installed},
+		{skygate.ESIMActive, skygate.ProfileDeleted, en.Deleted},
+		{skygate.ESIMInstalled, skygate.ProfileInstalled, en.Installed},
+	} {
+		if got := en.stateMessage(&skygate.ESIM{Status: tc.status, ProfileState: tc.profile}); got != tc.want {
+			t.Errorf("%s/%s: %q, want %q", tc.status, tc.profile, got, tc.want)
 		}
 	}
 }

@@ -5,10 +5,11 @@ import "github.com/skygate/skygate"
 // installText is the wording of the hosted install page in one language.
 type installText struct {
 	Title, Plan, Status                    string
-	IOS, Android                           string
+	IOS, Android, AndroidHow               string
 	QR, QRHint                             string
 	Manual, SMDP, MatchingID               string
 	Installed, Downloaded, Expired, Cancel string
+	Deleted                                string
 	NotFoundTitle, NotFound                string
 	TooManyTitle, TooMany                  string
 	// Statuses names each skygate.ESIMStatus for the traveller.
@@ -30,6 +31,8 @@ var installTexts = map[string]*installText{
 		Downloaded: "This eSIM was already downloaded to a device.",
 		Expired:    "This eSIM has expired.",
 		Cancel:     "This eSIM was canceled and can no longer be installed.",
+		Deleted:    "This eSIM is no longer available on any device. Contact the seller.",
+		AndroidHow: "Settings → Network & internet → SIMs → Add eSIM → enter the code manually, then type or paste this code:",
 
 		NotFoundTitle: "Link not found",
 		NotFound:      "This install link is not valid. Ask whoever sent it to you for a new one.",
@@ -52,6 +55,8 @@ var installTexts = map[string]*installText{
 		Downloaded: "Эта eSIM уже загружена на устройство.",
 		Expired:    "Срок действия этой eSIM истёк.",
 		Cancel:     "Эта eSIM отменена, её больше нельзя установить.",
+		Deleted:    "Эта eSIM больше недоступна ни на одном устройстве. Обратитесь к продавцу.",
+		AndroidHow: "Настройки → Сеть и интернет → SIM-карты → Добавить eSIM → ввести код вручную, затем введите или вставьте этот код:",
 
 		NotFoundTitle: "Ссылка не найдена",
 		NotFound:      "Эта ссылка для установки недействительна. Попросите отправителя прислать новую.",
@@ -63,24 +68,26 @@ var installTexts = map[string]*installText{
 		},
 	},
 	skygate.LangUZ: {
-		Title: "eSIM’ni o‘rnating", Plan: "Tarif", Status: "Holat",
-		IOS: "iPhone’ga o‘rnatish", Android: "Android’ga o‘rnatish",
+		Title: "eSIMʼni oʻrnating", Plan: "Tarif", Status: "Holat",
+		IOS: "iPhoneʼga oʻrnatish", Android: "Androidʼga oʻrnatish",
 		QR:         "QR kodni skanerlang",
-		QRHint:     "Boshqa telefondan: eSIM sozlamalarini oching va QR kod orqali eSIM qo‘shishni tanlang.",
-		Manual:     "Yoki ma’lumotlarni qo‘lda kiriting",
+		QRHint:     "Boshqa telefondan: eSIM sozlamalarini oching va QR kod orqali eSIM qoʻshishni tanlang.",
+		Manual:     "Yoki maʼlumotlarni qoʻlda kiriting",
 		SMDP:       "SM-DP+ manzili",
 		MatchingID: "Faollashtirish kodi",
-		Installed:  "Bu eSIM allaqachon qurilmaga o‘rnatilgan.",
+		Installed:  "Bu eSIM allaqachon qurilmaga oʻrnatilgan.",
 		Downloaded: "Bu eSIM allaqachon qurilmaga yuklab olingan.",
 		Expired:    "Bu eSIM muddati tugagan.",
-		Cancel:     "Bu eSIM bekor qilingan va endi o‘rnatib bo‘lmaydi.",
+		Cancel:     "Bu eSIM bekor qilingan va endi oʻrnatib boʻlmaydi.",
+		Deleted:    "Bu eSIM endi hech bir qurilmada mavjud emas. Sotuvchiga murojaat qiling.",
+		AndroidHow: "Sozlamalar → Tarmoq va internet → SIM-kartalar → eSIM qoʻshish → kodni qoʻlda kiritish, soʻng ushbu kodni yozing yoki joylang:",
 
 		NotFoundTitle: "Havola topilmadi",
-		NotFound:      "Bu o‘rnatish havolasi yaroqsiz. Uni yuborgan kishidan yangisini so‘rang.",
-		TooManyTitle:  "So‘rovlar juda ko‘p",
-		TooMany:       "Biroz kuting va qayta urinib ko‘ring.",
+		NotFound:      "Bu oʻrnatish havolasi yaroqsiz. Uni yuborgan kishidan yangisini soʻrang.",
+		TooManyTitle:  "Soʻrovlar juda koʻp",
+		TooMany:       "Biroz kuting va qayta urinib koʻring.",
 		Statuses: map[skygate.ESIMStatus]string{
-			skygate.ESIMAssigned: "O‘rnatishga tayyor", skygate.ESIMInstalled: "O‘rnatilgan", skygate.ESIMActive: "Faol",
+			skygate.ESIMAssigned: "Oʻrnatishga tayyor", skygate.ESIMInstalled: "Oʻrnatilgan", skygate.ESIMActive: "Faol",
 			skygate.ESIMDepleted: "Trafik tugagan", skygate.ESIMExpired: "Muddati tugagan", skygate.ESIMCanceled: "Bekor qilingan",
 		},
 	},
@@ -96,6 +103,8 @@ var installTexts = map[string]*installText{
 		Downloaded: "Бұл eSIM құрылғыға жүктеліп қойған.",
 		Expired:    "Бұл eSIM мерзімі аяқталды.",
 		Cancel:     "Бұл eSIM-нің күші жойылды, оны енді орнату мүмкін емес.",
+		Deleted:    "Бұл eSIM енді ешбір құрылғыда қолжетімді емес. Сатушыға хабарласыңыз.",
+		AndroidHow: "Параметрлер → Желі және интернет → SIM карталары → eSIM қосу → кодты қолмен енгізу, содан кейін осы кодты теріңіз немесе қойыңыз:",
 
 		NotFoundTitle: "Сілтеме табылмады",
 		NotFound:      "Бұл орнату сілтемесі жарамсыз. Оны жіберген адамнан жаңасын сұраңыз.",
@@ -109,14 +118,19 @@ var installTexts = map[string]*installText{
 }
 
 // stateMessage is the sentence the page shows instead of the install instructions of
-// an eSIM that can no longer be installed.
+// an eSIM that can no longer be installed: canceled or expired first; then a deleted
+// profile is gone from every device; an Assigned eSIM whose profile was only
+// downloaded is downloaded; any other profile (installed, enabled, disabled) is on a
+// device.
 func (t *installText) stateMessage(e *skygate.ESIM) string {
-	switch e.Status {
-	case skygate.ESIMCanceled:
+	switch {
+	case e.Status == skygate.ESIMCanceled:
 		return t.Cancel
-	case skygate.ESIMExpired:
+	case e.Status == skygate.ESIMExpired:
 		return t.Expired
-	case skygate.ESIMAssigned: // the profile left Released without an install yet
+	case e.ProfileState == skygate.ProfileDeleted:
+		return t.Deleted
+	case e.Status == skygate.ESIMAssigned && e.ProfileState == skygate.ProfileDownloaded:
 		return t.Downloaded
 	default:
 		return t.Installed

@@ -120,7 +120,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler { //nolint:errorlint // the panic value itself, as net/http compares it
 				panic(v)
 			}
-			s.log.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", st.id)
+			s.log.ErrorContext(r.Context(), "panic", "panic", s.redact(r, fmt.Sprint(v)), "stack", string(debug.Stack()), "request_id", st.id)
 			if rw.status == 0 {
 				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
 			}
@@ -149,12 +149,58 @@ func (s *Server) observe(rw *responseWriter, r *http.Request, st *requestState) 
 	src := s.source(r)
 	if s.deps.Traced {
 		traceSource(r.Context(), src)
+		if s.secret[r.Pattern] {
+			traceSecretPath(r.Context(), s.loggedPath(r))
+		}
 	}
 	if s.access == nil {
 		return
 	}
-	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: r.URL.Path, route: route, status: status,
+	s.access.write(r.Context(), &accessEntry{at: end, method: r.Method, path: s.loggedPath(r), route: route, status: status,
 		bytes: rw.written, elapsed: elapsed, requestID: st.id, source: src, claims: st.claims})
+}
+
+// loggedPath is the path of r as logs and traces name it: the request's path, or the
+// path of its pattern ("/esim/install/{token}") when the route declared its path
+// secret (routeSecret).
+func (s *Server) loggedPath(r *http.Request) string {
+	if s.secret[r.Pattern] {
+		return routePath(r.Pattern)
+	}
+	return r.URL.Path
+}
+
+// redact returns text with the path of r and the values of its pattern's wildcards
+// replaced by the pattern's path and the wildcards' names, when r's route declared its
+// path secret, and text itself otherwise: what the error log may say of an error
+// whose message might quote the path.
+func (s *Server) redact(r *http.Request, text string) string {
+	if !s.secret[r.Pattern] {
+		return text
+	}
+	p := routePath(r.Pattern)
+	if r.URL.Path != "" {
+		text = strings.ReplaceAll(text, r.URL.Path, p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		name, ok := strings.CutPrefix(seg, "{")
+		if !ok {
+			continue
+		}
+		name = strings.TrimSuffix(strings.TrimSuffix(name, "}"), "...")
+		if v := r.PathValue(name); v != "" {
+			text = strings.ReplaceAll(text, v, "{"+name+"}")
+		}
+	}
+	return text
+}
+
+// routePath is the path of a ServeMux pattern: "GET /a/{id}" is "/a/{id}".
+func routePath(pattern string) string {
+	if i := strings.IndexByte(pattern, '/'); i >= 0 {
+		return pattern[i:]
+	}
+	return pattern
 }
 
 // arrival returns when the request whose context ctx is arrived (when ServeHTTP

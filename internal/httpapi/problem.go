@@ -74,7 +74,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == skygate.CodeInternal && s.deps.Transient != nil && s.deps.Transient(err) {
 		// The database is restarting or unreachable: a retry will do.
 		w.Header().Set("Retry-After", "1")
-		s.log.WarnContext(r.Context(), "database unavailable", "err", err, "request_id", requestIDOf(r.Context()))
+		s.log.WarnContext(r.Context(), "database unavailable", "err", s.redact(r, err.Error()), "request_id", requestIDOf(r.Context()))
 		err = &skygate.Error{Code: skygate.CodeUnavailable, Message: "the service is temporarily unavailable; retry shortly", Err: err}
 		code = skygate.CodeUnavailable
 	}
@@ -103,7 +103,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(ra.RetryAfterSeconds()))
 	}
 	if status >= 500 {
-		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", p.RequestID)
+		s.log.ErrorContext(r.Context(), "request failed", "err", s.redact(r, err.Error()), "request_id", p.RequestID)
 	}
 	writeProblem(w, p)
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/skygate/skygate"
 	"github.com/skygate/skygate/internal/catalog"
@@ -90,9 +91,13 @@ func (s *Server) routes() {
 	s.route("POST /v2/sandbox/esims/{iccid}/profile", s.auth(esimWrite, s.sandboxESIM("profile")))
 	s.route("GET /v2/b2b/esim/settings", s.auth(esimRead, s.esimSettings))
 	s.route("PATCH /v2/b2b/esim/settings", s.auth(esimWrite, s.patchESIMSettings))
-	// The hosted install page: no login, the token is the capability; limited per
-	// source address (installpage.go).
-	s.route("GET "+skygate.InstallPagePath+"{token}", s.handle(s.installPage))
+	// The hosted install page: no login, the token is the capability, so its path is
+	// secret; limited per source address (installpage.go). Every other path under it
+	// (no token, a trailing slash, more segments, another method) is the page's 404
+	// or a 405, and as secret: none is an API route.
+	s.routeSecret("GET "+skygate.InstallPagePath+"{token}", s.handle(s.installPage))
+	s.handleSecret(skygate.InstallPagePath+"{rest...}", s.handle(s.installPageMalformed))
+	s.handleSecret(strings.TrimSuffix(skygate.InstallPagePath, "/"), s.handle(s.installPageMalformed))
 
 	// Billing: the account's one prepaid ledger, shared by bookings and eSIMs, so either
 	// side's scope reads and sets it; bearer token only.
@@ -166,6 +171,29 @@ func (s *Server) routes() {
 func (s *Server) route(pattern string, h http.Handler) {
 	s.handleMux(pattern, h)
 	s.patterns = append(s.patterns, pattern)
+}
+
+// routeSecret registers h at pattern as route does, and declares its path secret:
+// the path names a capability (a bearer token), so the access log, the request's
+// trace span and the error log name the pattern's path ("/esim/install/{token}")
+// instead of the request's (loggedPath).
+func (s *Server) routeSecret(pattern string, h http.Handler) {
+	s.route(pattern, h)
+	s.declareSecret(pattern)
+}
+
+// handleSecret registers h at pattern as handleMux does, with its path secret as
+// routeSecret declares it.
+func (s *Server) handleSecret(pattern string, h http.Handler) {
+	s.handleMux(pattern, h)
+	s.declareSecret(pattern)
+}
+
+func (s *Server) declareSecret(pattern string) {
+	if s.secret == nil {
+		s.secret = map[string]bool{}
+	}
+	s.secret[pattern] = true
 }
 
 // handleMux registers h at pattern in ServeMux. route calls it for API routes; the

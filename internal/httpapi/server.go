@@ -141,6 +141,8 @@ type Server struct {
 	problemBase string
 	// patterns lists the registered routes.
 	patterns []string
+	// secret holds the patterns whose paths are secret (routeSecret).
+	secret map[string]bool
 	// ops serves the operator listener (see Ops); nil in the operator server itself.
 	ops *Server
 	// draining is set by Drain; the operator server shares it.

@@ -111,3 +111,14 @@ func traceSource(ctx context.Context, src netip.Addr) {
 		span.SetAttributes(semconv.ClientAddress(src.String()))
 	}
 }
+
+// traceSecretPath overwrites the url.path of the request's server span, when it
+// records, with path, the pattern's path of a route whose path is secret: the tracing
+// middleware (otelhttp) records the request's path when the span starts. The span's
+// name is the method and pattern already, and otelhttp records no http.target (it
+// emits the stable HTTP conventions only).
+func traceSecretPath(ctx context.Context, path string) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(semconv.URLPath(path))
+	}
+}

@@ -94,7 +94,9 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 // h itself when it is off. The span's parent is the request's W3C traceparent, if it
 // has a valid one; its name is the method and route pattern of the request ("GET
 // /v2/catalog/lounges/{id}"), or the method alone for a request no route matched.
-// Its attributes follow the HTTP semantic conventions (the path, never the query).
+// Its attributes follow the HTTP semantic conventions (the path, never the query);
+// h may overwrite them while it serves, as httpapi does for a route whose path is a
+// secret (its url.path becomes the route's path, /esim/install/{token}).
 // h learns the route by setting the Pattern of the request it is given, as
 // http.ServeMux does.
 func (t *Tracing) Handler(h http.Handler) http.Handler {

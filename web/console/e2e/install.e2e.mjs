@@ -2,9 +2,10 @@
 // `skygate serve` on free loopback ports with a fresh data directory, driven through
 // Debian's Chromium by playwright-core. The development demo client orders an eSIM
 // through the API, and its install.page_url is opened as an iPhone (the iOS button
-// first, linking to install.ios_url), as an Android phone (the Android button first,
-// linking to the LPA: string) and in Russian (Accept-Language), with the QR code and
-// the manual SM-DP+ address and matching ID visible; then a forged token's 404 page.
+// first, linking to install.ios_url), as an Android phone (the QR code and the manual
+// details first, then the LPA: string as selectable text under its Settings path, no
+// LPA: link) and in Russian (Accept-Language), with the QR code and the manual SM-DP+
+// address and matching ID visible; then a forged token's 404 page.
 // The page must load nothing from elsewhere and break no rule of its Content Security
 // Policy. Steps run in order; the first failure skips the rest. The last line is
 // "N passed, N failed, N skipped".
@@ -149,16 +150,30 @@ async function run(server) {
       await snap(page, '01-iphone');
       await context.close();
     }],
-    ['an Android phone gets the Android button first, linking to the LPA string', async () => {
+    ['an Android phone gets the QR code and the manual details first, then the code as text', async () => {
       const { page, resp, context } = await open('Android', android, esim.install.page_url);
       assert(resp.status() === 200, `page answered ${resp.status()}`);
-      assert((await firstButton(page)) === 'android', 'the first button is not Android');
-      const btn = page.locator('#android');
-      await btn.waitFor({ state: 'visible' });
-      assert((await btn.getAttribute('href')) === esim.install.android_url, `Android href ${await btn.getAttribute('href')}`);
       assert(esim.install.android_url.startsWith('LPA:1$'), 'android_url is the LPA string');
       await visibleQR(page);
       await visibleManual(page);
+      const code = page.locator('#android-code');
+      await code.waitFor({ state: 'visible' });
+      assert((await code.textContent()) === esim.install.android_url, `the code shown is ${await code.textContent()}`);
+      // Below the QR code and the manual details, in document order.
+      const order = await page.evaluate(() => ['qr', 'smdp', 'android-code', 'ios'].map((id) => {
+        const all = [...document.querySelectorAll('[id]')];
+        return all.indexOf(document.getElementById(id));
+      }));
+      assert(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), `block order ${order}`);
+      // No link pretends to open Android's eSIM setup; the label names the Settings path.
+      assert((await page.locator('a[href^="LPA:"]').count()) === 0, 'the LPA: string is a link');
+      await page.locator('#android', { hasText: 'Settings → Network & internet → SIMs → Add eSIM' }).waitFor();
+      // A tap selects the whole code (user-select: all), ready to copy.
+      const select = await code.evaluate((el) => getComputedStyle(el).userSelect || getComputedStyle(el).webkitUserSelect);
+      assert(select === 'all', `user-select ${select}`);
+      await code.click();
+      const selected = await page.evaluate(() => String(window.getSelection()));
+      assert(selected === esim.install.android_url, `a tap selected ${JSON.stringify(selected)}`);
       await snap(page, '02-android');
       await context.close();
     }],
