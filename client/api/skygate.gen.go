@@ -4533,8 +4533,7 @@ type ClientInterface interface {
 	//
 	// Limited per source address (a burst of 30, then one every 2 s): over it, a
 	// `429` page with `Retry-After`. The limit is shared by everyone behind one
-	// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
-	// that the source is the traveller's address rather than the proxy's. The answers
+	// address (carrier NAT). The answers
 	// are never cached (`no-store`), send no referrer, ask not to be indexed and
 	// forbid framing.
 	//
@@ -6170,8 +6169,7 @@ func (c *Client) TestWebhook(ctx context.Context, webhookID WebhookID, params *T
 //
 // Limited per source address (a burst of 30, then one every 2 s): over it, a
 // `429` page with `Retry-After`. The limit is shared by everyone behind one
-// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
-// that the source is the traveller's address rather than the proxy's. The answers
+// address (carrier NAT). The answers
 // are never cached (`no-store`), send no referrer, ask not to be indexed and
 // forbid framing.
 //
@@ -12724,8 +12722,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Limited per source address (a burst of 30, then one every 2 s): over it, a
 	// `429` page with `Retry-After`. The limit is shared by everyone behind one
-	// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
-	// that the source is the traveller's address rather than the proxy's. The answers
+	// address (carrier NAT). The answers
 	// are never cached (`no-store`), send no referrer, ask not to be indexed and
 	// forbid framing.
 	//
@@ -25984,8 +25981,7 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webho
 //
 // Limited per source address (a burst of 30, then one every 2 s): over it, a
 // `429` page with `Retry-After`. The limit is shared by everyone behind one
-// address (carrier NAT); behind a reverse proxy, set `SKYGATE_TRUSTED_PROXIES` so
-// that the source is the traveller's address rather than the proxy's. The answers
+// address (carrier NAT). The answers
 // are never cached (`no-store`), send no referrer, ask not to be indexed and
 // forbid framing.
 //
