@@ -52,15 +52,24 @@ func (s *Service) SetESIMSettings(ctx context.Context, accountID string, set *sk
 // limit of them (all when limit <= 0), and returns how many. A worker calls it
 // periodically; replicas may call it concurrently and never send one warning twice.
 // As in ExpireDue, an eSIM it cannot warn does not hold up the others.
+//
+// A warning is judged at the later of the sweep's time and the eSIM's last change: an
+// eSIM activated (or topped up) after the sweep read the clock is warned as of its
+// change, so that a day pass activated meanwhile gets its 1-day warning, not the
+// 3-day one its expiry would have been due for at the sweep's earlier time.
 func (s *Service) WarnExpiring(ctx context.Context, limit int) (int, error) {
 	now := s.now()
-	return s.store.WarnExpiringESIMs(ctx, now, limit, func(_, after *skygate.ESIM) ([]*skygate.Event, error) {
-		days, ok := after.DueExpiryWarning(now)
+	return s.store.WarnExpiringESIMs(ctx, now, limit, func(before, after *skygate.ESIM) ([]*skygate.Event, error) {
+		at := now
+		if before.UpdatedAt.After(at) {
+			at = before.UpdatedAt
+		}
+		days, ok := after.DueExpiryWarning(at)
 		if !ok {
 			return nil, skygate.Errorf(skygate.CodeConflict, "no expiry warning of eSIM %s is due", after.ICCID)
 		}
 		after.WarnExpiry(days)
-		ev, err := skygate.ESIMExpiringEvent(after, days, now)
+		ev, err := skygate.ESIMExpiringEvent(after, days, at)
 		if err != nil {
 			return nil, err
 		}

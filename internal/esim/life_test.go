@@ -61,6 +61,30 @@ func TestWarnExpiring(t *testing.T) {
 	})
 }
 
+// TestWarnExpiringAfterALateActivation sweeps with a clock behind the activation of a
+// day pass, as a replica whose sweep read the clock just before another replica
+// activated it: the warning is the 1-day one, judged as of the activation.
+func TestWarnExpiringAfterALateActivation(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, s store) {
+		b := setup(t, s, 1, 500)
+		day := storetest.MustESIMPackage(t, s, b.acc.ID, storetest.WithPrice(0, "USD"),
+			func(p *skygate.ESIMPackage) { p.ValidityDays = 1 })
+		iccid := MustOrder(t, b, day, 1).ESIMs[0].ICCID
+		ctx := t.Context()
+		_, err := b.svc.Install(ctx, b.acc.ID, iccid, "en")
+		storetest.MustNoError(t, err, "Install")
+		_, err = b.svc.Activate(ctx, b.acc.ID, iccid, "en")
+		storetest.MustNoError(t, err, "Activate")
+		b.clock.Advance(-time.Second)
+		n, err := b.svc.WarnExpiring(ctx, 0)
+		storetest.MustNoError(t, err, "WarnExpiring")
+		if got := expiringDays(t, s, b.acc.ID); n != 1 || !slices.Equal(got, []int{1}) {
+			t.Fatalf("warned %d, days %v; want 1, [1]", n, got)
+		}
+	})
+}
+
 func TestSetProfileStateService(t *testing.T) {
 	t.Parallel()
 	forEachEngine(t, func(t *testing.T, s store) {
