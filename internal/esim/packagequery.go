@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -43,12 +44,33 @@ var m49 = map[string]language.Region{
 	"oceania":  language.MustParseRegion("009"),
 }
 
+// countryRegions maps every ISO 3166-1 alpha-2 country code to the regions (of
+// Regions) it lies in, by CLDR's containment as golang.org/x/text has it (which places
+// Antarctica in Oceania, unlike UN M49). It is built once, at start-up: the regions
+// of a country never change, and every package item names its regions.
+var countryRegions = func() map[string][]string {
+	out := map[string][]string{}
+	for a := 'A'; a <= 'Z'; a++ {
+		for b := 'A'; b <= 'Z'; b++ {
+			code := string([]rune{a, b})
+			r, err := language.ParseRegion(code)
+			if err != nil || !r.IsCountry() {
+				continue
+			}
+			for _, region := range Regions {
+				if m49[region].Contains(r) {
+					out[code] = append(out[code], region)
+				}
+			}
+		}
+	}
+	return out
+}()
+
 // inRegion reports whether the ISO 3166-1 alpha-2 country lies in the named region
-// (one of Regions), by CLDR's containment as golang.org/x/text has it (which places
-// Antarctica in Oceania, unlike UN M49). A code that is not a country lies in none.
+// (one of Regions). A code that is not a country lies in none.
 func inRegion(country, region string) bool {
-	r, err := language.ParseRegion(country)
-	return err == nil && r.IsCountry() && m49[region].Contains(r)
+	return slices.Contains(countryRegions[country], region)
 }
 
 // PackageRegions returns the regions (of Regions, in that order, which is sorted) in
@@ -92,7 +114,7 @@ func (q PackageQuery) validatorParts() []string {
 		if b == nil {
 			return ""
 		}
-		return map[bool]string{true: "true", false: "false"}[*b]
+		return strconv.FormatBool(*b)
 	}
 	return []string{q.Name, q.Country, q.Region, flag(q.Unlimited), flag(q.TopUp)}
 }
