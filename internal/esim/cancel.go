@@ -62,10 +62,7 @@ func (s *Service) History(ctx context.Context, accountID, iccid string, p skygat
 // sale) if a cancel at now could still refund it (Assigned, profile Released, a window
 // that has not ended), else nil.
 func refundableUntil(e *skygate.ESIM, now time.Time) *time.Time {
-	if e.Status != skygate.ESIMAssigned || e.ProfileState != skygate.ProfileReleased {
-		return nil
-	}
-	if e.RefundUntil == nil || !now.Before(*e.RefundUntil) {
+	if !e.Installable() || e.RefundUntil == nil || !now.Before(*e.RefundUntil) {
 		return nil
 	}
 	return new(*e.RefundUntil)

@@ -53,17 +53,11 @@ func (s *Service) Instructions(ctx context.Context, accountID, iccid, lang strin
 	if err := s.reveal(e); err != nil {
 		return nil, err
 	}
-	cat, err := s.store.ESIMCatalog(ctx, accountID)
+	pkg, err := s.store.ESIMPackage(ctx, accountID, e.PackageID)
 	if err != nil {
 		return nil, err
 	}
-	var apn *skygate.APN
-	for _, p := range cat.Packages {
-		if p.ID == e.PackageID {
-			apn = p.APN
-		}
-	}
-	return NewInstructions(e, apn, skygate.Language(lang)), nil
+	return NewInstructions(e, pkg.APN, skygate.Language(lang)), nil
 }
 
 // NewInstructions returns the instructions of e, whose matching ID is revealed, for a

@@ -24,7 +24,7 @@ func (s *Server) cancelESIM(w http.ResponseWriter, r *http.Request) error {
 	if req == nil {
 		return skygate.Errorf(skygate.CodeBadRequest, "the body must be a JSON object")
 	}
-	w.Header().Set("Cache-Control", "no-store") // the activation code is in it
+	w.Header().Set("Cache-Control", "no-store") // an owner's read of its eSIM, as GET
 	return reply(w, http.StatusOK)(s.deps.ESIM.Cancel(r.Context(), accountIDOf(r.Context()), r.PathValue("iccid"),
 		contentLanguage(w, r)))
 }
