@@ -31,13 +31,12 @@ const (
 		VALUES (?, ?, ?)
 		ON CONFLICT (fast_track_id) DO UPDATE SET capacity = excluded.capacity, updated_at = excluded.updated_at`
 	deleteCapacity   = `DELETE FROM fast_track_capacities WHERE fast_track_id = ?`
-	lockCapacity     = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
 	selectCapacity   = `SELECT capacity FROM fast_track_capacities WHERE fast_track_id = ?`
 	selectCapacities = `SELECT fast_track_id, capacity FROM fast_track_capacities`
 )
 
 // capacitySQL is the SQL of the admins' capacities (sqlstore.CapacitySQL).
-var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Delete: deleteCapacity, Lock: lockCapacity}
+var capacitySQL = sqlstore.CapacitySQL{Upsert: upsertCapacity, Delete: deleteCapacity, Lock: selectCapacity}
 
 // priceSQL is the SQL of an account's price list (sqlstore.PriceSQL).
 var priceSQL = sqlstore.PriceSQL{
