@@ -33,9 +33,9 @@ var (
 		"'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
-// installCSSValue is the page's stylesheet, marked safe for html/template: it is the
+// installStyle is the page's stylesheet, marked safe for html/template: it is the
 // embedded file, which the policy allows by its hash.
-func installCSSValue() template.CSS { return template.CSS(installCSS) } //nolint:gosec // G203: see above
+var installStyle = template.CSS(installCSS) //nolint:gosec // G203: see above
 
 // mustRead returns the embedded file name.
 func mustRead(fsys embed.FS, name string) string {
@@ -128,7 +128,7 @@ func (s *Server) installPageMalformed(w http.ResponseWriter, r *http.Request) er
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, token string) error {
 	lang := requestLanguage(r)
 	t := installTexts[lang]
-	v := &installView{Lang: lang, Platform: platformOf(r.Header.Get("User-Agent")), CSS: installCSSValue(), T: t}
+	v := &installView{Lang: lang, Platform: platformOf(r.Header.Get("User-Agent")), CSS: installStyle, T: t}
 	if err := s.limit(w, r, limitInstallPage, "install:"+sourceKey(s.source(r)), s.deps.Limits.InstallPage); err != nil {
 		var limited *rateLimitError
 		if !errors.As(err, &limited) {

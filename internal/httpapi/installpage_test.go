@@ -63,7 +63,7 @@ func TestInstallPageCSPHash(t *testing.T) {
 	e.ActivationCode = skygate.ActivationCode(e.SMDPAddress, e.MatchingID)
 	e.InstallLinks = &skygate.ESIMInstall{LPA: e.ActivationCode, IOSURL: skygate.AppleInstallURL + "x", AndroidURL: e.ActivationCode}
 	for _, platform := range []string{platformIOS, platformAndroid, platformOther} {
-		v := &installView{Lang: "en", Platform: platform, CSS: installCSSValue(), T: installTexts["en"], Heading: "h",
+		v := &installView{Lang: "en", Platform: platform, CSS: installStyle, T: installTexts["en"], Heading: "h",
 			ESIM: installViewOf(&esim.InstallPage{ESIM: e, Installable: true, QR: []byte{1, 2, 3}}, installTexts["en"], platform)}
 		var buf bytes.Buffer
 		if err := installTemplate.Execute(&buf, v); err != nil {
