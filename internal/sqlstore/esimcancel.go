@@ -50,21 +50,18 @@ func CancelESIM(ctx context.Context, db *DB, q CancelSQL, accountID, iccid strin
 			return err
 		}
 		if before.Status == skygate.ESIMCanceled {
-			probe := before.Clone()
+			// Canceled is final (skygate.CanTransition): apply may only refuse, so
+			// it runs on a copy for its error and nothing is written.
+			out = before
 			if apply != nil {
-				if _, err := apply(before, probe); err != nil {
-					return err
-				}
+				_, err = apply(before, before.Clone())
 			}
-			if probe.Status == skygate.ESIMCanceled {
-				out = before
-				return nil
-			}
+			return err
 		}
 		if out, err = applyESIM(ctx, db, tx, q.Change, before, now, apply); err != nil {
 			return err
 		}
-		if before.Status == skygate.ESIMCanceled || out.Status != skygate.ESIMCanceled {
+		if out.Status != skygate.ESIMCanceled {
 			return nil
 		}
 		return refundESIM(ctx, db, tx, q, out, now)
