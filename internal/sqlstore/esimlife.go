@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,24 +25,21 @@ type ESIMSettingsSQL struct {
 // ESIMSettings is skygate.ESIMSettingsStore's ESIMSettings: an account without a row
 // has skygate.DefaultUsageThresholds.
 func ESIMSettings(ctx context.Context, db *DB, q ESIMSettingsSQL, accountID string) (*skygate.ESIMSettings, error) {
-	var raw string
-	err := db.Read.QueryRowContext(ctx, q.Select, accountID).Scan(&raw)
+	s := &skygate.ESIMSettings{UsageThresholds: []int{}}
+	err := db.Read.QueryRowContext(ctx, q.Select, accountID).Scan(jsonCol{&s.UsageThresholds})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return &skygate.ESIMSettings{UsageThresholds: slices.Clone(skygate.DefaultUsageThresholds)}, nil
 	case err != nil:
 		return nil, db.Interpret(Outcome{Op: "get eSIM settings"}, err)
 	}
-	return decodeESIMSettings(raw)
+	return s, nil
 }
 
 // SetESIMSettings is skygate.ESIMSettingsStore's SetESIMSettings: the account's
 // foreign key makes an unknown account CodeNotFound.
 func SetESIMSettings(ctx context.Context, db *DB, q ESIMSettingsSQL, accountID string, s *skygate.ESIMSettings, now time.Time) (*skygate.ESIMSettings, error) {
-	thresholds := s.UsageThresholds
-	if thresholds == nil {
-		thresholds = []int{}
-	}
+	thresholds := append([]int{}, s.UsageThresholds...)
 	raw, err := JSONText(thresholds)
 	if err != nil {
 		return nil, err
@@ -51,19 +47,7 @@ func SetESIMSettings(ctx context.Context, db *DB, q ESIMSettingsSQL, accountID s
 	if _, err := db.Write.ExecContext(ctx, q.Upsert, accountID, raw, db.Time(UTC(now))); err != nil {
 		return nil, db.Interpret(Outcome{Op: "set eSIM settings", NotFound: AccountNotFound}, err)
 	}
-	return decodeESIMSettings(raw)
-}
-
-// decodeESIMSettings reads the stored JSON of usage thresholds.
-func decodeESIMSettings(raw string) (*skygate.ESIMSettings, error) {
-	s := &skygate.ESIMSettings{UsageThresholds: []int{}}
-	if err := json.Unmarshal([]byte(raw), &s.UsageThresholds); err != nil {
-		return nil, fmt.Errorf("sqlstore: decode usage thresholds: %w", err)
-	}
-	if s.UsageThresholds == nil {
-		s.UsageThresholds = []int{}
-	}
-	return s, nil
+	return &skygate.ESIMSettings{UsageThresholds: thresholds}, nil
 }
 
 // WarnExpiringESIMs is skygate.ESIMWarningStore's WarnExpiringESIMs: due reads the
